@@ -1,0 +1,95 @@
+# ratrace: see README.md. `make check` as root installs what is missing and runs every test.
+
+PREFIX ?= /usr/local
+BINDIR ?= $(PREFIX)/bin
+MANDIR ?= $(PREFIX)/share/man
+DESTDIR ?=
+
+CC ?= cc
+PKGS := libtraceevent libtracefs libtracecmd sqlite3
+PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+PKG_LIBS = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
+
+WARN := -Wall -Wextra -Werror -Wshadow -Wformat=2 -Wstrict-prototypes -Wmissing-prototypes \
+	-Wno-unused-parameter -Wno-format-truncation
+CFLAGS ?= -O2 -g
+ALL_CFLAGS = -std=gnu11 $(WARN) -D_GNU_SOURCE -Iinclude -Ilib -Icollect $(PKG_CFLAGS) $(CFLAGS)
+LDLIBS = $(PKG_LIBS) -lm
+
+ifdef SANITIZE
+ALL_CFLAGS += -fsanitize=$(SANITIZE) -fno-omit-frame-pointer -fno-sanitize-recover=all
+LDFLAGS += -fsanitize=$(SANITIZE)
+endif
+
+ifeq ($(V),1)
+Q :=
+echo_cmd =
+else
+Q := @
+echo_cmd = @printf '  %-6s %s\n' $(1) $(2);
+endif
+
+BUILD := build
+LIB_SRC := $(wildcard lib/*.c) $(filter-out collect/ra-%.c,$(wildcard collect/*.c))
+LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/%.o)
+CMDS := ra-record
+BINS := $(CMDS:%=$(BUILD)/%)
+UNIT_SRC := $(wildcard tests/unit/test_*.c)
+UNIT_BINS := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
+MANS := $(wildcard docs/man/*.1)
+
+.PHONY: all deps pkgcheck check test install uninstall clean demo format
+
+all: pkgcheck $(BINS) $(UNIT_BINS)
+
+deps:
+	@scripts/deps.sh
+
+pkgcheck:
+	@for p in $(PKGS); do \
+		pkg-config --exists $$p || { \
+			echo "ratrace: missing '$$p' (pkg-config); run 'make deps' as root to install the Debian packages" >&2; \
+			exit 1; }; \
+	done
+
+$(BUILD)/%.o: %.c $(wildcard include/*.h lib/*.h collect/*.h)
+	@mkdir -p $(dir $@)
+	$(call echo_cmd,CC,$<)$(CC) $(ALL_CFLAGS) -c -o $@ $<
+
+$(BUILD)/libratrace.a: $(LIB_OBJ)
+	$(call echo_cmd,AR,$@)$(AR) rcs $@ $^
+
+$(BUILD)/ra-%: $(BUILD)/collect/ra-%.o $(BUILD)/libratrace.a
+	$(call echo_cmd,LINK,$@)$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+$(BUILD)/tests/%: $(BUILD)/tests/unit/%.o $(BUILD)/libratrace.a
+	@mkdir -p $(dir $@)
+	$(call echo_cmd,LINK,$@)$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+# The test command of the README: installs what is missing, builds, runs every suite.
+check:
+	@scripts/deps.sh
+	@$(MAKE) --no-print-directory all
+	@tests/run.sh
+
+test: all
+	@tests/run.sh
+
+demo:
+	@scripts/deps.sh
+	@$(MAKE) --no-print-directory all
+	@scripts/demo.sh
+
+install: all
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1
+	install -m 755 $(BINS) $(DESTDIR)$(BINDIR)
+	install -m 644 $(MANS) $(DESTDIR)$(MANDIR)/man1
+
+uninstall:
+	rm -f $(CMDS:%=$(DESTDIR)$(BINDIR)/%) $(MANS:docs/man/%=$(DESTDIR)$(MANDIR)/man1/%)
+
+format:
+	clang-format -i include/*.h lib/*.[ch] collect/*.[ch] tests/unit/*.[ch]
+
+clean:
+	rm -rf $(BUILD)

@@ -1,0 +1,177 @@
+/* SPDX-License-Identifier: LGPL-2.1 */
+/*
+ * Private interfaces of the collectors: the tracepoint decoder shared by live
+ * recording and trace.dat import, the raw ring-buffer reader, the tracefs
+ * recorder, system snapshots and the workload runner.
+ */
+#ifndef RA_COLLECT_H
+#define RA_COLLECT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "ra_db.h"
+#include "ra_event.h"
+
+struct tep_handle;
+struct tep_record;
+
+/* ---- decode.c: tep record -> struct ra_event ---- */
+
+struct ra_decoder;
+
+/**
+ * ra_decoder_alloc - resolve the events and fields ratrace uses in @tep
+ * The decoder keeps a reference to @tep, which must outlive it.
+ */
+struct ra_decoder *ra_decoder_alloc(struct tep_handle *tep);
+void ra_decoder_free(struct ra_decoder *dec);
+
+/** ra_decoder_has - whether @tep describes event @type */
+bool ra_decoder_has(struct ra_decoder *dec, int type);
+
+/**
+ * ra_decode - decode @rec into @ev
+ * Returns 1 when @rec is an event ratrace stores, 0 when it is another event.
+ */
+int ra_decode(struct ra_decoder *dec, struct tep_record *rec, struct ra_event *ev);
+
+/* ---- rawbuf.c: per-CPU files of raw ring-buffer sub-buffers ---- */
+
+struct ra_rawcpu {
+	int cpu;
+	int fd;			/* file of sub-buffers, read from offset 0 */
+	uint64_t missed;	/* out: events the ring buffer marked as lost */
+	uint64_t events;	/* out: events read */
+	int missed_unknown;	/* out: sub-buffers that lost an unknown number */
+};
+
+typedef int (*ra_event_cb)(const struct ra_event *ev, void *arg);
+
+/**
+ * ra_rawbuf_replay - merge the per-CPU files by time and decode every record
+ * Calls @cb for each event ratrace stores; stops when @cb returns < 0.
+ * Returns 0, or -1 with ra_last_error() set.
+ */
+int ra_rawbuf_replay(struct tep_handle *tep, struct ra_decoder *dec, struct ra_rawcpu *cpus,
+		     int ncpus, ra_event_cb cb, void *arg);
+
+/* ---- sysinfo.c: devices, settings and counters ---- */
+
+struct ra_blockdev {
+	uint32_t dev;		/* kernel encoding, RA_MKDEV */
+	uint32_t parent;	/* whole disk of a partition, else == dev */
+	char name[64];
+	char parent_name[64];
+};
+
+/** ra_blockdev_resolve - "loop0", "/dev/loop0" or "7:0"; 0 or -1 (RA_ERR_USAGE) */
+int ra_blockdev_resolve(const char *arg, struct ra_blockdev *bd);
+
+/** ra_blockdev_snapshot - settings and /sys/block stat of @bd; 0 or -1 */
+int ra_blockdev_snapshot(const struct ra_blockdev *bd, struct ra_dev_snapshot *snap);
+
+/** ra_blockdev_inflight - requests in flight on @bd, or -1 */
+int64_t ra_blockdev_inflight(const struct ra_blockdev *bd);
+
+/** ra_queue_read / ra_queue_write - one queue/ attribute of @bd's disk */
+int ra_queue_read(const struct ra_blockdev *bd, const char *attr, char *buf, size_t len);
+int ra_queue_write(const struct ra_blockdev *bd, const char *attr, const char *value);
+
+/** ra_blockdev_all - every whole disk with a non-zero size; caller frees *out */
+int ra_blockdev_all(struct ra_blockdev **out);
+
+struct ra_sysinfo {
+	char kernel[128];
+	char hostname[128];
+	char machine[64];
+	int64_t page_size;
+	int64_t cpus;
+	int64_t mem_bytes;
+};
+
+void ra_sysinfo_read(struct ra_sysinfo *si);
+
+/* /proc/vmstat kept in memory between the snapshot and the database write. */
+struct ra_vmstat {
+	int n;
+	char name[32][48];
+	int64_t value[32];
+};
+
+void ra_vmstat_read(struct ra_vmstat *vm);
+int ra_vmstat_write(struct ra_db *db, int64_t run_id, const char *phase,
+		    const struct ra_vmstat *vm);
+
+/* ---- workload.c: the benchmark as a child process ---- */
+
+struct ra_workload {
+	pid_t pid;
+	int go_fd;		/* write end: releases the child */
+	int err_fd;		/* read end: errno of a failed exec */
+	int out_fd;		/* read end of the child's stdout, or -1 */
+	int errout_fd;		/* read end of the child's stderr, or -1 */
+	char *output;		/* captured stdout + stderr */
+	size_t output_len;
+	size_t output_cap;
+	int status;		/* waitpid status once reaped */
+	bool reaped;
+};
+
+/** ra_workload_check - whether @argv[0] can be run; 0 or -1 (RA_ERR_USAGE) */
+int ra_workload_check(char *const *argv);
+
+/**
+ * ra_workload_spawn - fork the workload, stopped until ra_workload_release()
+ * @capture: tee the child's stdout/stderr through pipes to be stored
+ */
+int ra_workload_spawn(struct ra_workload *wl, char *const *argv, bool capture);
+int ra_workload_release(struct ra_workload *wl);
+
+/** ra_workload_pump - copy available output of @fd through; 0, or 1 at EOF */
+int ra_workload_pump(struct ra_workload *wl, int fd);
+void ra_workload_release_output(struct ra_workload *wl);
+
+/* ---- tracer.c: a private tracefs instance recording to per-CPU files ---- */
+
+struct ra_tracer;
+
+struct ra_tracer_opts {
+	size_t buffer_kb;		/* per CPU */
+	const uint32_t *fs_devs;	/* filter of readahead/filemap (s_dev) */
+	int nfs_devs;
+	const uint32_t *blk_devs;	/* filter of block events (dev) */
+	int nblk_devs;
+	pid_t notrace_pid;
+	const char *tmpdir;
+	int verbose;
+};
+
+/** ra_tracer_cleanup_stale - remove instances of recorders that no longer run */
+int ra_tracer_cleanup_stale(int verbose);
+
+/**
+ * ra_tracer_create - a tracefs instance "ra-record.<pid>" set up but not started
+ * Returns NULL with ra_last_error() (RA_ERR_ENV when tracing is unavailable).
+ */
+struct ra_tracer *ra_tracer_create(const struct ra_tracer_opts *opts);
+int ra_tracer_start(struct ra_tracer *tr);
+int ra_tracer_ncpus(struct ra_tracer *tr);
+int ra_tracer_fd(struct ra_tracer *tr, int i);
+/** ra_tracer_drain - move full sub-buffers of every CPU to its file; bytes or -1 */
+int64_t ra_tracer_drain(struct ra_tracer *tr);
+/** ra_tracer_stop - stop tracing, read what is left, read the per-CPU stats */
+int ra_tracer_stop(struct ra_tracer *tr);
+const char *ra_tracer_clock(struct ra_tracer *tr);
+/** ra_tracer_store_meta - tracepoints and lost events into @run_id */
+int ra_tracer_store_meta(struct ra_tracer *tr, struct ra_db *db, int64_t run_id);
+/** ra_tracer_replay - decode the recorded events in time order */
+int ra_tracer_replay(struct ra_tracer *tr, ra_event_cb cb, void *arg);
+/** ra_tracer_comm - a task name the tracer knows for @pid, or NULL */
+const char *ra_tracer_comm(struct ra_tracer *tr, int pid);
+uint64_t ra_tracer_lost(struct ra_tracer *tr);
+/** ra_tracer_destroy - remove the instance and free; safe on NULL */
+void ra_tracer_destroy(struct ra_tracer *tr);
+
+#endif /* RA_COLLECT_H */

@@ -1,0 +1,249 @@
+// SPDX-License-Identifier: LGPL-2.1
+/*
+ * The one decoder: tracepoint records (live ring buffer or trace.dat) into
+ * struct ra_event, through the format files that came with the records.
+ * Field offsets and sizes always come from the formats, never from here.
+ */
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <traceevent/event-parse.h>
+
+#include "collect.h"
+
+#define MAX_FIELDS 12
+
+struct field_spec {
+	const char *name;
+	unsigned short off;	/* into struct ra_event */
+	unsigned char size;	/* destination size; 0 = string */
+	unsigned char cap;	/* string destination capacity */
+	unsigned short has;	/* RA_HAS_* flag set when the field exists */
+};
+
+#define RA(f, n)	{ n, offsetof(struct ra_event, ra.f), sizeof(((struct ra_event *)0)->ra.f), 0, 0 }
+#define RAH(f, n, h)	{ n, offsetof(struct ra_event, ra.f), sizeof(((struct ra_event *)0)->ra.f), 0, h }
+#define PG(f, n, h)	{ n, offsetof(struct ra_event, page.f), sizeof(((struct ra_event *)0)->page.f), 0, h }
+#define BL(f, n, h)	{ n, offsetof(struct ra_event, blk.f), sizeof(((struct ra_event *)0)->blk.f), 0, h }
+#define RWBS		{ "rwbs", offsetof(struct ra_event, blk.rwbs), 0, 10, 0 }
+#define COMM		{ "comm", offsetof(struct ra_event, comm), 0, 16, 0 }
+
+static const struct field_spec trigger_fields[] = {
+	RA(ino, "i_ino"), RA(dev, "s_dev"), RA(index, "index"), RAH(order, "order", RA_HAS_ORDER),
+	RA(size, "size"), RA(async_size, "async_size"), RA(ra_pages, "ra_pages"),
+	RAH(mmap_miss, "mmap_miss", RA_HAS_PREV_POS), RA(prev_pos, "prev_pos"),
+	RA(req_count, "req_count"), { NULL }
+};
+
+static const struct field_spec order_fields[] = {
+	RA(ino, "i_ino"), RA(dev, "s_dev"), RA(index, "index"), RAH(order, "order", RA_HAS_ORDER),
+	RA(size, "size"), RA(async_size, "async_size"), RA(ra_pages, "ra_pages"), { NULL }
+};
+
+static const struct field_spec unbounded_fields[] = {
+	RA(ino, "i_ino"), RA(dev, "s_dev"), RA(index, "index"), RA(size, "nr_to_read"),
+	RA(async_size, "lookahead_size"), { NULL }
+};
+
+static const struct field_spec cache_fields[] = {
+	PG(pfn, "pfn", RA_HAS_PFN), PG(ino, "i_ino", 0), PG(index, "index", 0),
+	PG(dev, "s_dev", 0), PG(order, "order", RA_HAS_ORDER), { NULL }
+};
+
+static const struct field_spec range_fields[] = {
+	PG(ino, "i_ino", 0), PG(dev, "s_dev", 0), PG(index, "index", 0),
+	PG(last_index, "last_index", RA_HAS_LAST_INDEX), { NULL }
+};
+
+static const struct field_spec bio_fields[] = {
+	BL(dev, "dev", 0), BL(sector, "sector", 0), BL(nr_sector, "nr_sector", 0),
+	BL(error, "error", RA_HAS_ERROR), RWBS, COMM, { NULL }
+};
+
+static const struct field_spec rq_fields[] = {
+	BL(dev, "dev", 0), BL(sector, "sector", 0), BL(nr_sector, "nr_sector", 0),
+	BL(bytes, "bytes", RA_HAS_BYTES), BL(error, "error", RA_HAS_ERROR), RWBS, COMM, { NULL }
+};
+
+static const struct field_spec plug_fields[] = {
+	BL(nr_rq, "nr_rq", RA_HAS_NR_RQ), COMM, { NULL }
+};
+
+static const struct field_spec split_fields[] = {
+	BL(dev, "dev", 0), BL(sector, "sector", 0), BL(new_sector, "new_sector", 0), RWBS, COMM,
+	{ NULL }
+};
+
+static const struct field_spec remap_fields[] = {
+	BL(dev, "dev", 0), BL(sector, "sector", 0), BL(nr_sector, "nr_sector", 0),
+	BL(old_dev, "old_dev", 0), BL(old_sector, "old_sector", 0), RWBS, { NULL }
+};
+
+static const struct field_spec *const type_fields[RA_EV_MAX] = {
+	[RA_EV_SYNC_RA] = trigger_fields,	[RA_EV_ASYNC_RA] = trigger_fields,
+	[RA_EV_RA_ORDER] = order_fields,	[RA_EV_RA_UNBOUNDED] = unbounded_fields,
+	[RA_EV_PAGE_ADD] = cache_fields,	[RA_EV_PAGE_DELETE] = cache_fields,
+	[RA_EV_GET_PAGES] = range_fields,	[RA_EV_FAULT] = range_fields,
+	[RA_EV_MAP_PAGES] = range_fields,	[RA_EV_BIO_QUEUE] = bio_fields,
+	[RA_EV_BIO_BACKMERGE] = bio_fields,	[RA_EV_BIO_FRONTMERGE] = bio_fields,
+	[RA_EV_BIO_COMPLETE] = bio_fields,	[RA_EV_BIO_REMAP] = remap_fields,
+	[RA_EV_BIO_BOUNCE] = bio_fields,	[RA_EV_GETRQ] = bio_fields,
+	[RA_EV_RQ_INSERT] = rq_fields,		[RA_EV_RQ_ISSUE] = rq_fields,
+	[RA_EV_RQ_MERGE] = rq_fields,		[RA_EV_RQ_COMPLETE] = rq_fields,
+	[RA_EV_RQ_REQUEUE] = rq_fields,		[RA_EV_RQ_REMAP] = remap_fields,
+	[RA_EV_RQ_ERROR] = rq_fields,		[RA_EV_PLUG] = plug_fields,
+	[RA_EV_UNPLUG] = plug_fields,		[RA_EV_SPLIT] = split_fields,
+};
+
+struct dec_field {
+	struct tep_format_field *f;
+	const struct field_spec *spec;
+};
+
+struct dec_event {
+	int type;
+	int nfields;
+	unsigned short has;	/* flags of the optional fields this kernel has */
+	struct dec_field fields[MAX_FIELDS];
+};
+
+struct ra_decoder {
+	struct tep_handle *tep;
+	int max_id;
+	struct dec_event **by_id;	/* indexed by the trace's event id */
+	bool present[RA_EV_MAX];
+};
+
+static struct dec_event *resolve_event(struct tep_event *te, int type)
+{
+	struct dec_event *de = calloc(1, sizeof(*de));
+
+	if (!de)
+		return NULL;
+	de->type = type;
+	for (const struct field_spec *s = type_fields[type]; s && s->name; s++) {
+		struct tep_format_field *f = tep_find_field(te, s->name);
+
+		if (!f || de->nfields == MAX_FIELDS)
+			continue;
+		de->fields[de->nfields].f = f;
+		de->fields[de->nfields].spec = s;
+		de->nfields++;
+		de->has |= s->has;
+	}
+	return de;
+}
+
+struct ra_decoder *ra_decoder_alloc(struct tep_handle *tep)
+{
+	struct ra_decoder *dec = calloc(1, sizeof(*dec));
+	struct tep_event **events;
+	int n;
+
+	if (!dec)
+		goto nomem;
+	dec->tep = tep;
+	n = tep_get_events_count(tep);
+	events = tep_list_events(tep, TEP_EVENT_SORT_ID);
+	for (int i = 0; i < n && events; i++)
+		if (events[i]->id > dec->max_id)
+			dec->max_id = events[i]->id;
+	dec->by_id = calloc((size_t)dec->max_id + 1, sizeof(*dec->by_id));
+	if (!dec->by_id)
+		goto nomem;
+	for (int i = 0; i < n && events; i++) {
+		int type = ra_event_lookup(events[i]->system, events[i]->name);
+
+		if (type == RA_EV_NONE || !type_fields[type])
+			continue;
+		dec->by_id[events[i]->id] = resolve_event(events[i], type);
+		if (!dec->by_id[events[i]->id])
+			goto nomem;
+		dec->present[type] = true;
+	}
+	return dec;
+nomem:
+	ra_decoder_free(dec);
+	ra_set_error(RA_ERR_IO, "out of memory");
+	return NULL;
+}
+
+void ra_decoder_free(struct ra_decoder *dec)
+{
+	if (!dec)
+		return;
+	for (int i = 0; dec->by_id && i <= dec->max_id; i++)
+		free(dec->by_id[i]);
+	free(dec->by_id);
+	free(dec);
+}
+
+bool ra_decoder_has(struct ra_decoder *dec, int type)
+{
+	return type > 0 && type < RA_EV_MAX && dec->present[type];
+}
+
+static void store_number(struct ra_event *ev, const struct field_spec *s, unsigned long long v)
+{
+	char *dst = (char *)ev + s->off;
+
+	switch (s->size) {
+	case 1:
+		*(uint8_t *)dst = (uint8_t)v;
+		break;
+	case 2:
+		*(uint16_t *)dst = (uint16_t)v;
+		break;
+	case 4:
+		*(uint32_t *)dst = (uint32_t)v;
+		break;
+	case 8:
+		*(uint64_t *)dst = (uint64_t)v;
+		break;
+	}
+}
+
+static void store_string(struct ra_event *ev, const struct field_spec *s,
+			 const struct tep_format_field *f, const char *data, int data_size)
+{
+	char *dst = (char *)ev + s->off;
+	int n = f->size < s->cap - 1 ? f->size : s->cap - 1;
+
+	if (f->offset + n > data_size)
+		n = f->offset < data_size ? data_size - f->offset : 0;
+	memcpy(dst, data + f->offset, (size_t)n);
+	dst[n] = '\0';
+}
+
+int ra_decode(struct ra_decoder *dec, struct tep_record *rec, struct ra_event *ev)
+{
+	const char *data = rec->data;
+	struct dec_event *de;
+	int id;
+
+	id = tep_data_type(dec->tep, rec);
+	if (id < 0 || id > dec->max_id || !(de = dec->by_id[id]))
+		return 0;
+	memset(ev, 0, sizeof(*ev));
+	ev->type = (uint16_t)de->type;
+	ev->ts_ns = rec->ts;
+	ev->cpu = rec->cpu;
+	ev->pid = tep_data_pid(dec->tep, rec);
+	ev->has_mask = de->has;
+	if (de->type == RA_EV_UNPLUG)
+		ev->blk.explicit_unplug = -1;
+	for (int i = 0; i < de->nfields; i++) {
+		struct tep_format_field *f = de->fields[i].f;
+		const struct field_spec *s = de->fields[i].spec;
+
+		if (s->size == 0) {
+			store_string(ev, s, f, data, rec->size);
+			continue;
+		}
+		if (f->offset + f->size > rec->size)
+			continue;
+		store_number(ev, s, tep_read_number(dec->tep, data + f->offset, f->size));
+	}
+	return 1;
+}

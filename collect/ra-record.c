@@ -1,0 +1,709 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ra-record: run a workload and record its readahead, page-cache and block
+ * events into a ratrace database.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <libgen.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/signalfd.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "collect.h"
+#include "ra_version.h"
+
+#define EXIT_WORKLOAD	1	/* recorded; the workload failed */
+#define EXIT_ERROR	2	/* nothing recorded */
+#define DEFAULT_BUFFER_KB 16384
+#define MAX_DEVS	16
+#define INFLIGHT_WAIT_MS 3000
+
+struct setting {
+	struct ra_blockdev bd;
+	char old_value[32];
+	char new_value[32];
+	bool applied;
+	bool restored;
+};
+
+struct snapdev {
+	struct ra_blockdev bd;
+	const char *role;
+	struct ra_dev_snapshot before, after;
+	bool have_before, have_after;
+};
+
+struct rec {
+	/* options */
+	const char *output;
+	const char *label;
+	const char *tmpdir;
+	size_t buffer_kb;
+	bool drop_caches;
+	bool capture;
+	int verbose;
+	char **argv;
+	/* devices */
+	struct ra_blockdev filter[MAX_DEVS];
+	int nfilter;
+	struct setting settings[MAX_DEVS];
+	int nsettings;
+	struct snapdev *snaps;
+	int nsnaps;
+	/* state */
+	struct ra_db *db;
+	struct ra_tracer *tr;
+	struct ra_workload wl;
+	bool spawned;
+	int sigfd;
+	bool interrupted;
+	int forwarded_sig;
+	int64_t start_mono, end_mono, start_unix;
+	struct ra_vmstat vm_before, vm_after;
+	struct ra_sysinfo si;
+	/* replay */
+	struct ra_writer *w;
+	unsigned char *pid_seen;
+	size_t pid_seen_len;
+};
+
+static const char usage_text[] =
+	"usage: ra-record [options] -o DB -- CMD [ARGS...]\n"
+	"\n"
+	"Run CMD and record the kernel's readahead, page-cache and block I/O events\n"
+	"while it runs into the ratrace database DB (created when missing).\n"
+	"\n"
+	"  -o, --output DB             database to add the run to (required)\n"
+	"  -l, --label NAME            label of the run (run sets are grouped by label)\n"
+	"  -d, --device DEV            record only this block device and the file systems\n"
+	"                              on it (name, /dev path or MAJ:MIN; repeatable)\n"
+	"      --read-ahead-kb DEV=KB  set DEV's read_ahead_kb for the run, restore after\n"
+	"      --drop-caches           drop the page cache before the run (cold start)\n"
+	"  -b, --buffer-kb KB          ring buffer per CPU (default 16384)\n"
+	"      --tmpdir DIR            where raw buffers are kept during the run (/tmp)\n"
+	"      --no-capture            do not store the workload's output\n"
+	"  -q, --quiet                 print errors only\n"
+	"  -v, --verbose               say what is set up\n"
+	"  -h, --help                  this text\n"
+	"      --version               print the version\n"
+	"\n"
+	"Exit status: 0 recorded and CMD succeeded; 1 recorded, CMD failed; 2 nothing\n"
+	"recorded (usage, input or environment error); 128+N recorded, interrupted by\n"
+	"signal N.\n"
+	"\n"
+	"Examples:\n"
+	"  ra-record -o run.db -d loop0 --read-ahead-kb loop0=512 --drop-caches \\\n"
+	"            -- dd if=/mnt/file of=/dev/null bs=4k\n"
+	"  ra-record -o runs.db --label ra128 -- fio --output-format=json job.fio\n";
+
+static int die(const char *msg)
+{
+	fprintf(stderr, "ra-record: %s\n", msg);
+	return EXIT_ERROR;
+}
+
+static int64_t clock_ns(clockid_t id)
+{
+	struct timespec ts;
+
+	clock_gettime(id, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+static int add_setting(struct rec *r, const char *arg)
+{
+	const char *eq = strchr(arg, '=');
+	struct setting *s;
+	char dev[64];
+	char *end;
+	long kb;
+
+	if (!eq || eq == arg || (size_t)(eq - arg) >= sizeof(dev)) {
+		ra_set_error(RA_ERR_USAGE, "bad --read-ahead-kb '%s' (want DEV=KB)", arg);
+		return -1;
+	}
+	kb = strtol(eq + 1, &end, 10);
+	if (!eq[1] || *end || kb < 0) {
+		ra_set_error(RA_ERR_USAGE, "bad read_ahead_kb value in '%s'", arg);
+		return -1;
+	}
+	if (r->nsettings == MAX_DEVS) {
+		ra_set_error(RA_ERR_USAGE, "too many --read-ahead-kb settings");
+		return -1;
+	}
+	snprintf(dev, sizeof(dev), "%.*s", (int)(eq - arg), arg);
+	s = &r->settings[r->nsettings];
+	if (ra_blockdev_resolve(dev, &s->bd) < 0)
+		return -1;
+	snprintf(s->new_value, sizeof(s->new_value), "%ld", kb);
+	r->nsettings++;
+	return 0;
+}
+
+static int add_filter(struct rec *r, const char *arg)
+{
+	if (r->nfilter == MAX_DEVS) {
+		ra_set_error(RA_ERR_USAGE, "too many --device options");
+		return -1;
+	}
+	if (ra_blockdev_resolve(arg, &r->filter[r->nfilter]) < 0)
+		return -1;
+	r->nfilter++;
+	return 0;
+}
+
+enum { OPT_RA_KB = 256, OPT_DROP, OPT_TMPDIR, OPT_NOCAPTURE, OPT_VERSION };
+
+static int parse_args(struct rec *r, int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "output", required_argument, NULL, 'o' },
+		{ "label", required_argument, NULL, 'l' },
+		{ "device", required_argument, NULL, 'd' },
+		{ "read-ahead-kb", required_argument, NULL, OPT_RA_KB },
+		{ "drop-caches", no_argument, NULL, OPT_DROP },
+		{ "buffer-kb", required_argument, NULL, 'b' },
+		{ "tmpdir", required_argument, NULL, OPT_TMPDIR },
+		{ "no-capture", no_argument, NULL, OPT_NOCAPTURE },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "verbose", no_argument, NULL, 'v' },
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, OPT_VERSION },
+		{ NULL, 0, NULL, 0 }
+	};
+	char *end;
+	int c;
+
+	while ((c = getopt_long(argc, argv, "+o:l:d:b:qvh", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'o':
+			r->output = optarg;
+			break;
+		case 'l':
+			r->label = optarg;
+			break;
+		case 'd':
+			if (add_filter(r, optarg) < 0)
+				return -1;
+			break;
+		case OPT_RA_KB:
+			if (add_setting(r, optarg) < 0)
+				return -1;
+			break;
+		case OPT_DROP:
+			r->drop_caches = true;
+			break;
+		case 'b':
+			r->buffer_kb = strtoul(optarg, &end, 10);
+			if (*end || r->buffer_kb < 4) {
+				ra_set_error(RA_ERR_USAGE, "bad --buffer-kb '%s'", optarg);
+				return -1;
+			}
+			break;
+		case OPT_TMPDIR:
+			r->tmpdir = optarg;
+			break;
+		case OPT_NOCAPTURE:
+			r->capture = false;
+			break;
+		case 'q':
+			r->verbose = -1;
+			break;
+		case 'v':
+			r->verbose++;
+			break;
+		case 'h':
+			fputs(usage_text, stdout);
+			exit(0);
+		case OPT_VERSION:
+			printf("ra-record (ratrace) %s\n", RA_VERSION);
+			exit(0);
+		default:
+			fputs(usage_text, stderr);
+			ra_set_error(RA_ERR_USAGE, "bad arguments");
+			return -1;
+		}
+	}
+	if (!r->output) {
+		ra_set_error(RA_ERR_USAGE, "no output database (-o DB)");
+		return -1;
+	}
+	r->argv = argv + optind;
+	return ra_workload_check(r->argv);
+}
+
+/* Devices whose settings and counters are snapshot: named ones, else all disks. */
+static int collect_snapdevs(struct rec *r)
+{
+	struct ra_blockdev *all = NULL;
+	int n = 0;
+
+	r->snaps = calloc(2 * MAX_DEVS + 1, sizeof(*r->snaps));
+	if (!r->snaps)
+		return -1;
+	for (int i = 0; i < r->nfilter + r->nsettings; i++) {
+		const struct ra_blockdev *bd =
+			i < r->nfilter ? &r->filter[i] : &r->settings[i - r->nfilter].bd;
+		bool dup = false;
+
+		for (int j = 0; j < n; j++)
+			dup |= r->snaps[j].bd.dev == bd->dev;
+		if (dup)
+			continue;
+		r->snaps[n].bd = *bd;
+		r->snaps[n].role = i < r->nfilter ? "filter" : "setting";
+		n++;
+	}
+	if (r->nfilter == 0) {
+		int m = ra_blockdev_all(&all);
+
+		for (int i = 0; i < m; i++) {
+			bool dup = false;
+			struct snapdev *nv;
+
+			for (int j = 0; j < n; j++)
+				dup |= r->snaps[j].bd.dev == all[i].dev;
+			if (dup)
+				continue;
+			nv = realloc(r->snaps, (size_t)(n + 1) * sizeof(*nv));
+			if (!nv)
+				break;
+			r->snaps = nv;
+			memset(&r->snaps[n], 0, sizeof(*nv));
+			r->snaps[n].bd = all[i];
+			r->snaps[n].role = "traced";
+			n++;
+		}
+		free(all);
+	}
+	r->nsnaps = n;
+	return 0;
+}
+
+static int apply_settings(struct rec *r)
+{
+	for (int i = 0; i < r->nsettings; i++) {
+		struct setting *s = &r->settings[i];
+
+		if (ra_queue_read(&s->bd, "read_ahead_kb", s->old_value, sizeof(s->old_value)) < 0) {
+			ra_set_error(RA_ERR_ENV, "cannot read read_ahead_kb of '%s'", s->bd.name);
+			return -1;
+		}
+		if (ra_queue_write(&s->bd, "read_ahead_kb", s->new_value) < 0)
+			return -1;
+		s->applied = true;
+		if (r->verbose > 0)
+			fprintf(stderr, "ra-record: %s read_ahead_kb %s -> %s\n", s->bd.name,
+				s->old_value, s->new_value);
+	}
+	return 0;
+}
+
+static void restore_settings(struct rec *r)
+{
+	for (int i = r->nsettings - 1; i >= 0; i--) {
+		struct setting *s = &r->settings[i];
+
+		if (!s->applied || s->restored)
+			continue;
+		if (ra_queue_write(&s->bd, "read_ahead_kb", s->old_value) == 0)
+			s->restored = true;
+		else
+			fprintf(stderr, "ra-record: cannot restore read_ahead_kb of '%s' to %s\n",
+				s->bd.name, s->old_value);
+	}
+}
+
+static int drop_caches(void)
+{
+	int fd;
+
+	sync();
+	fd = open("/proc/sys/vm/drop_caches", O_WRONLY | O_CLOEXEC);
+	if (fd < 0 || write(fd, "3", 1) != 1) {
+		ra_set_error(RA_ERR_ENV, "cannot drop caches: %s", strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	close(fd);
+	return 0;
+}
+
+static int setup_tracer(struct rec *r)
+{
+	uint32_t fs[MAX_DEVS], blk[2 * MAX_DEVS];
+	struct ra_tracer_opts o = { 0 };
+	int nblk = 0;
+
+	for (int i = 0; i < r->nfilter; i++) {
+		fs[i] = r->filter[i].dev;
+		blk[nblk++] = r->filter[i].dev;
+		if (r->filter[i].parent != r->filter[i].dev)
+			blk[nblk++] = r->filter[i].parent;
+	}
+	o.buffer_kb = r->buffer_kb;
+	o.fs_devs = fs;
+	o.nfs_devs = r->nfilter;
+	o.blk_devs = blk;
+	o.nblk_devs = nblk;
+	o.notrace_pid = getpid();
+	o.tmpdir = r->tmpdir;
+	o.verbose = r->verbose;
+	ra_tracer_cleanup_stale(r->verbose > 0);
+	r->tr = ra_tracer_create(&o);
+	return r->tr ? 0 : -1;
+}
+
+static void snapshot(struct rec *r, bool after)
+{
+	for (int i = 0; i < r->nsnaps; i++) {
+		struct snapdev *s = &r->snaps[i];
+
+		if (after)
+			s->have_after = ra_blockdev_snapshot(&s->bd, &s->after) == 0;
+		else
+			s->have_before = ra_blockdev_snapshot(&s->bd, &s->before) == 0;
+	}
+	ra_vmstat_read(after ? &r->vm_after : &r->vm_before);
+}
+
+/* Let readahead I/O still in flight finish so that the counters settle. */
+static void wait_inflight(struct rec *r)
+{
+	for (int waited = 0; waited < INFLIGHT_WAIT_MS; waited += 10) {
+		int64_t busy = 0;
+
+		for (int i = 0; i < r->nsnaps; i++) {
+			int64_t n = ra_blockdev_inflight(&r->snaps[i].bd);
+
+			busy += n > 0 ? n : 0;
+		}
+		if (!busy)
+			return;
+		usleep(10000);
+	}
+}
+
+static void handle_signal(struct rec *r)
+{
+	struct signalfd_siginfo si;
+	int status;
+
+	while (read(r->sigfd, &si, sizeof(si)) == sizeof(si)) {
+		if (si.ssi_signo == SIGCHLD) {
+			if (!r->wl.reaped && waitpid(r->wl.pid, &status, WNOHANG) == r->wl.pid) {
+				r->wl.status = status;
+				r->wl.reaped = true;
+			}
+			continue;
+		}
+		r->interrupted = true;
+		r->forwarded_sig = (int)si.ssi_signo;
+		/* A terminal's Ctrl-C reached the workload already (same process group). */
+		if (si.ssi_code != SI_KERNEL && !r->wl.reaped)
+			kill(r->wl.pid, (int)si.ssi_signo);
+		if (r->verbose >= 0)
+			fprintf(stderr, "ra-record: %s: stopping the workload, keeping the trace\n",
+				strsignal((int)si.ssi_signo));
+	}
+}
+
+static int record_loop(struct rec *r)
+{
+	int ncpus = ra_tracer_ncpus(r->tr);
+	struct pollfd *pfd = calloc((size_t)ncpus + 3, sizeof(*pfd));
+	int n;
+
+	if (!pfd) {
+		ra_set_error(RA_ERR_IO, "out of memory");
+		return -1;
+	}
+	while (!r->wl.reaped) {
+		for (n = 0; n < ncpus; n++)
+			pfd[n] = (struct pollfd){ .fd = ra_tracer_fd(r->tr, n), .events = POLLIN };
+		pfd[n++] = (struct pollfd){ .fd = r->sigfd, .events = POLLIN };
+		pfd[n++] = (struct pollfd){ .fd = r->wl.out_fd, .events = POLLIN };
+		pfd[n++] = (struct pollfd){ .fd = r->wl.errout_fd, .events = POLLIN };
+		if (poll(pfd, (nfds_t)n, 200) < 0 && errno != EINTR)
+			break;
+		if (ra_tracer_drain(r->tr) < 0) {
+			free(pfd);
+			return -1;
+		}
+		if (r->wl.out_fd >= 0 && pfd[ncpus + 1].revents)
+			ra_workload_pump(&r->wl, r->wl.out_fd);
+		if (r->wl.errout_fd >= 0 && pfd[ncpus + 2].revents)
+			ra_workload_pump(&r->wl, r->wl.errout_fd);
+		if (pfd[ncpus].revents)
+			handle_signal(r);
+	}
+	free(pfd);
+	r->end_mono = clock_ns(CLOCK_MONOTONIC);
+	/* Output the workload wrote just before it ended; do not wait for its children. */
+	if (r->wl.out_fd >= 0)
+		ra_workload_pump(&r->wl, r->wl.out_fd);
+	if (r->wl.errout_fd >= 0)
+		ra_workload_pump(&r->wl, r->wl.errout_fd);
+	return 0;
+}
+
+static int run_workload(struct rec *r)
+{
+	sigset_t mask;
+
+	sigemptyset(&mask);
+	sigaddset(&mask, SIGINT);
+	sigaddset(&mask, SIGTERM);
+	sigaddset(&mask, SIGHUP);
+	sigaddset(&mask, SIGQUIT);
+	sigaddset(&mask, SIGCHLD);
+	r->sigfd = signalfd(-1, &mask, SFD_NONBLOCK | SFD_CLOEXEC);
+	if (r->sigfd < 0) {
+		ra_set_error(RA_ERR_ENV, "cannot watch signals: %s", strerror(errno));
+		return -1;
+	}
+	if (ra_workload_spawn(&r->wl, r->argv, r->capture) < 0)
+		return -1;
+	r->spawned = true;
+	if (ra_tracer_start(r->tr) < 0)
+		return -1;
+	snapshot(r, false);
+	r->start_unix = clock_ns(CLOCK_REALTIME);
+	r->start_mono = clock_ns(CLOCK_MONOTONIC);
+	if (ra_workload_release(&r->wl) < 0)
+		return -1;
+	if (record_loop(r) < 0)
+		return -1;
+	wait_inflight(r);
+	snapshot(r, true);
+	return ra_tracer_stop(r->tr);
+}
+
+/* ---- storing ---- */
+
+static void read_proc_comm(int pid, char *buf, size_t len)
+{
+	char path[64];
+	ssize_t n;
+	int fd;
+
+	buf[0] = '\0';
+	snprintf(path, sizeof(path), "/proc/%d/comm", pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	n = read(fd, buf, len - 1);
+	close(fd);
+	if (n <= 0)
+		return;
+	buf[n] = '\0';
+	buf[strcspn(buf, "\n")] = '\0';
+}
+
+/* First sight of a task: find its name where the events do not carry one. */
+static void name_task(struct rec *r, int pid)
+{
+	const char *comm;
+	char buf[64];
+
+	if (pid <= 0)
+		return;
+	if ((size_t)pid / 8 >= r->pid_seen_len) {
+		size_t len = ((size_t)pid / 8 + 1) * 2;
+		unsigned char *p = realloc(r->pid_seen, len);
+
+		if (!p)
+			return;
+		memset(p + r->pid_seen_len, 0, len - r->pid_seen_len);
+		r->pid_seen = p;
+		r->pid_seen_len = len;
+	}
+	if (r->pid_seen[pid / 8] & (1u << (pid % 8)))
+		return;
+	r->pid_seen[pid / 8] |= (unsigned char)(1u << (pid % 8));
+	comm = ra_tracer_comm(r->tr, pid);
+	if (!comm) {
+		read_proc_comm(pid, buf, sizeof(buf));
+		comm = buf;
+	}
+	if (comm[0])
+		ra_writer_note_task(r->w, pid, comm);
+}
+
+static int store_event(const struct ra_event *ev, void *arg)
+{
+	struct rec *r = arg;
+
+	name_task(r, ev->pid);
+	return ra_writer_add(r->w, ev);
+}
+
+static int store_meta(struct rec *r, int64_t run_id)
+{
+	for (int i = 0; i < r->nsnaps; i++) {
+		struct snapdev *s = &r->snaps[i];
+
+		if (ra_db_add_device(r->db, run_id, s->bd.dev, s->bd.name, s->role) < 0)
+			return -1;
+		if (s->have_before &&
+		    ra_db_add_dev_snapshot(r->db, run_id, s->bd.dev, "before", &s->before) < 0)
+			return -1;
+		if (s->have_after &&
+		    ra_db_add_dev_snapshot(r->db, run_id, s->bd.dev, "after", &s->after) < 0)
+			return -1;
+	}
+	for (int i = 0; i < r->nsettings; i++) {
+		struct setting *s = &r->settings[i];
+
+		if (ra_db_add_setting(r->db, run_id, s->bd.dev, "read_ahead_kb", s->old_value,
+				      s->new_value, s->restored) < 0)
+			return -1;
+	}
+	if (ra_vmstat_write(r->db, run_id, "before", &r->vm_before) < 0 ||
+	    ra_vmstat_write(r->db, run_id, "after", &r->vm_after) < 0)
+		return -1;
+	return 0;
+}
+
+static int store_run(struct rec *r)
+{
+	struct ra_run_info info = { 0 };
+	struct ra_run_end end = { 0 };
+	int64_t run_id;
+	int st = r->wl.status;
+	char comm[16];
+
+	ra_sysinfo_read(&r->si);
+	info.label = r->label;
+	info.source = "record";
+	info.argv = r->argv;
+	info.start_unix_ns = r->start_unix;
+	info.kernel = r->si.kernel;
+	info.hostname = r->si.hostname;
+	info.machine = r->si.machine;
+	info.page_size = r->si.page_size;
+	info.cpus = r->si.cpus;
+	info.mem_bytes = r->si.mem_bytes;
+	info.trace_clock = ra_tracer_clock(r->tr);
+	info.buffer_kb = (int64_t)r->buffer_kb;
+	info.tool_version = RA_VERSION;
+
+	if (ra_db_exec(r->db, "BEGIN IMMEDIATE") < 0)
+		return -1;
+	run_id = ra_db_run_create(r->db, &info);
+	if (run_id < 0 || store_meta(r, run_id) < 0)
+		goto fail;
+	r->w = ra_writer_alloc(r->db, run_id);
+	if (!r->w)
+		goto fail;
+	snprintf(comm, sizeof(comm), "%s", basename(r->argv[0]));
+	ra_writer_note_task(r->w, r->wl.pid, comm);
+	if (ra_tracer_replay(r->tr, store_event, r) < 0 || ra_writer_flush_tasks(r->w) < 0)
+		goto fail;
+	/* after the replay, which counted the ring buffer's own lost-event marks */
+	if (ra_tracer_store_meta(r->tr, r->db, run_id) < 0)
+		goto fail;
+	if (r->capture && r->wl.output &&
+	    ra_db_run_set_text(r->db, run_id, "workload_output", r->wl.output) < 0)
+		goto fail;
+	end.wall_ns = r->end_mono - r->start_mono;
+	end.exit_status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+	end.exit_signal = WIFSIGNALED(st) ? WTERMSIG(st) : 0;
+	end.interrupted = r->interrupted;
+	end.trace_start_ns = r->start_mono;
+	end.trace_end_ns = r->end_mono;
+	if (ra_db_run_finish(r->db, run_id, &end) < 0 || ra_db_exec(r->db, "COMMIT") < 0)
+		goto fail;
+	if (ra_db_create_indexes(r->db) < 0)
+		return -1;
+	if (r->verbose >= 0)
+		fprintf(stderr, "ra-record: run %lld: %llu events in '%s', %llu lost\n",
+			(long long)run_id, (unsigned long long)ra_writer_total(r->w), r->output,
+			(unsigned long long)ra_tracer_lost(r->tr));
+	return 0;
+fail:
+	sqlite3_exec(ra_db_sqlite(r->db), "ROLLBACK", NULL, NULL, NULL);
+	return -1;
+}
+
+static int exit_code(struct rec *r)
+{
+	int st = r->wl.status;
+
+	if (r->interrupted)
+		return 128 + r->forwarded_sig;
+	if (WIFEXITED(st) && WEXITSTATUS(st) == 0)
+		return 0;
+	return EXIT_WORKLOAD;
+}
+
+static void cleanup(struct rec *r)
+{
+	restore_settings(r);
+	ra_tracer_destroy(r->tr);
+	r->tr = NULL;
+	if (r->spawned && !r->wl.reaped) {
+		/* Never released (setup failed) or still running after an error. */
+		if (r->wl.go_fd < 0)
+			kill(r->wl.pid, SIGTERM);
+		ra_workload_release_output(&r->wl);
+		waitpid(r->wl.pid, NULL, 0);
+		r->wl.reaped = true;
+	}
+	ra_workload_release_output(&r->wl);
+	ra_writer_free(r->w);
+	r->w = NULL;
+	free(r->snaps);
+	free(r->pid_seen);
+}
+
+int main(int argc, char **argv)
+{
+	struct rec r = { .buffer_kb = DEFAULT_BUFFER_KB, .capture = true, .sigfd = -1 };
+	sigset_t mask;
+	int ret = EXIT_ERROR;
+
+	/* Signals are taken through a signalfd, so that every exit path cleans up. */
+	sigemptyset(&mask);
+	sigaddset(&mask, SIGINT);
+	sigaddset(&mask, SIGTERM);
+	sigaddset(&mask, SIGHUP);
+	sigaddset(&mask, SIGQUIT);
+	sigaddset(&mask, SIGCHLD);
+	sigprocmask(SIG_BLOCK, &mask, NULL);
+	signal(SIGPIPE, SIG_IGN);
+
+	if (parse_args(&r, argc, argv) < 0)
+		return die(ra_last_error());
+	r.db = ra_db_open(r.output, RA_DB_CREATE);
+	if (!r.db)
+		return die(ra_last_error());
+	if (collect_snapdevs(&r) < 0 || setup_tracer(&r) < 0 || apply_settings(&r) < 0 ||
+	    (r.drop_caches && drop_caches() < 0) || run_workload(&r) < 0) {
+		ret = die(ra_last_error());
+		goto out;
+	}
+	/* Settings go back before the slower work of storing the trace. */
+	restore_settings(&r);
+	if (store_run(&r) < 0) {
+		ret = die(ra_last_error());
+		goto out;
+	}
+	ret = exit_code(&r);
+out:
+	cleanup(&r);
+	if (ra_db_close(r.db) < 0 && ret == 0)
+		ret = die(ra_last_error());
+	if (r.sigfd >= 0)
+		close(r.sigfd);
+	return ret;
+}

@@ -1,0 +1,426 @@
+// SPDX-License-Identifier: LGPL-2.1
+/*
+ * Live recording through a private tracefs instance. While the workload runs
+ * the recorder only moves full ring-buffer sub-buffers into per-CPU files
+ * (splice); decoding happens after the workload has finished.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <tracefs/tracefs.h>
+#include <traceevent/event-parse.h>
+
+#include "collect.h"
+
+#define INSTANCE_PREFIX "ra-record."
+
+struct cpu_cap {
+	int fd;			/* trace_pipe_raw, non-blocking */
+	struct tracefs_cpu *tcpu;
+	int64_t overrun, dropped, read_events;
+	uint64_t bytes;
+};
+
+struct ra_tracer {
+	struct tracefs_instance *inst;
+	struct tep_handle *tep;
+	struct ra_decoder *dec;
+	char clock[16];
+	int ncpus;
+	int subbuf;
+	struct cpu_cap *cpu;
+	struct ra_rawcpu *raw;	/* per CPU: the file of sub-buffers, lost counts */
+	bool available[RA_EV_MAX];
+	bool enabled[RA_EV_MAX];
+	int verbose;
+};
+
+static bool stale_instance(const char *name)
+{
+	const char *p = name + strlen(INSTANCE_PREFIX);
+	char *end;
+	long pid = strtol(p, &end, 10);
+
+	if (end == p || *end || pid <= 0)
+		return false;
+	if (pid == getpid())
+		return true;	/* left by an earlier process that had our pid */
+	return kill((pid_t)pid, 0) < 0 && errno == ESRCH;
+}
+
+int ra_tracer_cleanup_stale(int verbose)
+{
+	char **names = tracefs_instances("^ra-record\\.[0-9]+$");
+	int removed = 0;
+
+	for (int i = 0; names && names[i]; i++) {
+		struct tracefs_instance *inst;
+
+		if (!stale_instance(names[i]))
+			continue;
+		inst = tracefs_instance_alloc(NULL, names[i]);
+		if (inst && tracefs_instance_destroy(inst) == 0) {
+			removed++;
+			if (verbose)
+				fprintf(stderr, "ra-record: removed stale instance '%s'\n",
+					names[i]);
+		}
+		tracefs_instance_free(inst);
+	}
+	tracefs_list_free(names);
+	return removed;
+}
+
+static int tracing_unavailable(void)
+{
+	const char *dir = tracefs_tracing_dir();
+
+	if (!dir) {
+		ra_set_error(RA_ERR_ENV, "tracefs is not mounted and cannot be mounted%s",
+			     geteuid() ? " (ra-record needs root)" : "");
+		return -1;
+	}
+	if (access(dir, W_OK) < 0) {
+		ra_set_error(RA_ERR_ENV, "cannot write to '%s': %s (ra-record needs root)", dir,
+			     strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+/* "s_dev == 7340032 || s_dev == 7340033" */
+static void dev_filter(char *buf, size_t len, const char *field, const uint32_t *devs, int n)
+{
+	size_t off = 0;
+
+	buf[0] = '\0';
+	for (int i = 0; i < n && off < len; i++)
+		off += (size_t)snprintf(buf + off, len - off, "%s%s == %u", i ? " || " : "", field,
+					devs[i]);
+}
+
+static int enable_event(struct ra_tracer *tr, int type, const struct ra_tracer_opts *o)
+{
+	const char *sys = ra_event_system(type), *name = ra_event_name(type);
+	char filter[1024] = "";
+
+	tr->available[type] = tracefs_event_file_exists(tr->inst, sys, name, "enable");
+	if (!tr->available[type])
+		return 0;
+	if (ra_event_class(type) == RA_CLASS_BLK) {
+		if (type != RA_EV_PLUG && type != RA_EV_UNPLUG)
+			dev_filter(filter, sizeof(filter), "dev", o->blk_devs, o->nblk_devs);
+	} else {
+		dev_filter(filter, sizeof(filter), "s_dev", o->fs_devs, o->nfs_devs);
+	}
+	if (filter[0] && tracefs_event_file_write(tr->inst, sys, name, "filter", filter) < 0) {
+		ra_set_error(RA_ERR_ENV, "cannot set the filter of %s:%s", sys, name);
+		return -1;
+	}
+	if (tracefs_event_enable(tr->inst, sys, name) < 0) {
+		ra_set_error(RA_ERR_ENV, "cannot enable %s:%s: %s", sys, name, strerror(errno));
+		return -1;
+	}
+	tr->enabled[type] = true;
+	return 0;
+}
+
+static int open_tmpfile(const char *dir)
+{
+	char path[4096];
+	int fd;
+
+	fd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+	if (fd >= 0)
+		return fd;
+	snprintf(path, sizeof(path), "%s/ra-record.XXXXXX", dir);
+	fd = mkostemp(path, O_CLOEXEC);
+	if (fd >= 0)
+		unlink(path);
+	return fd;
+}
+
+static int open_cpus(struct ra_tracer *tr, const char *tmpdir)
+{
+	long n = sysconf(_SC_NPROCESSORS_CONF);
+
+	tr->cpu = calloc((size_t)n, sizeof(*tr->cpu));
+	tr->raw = calloc((size_t)n, sizeof(*tr->raw));
+	if (!tr->cpu || !tr->raw)
+		return -1;
+	for (long i = 0; i < n; i++) {
+		struct cpu_cap *c = &tr->cpu[tr->ncpus];
+		struct ra_rawcpu *raw = &tr->raw[tr->ncpus];
+		char path[64];
+
+		snprintf(path, sizeof(path), "per_cpu/cpu%ld/trace_pipe_raw", i);
+		c->fd = tracefs_instance_file_open(tr->inst, path, O_RDONLY | O_NONBLOCK);
+		if (c->fd < 0)
+			continue;	/* CPU not possible here */
+		raw->cpu = (int)i;
+		raw->fd = open_tmpfile(tmpdir);
+		c->tcpu = tracefs_cpu_alloc_fd(c->fd, tr->subbuf, true);
+		tr->ncpus++;
+		if (raw->fd < 0) {
+			ra_set_error(RA_ERR_ENV, "cannot create a buffer file in '%s': %s", tmpdir,
+				     strerror(errno));
+			return -1;
+		}
+		if (!c->tcpu) {
+			ra_set_error(RA_ERR_ENV, "cannot read the cpu%ld ring buffer", i);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+static int configure(struct ra_tracer *tr, const struct ra_tracer_opts *o)
+{
+	static const char *const systems[] = { "readahead", "filemap", "block", NULL };
+	char buf[32], *dir;
+
+	if (tracefs_trace_off(tr->inst) < 0 ||
+	    tracefs_instance_set_buffer_size(tr->inst, o->buffer_kb, -1) < 0) {
+		ra_set_error(RA_ERR_ENV, "cannot size the trace buffer to %zu KiB per CPU: %s",
+			     o->buffer_kb, strerror(errno));
+		return -1;
+	}
+	snprintf(tr->clock, sizeof(tr->clock), "mono");
+	if (tracefs_instance_file_write(tr->inst, "trace_clock", tr->clock) < 0)
+		snprintf(tr->clock, sizeof(tr->clock), "local");
+	tracefs_instance_file_write(tr->inst, "buffer_percent", "20");
+	snprintf(buf, sizeof(buf), "%d", (int)o->notrace_pid);
+	if (o->notrace_pid > 0 &&
+	    tracefs_instance_file_write(tr->inst, "set_event_notrace_pid", buf) < 0) {
+		ra_set_error(RA_ERR_ENV, "cannot exclude the recorder from its trace");
+		return -1;
+	}
+	for (int t = 1; t < RA_EV_MAX; t++)
+		if (ra_event_name(t) && enable_event(tr, t, o) < 0)
+			return -1;
+	dir = tracefs_instance_get_dir(tr->inst);
+	tr->tep = tracefs_local_events_system(dir, systems);
+	tracefs_put_tracing_file(dir);
+	if (!tr->tep || !(tr->dec = ra_decoder_alloc(tr->tep))) {
+		ra_set_error(RA_ERR_ENV, "cannot read the event formats of the instance");
+		return -1;
+	}
+	tr->subbuf = tep_get_sub_buffer_size(tr->tep);
+	if (tr->subbuf <= 0)
+		tr->subbuf = getpagesize();
+	return open_cpus(tr, o->tmpdir ? o->tmpdir : "/tmp");
+}
+
+struct ra_tracer *ra_tracer_create(const struct ra_tracer_opts *o)
+{
+	struct ra_tracer *tr;
+	char name[64];
+
+	if (tracing_unavailable() < 0)
+		return NULL;
+	tr = calloc(1, sizeof(*tr));
+	if (!tr) {
+		ra_set_error(RA_ERR_IO, "out of memory");
+		return NULL;
+	}
+	tr->verbose = o->verbose;
+	snprintf(name, sizeof(name), INSTANCE_PREFIX "%d", (int)getpid());
+	tr->inst = tracefs_instance_create(name);
+	if (!tr->inst) {
+		ra_set_error(RA_ERR_ENV, "cannot create the tracefs instance '%s': %s", name,
+			     strerror(errno));
+		goto fail;
+	}
+	if (configure(tr, o) < 0)
+		goto fail;
+	return tr;
+fail:
+	ra_tracer_destroy(tr);
+	return NULL;
+}
+
+int ra_tracer_start(struct ra_tracer *tr)
+{
+	if (tracefs_trace_on(tr->inst) < 0) {
+		ra_set_error(RA_ERR_ENV, "cannot start tracing: %s", strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+int ra_tracer_ncpus(struct ra_tracer *tr)
+{
+	return tr->ncpus;
+}
+
+int ra_tracer_fd(struct ra_tracer *tr, int i)
+{
+	return tr->cpu[i].fd;
+}
+
+const char *ra_tracer_clock(struct ra_tracer *tr)
+{
+	return tr->clock;
+}
+
+int64_t ra_tracer_drain(struct ra_tracer *tr)
+{
+	int64_t total = 0;
+
+	for (int i = 0; i < tr->ncpus; i++) {
+		struct cpu_cap *c = &tr->cpu[i];
+		int n;
+
+		while ((n = tracefs_cpu_write(c->tcpu, tr->raw[i].fd, true)) > 0) {
+			c->bytes += (uint64_t)n;
+			total += n;
+		}
+		if (n < 0 && errno != EAGAIN && errno != EINTR) {
+			ra_set_error(RA_ERR_IO, "cannot save the cpu%d ring buffer: %s",
+				     tr->raw[i].cpu, strerror(errno));
+			return -1;
+		}
+	}
+	return total;
+}
+
+/* Read the partly filled sub-buffers; each is stored whole to keep alignment. */
+static int flush_cpu(struct ra_tracer *tr, struct cpu_cap *c, struct ra_rawcpu *raw)
+{
+	char *buf = malloc((size_t)tr->subbuf);
+	int n, ret = 0;
+
+	if (!buf)
+		return -1;
+	while ((n = tracefs_cpu_flush(c->tcpu, buf)) > 0) {
+		memset(buf + n, 0, (size_t)(tr->subbuf - n > 0 ? tr->subbuf - n : 0));
+		if (write(raw->fd, buf, (size_t)tr->subbuf) != tr->subbuf) {
+			ra_set_error(RA_ERR_IO, "cannot save the cpu%d ring buffer: %s",
+				     raw->cpu, strerror(errno));
+			ret = -1;
+			break;
+		}
+		c->bytes += (uint64_t)tr->subbuf;
+	}
+	free(buf);
+	return ret;
+}
+
+static int64_t stat_field(const char *text, const char *key)
+{
+	const char *p = strstr(text, key);
+
+	return p ? strtoll(p + strlen(key), NULL, 10) : -1;
+}
+
+static void read_stats(struct ra_tracer *tr, struct cpu_cap *c, int cpu)
+{
+	char path[64], *text;
+
+	snprintf(path, sizeof(path), "per_cpu/cpu%d/stats", cpu);
+	text = tracefs_instance_file_read(tr->inst, path, NULL);
+	if (!text) {
+		c->overrun = c->dropped = c->read_events = -1;
+		return;
+	}
+	c->overrun = stat_field(text, "\noverrun:");
+	c->dropped = stat_field(text, "dropped events:");
+	c->read_events = stat_field(text, "read events:");
+	free(text);
+}
+
+int ra_tracer_stop(struct ra_tracer *tr)
+{
+	int ret = 0;
+
+	tracefs_trace_off(tr->inst);
+	if (ra_tracer_drain(tr) < 0)
+		ret = -1;
+	for (int i = 0; i < tr->ncpus; i++) {
+		if (flush_cpu(tr, &tr->cpu[i], &tr->raw[i]) < 0)
+			ret = -1;
+		read_stats(tr, &tr->cpu[i], tr->raw[i].cpu);
+	}
+	/* Task names the kernel saved while tracing (best effort). */
+	tracefs_load_cmdlines(NULL, tr->tep);
+	return ret;
+}
+
+int ra_tracer_replay(struct ra_tracer *tr, ra_event_cb cb, void *arg)
+{
+	return ra_rawbuf_replay(tr->tep, tr->dec, tr->raw, tr->ncpus, cb, arg);
+}
+
+const char *ra_tracer_comm(struct ra_tracer *tr, int pid)
+{
+	const char *comm;
+
+	if (!tr->tep || !tep_is_pid_registered(tr->tep, pid))
+		return NULL;
+	comm = tep_data_comm_from_pid(tr->tep, pid);
+	return comm && comm[0] != '<' ? comm : NULL;
+}
+
+uint64_t ra_tracer_lost(struct ra_tracer *tr)
+{
+	uint64_t lost = 0;
+
+	for (int i = 0; i < tr->ncpus; i++) {
+		struct cpu_cap *c = &tr->cpu[i];
+		uint64_t ring = (uint64_t)(c->overrun > 0 ? c->overrun : 0) +
+				(uint64_t)(c->dropped > 0 ? c->dropped : 0);
+
+		lost += ring > tr->raw[i].missed ? ring : tr->raw[i].missed;
+	}
+	return lost;
+}
+
+int ra_tracer_store_meta(struct ra_tracer *tr, struct ra_db *db, int64_t run_id)
+{
+	for (int t = 1; t < RA_EV_MAX; t++) {
+		if (!ra_event_name(t) || (!tr->available[t] && t == RA_EV_SLEEPRQ))
+			continue;
+		if (ra_db_add_tracepoint(db, run_id, ra_event_system(t), ra_event_name(t),
+					 tr->available[t], tr->enabled[t]) < 0)
+			return -1;
+	}
+	for (int i = 0; i < tr->ncpus; i++) {
+		struct cpu_cap *c = &tr->cpu[i];
+
+		if (ra_db_add_lost(db, run_id, tr->raw[i].cpu, c->overrun, c->dropped,
+				   (int64_t)tr->raw[i].missed, c->read_events) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+void ra_tracer_destroy(struct ra_tracer *tr)
+{
+	if (!tr)
+		return;
+	for (int i = 0; i < tr->ncpus; i++) {
+		struct cpu_cap *c = &tr->cpu[i];
+
+		if (c->tcpu)
+			tracefs_cpu_free_fd(c->tcpu);
+		if (c->fd >= 0)
+			close(c->fd);
+		if (tr->raw[i].fd >= 0)
+			close(tr->raw[i].fd);
+	}
+	free(tr->cpu);
+	free(tr->raw);
+	if (tr->inst) {
+		tracefs_trace_off(tr->inst);
+		tracefs_instance_destroy(tr->inst);
+		tracefs_instance_free(tr->inst);
+	}
+	ra_decoder_free(tr->dec);
+	tep_free(tr->tep);
+	free(tr);
+}

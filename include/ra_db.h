@@ -1,0 +1,144 @@
+/* SPDX-License-Identifier: LGPL-2.1 */
+/*
+ * ratrace database API. The database is the contract between the collectors,
+ * the analysis passes and the renderers; docs/schema.md describes every table.
+ */
+#ifndef RA_DB_H
+#define RA_DB_H
+
+#include <stdint.h>
+#include <sqlite3.h>
+
+#include "ra_event.h"
+
+#define RA_SCHEMA_VERSION 1
+#define RA_APPLICATION_ID 0x52415452 /* "RATR" */
+
+struct ra_db;
+struct ra_writer;
+
+enum ra_db_flags {
+	RA_DB_CREATE = 1,	/* create the file and the schema when missing */
+	RA_DB_READONLY = 2,
+};
+
+/**
+ * ra_db_open - open (and with RA_DB_CREATE create) a ratrace database
+ * @path: file name
+ * @flags: enum ra_db_flags
+ *
+ * Refuses files that are not ratrace databases and databases of a newer
+ * schema version. Returns a handle to be released with ra_db_close(), or NULL
+ * with the reason in ra_last_error().
+ */
+struct ra_db *ra_db_open(const char *path, int flags);
+
+/** ra_db_close - finalize, close and free; returns 0 or -1 (ra_last_error()) */
+int ra_db_close(struct ra_db *db);
+
+/** ra_db_sqlite - the underlying connection, owned by @db */
+sqlite3 *ra_db_sqlite(struct ra_db *db);
+
+/** ra_db_path - the file name @db was opened with, owned by @db */
+const char *ra_db_path(struct ra_db *db);
+
+/** ra_db_exec - run fixed SQL (DDL, PRAGMA, BEGIN/COMMIT); 0 or -1 */
+int ra_db_exec(struct ra_db *db, const char *sql);
+
+/* Run metadata; strings are copied, NULL means unknown. */
+struct ra_run_info {
+	const char *label;
+	const char *source;		/* "record", "trace.dat", "blktrace" */
+	const char *source_path;
+	char *const *argv;		/* workload, NULL-terminated, or NULL */
+	int64_t start_unix_ns;
+	const char *kernel;
+	const char *hostname;
+	const char *machine;
+	int64_t page_size;
+	int64_t cpus;
+	int64_t mem_bytes;
+	const char *trace_clock;
+	int64_t buffer_kb;
+	const char *tool_version;
+};
+
+/**
+ * ra_db_run_create - insert a run row and its workload arguments
+ * Returns the new run_id, or -1.
+ */
+int64_t ra_db_run_create(struct ra_db *db, const struct ra_run_info *info);
+
+/* Figures known only when a run ends. -1 (or NULL) leaves a column unset. */
+struct ra_run_end {
+	int64_t wall_ns;
+	int exit_status;	/* -1: none (killed or not run) */
+	int exit_signal;	/* 0: none */
+	int interrupted;	/* recording stopped by SIGINT/SIGTERM */
+	int64_t trace_start_ns;
+	int64_t trace_end_ns;
+};
+
+/** ra_db_run_finish - store the end figures and mark the run complete; 0 or -1 */
+int ra_db_run_finish(struct ra_db *db, int64_t run_id, const struct ra_run_end *end);
+
+/** ra_db_run_set_text - set one free-text column of runs ("workload_output") */
+int ra_db_run_set_text(struct ra_db *db, int64_t run_id, const char *column, const char *value);
+
+/* Block device settings and counters around a run. */
+struct ra_dev_snapshot {
+	int64_t read_ahead_kb, rotational, nr_requests, max_sectors_kb, logical_block_size;
+	char scheduler[64];
+	int64_t stat[17];	/* /sys/block/DEV/stat fields in order; -1 when absent */
+	int nstat;
+};
+
+int ra_db_add_device(struct ra_db *db, int64_t run_id, uint32_t dev, const char *name,
+		     const char *role);
+int ra_db_add_dev_snapshot(struct ra_db *db, int64_t run_id, uint32_t dev, const char *phase,
+			   const struct ra_dev_snapshot *snap);
+int ra_db_add_vmstat(struct ra_db *db, int64_t run_id, const char *phase, const char *name,
+		     int64_t value);
+int ra_db_add_setting(struct ra_db *db, int64_t run_id, uint32_t dev, const char *name,
+		      const char *old_value, const char *new_value, int restored);
+int ra_db_add_tracepoint(struct ra_db *db, int64_t run_id, const char *system, const char *name,
+			 int available, int enabled);
+int ra_db_add_lost(struct ra_db *db, int64_t run_id, int cpu, int64_t overrun, int64_t dropped,
+		   int64_t missed, int64_t entries_read);
+int ra_db_add_task(struct ra_db *db, int64_t run_id, int pid, const char *comm);
+int ra_db_add_file(struct ra_db *db, int64_t run_id, uint32_t dev, uint64_t ino, const char *path);
+
+/**
+ * ra_writer_alloc - bulk event writer for one run
+ *
+ * Events must be added in time order. The writer owns prepared statements
+ * and counts; free it with ra_writer_free() before closing @db. The caller
+ * owns the transaction around the load.
+ */
+struct ra_writer *ra_writer_alloc(struct ra_db *db, int64_t run_id);
+int ra_writer_add(struct ra_writer *w, const struct ra_event *ev);
+/** ra_writer_note_task - a task name learned outside the events; events' names win */
+int ra_writer_note_task(struct ra_writer *w, int pid, const char *comm);
+/** ra_writer_flush_tasks - write the task names seen so far to the tasks table */
+int ra_writer_flush_tasks(struct ra_writer *w);
+uint64_t ra_writer_count(struct ra_writer *w, int type);
+uint64_t ra_writer_total(struct ra_writer *w);
+void ra_writer_free(struct ra_writer *w);
+
+/** ra_db_create_indexes - create the indexes that bulk loads leave out; 0 or -1 */
+int ra_db_create_indexes(struct ra_db *db);
+
+/* Errors: library functions set a one-line message (git style). */
+enum ra_err {
+	RA_OK = 0,
+	RA_ERR_USAGE,	/* bad arguments or input the user named */
+	RA_ERR_DATA,	/* a file's content is wrong (corrupt, newer schema) */
+	RA_ERR_ENV,	/* the system lacks something (root, tracefs, a device) */
+	RA_ERR_IO,	/* reading or writing failed */
+};
+
+void ra_set_error(int kind, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+const char *ra_last_error(void);
+int ra_last_error_kind(void);
+
+#endif /* RA_DB_H */

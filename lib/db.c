@@ -1,0 +1,236 @@
+// SPDX-License-Identifier: LGPL-2.1
+/*
+ * Opening, creating and checking ratrace databases.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "db_local.h"
+#include "schema.h"
+
+int ra_db_fail(struct ra_db *db, const char *what)
+{
+	ra_set_error(RA_ERR_IO, "%s '%s': %s", what, db->path, sqlite3_errmsg(db->db));
+	return -1;
+}
+
+sqlite3_stmt *ra_db_prepare(struct ra_db *db, const char *sql)
+{
+	sqlite3_stmt *st = NULL;
+
+	if (sqlite3_prepare_v3(db->db, sql, -1, SQLITE_PREPARE_PERSISTENT, &st, NULL) != SQLITE_OK) {
+		ra_db_fail(db, "cannot prepare a statement for");
+		return NULL;
+	}
+	return st;
+}
+
+int ra_db_exec(struct ra_db *db, const char *sql)
+{
+	char *msg = NULL;
+
+	if (sqlite3_exec(db->db, sql, NULL, NULL, &msg) != SQLITE_OK) {
+		ra_set_error(RA_ERR_IO, "database '%s': %s", db->path, msg ? msg : "error");
+		sqlite3_free(msg);
+		return -1;
+	}
+	return 0;
+}
+
+sqlite3 *ra_db_sqlite(struct ra_db *db)
+{
+	return db->db;
+}
+
+const char *ra_db_path(struct ra_db *db)
+{
+	return db->path;
+}
+
+static int pragma_int(struct ra_db *db, const char *sql, int64_t *out)
+{
+	sqlite3_stmt *st = NULL;
+	int rc;
+
+	rc = sqlite3_prepare_v2(db->db, sql, -1, &st, NULL);
+	if (rc == SQLITE_OK)
+		rc = sqlite3_step(st);
+	if (rc != SQLITE_ROW) {
+		ra_set_error(RA_ERR_DATA, "'%s' is not a ratrace database (%s)", db->path,
+			     sqlite3_errmsg(db->db));
+		sqlite3_finalize(st);
+		return -1;
+	}
+	*out = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	return 0;
+}
+
+static int create_schema(struct ra_db *db)
+{
+	sqlite3_stmt *st = NULL;
+	char pragma[128];
+	int ret = -1;
+
+	if (ra_db_exec(db, "BEGIN IMMEDIATE") < 0)
+		return -1;
+	snprintf(pragma, sizeof(pragma), "PRAGMA application_id = %d; PRAGMA user_version = %d;",
+		 RA_APPLICATION_ID, RA_SCHEMA_VERSION);
+	if (ra_db_exec(db, pragma) < 0 || ra_db_exec(db, ra_schema_sql) < 0)
+		goto out;
+	st = ra_db_prepare(db, "INSERT INTO event_types VALUES (?, ?, ?, ?)");
+	if (!st)
+		goto out;
+	for (int i = 1; i < RA_EV_MAX; i++) {
+		static const char *const tables[] = { "", "ra_events", "page_events",
+						      "blk_events" };
+
+		if (!ra_event_name(i))
+			continue;
+		sqlite3_bind_int(st, 1, i);
+		sqlite3_bind_text(st, 2, ra_event_system(i), -1, SQLITE_STATIC);
+		sqlite3_bind_text(st, 3, ra_event_name(i), -1, SQLITE_STATIC);
+		sqlite3_bind_text(st, 4, tables[ra_event_class(i)], -1, SQLITE_STATIC);
+		if (sqlite3_step(st) != SQLITE_DONE) {
+			ra_db_fail(db, "cannot create the schema in");
+			goto out;
+		}
+		sqlite3_reset(st);
+	}
+	ret = ra_db_exec(db, "COMMIT");
+out:
+	sqlite3_finalize(st);
+	if (ret < 0)
+		sqlite3_exec(db->db, "ROLLBACK", NULL, NULL, NULL);
+	return ret;
+}
+
+/* Check what kind of database this is; create the schema in an empty one. */
+static int check_schema(struct ra_db *db, int flags)
+{
+	int64_t app_id, version, ntables;
+
+	if (pragma_int(db, "PRAGMA application_id", &app_id) < 0 ||
+	    pragma_int(db, "PRAGMA user_version", &version) < 0 ||
+	    pragma_int(db, "SELECT COUNT(*) FROM sqlite_master", &ntables) < 0)
+		return -1;
+	if (ntables == 0 && app_id == 0) {
+		if (db->readonly || !(flags & RA_DB_CREATE)) {
+			ra_set_error(RA_ERR_DATA, "'%s' is an empty database, not a ratrace one",
+				     db->path);
+			return -1;
+		}
+		return create_schema(db);
+	}
+	if (app_id != RA_APPLICATION_ID) {
+		ra_set_error(RA_ERR_DATA, "'%s' is not a ratrace database", db->path);
+		return -1;
+	}
+	if (version > RA_SCHEMA_VERSION) {
+		ra_set_error(RA_ERR_DATA,
+			     "'%s' has schema version %lld, newer than this ratrace reads (%d)",
+			     db->path, (long long)version, RA_SCHEMA_VERSION);
+		return -1;
+	}
+	if (version < RA_SCHEMA_VERSION) {
+		ra_set_error(RA_ERR_DATA, "'%s' has an unknown old schema version %lld", db->path,
+			     (long long)version);
+		return -1;
+	}
+	return 0;
+}
+
+/* Test that a new file can be created, for an error that names the cause. */
+static int probe_create(const char *path, int *created)
+{
+	int fd;
+
+	*created = 0;
+	fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+	if (fd < 0) {
+		if (errno == EEXIST)
+			return 0;
+		ra_set_error(RA_ERR_USAGE, "cannot create '%s': %s", path, strerror(errno));
+		return -1;
+	}
+	close(fd);
+	*created = 1;
+	return 0;
+}
+
+struct ra_db *ra_db_open(const char *path, int flags)
+{
+	struct ra_db *db = NULL;
+	int oflags, created = 0;
+	struct stat sb;
+
+	if (stat(path, &sb) == 0 && S_ISDIR(sb.st_mode)) {
+		ra_set_error(RA_ERR_USAGE, "'%s' is a directory", path);
+		return NULL;
+	}
+	if (flags & RA_DB_CREATE) {
+		if (probe_create(path, &created) < 0)
+			return NULL;
+		oflags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
+	} else {
+		if (access(path, R_OK) < 0) {
+			ra_set_error(RA_ERR_USAGE, "cannot open '%s': %s", path, strerror(errno));
+			return NULL;
+		}
+		oflags = (flags & RA_DB_READONLY) ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE;
+	}
+	db = calloc(1, sizeof(*db));
+	if (!db || !(db->path = strdup(path))) {
+		ra_set_error(RA_ERR_IO, "out of memory");
+		goto fail;
+	}
+	db->readonly = !!(flags & RA_DB_READONLY);
+	if (sqlite3_open_v2(path, &db->db, oflags | SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK) {
+		ra_set_error(RA_ERR_USAGE, "cannot open '%s': %s", path,
+			     db->db ? sqlite3_errmsg(db->db) : "out of memory");
+		goto fail;
+	}
+	sqlite3_busy_timeout(db->db, 10000);
+	if (check_schema(db, flags) < 0)
+		goto fail;
+	if (!db->readonly &&
+	    ra_db_exec(db, "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL;") < 0)
+		goto fail;
+	if (ra_db_exec(db, "PRAGMA foreign_keys = ON") < 0)
+		goto fail;
+	return db;
+fail:
+	if (db) {
+		sqlite3_close(db->db);
+		free(db->path);
+		free(db);
+	}
+	if (created)
+		unlink(path);
+	return NULL;
+}
+
+int ra_db_close(struct ra_db *db)
+{
+	int ret = 0;
+
+	if (!db)
+		return 0;
+	if (sqlite3_close(db->db) != SQLITE_OK) {
+		ra_db_fail(db, "cannot close");
+		ret = -1;
+	}
+	free(db->path);
+	free(db);
+	return ret;
+}
+
+int ra_db_create_indexes(struct ra_db *db)
+{
+	return ra_db_exec(db, ra_index_sql);
+}

@@ -1,0 +1,214 @@
+// SPDX-License-Identifier: LGPL-2.1
+/*
+ * Runs and their metadata: devices, settings, snapshots, tasks, files.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "db_local.h"
+
+/*
+ * Run one statement with arguments described by @types:
+ * 'i' int64_t, 'n' int64_t where -1 binds NULL, 't' const char * (NULL binds NULL).
+ */
+static int exec_args(struct ra_db *db, const char *sql, const char *types, ...)
+{
+	sqlite3_stmt *st;
+	va_list ap;
+	int rc, i;
+
+	st = ra_db_prepare(db, sql);
+	if (!st)
+		return -1;
+	va_start(ap, types);
+	for (i = 0; types[i]; i++) {
+		int64_t v;
+		const char *s;
+
+		switch (types[i]) {
+		case 'i':
+			sqlite3_bind_int64(st, i + 1, va_arg(ap, int64_t));
+			break;
+		case 'n':
+			v = va_arg(ap, int64_t);
+			if (v == -1)
+				sqlite3_bind_null(st, i + 1);
+			else
+				sqlite3_bind_int64(st, i + 1, v);
+			break;
+		case 't':
+			s = va_arg(ap, const char *);
+			if (s)
+				sqlite3_bind_text(st, i + 1, s, -1, SQLITE_TRANSIENT);
+			else
+				sqlite3_bind_null(st, i + 1);
+			break;
+		}
+	}
+	va_end(ap);
+	rc = sqlite3_step(st);
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE)
+		return ra_db_fail(db, "cannot write to");
+	return 0;
+}
+
+static char *join_argv(char *const *argv)
+{
+	size_t len = 1;
+	char *s, *p;
+
+	for (int i = 0; argv[i]; i++)
+		len += strlen(argv[i]) + 1;
+	s = malloc(len);
+	if (!s)
+		return NULL;
+	p = s;
+	for (int i = 0; argv[i]; i++) {
+		size_t n = strlen(argv[i]);
+
+		if (i)
+			*p++ = ' ';
+		memcpy(p, argv[i], n);
+		p += n;
+	}
+	*p = '\0';
+	return s;
+}
+
+static void iso8601(int64_t unix_ns, char *buf, size_t len)
+{
+	time_t t = (time_t)(unix_ns / 1000000000);
+	struct tm tm;
+
+	gmtime_r(&t, &tm);
+	strftime(buf, len, "%Y-%m-%dT%H:%M:%SZ", &tm);
+}
+
+int64_t ra_db_run_create(struct ra_db *db, const struct ra_run_info *info)
+{
+	char *workload = NULL;
+	char started[32] = "";
+	int64_t run_id;
+	int ret;
+
+	if (info->argv && !(workload = join_argv(info->argv))) {
+		ra_set_error(RA_ERR_IO, "out of memory");
+		return -1;
+	}
+	if (info->start_unix_ns > 0)
+		iso8601(info->start_unix_ns, started, sizeof(started));
+	ret = exec_args(db,
+			"INSERT INTO runs (label, source, source_path, workload, started_at,"
+			" start_unix_ns, kernel, hostname, machine, page_size, cpus, mem_bytes,"
+			" trace_clock, buffer_kb, tool_version)"
+			" VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+			"tttttntttnnnntnt", info->label, info->source, info->source_path, workload,
+			started[0] ? started : NULL, info->start_unix_ns ? info->start_unix_ns : -1,
+			info->kernel, info->hostname, info->machine, info->page_size ?: -1,
+			info->cpus ?: -1, info->mem_bytes ?: -1, info->trace_clock,
+			info->buffer_kb ?: -1, info->tool_version);
+	free(workload);
+	if (ret < 0)
+		return -1;
+	run_id = sqlite3_last_insert_rowid(db->db);
+	for (int i = 0; info->argv && info->argv[i]; i++)
+		if (exec_args(db, "INSERT INTO run_args VALUES (?, ?, ?)", "iit", run_id,
+			      (int64_t)i, info->argv[i]) < 0)
+			return -1;
+	return run_id;
+}
+
+int ra_db_run_finish(struct ra_db *db, int64_t run_id, const struct ra_run_end *end)
+{
+	return exec_args(db,
+			 "UPDATE runs SET wall_ns = ?, exit_status = ?, exit_signal = ?,"
+			 " interrupted = ?, trace_start_ns = ?, trace_end_ns = ?, complete = 1"
+			 " WHERE run_id = ?",
+			 "nnnnnni", end->wall_ns, (int64_t)end->exit_status,
+			 end->exit_signal ? (int64_t)end->exit_signal : -1,
+			 (int64_t)end->interrupted, end->trace_start_ns, end->trace_end_ns, run_id);
+}
+
+int ra_db_run_set_text(struct ra_db *db, int64_t run_id, const char *column, const char *value)
+{
+	static const char *const allowed[] = { "workload_output", "label", "kernel", NULL };
+	char sql[128];
+
+	for (int i = 0; allowed[i]; i++) {
+		if (strcmp(allowed[i], column) != 0)
+			continue;
+		snprintf(sql, sizeof(sql), "UPDATE runs SET %s = ? WHERE run_id = ?", column);
+		return exec_args(db, sql, "ti", value, run_id);
+	}
+	ra_set_error(RA_ERR_USAGE, "unknown run column '%s'", column);
+	return -1;
+}
+
+int ra_db_add_device(struct ra_db *db, int64_t run_id, uint32_t dev, const char *name,
+		     const char *role)
+{
+	return exec_args(db, "INSERT OR REPLACE INTO devices VALUES (?, ?, ?, ?, ?, ?)", "iiiitt",
+			 run_id, (int64_t)dev, (int64_t)RA_MAJOR(dev), (int64_t)RA_MINOR(dev), name,
+			 role);
+}
+
+int ra_db_add_dev_snapshot(struct ra_db *db, int64_t run_id, uint32_t dev, const char *phase,
+			   const struct ra_dev_snapshot *s)
+{
+	int64_t st[17];
+
+	for (int i = 0; i < 17; i++)
+		st[i] = i < s->nstat ? s->stat[i] : -1;
+	return exec_args(db,
+			 "INSERT OR REPLACE INTO device_snapshots VALUES (?, ?, ?, ?, ?, ?, ?, ?,"
+			 " ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+			 "iitnntnnnnnnnnnnnnnnnnnnnn", run_id, (int64_t)dev, phase, s->read_ahead_kb,
+			 s->rotational, s->scheduler[0] ? s->scheduler : NULL, s->nr_requests,
+			 s->max_sectors_kb, s->logical_block_size, st[0], st[1], st[2], st[3], st[4],
+			 st[5], st[6], st[7], st[8], st[9], st[10], st[11], st[12], st[13], st[14],
+			 st[15], st[16]);
+}
+
+int ra_db_add_vmstat(struct ra_db *db, int64_t run_id, const char *phase, const char *name,
+		     int64_t value)
+{
+	return exec_args(db, "INSERT OR REPLACE INTO vmstat VALUES (?, ?, ?, ?)", "itti", run_id,
+			 phase, name, value);
+}
+
+int ra_db_add_setting(struct ra_db *db, int64_t run_id, uint32_t dev, const char *name,
+		      const char *old_value, const char *new_value, int restored)
+{
+	return exec_args(db, "INSERT OR REPLACE INTO settings VALUES (?, ?, ?, ?, ?, ?)", "iitttn",
+			 run_id, (int64_t)dev, name, old_value, new_value, (int64_t)restored);
+}
+
+int ra_db_add_tracepoint(struct ra_db *db, int64_t run_id, const char *system, const char *name,
+			 int available, int enabled)
+{
+	return exec_args(db, "INSERT OR REPLACE INTO tracepoints VALUES (?, ?, ?, ?, ?)", "ittii",
+			 run_id, system, name, (int64_t)available, (int64_t)enabled);
+}
+
+int ra_db_add_lost(struct ra_db *db, int64_t run_id, int cpu, int64_t overrun, int64_t dropped,
+		   int64_t missed, int64_t entries_read)
+{
+	return exec_args(db, "INSERT OR REPLACE INTO lost_events VALUES (?, ?, ?, ?, ?, ?)",
+			 "iinnin", run_id, (int64_t)cpu, overrun, dropped, missed, entries_read);
+}
+
+int ra_db_add_task(struct ra_db *db, int64_t run_id, int pid, const char *comm)
+{
+	return exec_args(db, "INSERT OR REPLACE INTO tasks VALUES (?, ?, ?)", "iit", run_id,
+			 (int64_t)pid, comm);
+}
+
+int ra_db_add_file(struct ra_db *db, int64_t run_id, uint32_t dev, uint64_t ino, const char *path)
+{
+	return exec_args(db, "INSERT OR REPLACE INTO files VALUES (?, ?, ?, ?)", "iiit", run_id,
+			 (int64_t)dev, (int64_t)ino, path);
+}

@@ -1,0 +1,8 @@
+/* SPDX-License-Identifier: LGPL-2.1 */
+#ifndef RA_SCHEMA_H
+#define RA_SCHEMA_H
+
+extern const char ra_schema_sql[];
+extern const char ra_index_sql[];
+
+#endif
