@@ -57,6 +57,42 @@ typedef int (*ra_event_cb)(const struct ra_event *ev, void *arg);
 int ra_rawbuf_replay(struct tep_handle *tep, struct ra_decoder *dec, struct ra_rawcpu *cpus,
 		     int ncpus, ra_event_cb cb, void *arg);
 
+/* ---- blktrace.c: blktrace binary files (per-CPU NAME.blktrace.N, blkparse -d dumps) ---- */
+
+struct ra_blktrace_stats {
+	uint64_t records;	/* trace records read (all actions) */
+	uint64_t events;	/* records mapped to a struct ra_event and passed on */
+	uint64_t notify;	/* notify records (process names, timestamps, messages) */
+	uint64_t skipped;	/* records of actions ratrace does not store */
+	int version;		/* 7 or 8 */
+	int swapped;		/* 1 when the files are of the other byte order */
+	int64_t wall_start_ns;	/* from a timestamp notify record, else -1 */
+};
+
+struct ra_blktrace_cbs {
+	ra_event_cb event;	/* every mapped record, merged by time across files */
+	void (*task)(int pid, const char *comm, void *arg); /* process-name notify records */
+	void *arg;
+};
+
+/**
+ * ra_blktrace_probe - whether the first bytes of a file are a blktrace record
+ * Returns 1 (native order), 2 (swapped), 0 (not blktrace).
+ */
+int ra_blktrace_probe(const void *buf, size_t len);
+
+/**
+ * ra_blktrace_replay - read blktrace files and pass their records on in time order
+ * @paths: files, each a per-CPU file or a blkparse -d dump
+ *
+ * Everything is checked before it is used (magic, version, byte order, pdu
+ * length, short reads). Returns 0, or -1 with ra_last_error() naming the file,
+ * the offset and what was wrong; events already passed on must then be
+ * discarded by the caller.
+ */
+int ra_blktrace_replay(const char *const *paths, int npaths, const struct ra_blktrace_cbs *cbs,
+		       struct ra_blktrace_stats *stats);
+
 /* ---- sysinfo.c: devices, settings and counters ---- */
 
 struct ra_blockdev {
