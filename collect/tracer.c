@@ -55,7 +55,7 @@ static bool stale_instance(const char *name)
 
 int ra_tracer_cleanup_stale(int verbose)
 {
-	char **names = tracefs_instances("^ra-record\\.[0-9]+$");
+	char **names = tracefs_instances("^ra-record\\.[0-9][0-9]*$");
 	int removed = 0;
 
 	for (int i = 0; names && names[i]; i++) {

@@ -106,7 +106,7 @@ int64_t ra_db_run_create(struct ra_db *db, const struct ra_run_info *info)
 			" start_unix_ns, kernel, hostname, machine, page_size, cpus, mem_bytes,"
 			" trace_clock, buffer_kb, tool_version)"
 			" VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-			"tttttntttnnnntnt", info->label, info->source, info->source_path, workload,
+			"tttttntttnnntnt", info->label, info->source, info->source_path, workload,
 			started[0] ? started : NULL, info->start_unix_ns ? info->start_unix_ns : -1,
 			info->kernel, info->hostname, info->machine, info->page_size ?: -1,
 			info->cpus ?: -1, info->mem_bytes ?: -1, info->trace_clock,

@@ -1,0 +1,61 @@
+# ra-record on a real loop device: a cold sequential dd bs=4k of a 64 MiB file
+# with read_ahead_kb=128. Checks the readahead events, the page-cache adds,
+# block completions against /sys/block stat, lost events and the clean-up.
+. "$(dirname "$0")/lib.sh"
+need_tracefs
+make_tmp
+make_loop 128
+make_file "$MNT/seq" 64
+ino=$(stat -c %i "$MNT/seq")
+kdev=$(( (${LOOP_DEV%:*} << 20) | ${LOOP_DEV#*:} ))
+ra_before=$(cat /sys/block/$LOOP_NAME/queue/read_ahead_kb)
+echo 4096 > /sys/block/$LOOP_NAME/queue/read_ahead_kb   # a value the run must override
+DB=$TMP/run.db
+
+ra-record -o "$DB" --label seq -d "$LOOP_NAME" --read-ahead-kb "$LOOP_NAME=128" --drop-caches \
+	-- dd if="$MNT/seq" of=/dev/null bs=4k 2>"$TMP/err"
+rc=$?
+cat "$TMP/err"
+check_eq "$rc" 0 "ra-record exit status"
+check_eq "$(cat /sys/block/$LOOP_NAME/queue/read_ahead_kb)" 4096 "read_ahead_kb restored"
+check_eq "$(instances_left)" 0 "tracefs instances left"
+check_eq "$(q "$DB" 'PRAGMA integrity_check')" ok "integrity"
+check_eq "$(q "$DB" 'PRAGMA user_version')" 1 "schema version"
+
+run=$(q "$DB" "SELECT run_id FROM v_runs WHERE label = 'seq'")
+check_eq "$run" 1 "run id"
+check_eq "$(q "$DB" "SELECT exit_status, lost_events FROM v_runs")" "0|0" "exit status and lost events"
+check_eq "$(q "$DB" "SELECT kernel FROM v_runs")" "$(uname -r)" "kernel"
+check_eq "$(q "$DB" "SELECT workload FROM v_runs")" "dd if=$MNT/seq of=/dev/null bs=4k" "workload"
+check_cmp "$(q "$DB" "SELECT wall_ns FROM v_runs")" -gt 0 "wall time"
+check_grep 'records out' <(q "$DB" "SELECT workload_output FROM runs") "workload output stored"
+
+sel="FROM ra_events r JOIN event_types t USING (event_id) WHERE r.run_id = $run AND r.ino = $ino AND r.dev = $kdev"
+check_eq "$(q "$DB" "SELECT COUNT(*) $sel AND t.name = 'page_cache_sync_ra'")" 1 "one sync readahead"
+nasync=$(q "$DB" "SELECT COUNT(*) $sel AND t.name = 'page_cache_async_ra'")
+check_cmp "$nasync" -ge 100 "many async readahead triggers"
+check_eq "$(q "$DB" "SELECT DISTINCT ra_pages $sel AND t.name LIKE 'page_cache_%_ra'")" 32 "ra_pages in the triggers"
+check_eq "$(q "$DB" "SELECT MAX(size_pages) $sel AND t.name = 'page_cache_ra_order'")" 32 "windows capped at 32 pages"
+
+# Page-cache adds of the file: every page of the 64 MiB file exactly once.
+adds="FROM page_events p JOIN event_types t USING (event_id) WHERE p.run_id = $run AND p.ino = $ino AND t.name = 'mm_filemap_add_to_page_cache'"
+check_eq "$(q "$DB" "SELECT SUM(1 << folio_order), MIN(page_index), MAX(page_index + (1 << folio_order)) $adds")" "16384|0|16384" "adds cover the file"
+check_eq "$(q "$DB" "SELECT COUNT(*) = COUNT(DISTINCT page_index) $adds")" 1 "no page added twice"
+
+# Block read completions on the device against the /sys/block/DEV/stat delta.
+blk=$(q "$DB" "SELECT COUNT(*) || '|' || SUM(b.nr_sector) FROM blk_events b JOIN event_types t USING (event_id)
+	WHERE b.run_id = $run AND t.name = 'block_rq_complete' AND b.dev = $kdev AND b.rwbs LIKE '%R%'")
+stat=$(q "$DB" "SELECT stat_reads_delta || '|' || stat_sectors_delta FROM v_devices WHERE run_id = $run AND dev = '$LOOP_DEV'")
+note "completions|sectors: trace $blk, stat $stat"
+check_eq "$blk" "$stat" "read completions and sectors equal the stat delta"
+check_cmp "${blk%|*}" -gt 0 "read completions"
+check_eq "$(q "$DB" "SELECT read_ahead_kb_before, read_ahead_kb_after FROM v_devices WHERE dev = '$LOOP_DEV'")" "128|128" "read_ahead_kb during the run"
+check_eq "$(q "$DB" "SELECT old_value, new_value, restored FROM settings")" "4096|128|1" "setting recorded"
+
+# Only the named device, and the recorder never traced itself.
+check_eq "$(q "$DB" "SELECT COUNT(*) FROM ra_events WHERE dev != $kdev") $(q "$DB" "SELECT COUNT(*) FROM page_events WHERE dev != $kdev")" "0 0" "file-system events of other devices"
+check_eq "$(q "$DB" "SELECT COUNT(*) FROM blk_events WHERE dev IS NOT NULL AND dev != $kdev")" 0 "block events of other devices"
+check_eq "$(q "$DB" "SELECT comm FROM tasks WHERE pid = (SELECT pid FROM ra_events WHERE event_id = 1)")" dd "task name of the reader"
+check_eq "$(q "$DB" "SELECT COUNT(*) FROM tracepoints WHERE system = 'readahead' AND available = 1 AND enabled = 1")" 4 "readahead tracepoints enabled"
+check_eq "$(q "$DB" "SELECT COUNT(*) FROM vmstat WHERE name = 'pgpgin'")" 2 "vmstat before and after"
+echo "$ra_before" > /sys/block/$LOOP_NAME/queue/read_ahead_kb
