@@ -63,7 +63,12 @@ static void child(char *const *argv, int go, int err, int out, int errout)
 
 	sigemptyset(&none);
 	sigprocmask(SIG_SETMASK, &none, NULL);
+	/* The recorder forwards these: the workload must not inherit them ignored. */
 	signal(SIGPIPE, SIG_DFL);
+	signal(SIGINT, SIG_DFL);
+	signal(SIGTERM, SIG_DFL);
+	signal(SIGHUP, SIG_DFL);
+	signal(SIGQUIT, SIG_DFL);
 	if (out >= 0 && dup2(out, STDOUT_FILENO) < 0)
 		goto fail;
 	if (errout >= 0 && dup2(errout, STDERR_FILENO) < 0)

@@ -1,0 +1,35 @@
+# SIGINT and SIGTERM during a recording: the workload gets the signal, the
+# database keeps what was recorded and passes integrity_check, the tracefs
+# instance is removed and read_ahead_kb restored.
+. "$(dirname "$0")/lib.sh"
+need_tracefs
+make_tmp
+make_loop 64
+make_file "$MNT/f" 16
+ra_before=$(cat /sys/block/$LOOP_NAME/queue/read_ahead_kb)
+
+for sig in INT TERM; do
+	DB=$TMP/$sig.db
+	marker="sleep 6$RANDOM.5"
+	sync; echo 3 > /proc/sys/vm/drop_caches
+	ra-record -o "$DB" -d "$LOOP_NAME" --read-ahead-kb "$LOOP_NAME=64" \
+		-- sh -c "dd if=$MNT/f of=/dev/null bs=4k; exec $marker" &
+	rec=$!
+	on_exit "kill -KILL $rec"
+	for _ in $(seq 100); do pgrep -f "^$marker" >/dev/null && break; sleep 0.1; done
+	pgrep -f "^$marker" >/dev/null || fail "the workload did not start"
+	check_eq "$(instances_left)" 1 "instance while recording ($sig)"
+	check_eq "$(cat /sys/block/$LOOP_NAME/queue/read_ahead_kb)" 64 "read_ahead_kb while recording ($sig)"
+	kill -$sig $rec
+	wait $rec
+	rc=$?
+	sig_no=$(kill -l $sig)
+	check_eq "$rc" $((128 + sig_no)) "ra-record exit status after SIG$sig"
+	pgrep -f "^$marker" >/dev/null && fail "the workload survived SIG$sig"
+	check_eq "$(instances_left)" 0 "instances left after SIG$sig"
+	check_eq "$(cat /sys/block/$LOOP_NAME/queue/read_ahead_kb)" "$ra_before" "read_ahead_kb restored after SIG$sig"
+	check_eq "$(q "$DB" 'PRAGMA integrity_check')" ok "integrity after SIG$sig"
+	check_eq "$(q "$DB" 'SELECT interrupted, exit_signal, complete FROM runs')" "1|$sig_no|1" "run marked interrupted by SIG$sig"
+	n=$(q "$DB" "SELECT n FROM v_event_counts WHERE event = 'mm_filemap_add_to_page_cache'")
+	check_cmp "${n:-0}" -gt 0 "page-cache adds kept after SIG$sig"
+done
