@@ -173,8 +173,11 @@ void ra_workload_release_output(struct ra_workload *wl);
 
 struct ra_tracer;
 
+#define RA_DEFAULT_EVENTS "readahead,filemap,block"
+
 struct ra_tracer_opts {
 	size_t buffer_kb;		/* per CPU */
+	const char *events;		/* systems and system:event names, comma separated */
 	const uint32_t *fs_devs;	/* filter of readahead/filemap (s_dev) */
 	int nfs_devs;
 	const uint32_t *blk_devs;	/* filter of block events (dev) */
@@ -183,6 +186,14 @@ struct ra_tracer_opts {
 	const char *tmpdir;
 	int verbose;
 };
+
+/** ra_tracefs_mount - mount tracefs when it is not mounted; *mounted tells if we did */
+int ra_tracefs_mount(bool *mounted);
+/** ra_tracefs_unmount - undo ra_tracefs_mount() when it mounted */
+void ra_tracefs_unmount(bool mounted);
+
+/** ra_events_validate - every item of an event selection names known tracepoints */
+int ra_events_validate(const char *list);
 
 /** ra_tracer_cleanup_stale - remove instances of recorders that no longer run */
 int ra_tracer_cleanup_stale(int verbose);

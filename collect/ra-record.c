@@ -46,6 +46,7 @@ struct rec {
 	const char *output;
 	const char *label;
 	const char *tmpdir;
+	const char *events;
 	size_t buffer_kb;
 	bool drop_caches;
 	bool capture;
@@ -61,6 +62,7 @@ struct rec {
 	/* state */
 	struct ra_db *db;
 	struct ra_tracer *tr;
+	bool mounted_tracefs;
 	struct ra_workload wl;
 	bool spawned;
 	int sigfd;
@@ -87,6 +89,8 @@ static const char usage_text[] =
 	"                              on it (name, /dev path or MAJ:MIN; repeatable)\n"
 	"      --read-ahead-kb DEV=KB  set DEV's read_ahead_kb for the run, restore after\n"
 	"      --drop-caches           drop the page cache before the run (cold start)\n"
+	"  -e, --events LIST           tracepoint systems or SYSTEM:EVENT names to record\n"
+	"                              (default readahead,filemap,block)\n"
 	"  -b, --buffer-kb KB          ring buffer per CPU (default 16384)\n"
 	"      --tmpdir DIR            where raw buffers are kept during the run (/tmp)\n"
 	"      --no-capture            do not store the workload's output\n"
@@ -171,6 +175,7 @@ static int parse_args(struct rec *r, int argc, char **argv)
 		{ "read-ahead-kb", required_argument, NULL, OPT_RA_KB },
 		{ "drop-caches", no_argument, NULL, OPT_DROP },
 		{ "buffer-kb", required_argument, NULL, 'b' },
+		{ "events", required_argument, NULL, 'e' },
 		{ "tmpdir", required_argument, NULL, OPT_TMPDIR },
 		{ "no-capture", no_argument, NULL, OPT_NOCAPTURE },
 		{ "quiet", no_argument, NULL, 'q' },
@@ -182,7 +187,7 @@ static int parse_args(struct rec *r, int argc, char **argv)
 	char *end;
 	int c;
 
-	while ((c = getopt_long(argc, argv, "+o:l:d:b:qvh", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+o:l:d:b:e:qvh", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'o':
 			r->output = optarg;
@@ -207,6 +212,11 @@ static int parse_args(struct rec *r, int argc, char **argv)
 				ra_set_error(RA_ERR_USAGE, "bad --buffer-kb '%s'", optarg);
 				return -1;
 			}
+			break;
+		case 'e':
+			r->events = optarg;
+			if (ra_events_validate(optarg) < 0)
+				return -1;
 			break;
 		case OPT_TMPDIR:
 			r->tmpdir = optarg;
@@ -351,6 +361,7 @@ static int setup_tracer(struct rec *r)
 			blk[nblk++] = r->filter[i].parent;
 	}
 	o.buffer_kb = r->buffer_kb;
+	o.events = r->events;
 	o.fs_devs = fs;
 	o.nfs_devs = r->nfilter;
 	o.blk_devs = blk;
@@ -358,6 +369,8 @@ static int setup_tracer(struct rec *r)
 	o.notrace_pid = getpid();
 	o.tmpdir = r->tmpdir;
 	o.verbose = r->verbose;
+	if (ra_tracefs_mount(&r->mounted_tracefs) < 0)
+		return -1;
 	ra_tracer_cleanup_stale(r->verbose > 0);
 	r->tr = ra_tracer_create(&o);
 	return r->tr ? 0 : -1;
@@ -651,6 +664,8 @@ static void cleanup(struct rec *r)
 	restore_settings(r);
 	ra_tracer_destroy(r->tr);
 	r->tr = NULL;
+	ra_tracefs_unmount(r->mounted_tracefs);
+	r->mounted_tracefs = false;
 	if (r->spawned && !r->wl.reaped) {
 		/* Never released (setup failed) or still running after an error. */
 		if (r->wl.go_fd < 0)

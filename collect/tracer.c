@@ -8,6 +8,7 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
+#include <sys/mount.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -18,6 +19,7 @@
 #include "collect.h"
 
 #define INSTANCE_PREFIX "ra-record."
+#define TRACEFS_DIR "/sys/kernel/tracing"
 
 struct cpu_cap {
 	int fd;			/* trace_pipe_raw, non-blocking */
@@ -39,6 +41,46 @@ struct ra_tracer {
 	bool enabled[RA_EV_MAX];
 	int verbose;
 };
+
+static bool tracefs_mounted(void)
+{
+	FILE *f = fopen("/proc/self/mounts", "re");
+	char line[1024];
+	bool found = false;
+
+	if (!f)
+		return false;
+	while (!found && fgets(line, sizeof(line), f)) {
+		char dev[256], dir[512], type[64];
+
+		if (sscanf(line, "%255s %511s %63s", dev, dir, type) == 3)
+			found = strcmp(type, "tracefs") == 0;
+	}
+	fclose(f);
+	return found;
+}
+
+int ra_tracefs_mount(bool *mounted)
+{
+	*mounted = false;
+	if (tracefs_mounted())
+		return 0;
+	if (mount("nodev", TRACEFS_DIR, "tracefs", 0, NULL) < 0) {
+		ra_set_error(RA_ERR_ENV, "tracefs is not mounted and cannot be mounted on '%s': %s%s",
+			     TRACEFS_DIR, strerror(errno),
+			     geteuid() ? " (ra-record needs root)" : "");
+		return -1;
+	}
+	*mounted = true;
+	return 0;
+}
+
+void ra_tracefs_unmount(bool mounted)
+{
+	/* Busy when another tracer uses it meanwhile: then it stays. */
+	if (mounted)
+		umount2(TRACEFS_DIR, UMOUNT_NOFOLLOW);
+}
 
 static bool stale_instance(const char *name)
 {
@@ -104,13 +146,51 @@ static void dev_filter(char *buf, size_t len, const char *field, const uint32_t 
 					devs[i]);
 }
 
+/* Whether @type is in the comma-separated list of systems and system:event names. */
+static bool selected(const char *list, int type)
+{
+	const char *sys = ra_event_system(type), *name = ra_event_name(type);
+	size_t sl = strlen(sys);
+
+	while (list && *list) {
+		size_t len = strcspn(list, ",");
+
+		if ((len == sl && strncmp(list, sys, sl) == 0) ||
+		    (len == sl + 1 + strlen(name) && strncmp(list, sys, sl) == 0 &&
+		     list[sl] == ':' && strncmp(list + sl + 1, name, strlen(name)) == 0))
+			return true;
+		list += len + (list[len] == ',');
+	}
+	return false;
+}
+
+int ra_events_validate(const char *list)
+{
+	while (list && *list) {
+		size_t len = strcspn(list, ",");
+		char item[128];
+		bool known = false;
+
+		snprintf(item, sizeof(item), "%.*s", (int)len, list);
+		for (int t = 1; t < RA_EV_MAX && !known; t++)
+			known = ra_event_name(t) && selected(item, t);
+		if (!known) {
+			ra_set_error(RA_ERR_USAGE, "no tracepoint of '%s' is recorded by ratrace",
+				     item);
+			return -1;
+		}
+		list += len + (list[len] == ',');
+	}
+	return 0;
+}
+
 static int enable_event(struct ra_tracer *tr, int type, const struct ra_tracer_opts *o)
 {
 	const char *sys = ra_event_system(type), *name = ra_event_name(type);
 	char filter[1024] = "";
 
 	tr->available[type] = tracefs_event_file_exists(tr->inst, sys, name, "enable");
-	if (!tr->available[type])
+	if (!tr->available[type] || !selected(o->events ? o->events : RA_DEFAULT_EVENTS, type))
 		return 0;
 	if (ra_event_class(type) == RA_CLASS_BLK) {
 		if (type != RA_EV_PLUG && type != RA_EV_UNPLUG)
