@@ -140,6 +140,11 @@ void ra_vmstat_read(struct ra_vmstat *vm);
 int ra_vmstat_write(struct ra_db *db, int64_t run_id, const char *phase,
 		    const struct ra_vmstat *vm);
 
+/* ---- paths.c ---- */
+
+/** ra_paths_resolve - names of the run's files into the files table; 0 or -1 */
+int ra_paths_resolve(struct ra_db *db, int64_t run_id);
+
 /* ---- workload.c: the benchmark as a child process ---- */
 
 struct ra_workload {

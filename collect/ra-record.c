@@ -620,7 +620,8 @@ static int store_run(struct rec *r)
 		goto fail;
 	snprintf(comm, sizeof(comm), "%s", basename(r->argv[0]));
 	ra_writer_note_task(r->w, r->wl.pid, comm);
-	if (ra_tracer_replay(r->tr, store_event, r) < 0 || ra_writer_flush_tasks(r->w) < 0)
+	if (ra_tracer_replay(r->tr, store_event, r) < 0 || ra_writer_flush_tasks(r->w) < 0 ||
+	    ra_paths_resolve(r->db, run_id) < 0)
 		goto fail;
 	/* after the replay, which counted the ring buffer's own lost-event marks */
 	if (ra_tracer_store_meta(r->tr, r->db, run_id) < 0)

@@ -59,3 +59,4 @@ check_eq "$(q "$DB" "SELECT comm FROM tasks WHERE pid = (SELECT pid FROM ra_even
 check_eq "$(q "$DB" "SELECT COUNT(*) FROM tracepoints WHERE system = 'readahead' AND available = 1 AND enabled = 1")" 4 "readahead tracepoints enabled"
 check_eq "$(q "$DB" "SELECT COUNT(*) FROM vmstat WHERE name = 'pgpgin'")" 2 "vmstat before and after"
 echo "$ra_before" > /sys/block/$LOOP_NAME/queue/read_ahead_kb
+check_eq "$(q "$DB" "SELECT path FROM files WHERE run_id = $run AND dev = $kdev AND ino = $ino")" "$MNT/seq" "file name resolved"
