@@ -1,0 +1,215 @@
+// SPDX-License-Identifier: LGPL-2.1
+/*
+ * The database: creation, version checks, refusal of foreign files, the bulk
+ * writer and the stable views.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "ra_db.h"
+#include "test.h"
+
+static char dir[64];
+
+static const char *tmp_path(const char *name)
+{
+	static char buf[128];
+
+	snprintf(buf, sizeof(buf), "%s/%s", dir, name);
+	return buf;
+}
+
+static long long query_int(struct ra_db *db, const char *sql)
+{
+	sqlite3_stmt *st = NULL;
+	long long v = -999;
+
+	if (sqlite3_prepare_v2(ra_db_sqlite(db), sql, -1, &st, NULL) == SQLITE_OK &&
+	    sqlite3_step(st) == SQLITE_ROW)
+		v = sqlite3_column_int64(st, 0);
+	else
+		fprintf(stderr, "query failed: %s: %s\n", sql, sqlite3_errmsg(ra_db_sqlite(db)));
+	sqlite3_finalize(st);
+	return v;
+}
+
+static void test_create(void)
+{
+	struct ra_db *db = ra_db_open(tmp_path("new.db"), RA_DB_CREATE);
+
+	CHECK(db != NULL);
+	if (!db)
+		return;
+	CHECK_INT(query_int(db, "PRAGMA user_version"), RA_SCHEMA_VERSION);
+	CHECK_INT(query_int(db, "PRAGMA application_id"), RA_APPLICATION_ID);
+	CHECK_INT(query_int(db, "SELECT COUNT(*) FROM event_types"), 27);
+	CHECK_INT(query_int(db, "SELECT event_id FROM event_types WHERE name = 'block_rq_complete'"),
+		  RA_EV_RQ_COMPLETE);
+	CHECK_INT(query_int(db, "SELECT COUNT(*) FROM v_runs"), 0);
+	CHECK_INT(query_int(db, "SELECT COUNT(*) FROM v_event_counts"), 0);
+	CHECK_INT(query_int(db, "SELECT COUNT(*) FROM v_devices"), 0);
+	CHECK_INT(ra_db_close(db), 0);
+
+	/* Reopening an existing database leaves it as it is. */
+	db = ra_db_open(tmp_path("new.db"), 0);
+	CHECK(db != NULL);
+	CHECK_INT(ra_db_close(db), 0);
+	db = ra_db_open(tmp_path("new.db"), RA_DB_READONLY);
+	CHECK(db != NULL);
+	CHECK_INT(ra_db_close(db), 0);
+}
+
+static void expect_refusal(const char *path, int flags, const char *needle)
+{
+	struct ra_db *db = ra_db_open(path, flags);
+
+	CHECK(db == NULL);
+	ra_db_close(db);
+	if (!strstr(ra_last_error(), needle)) {
+		test_failures++;
+		fprintf(stderr, "error \"%s\" lacks \"%s\"\n", ra_last_error(), needle);
+	}
+}
+
+static void test_refusals(void)
+{
+	char cmd[256];
+	FILE *f;
+
+	snprintf(cmd, sizeof(cmd),
+		 "sqlite3 %s 'PRAGMA application_id = %d; PRAGMA user_version = 7;"
+		 " CREATE TABLE runs (x)'", tmp_path("newer.db"), RA_APPLICATION_ID);
+	CHECK_INT(system(cmd), 0);
+	expect_refusal(tmp_path("newer.db"), RA_DB_CREATE, "schema version 7, newer than");
+	expect_refusal(tmp_path("newer.db"), RA_DB_READONLY, "schema version 7, newer than");
+
+	snprintf(cmd, sizeof(cmd), "sqlite3 %s 'CREATE TABLE t (x)'", tmp_path("other.db"));
+	CHECK_INT(system(cmd), 0);
+	expect_refusal(tmp_path("other.db"), RA_DB_CREATE, "is not a ratrace database");
+
+	f = fopen(tmp_path("text.db"), "w");
+	CHECK(f != NULL);
+	if (f) {
+		fputs("plain text, not a database at all, and long enough to have a header\n", f);
+		fclose(f);
+	}
+	expect_refusal(tmp_path("text.db"), RA_DB_CREATE, "is not a ratrace database");
+	expect_refusal(tmp_path("missing.db"), 0, "cannot open");
+	expect_refusal(tmp_path("missing.db"), RA_DB_READONLY, "cannot open");
+	CHECK(access(tmp_path("missing.db"), F_OK) != 0);
+	expect_refusal(dir, RA_DB_CREATE, "is a directory");
+	expect_refusal("/nonexistent-dir/x.db", RA_DB_CREATE, "cannot create");
+	CHECK_INT(ra_last_error_kind(), RA_ERR_USAGE);
+}
+
+static struct ra_event ev_at(int type, uint64_t ts, int pid, const char *comm)
+{
+	struct ra_event ev;
+
+	memset(&ev, 0, sizeof(ev));
+	ev.type = (uint16_t)type;
+	ev.ts_ns = ts;
+	ev.pid = pid;
+	snprintf(ev.comm, sizeof(ev.comm), "%s", comm);
+	return ev;
+}
+
+static void test_writer(void)
+{
+	struct ra_db *db = ra_db_open(tmp_path("w.db"), RA_DB_CREATE);
+	char *argv[] = { "dd", "if=x", NULL };
+	struct ra_run_info info = { .label = "L", .source = "record", .argv = argv,
+				    .start_unix_ns = 1000000000LL * 1790000000LL };
+	struct ra_run_end end = { .wall_ns = 5, .exit_status = 0, .trace_start_ns = -1,
+				  .trace_end_ns = -1 };
+	struct ra_writer *w;
+	struct ra_event ev;
+	int64_t run;
+
+	CHECK(db != NULL);
+	if (!db)
+		return;
+	CHECK_INT(ra_db_exec(db, "BEGIN"), 0);
+	run = ra_db_run_create(db, &info);
+	CHECK_INT(run, 1);
+	w = ra_writer_alloc(db, run);
+	CHECK(w != NULL);
+	ev = ev_at(RA_EV_SYNC_RA, 10, 100, "");
+	ev.ra.ino = 12;
+	ev.ra.dev = RA_MKDEV(7, 0);
+	ev.ra.ra_pages = 32;
+	CHECK_INT(ra_writer_add(w, &ev), 0);
+	ev = ev_at(RA_EV_PAGE_ADD, 11, 100, "");
+	ev.page.order = 2;
+	ev.has_mask = RA_HAS_ORDER;
+	CHECK_INT(ra_writer_add(w, &ev), 0);
+	ev = ev_at(RA_EV_BIO_QUEUE, 12, 100, "dd");
+	snprintf(ev.blk.rwbs, sizeof(ev.blk.rwbs), "RA");
+	CHECK_INT(ra_writer_add(w, &ev), 0);
+	ev = ev_at(RA_EV_UNPLUG, 13, 100, "dd");
+	ev.blk.explicit_unplug = -1;
+	CHECK_INT(ra_writer_add(w, &ev), 0);
+	CHECK_INT(ra_writer_note_task(w, 100, "ignored"), 0);
+	CHECK_INT(ra_writer_note_task(w, 200, "kworker"), 0);
+	CHECK_INT(ra_writer_flush_tasks(w), 0);
+	CHECK_INT(ra_writer_total(w), 4);
+	CHECK_INT(ra_writer_count(w, RA_EV_BIO_QUEUE), 1);
+	ra_writer_free(w);
+	CHECK_INT(ra_db_add_lost(db, run, 0, 3, 1, 2, 10), 0);	/* ring 4 > marks 2 */
+	CHECK_INT(ra_db_add_lost(db, run, 1, 0, 0, 7, -1), 0);	/* marks only */
+	CHECK_INT(ra_db_run_finish(db, run, &end), 0);
+	CHECK_INT(ra_db_exec(db, "COMMIT"), 0);
+	CHECK_INT(ra_db_create_indexes(db), 0);
+
+	CHECK_INT(query_int(db, "SELECT lost_events FROM v_runs"), 11);
+	CHECK_INT(query_int(db, "SELECT n FROM v_event_counts WHERE event = 'block_bio_queue'"), 1);
+	CHECK_INT(query_int(db, "SELECT COUNT(*) FROM v_event_counts"), 4);
+	CHECK_INT(query_int(db, "SELECT COUNT(*) FROM run_args WHERE run_id = 1"), 2);
+	CHECK_INT(query_int(db, "SELECT started_at = '2026-09-21T14:13:20Z' FROM runs"), 1);
+	CHECK_INT(query_int(db, "SELECT complete FROM runs"), 1);
+	CHECK_INT(query_int(db, "SELECT comm = 'dd' FROM tasks WHERE pid = 100"), 1);
+	CHECK_INT(query_int(db, "SELECT comm = 'kworker' FROM tasks WHERE pid = 200"), 1);
+	/* seq orders events across the three tables */
+	CHECK_INT(query_int(db, "SELECT seq FROM ra_events"), 1);
+	CHECK_INT(query_int(db, "SELECT seq FROM page_events"), 2);
+	CHECK_INT(query_int(db, "SELECT MAX(seq) FROM blk_events"), 4);
+	CHECK_INT(query_int(db, "SELECT req_count_pages IS NOT NULL FROM ra_events"), 1);
+	CHECK_INT(query_int(db, "SELECT dev IS NULL AND explicit_unplug IS NULL FROM blk_events"
+			    " WHERE event_id = 35"), 1);
+	CHECK_INT(query_int(db, "SELECT rwbs = 'RA' FROM blk_events WHERE event_id = 20"), 1);
+
+	/* A second run continues the sequence. */
+	CHECK_INT(ra_db_exec(db, "BEGIN"), 0);
+	run = ra_db_run_create(db, &info);
+	w = ra_writer_alloc(db, run);
+	ev = ev_at(RA_EV_FAULT, 1, 1, "");
+	CHECK_INT(ra_writer_add(w, &ev), 0);
+	ra_writer_free(w);
+	CHECK_INT(ra_db_exec(db, "COMMIT"), 0);
+	CHECK_INT(query_int(db, "SELECT seq FROM page_events WHERE run_id = 2"), 5);
+	CHECK_INT(ra_db_close(db), 0);
+}
+
+int main(void)
+{
+	static const struct test_case cases[] = {
+		{ "create and reopen", test_create },
+		{ "refuse newer and foreign files", test_refusals },
+		{ "writer and views", test_writer },
+		{ NULL, NULL },
+	};
+	char cmd[96];
+	int ret;
+
+	snprintf(dir, sizeof(dir), "/tmp/ratrace-unit.XXXXXX");
+	if (!mkdtemp(dir))
+		return 1;
+	ret = test_run("test_db", cases);
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	if (system(cmd) != 0)
+		ret = 1;
+	return ret;
+}

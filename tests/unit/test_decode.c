@@ -1,0 +1,233 @@
+// SPDX-License-Identifier: LGPL-2.1
+/*
+ * The decoder takes offsets and sizes from the event formats: the same event
+ * laid out as two kernels lay it out, in both byte orders, decodes the same.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include <traceevent/event-parse.h>
+
+#include "collect.h"
+#include "test.h"
+
+/* page_cache_async_ra as Linux 6.18 on x86-64 describes it */
+static const char fmt_async_618[] =
+	"name: page_cache_async_ra\n"
+	"ID: 616\n"
+	"format:\n"
+	"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"
+	"\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n"
+	"\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n"
+	"\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n"
+	"\n"
+	"\tfield:unsigned long i_ino;\toffset:8;\tsize:8;\tsigned:0;\n"
+	"\tfield:dev_t s_dev;\toffset:16;\tsize:4;\tsigned:0;\n"
+	"\tfield:unsigned long index;\toffset:24;\tsize:8;\tsigned:0;\n"
+	"\tfield:unsigned int order;\toffset:32;\tsize:4;\tsigned:0;\n"
+	"\tfield:unsigned int size;\toffset:36;\tsize:4;\tsigned:0;\n"
+	"\tfield:unsigned int async_size;\toffset:40;\tsize:4;\tsigned:0;\n"
+	"\tfield:unsigned int ra_pages;\toffset:44;\tsize:4;\tsigned:0;\n"
+	"\tfield:unsigned int mmap_miss;\toffset:48;\tsize:4;\tsigned:0;\n"
+	"\tfield:loff_t prev_pos;\toffset:56;\tsize:8;\tsigned:1;\n"
+	"\tfield:unsigned long req_count;\toffset:64;\tsize:8;\tsigned:0;\n"
+	"\n"
+	"print fmt: \"ino=%lx\", REC->i_ino\n";
+
+/* The same event with a 32-bit i_ino, other field order and no mmap_miss. */
+static const char fmt_async_other[] =
+	"name: page_cache_async_ra\n"
+	"ID: 700\n"
+	"format:\n"
+	"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"
+	"\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n"
+	"\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n"
+	"\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n"
+	"\n"
+	"\tfield:dev_t s_dev;\toffset:8;\tsize:4;\tsigned:0;\n"
+	"\tfield:unsigned int i_ino;\toffset:12;\tsize:4;\tsigned:0;\n"
+	"\tfield:unsigned long index;\toffset:16;\tsize:8;\tsigned:0;\n"
+	"\tfield:unsigned long req_count;\toffset:24;\tsize:8;\tsigned:0;\n"
+	"\tfield:unsigned int order;\toffset:32;\tsize:4;\tsigned:0;\n"
+	"\tfield:unsigned int size;\toffset:36;\tsize:4;\tsigned:0;\n"
+	"\tfield:unsigned int async_size;\toffset:40;\tsize:4;\tsigned:0;\n"
+	"\tfield:unsigned int ra_pages;\toffset:44;\tsize:4;\tsigned:0;\n"
+	"\tfield:loff_t prev_pos;\toffset:48;\tsize:8;\tsigned:1;\n"
+	"\n"
+	"print fmt: \"ino=%x\", REC->i_ino\n";
+
+static const char fmt_issue[] =
+	"name: block_rq_issue\n"
+	"ID: 900\n"
+	"format:\n"
+	"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"
+	"\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n"
+	"\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n"
+	"\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n"
+	"\n"
+	"\tfield:dev_t dev;\toffset:8;\tsize:4;\tsigned:0;\n"
+	"\tfield:sector_t sector;\toffset:16;\tsize:8;\tsigned:0;\n"
+	"\tfield:unsigned int nr_sector;\toffset:24;\tsize:4;\tsigned:0;\n"
+	"\tfield:unsigned int bytes;\toffset:28;\tsize:4;\tsigned:0;\n"
+	"\tfield:unsigned short ioprio;\toffset:32;\tsize:2;\tsigned:0;\n"
+	"\tfield:char rwbs[10];\toffset:34;\tsize:10;\tsigned:0;\n"
+	"\tfield:char comm[16];\toffset:44;\tsize:16;\tsigned:0;\n"
+	"\n"
+	"print fmt: \"%d\", REC->dev\n";
+
+static void put(unsigned char *buf, int off, int size, unsigned long long v, int big)
+{
+	for (int i = 0; i < size; i++) {
+		int shift = big ? 8 * (size - 1 - i) : 8 * i;
+
+		buf[off + i] = (unsigned char)(v >> shift);
+	}
+}
+
+static struct tep_handle *make_tep(const char *fmt, const char *sys, int big)
+{
+	struct tep_handle *tep = tep_alloc();
+	struct tep_event *te = NULL;
+
+	tep_set_long_size(tep, 8);
+	tep_set_file_bigendian(tep, big ? TEP_BIG_ENDIAN : TEP_LITTLE_ENDIAN);
+	CHECK(tep_parse_format(tep, &te, fmt, strlen(fmt), sys) == 0);
+	return tep;
+}
+
+static int decode(struct tep_handle *tep, void *data, int size, struct ra_event *ev)
+{
+	struct ra_decoder *dec = ra_decoder_alloc(tep);
+	struct tep_record rec = { .ts = 1234, .cpu = 1, .data = data, .size = size };
+	int ret;
+
+	ret = ra_decode(dec, &rec, ev);
+	ra_decoder_free(dec);
+	return ret;
+}
+
+static void check_async(const struct ra_event *ev, int has_mmap_miss)
+{
+	CHECK_INT(ev->type, RA_EV_ASYNC_RA);
+	CHECK_INT(ev->ts_ns, 1234);
+	CHECK_INT(ev->cpu, 1);
+	CHECK_INT(ev->pid, 4321);
+	CHECK_INT(ev->ra.ino, 18);
+	CHECK_INT(ev->ra.dev, RA_MKDEV(7, 0));
+	CHECK_INT(ev->ra.index, 96);
+	CHECK_INT(ev->ra.req_count, 1);
+	CHECK_INT(ev->ra.size, 64);
+	CHECK_INT(ev->ra.async_size, 32);
+	CHECK_INT(ev->ra.ra_pages, 32);
+	CHECK_INT(ev->ra.prev_pos, -1);
+	CHECK_INT(!!(ev->has_mask & RA_HAS_PREV_POS), has_mmap_miss);
+}
+
+static void test_layout_618(void)
+{
+	for (int big = 0; big <= 1; big++) {
+		struct tep_handle *tep = make_tep(fmt_async_618, "readahead", big);
+		unsigned char d[72] = { 0 };
+		struct ra_event ev;
+
+		put(d, 0, 2, 616, big);
+		put(d, 4, 4, 4321, big);
+		put(d, 8, 8, 18, big);
+		put(d, 16, 4, RA_MKDEV(7, 0), big);
+		put(d, 24, 8, 96, big);
+		put(d, 36, 4, 64, big);
+		put(d, 40, 4, 32, big);
+		put(d, 44, 4, 32, big);
+		put(d, 48, 4, 3, big);
+		put(d, 56, 8, (unsigned long long)-1LL, big);
+		put(d, 64, 8, 1, big);
+		CHECK_INT(decode(tep, d, sizeof(d), &ev), 1);
+		check_async(&ev, 1);
+		CHECK_INT(ev.ra.mmap_miss, 3);
+		tep_free(tep);
+	}
+}
+
+static void test_layout_other(void)
+{
+	struct tep_handle *tep = make_tep(fmt_async_other, "readahead", 0);
+	unsigned char d[56] = { 0 };
+	struct ra_event ev;
+
+	put(d, 0, 2, 700, 0);
+	put(d, 4, 4, 4321, 0);
+	put(d, 8, 4, RA_MKDEV(7, 0), 0);
+	put(d, 12, 4, 18, 0);
+	put(d, 16, 8, 96, 0);
+	put(d, 24, 8, 1, 0);
+	put(d, 36, 4, 64, 0);
+	put(d, 40, 4, 32, 0);
+	put(d, 44, 4, 32, 0);
+	put(d, 48, 8, (unsigned long long)-1LL, 0);
+	CHECK_INT(decode(tep, d, sizeof(d), &ev), 1);
+	check_async(&ev, 0);
+	tep_free(tep);
+}
+
+static void test_block_strings(void)
+{
+	struct tep_handle *tep = make_tep(fmt_issue, "block", 0);
+	unsigned char d[60] = { 0 };
+	struct ra_event ev;
+
+	put(d, 0, 2, 900, 0);
+	put(d, 4, 4, 77, 0);
+	put(d, 8, 4, RA_MKDEV(259, 3), 0);
+	put(d, 16, 8, 123456789, 0);
+	put(d, 24, 4, 256, 0);
+	put(d, 28, 4, 131072, 0);
+	memcpy(d + 34, "RA", 2);
+	memcpy(d + 44, "0123456789abcdef", 16);	/* no NUL: must stay in bounds */
+	CHECK_INT(decode(tep, d, sizeof(d), &ev), 1);
+	CHECK_INT(ev.type, RA_EV_RQ_ISSUE);
+	CHECK_INT(ev.blk.dev, RA_MKDEV(259, 3));
+	CHECK_INT(ev.blk.sector, 123456789);
+	CHECK_INT(ev.blk.nr_sector, 256);
+	CHECK_INT(ev.blk.bytes, 131072);
+	CHECK(ev.has_mask & RA_HAS_BYTES);
+	CHECK_STR(ev.blk.rwbs, "RA");
+	CHECK_STR(ev.comm, "0123456789abcde");
+
+	/* A record shorter than its format: fields past the end stay zero. */
+	CHECK_INT(decode(tep, d, 20, &ev), 1);
+	CHECK_INT(ev.blk.dev, RA_MKDEV(259, 3));
+	CHECK_INT(ev.blk.sector, 0);
+	CHECK_STR(ev.comm, "");
+
+	/* An event id the formats do not describe is not ours. */
+	put(d, 0, 2, 901, 0);
+	CHECK_INT(decode(tep, d, sizeof(d), &ev), 0);
+	tep_free(tep);
+}
+
+static void test_names(void)
+{
+	for (int t = 1; t < RA_EV_MAX; t++) {
+		if (!ra_event_name(t))
+			continue;
+		CHECK_INT(ra_event_lookup(ra_event_system(t), ra_event_name(t)), t);
+		CHECK(ra_event_class(t) != RA_CLASS_NONE);
+	}
+	CHECK_INT(ra_event_lookup("block", "page_cache_sync_ra"), RA_EV_NONE);
+	CHECK_INT(ra_event_lookup("sched", "sched_switch"), RA_EV_NONE);
+	CHECK_STR(ra_event_name(RA_EV_SYNC_RA), "page_cache_sync_ra");
+	CHECK(ra_event_name(0) == NULL && ra_event_name(RA_EV_MAX) == NULL);
+}
+
+int main(void)
+{
+	static const struct test_case cases[] = {
+		{ "layout of Linux 6.18, both byte orders", test_layout_618 },
+		{ "another layout of the same event", test_layout_other },
+		{ "block strings and short records", test_block_strings },
+		{ "event names", test_names },
+		{ NULL, NULL },
+	};
+
+	return test_run("test_decode", cases);
+}
