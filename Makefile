@@ -32,7 +32,7 @@ endif
 BUILD := build
 LIB_SRC := $(wildcard lib/*.c) $(filter-out collect/ra-%.c,$(wildcard collect/*.c))
 LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/%.o)
-CMDS := ra-record
+CMDS := ra-record ra-import
 BINS := $(CMDS:%=$(BUILD)/%)
 UNIT_SRC := $(wildcard tests/unit/test_*.c)
 UNIT_BINS := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)

@@ -93,6 +93,36 @@ int ra_blktrace_probe(const void *buf, size_t len);
 int ra_blktrace_replay(const char *const *paths, int npaths, const struct ra_blktrace_cbs *cbs,
 		       struct ra_blktrace_stats *stats);
 
+/**
+ * ra_blktrace_expand - the per-CPU files of a trace: NAME -> NAME.blktrace.N
+ * Returns how many exist (> 0) with *@paths a NULL-terminated array sorted by
+ * N, or -1 (RA_ERR_USAGE when there is none). The caller frees every string
+ * and the array.
+ */
+int ra_blktrace_expand(const char *name, char ***paths);
+
+/* ---- tracedat.c: trace-cmd trace.dat files ---- */
+
+struct ra_tracedat;
+
+/** ra_tracedat_probe - whether the first bytes of a file are a trace.dat header */
+int ra_tracedat_probe(const void *buf, size_t len);
+/** ra_tracedat_open - open a trace.dat and all its buffers; NULL with ra_last_error() */
+struct ra_tracedat *ra_tracedat_open(const char *path);
+void ra_tracedat_close(struct ra_tracedat *td);
+/** ra_tracedat_has - whether the file's formats describe event @type */
+bool ra_tracedat_has(struct ra_tracedat *td, int type);
+/** ra_tracedat_replay - decode every record of every buffer in time order */
+int ra_tracedat_replay(struct ra_tracedat *td, ra_event_cb cb, void *arg);
+void ra_tracedat_uname(struct ra_tracedat *td, char *kernel, char *host, char *machine,
+		       size_t len);
+void ra_tracedat_clock(struct ra_tracedat *td, char *out, size_t len);
+int ra_tracedat_page_size(struct ra_tracedat *td);
+int ra_tracedat_ncpus(struct ra_tracedat *td);
+void ra_tracedat_span(struct ra_tracedat *td, uint64_t *first, uint64_t *last);
+int ra_tracedat_store_lost(struct ra_tracedat *td, struct ra_db *db, int64_t run_id);
+const char *ra_tracedat_comm(struct ra_tracedat *td, int pid);
+
 /* ---- sysinfo.c: devices, settings and counters ---- */
 
 struct ra_blockdev {

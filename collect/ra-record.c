@@ -73,8 +73,6 @@ struct rec {
 	struct ra_sysinfo si;
 	/* replay */
 	struct ra_writer *w;
-	unsigned char *pid_seen;
-	size_t pid_seen_len;
 };
 
 static const char usage_text[] =
@@ -522,41 +520,23 @@ static void read_proc_comm(int pid, char *buf, size_t len)
 	buf[strcspn(buf, "\n")] = '\0';
 }
 
-/* First sight of a task: find its name where the events do not carry one. */
-static void name_task(struct rec *r, int pid)
+/* A task the events do not name: the kernel's saved names, else /proc. */
+static const char *name_task(int pid, void *arg)
 {
-	const char *comm;
-	char buf[64];
+	static char buf[64];
+	struct rec *r = arg;
+	const char *comm = ra_tracer_comm(r->tr, pid);
 
-	if (pid <= 0)
-		return;
-	if ((size_t)pid / 8 >= r->pid_seen_len) {
-		size_t len = ((size_t)pid / 8 + 1) * 2;
-		unsigned char *p = realloc(r->pid_seen, len);
-
-		if (!p)
-			return;
-		memset(p + r->pid_seen_len, 0, len - r->pid_seen_len);
-		r->pid_seen = p;
-		r->pid_seen_len = len;
-	}
-	if (r->pid_seen[pid / 8] & (1u << (pid % 8)))
-		return;
-	r->pid_seen[pid / 8] |= (unsigned char)(1u << (pid % 8));
-	comm = ra_tracer_comm(r->tr, pid);
-	if (!comm) {
-		read_proc_comm(pid, buf, sizeof(buf));
-		comm = buf;
-	}
-	if (comm[0])
-		ra_writer_note_task(r->w, pid, comm);
+	if (comm)
+		return comm;
+	read_proc_comm(pid, buf, sizeof(buf));
+	return buf[0] ? buf : NULL;
 }
 
 static int store_event(const struct ra_event *ev, void *arg)
 {
 	struct rec *r = arg;
 
-	name_task(r, ev->pid);
 	return ra_writer_add(r->w, ev);
 }
 
@@ -618,6 +598,7 @@ static int store_run(struct rec *r)
 	r->w = ra_writer_alloc(r->db, run_id);
 	if (!r->w)
 		goto fail;
+	ra_writer_set_namer(r->w, name_task, r);
 	snprintf(comm, sizeof(comm), "%s", basename(r->argv[0]));
 	ra_writer_note_task(r->w, r->wl.pid, comm);
 	if (ra_tracer_replay(r->tr, store_event, r) < 0 || ra_writer_flush_tasks(r->w) < 0 ||
@@ -679,7 +660,6 @@ static void cleanup(struct rec *r)
 	ra_writer_free(r->w);
 	r->w = NULL;
 	free(r->snaps);
-	free(r->pid_seen);
 }
 
 int main(int argc, char **argv)

@@ -85,6 +85,9 @@ int ra_db_run_finish(struct ra_db *db, int64_t run_id, const struct ra_run_end *
 /** ra_db_run_set_text - set one free-text column of runs ("workload_output") */
 int ra_db_run_set_text(struct ra_db *db, int64_t run_id, const char *column, const char *value);
 
+/** ra_db_run_set_start - set the wall-clock start (started_at, start_unix_ns) */
+int ra_db_run_set_start(struct ra_db *db, int64_t run_id, int64_t unix_ns);
+
 /* Block device settings and counters around a run. */
 struct ra_dev_snapshot {
 	int64_t read_ahead_kb, rotational, nr_requests, max_sectors_kb, logical_block_size;
@@ -117,6 +120,12 @@ int ra_db_add_file(struct ra_db *db, int64_t run_id, uint32_t dev, uint64_t ino,
  */
 struct ra_writer *ra_writer_alloc(struct ra_db *db, int64_t run_id);
 int ra_writer_add(struct ra_writer *w, const struct ra_event *ev);
+/* Names a task the events do not name; returns NULL when it cannot. */
+typedef const char *(*ra_namer_fn)(int pid, void *arg);
+
+/** ra_writer_set_namer - ask @namer once for each task first seen without a name */
+void ra_writer_set_namer(struct ra_writer *w, ra_namer_fn namer, void *arg);
+
 /** ra_writer_note_task - a task name learned outside the events; events' names win */
 int ra_writer_note_task(struct ra_writer *w, int pid, const char *comm);
 /** ra_writer_flush_tasks - write the task names seen so far to the tasks table */

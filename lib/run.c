@@ -148,6 +148,15 @@ int ra_db_run_set_text(struct ra_db *db, int64_t run_id, const char *column, con
 	return -1;
 }
 
+int ra_db_run_set_start(struct ra_db *db, int64_t run_id, int64_t unix_ns)
+{
+	char started[32];
+
+	iso8601(unix_ns, started, sizeof(started));
+	return exec_args(db, "UPDATE runs SET started_at = ?, start_unix_ns = ? WHERE run_id = ?",
+			 "tii", started, unix_ns, run_id);
+}
+
 int ra_db_add_device(struct ra_db *db, int64_t run_id, uint32_t dev, const char *name,
 		     const char *role)
 {

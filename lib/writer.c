@@ -4,6 +4,7 @@
  * types. All three tables share one seq space so that seq orders the events
  * of a run in time.
  */
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -13,7 +14,7 @@
 
 struct task_slot {
 	int pid;		/* 0: empty */
-	char comm[16];
+	char comm[16];		/* "": not known */
 };
 
 struct ra_writer {
@@ -28,6 +29,8 @@ struct ra_writer {
 	struct task_slot *tasks;
 	size_t ntasks;
 	size_t task_cap;	/* power of two */
+	ra_namer_fn namer;
+	void *namer_arg;
 };
 
 static int64_t next_seq(struct ra_db *db)
@@ -164,24 +167,53 @@ static int task_grow(struct ra_writer *w)
 	return 0;
 }
 
-/* Remember the latest name of each task; a task may exec and change it. */
-static int task_note(struct ra_writer *w, int pid, const char *comm)
+static struct task_slot *task_slot(struct ra_writer *w, int pid, bool *fresh)
 {
 	size_t h;
 
-	if (pid <= 0 || !comm[0])
-		return 0;
+	*fresh = false;
 	if ((w->ntasks + 1) * 2 > w->task_cap && task_grow(w) < 0)
-		return -1;
+		return NULL;
 	for (h = (size_t)pid & (w->task_cap - 1); w->tasks[h].pid; h = (h + 1) & (w->task_cap - 1))
 		if (w->tasks[h].pid == pid)
-			break;
-	if (!w->tasks[h].pid)
-		w->ntasks++;
+			return &w->tasks[h];
+	w->ntasks++;
 	w->tasks[h].pid = pid;
-	strncpy(w->tasks[h].comm, comm, sizeof(w->tasks[h].comm) - 1);
-	w->tasks[h].comm[sizeof(w->tasks[h].comm) - 1] = '\0';
+	*fresh = true;
+	return &w->tasks[h];
+}
+
+static void set_comm(struct task_slot *t, const char *comm)
+{
+	strncpy(t->comm, comm, sizeof(t->comm) - 1);
+	t->comm[sizeof(t->comm) - 1] = '\0';
+}
+
+/*
+ * The latest name each task had in the events (a task may exec); a task seen
+ * without one is named once by the namer.
+ */
+static int task_note(struct ra_writer *w, int pid, const char *comm)
+{
+	struct task_slot *t;
+	bool fresh;
+
+	if (pid <= 0)
+		return 0;
+	t = task_slot(w, pid, &fresh);
+	if (!t)
+		return -1;
+	if (comm[0])
+		set_comm(t, comm);
+	else if (fresh && w->namer && (comm = w->namer(pid, w->namer_arg)))
+		set_comm(t, comm);
 	return 0;
+}
+
+void ra_writer_set_namer(struct ra_writer *w, ra_namer_fn namer, void *arg)
+{
+	w->namer = namer;
+	w->namer_arg = arg;
 }
 
 int ra_writer_add(struct ra_writer *w, const struct ra_event *ev)
@@ -228,17 +260,23 @@ int ra_writer_add(struct ra_writer *w, const struct ra_event *ev)
  */
 int ra_writer_note_task(struct ra_writer *w, int pid, const char *comm)
 {
-	for (size_t h = (size_t)pid & (w->task_cap - 1); w->task_cap && w->tasks[h].pid;
-	     h = (h + 1) & (w->task_cap - 1))
-		if (w->tasks[h].pid == pid)
-			return 0;
-	return task_note(w, pid, comm);
+	struct task_slot *t;
+	bool fresh;
+
+	if (pid <= 0 || !comm || !comm[0])
+		return 0;
+	t = task_slot(w, pid, &fresh);
+	if (!t)
+		return -1;
+	if (!t->comm[0])
+		set_comm(t, comm);
+	return 0;
 }
 
 int ra_writer_flush_tasks(struct ra_writer *w)
 {
 	for (size_t i = 0; i < w->task_cap; i++)
-		if (w->tasks[i].pid &&
+		if (w->tasks[i].pid && w->tasks[i].comm[0] &&
 		    ra_db_add_task(w->db, w->run_id, w->tasks[i].pid, w->tasks[i].comm) < 0)
 			return -1;
 	return 0;

@@ -1,0 +1,509 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ra-import: bring trace-cmd trace.dat files and blktrace binary files into a
+ * ratrace database. The format is told by content. An import is atomic: when
+ * any file fails, the database is left as it was.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "collect.h"
+#include "ra_version.h"
+
+#define EXIT_ERROR 2
+
+enum fmt { FMT_TRACEDAT, FMT_BLKTRACE };
+
+/* One run to import: a trace.dat file, or the blktrace files of one trace. */
+struct item {
+	enum fmt fmt;
+	char *key;		/* NAME of NAME.blktrace.N, or the path */
+	char **paths;
+	int npaths;
+};
+
+struct imp {
+	const char *output;
+	const char *label;
+	int verbose;
+	bool progress;
+	struct item *items;
+	int nitems;
+	struct ra_db *db;
+	struct ra_writer *w;
+	uint64_t events;
+	int64_t last_progress;
+	const char *current;
+	uint64_t first_ts, last_ts;
+};
+
+static const char usage_text[] =
+	"usage: ra-import [options] -o DB FILE...\n"
+	"\n"
+	"Import trace-cmd trace.dat files and blktrace binary files into the ratrace\n"
+	"database DB (created when missing). The format is told by content. A FILE may\n"
+	"be a trace.dat, a per-CPU blktrace file (NAME.blktrace.N; the files of one NAME\n"
+	"form one run), a blktrace NAME as blkparse takes it, or a 'blkparse -d' dump.\n"
+	"\n"
+	"  -o, --output DB     database to add the runs to (required)\n"
+	"  -l, --label NAME    label of the imported runs\n"
+	"  -q, --quiet         print errors only\n"
+	"  -v, --verbose       say what is imported\n"
+	"  -h, --help          this text\n"
+	"      --version       print the version\n"
+	"\n"
+	"Exit status: 0 imported; 2 nothing imported (usage error, a file that cannot\n"
+	"be read or parsed, a trace without the events ratrace uses).\n"
+	"\n"
+	"Examples:\n"
+	"  ra-import -o run.db trace.dat\n"
+	"  ra-import -o run.db --label nvme sda.blktrace.0 sda.blktrace.1\n"
+	"  ra-import -o run.db sda            # sda.blktrace.* as blkparse -i sda\n";
+
+static int die(const char *msg)
+{
+	fprintf(stderr, "ra-import: %s\n", msg);
+	return EXIT_ERROR;
+}
+
+static int64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+/* "dir/sda.blktrace.3" -> length of "dir/sda", else 0 */
+static size_t blktrace_prefix(const char *path)
+{
+	const char *p = strstr(path, ".blktrace.");
+	const char *d;
+
+	while (p && strstr(p + 1, ".blktrace."))
+		p = strstr(p + 1, ".blktrace.");
+	if (!p)
+		return 0;
+	d = p + strlen(".blktrace.");
+	if (!*d || strspn(d, "0123456789") != strlen(d))
+		return 0;
+	return (size_t)(p - path);
+}
+
+static int add_path(struct item *it, const char *path)
+{
+	char **np = realloc(it->paths, (size_t)(it->npaths + 1) * sizeof(*np));
+
+	if (!np)
+		return -1;
+	it->paths = np;
+	it->paths[it->npaths] = strdup(path);
+	return it->paths[it->npaths++] ? 0 : -1;
+}
+
+static struct item *find_or_add(struct imp *im, enum fmt fmt, const char *key, size_t keylen)
+{
+	struct item *ni;
+
+	for (int i = 0; i < im->nitems; i++)
+		if (im->items[i].fmt == fmt && keylen && strlen(im->items[i].key) == keylen &&
+		    strncmp(im->items[i].key, key, keylen) == 0)
+			return &im->items[i];
+	ni = realloc(im->items, (size_t)(im->nitems + 1) * sizeof(*ni));
+	if (!ni)
+		return NULL;
+	im->items = ni;
+	ni = &im->items[im->nitems++];
+	memset(ni, 0, sizeof(*ni));
+	ni->fmt = fmt;
+	ni->key = keylen ? strndup(key, keylen) : strdup(key);
+	return ni->key ? ni : NULL;
+}
+
+/* NAME given as blkparse takes it: NAME.blktrace.0, .1, ... */
+static int add_blktrace_name(struct imp *im, const char *name)
+{
+	struct item *it = NULL;
+	char **paths = NULL;
+	int n, ret = 0;
+
+	n = ra_blktrace_expand(name, &paths);
+	if (n <= 0) {
+		ra_set_error(RA_ERR_USAGE, "cannot open '%s': %s", name, strerror(ENOENT));
+		return -1;
+	}
+	it = find_or_add(im, FMT_BLKTRACE, name, strlen(name));
+	for (int i = 0; i < n; i++) {
+		if (ret == 0 && (!it || add_path(it, paths[i]) < 0)) {
+			ra_set_error(RA_ERR_IO, "out of memory");
+			ret = -1;
+		}
+		free(paths[i]);
+	}
+	free(paths);
+	return ret;
+}
+
+static int read_head(const char *path, unsigned char *buf, size_t len, size_t *got)
+{
+	struct stat sb;
+	ssize_t n;
+	int fd;
+
+	if (stat(path, &sb) == 0 && S_ISDIR(sb.st_mode)) {
+		ra_set_error(RA_ERR_USAGE, "'%s' is a directory", path);
+		return -1;
+	}
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		ra_set_error(RA_ERR_USAGE, "cannot open '%s': %s", path, strerror(errno));
+		return -1;
+	}
+	n = read(fd, buf, len);
+	close(fd);
+	if (n < 0) {
+		ra_set_error(RA_ERR_USAGE, "cannot read '%s': %s", path, strerror(errno));
+		return -1;
+	}
+	*got = (size_t)n;
+	return 0;
+}
+
+static int classify(struct imp *im, const char *path)
+{
+	unsigned char head[64];
+	struct item *it;
+	size_t got, plen;
+
+	if (access(path, F_OK) < 0 && errno == ENOENT)
+		return add_blktrace_name(im, path);
+	if (read_head(path, head, sizeof(head), &got) < 0)
+		return -1;
+	if (got == 0) {
+		ra_set_error(RA_ERR_DATA, "'%s': empty file", path);
+		return -1;
+	}
+	if (ra_tracedat_probe(head, got)) {
+		it = find_or_add(im, FMT_TRACEDAT, path, 0);
+	} else if (ra_blktrace_probe(head, got)) {
+		plen = blktrace_prefix(path);
+		it = find_or_add(im, FMT_BLKTRACE, path, plen);
+	} else {
+		ra_set_error(RA_ERR_DATA, "'%s': neither a trace.dat nor a blktrace file", path);
+		return -1;
+	}
+	if (!it || add_path(it, path) < 0) {
+		ra_set_error(RA_ERR_IO, "out of memory");
+		return -1;
+	}
+	return 0;
+}
+
+static void show_progress(struct imp *im, bool final)
+{
+	int64_t t;
+
+	if (!im->progress)
+		return;
+	t = now_ns();
+	if (!final && t - im->last_progress < 200000000)
+		return;
+	im->last_progress = t;
+	fprintf(stderr, "\rra-import: %s: %llu events%s", im->current,
+		(unsigned long long)im->events, final ? "\n" : "");
+}
+
+static int store_event(const struct ra_event *ev, void *arg)
+{
+	struct imp *im = arg;
+
+	if (!ra_writer_total(im->w))
+		im->first_ts = ev->ts_ns;
+	im->last_ts = ev->ts_ns;
+	if (ra_writer_add(im->w, ev) < 0)
+		return -1;
+	if ((++im->events & 0xffff) == 0)
+		show_progress(im, false);
+	return 0;
+}
+
+/* Tracepoints: available when the file describes them, enabled when they occur. */
+static int store_tracepoints(struct imp *im, int64_t run_id, bool (*has)(void *, int), void *ctx)
+{
+	for (int t = 1; t < RA_EV_MAX; t++) {
+		bool avail;
+
+		if (!ra_event_name(t))
+			continue;
+		avail = has ? has(ctx, t) : ra_writer_count(im->w, t) > 0;
+		if (ra_db_add_tracepoint(im->db, run_id, ra_event_system(t), ra_event_name(t),
+					 avail, ra_writer_count(im->w, t) > 0) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+static bool td_has(void *ctx, int type)
+{
+	return ra_tracedat_has(ctx, type);
+}
+
+static const char *td_name(int pid, void *arg)
+{
+	return ra_tracedat_comm(arg, pid);
+}
+
+static void bt_task(int pid, const char *comm, void *arg)
+{
+	struct imp *im = arg;
+
+	ra_writer_note_task(im->w, pid, comm);
+}
+
+/* A run row and its writer; the run's metadata is known before the events. */
+static int64_t begin_run(struct imp *im, struct item *it, struct ra_run_info *info)
+{
+	size_t len = 1;
+	char *joined;
+	int64_t run_id;
+
+	for (int i = 0; i < it->npaths; i++)
+		len += strlen(it->paths[i]) + 1;
+	joined = calloc(1, len);
+	if (!joined) {
+		ra_set_error(RA_ERR_IO, "out of memory");
+		return -1;
+	}
+	for (int i = 0; i < it->npaths; i++) {
+		if (i)
+			strcat(joined, " ");
+		strcat(joined, it->paths[i]);
+	}
+	info->label = im->label;
+	info->source_path = joined;
+	info->tool_version = RA_VERSION;
+	run_id = ra_db_run_create(im->db, info);
+	free(joined);
+	if (run_id < 0 || !(im->w = ra_writer_alloc(im->db, run_id)))
+		return -1;
+	im->current = it->paths[0];
+	im->events = 0;
+	return run_id;
+}
+
+static int end_run(struct imp *im, int64_t run_id, bool (*has)(void *, int), void *ctx)
+{
+	struct ra_run_end end = { .wall_ns = (int64_t)(im->last_ts - im->first_ts),
+				  .exit_status = -1,
+				  .trace_start_ns = (int64_t)im->first_ts,
+				  .trace_end_ns = (int64_t)im->last_ts };
+
+	if (store_tracepoints(im, run_id, has, ctx) < 0 || ra_writer_flush_tasks(im->w) < 0)
+		return -1;
+	return ra_db_run_finish(im->db, run_id, &end);
+}
+
+static int import_tracedat(struct imp *im, struct item *it)
+{
+	char kernel[128], host[128], machine[128], clock[32];
+	struct ra_run_info info = { .source = "trace.dat" };
+	struct ra_tracedat *td = ra_tracedat_open(it->paths[0]);
+	int64_t run_id;
+	int ret = -1;
+
+	if (!td)
+		return -1;
+	ra_tracedat_uname(td, kernel, host, machine, sizeof(kernel));
+	ra_tracedat_clock(td, clock, sizeof(clock));
+	info.kernel = kernel[0] ? kernel : NULL;
+	info.hostname = host[0] ? host : NULL;
+	info.machine = machine[0] ? machine : NULL;
+	info.trace_clock = clock[0] ? clock : NULL;
+	info.page_size = ra_tracedat_page_size(td);
+	info.cpus = ra_tracedat_ncpus(td);
+	run_id = begin_run(im, it, &info);
+	if (run_id < 0)
+		goto out;
+	ra_writer_set_namer(im->w, td_name, td);
+	if (ra_tracedat_replay(td, store_event, im) < 0)
+		goto out;
+	if (ra_writer_total(im->w) == 0) {
+		ra_set_error(RA_ERR_DATA,
+			     "'%s' holds none of the events ratrace uses (readahead:*, filemap:*,"
+			     " block:*)", it->paths[0]);
+		goto out;
+	}
+	if (ra_tracedat_store_lost(td, im->db, run_id) < 0)
+		goto out;
+	ret = end_run(im, run_id, td_has, td);
+out:
+	ra_tracedat_close(td);
+	return ret;
+}
+
+static int import_blktrace(struct imp *im, struct item *it)
+{
+	struct ra_blktrace_cbs cbs = { .event = store_event, .task = bt_task, .arg = im };
+	struct ra_run_info info = { .source = "blktrace", .trace_clock = "blktrace" };
+	struct ra_blktrace_stats st;
+	int64_t run_id = begin_run(im, it, &info);
+
+	if (run_id < 0)
+		return -1;
+	if (ra_blktrace_replay((const char *const *)it->paths, it->npaths, &cbs, &st) < 0)
+		return -1;
+	if (ra_writer_total(im->w) == 0) {
+		ra_set_error(RA_ERR_DATA, "'%s' holds no block I/O records", it->paths[0]);
+		return -1;
+	}
+	if (st.wall_start_ns > 0 && ra_db_run_set_start(im->db, run_id, st.wall_start_ns) < 0)
+		return -1;
+	return end_run(im, run_id, NULL, NULL);
+}
+
+static int import_item(struct imp *im, struct item *it)
+{
+	int ret;
+
+	im->first_ts = im->last_ts = 0;
+	if (it->fmt == FMT_TRACEDAT)
+		ret = import_tracedat(im, it);
+	else
+		ret = import_blktrace(im, it);
+	if (im->w) {
+		show_progress(im, true);
+		if (ret == 0 && im->verbose >= 0)
+			fprintf(stderr, "ra-import: %llu events from '%s'\n",
+				(unsigned long long)ra_writer_total(im->w), it->paths[0]);
+		ra_writer_free(im->w);
+		im->w = NULL;
+	}
+	return ret;
+}
+
+static int parse_args(struct imp *im, int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "output", required_argument, NULL, 'o' },
+		{ "label", required_argument, NULL, 'l' },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "verbose", no_argument, NULL, 'v' },
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 256 },
+		{ NULL, 0, NULL, 0 }
+	};
+	int c;
+
+	while ((c = getopt_long(argc, argv, "o:l:qvh", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'o':
+			im->output = optarg;
+			break;
+		case 'l':
+			im->label = optarg;
+			break;
+		case 'q':
+			im->verbose = -1;
+			break;
+		case 'v':
+			im->verbose++;
+			break;
+		case 'h':
+			fputs(usage_text, stdout);
+			exit(0);
+		case 256:
+			printf("ra-import (ratrace) %s\n", RA_VERSION);
+			exit(0);
+		default:
+			fputs(usage_text, stderr);
+			ra_set_error(RA_ERR_USAGE, "bad arguments");
+			return -1;
+		}
+	}
+	if (!im->output) {
+		ra_set_error(RA_ERR_USAGE, "no output database (-o DB)");
+		return -1;
+	}
+	if (optind == argc) {
+		ra_set_error(RA_ERR_USAGE, "no file to import");
+		return -1;
+	}
+	for (int i = optind; i < argc; i++)
+		if (classify(im, argv[i]) < 0)
+			return -1;
+	return 0;
+}
+
+static void free_items(struct imp *im)
+{
+	for (int i = 0; i < im->nitems; i++) {
+		for (int j = 0; j < im->items[i].npaths; j++)
+			free(im->items[i].paths[j]);
+		free(im->items[i].paths);
+		free(im->items[i].key);
+	}
+	free(im->items);
+}
+
+static void remove_db(const char *path)
+{
+	char buf[4096];
+
+	unlink(path);
+	snprintf(buf, sizeof(buf), "%s-wal", path);
+	unlink(buf);
+	snprintf(buf, sizeof(buf), "%s-shm", path);
+	unlink(buf);
+}
+
+int main(int argc, char **argv)
+{
+	struct imp im = { 0 };
+	bool existed;
+	int ret = EXIT_ERROR;
+
+	if (parse_args(&im, argc, argv) < 0) {
+		ret = die(ra_last_error());
+		goto out;
+	}
+	im.progress = im.verbose >= 0 && isatty(STDERR_FILENO);
+	existed = access(im.output, F_OK) == 0;
+	im.db = ra_db_open(im.output, RA_DB_CREATE);
+	if (!im.db) {
+		ret = die(ra_last_error());
+		goto out;
+	}
+	if (ra_db_exec(im.db, "BEGIN IMMEDIATE") < 0) {
+		ret = die(ra_last_error());
+		goto close;
+	}
+	for (int i = 0; i < im.nitems; i++) {
+		if (import_item(&im, &im.items[i]) < 0) {
+			if (im.progress)
+				fputc('\n', stderr);
+			die(ra_last_error());
+			sqlite3_exec(ra_db_sqlite(im.db), "ROLLBACK", NULL, NULL, NULL);
+			goto close;
+		}
+	}
+	if (ra_db_exec(im.db, "COMMIT") < 0 || ra_db_create_indexes(im.db) < 0) {
+		ret = die(ra_last_error());
+		goto close;
+	}
+	ret = 0;
+close:
+	if (ra_db_close(im.db) < 0 && ret == 0)
+		ret = die(ra_last_error());
+	if (ret != 0 && !existed)
+		remove_db(im.output);
+out:
+	free_items(&im);
+	return ret;
+}

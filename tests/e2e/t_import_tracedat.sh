@@ -1,0 +1,32 @@
+# ra-import of the trace-cmd fixtures: for every event type ratrace stores, the
+# count equals what `trace-cmd report` prints for the same file; metadata of
+# the file goes to the run.
+. "$(dirname "$0")/lib.sh"
+command -v trace-cmd >/dev/null || skip "trace-cmd is not installed"
+make_tmp
+DB=$TMP/imp.db
+
+for f in seq128 mmapread par4thrash; do
+	dat=$RA_FIXTURES/$f.dat
+	ra-import -o "$DB" --label "$f" "$dat" || fail "import $f"
+	run=$(q "$DB" "SELECT run_id FROM runs WHERE label = '$f'")
+	# trace-cmd's view: the word after the timestamp is the event name
+	trace-cmd report "$dat" 2>/dev/null | awk '{ for (i = 1; i < NF; i++)
+		if ($i ~ /^[0-9]+\.[0-9]+:$/) { sub(/:$/, "", $(i + 1)); print $(i + 1); break } }' |
+		sort | uniq -c | awk '{ print $2 "|" $1 }' > "$TMP/tc.$f"
+	q "$DB" "SELECT name FROM event_types" | while read -r ev; do
+		want=$(grep "^$ev|" "$TMP/tc.$f" | cut -d'|' -f2)
+		got=$(q "$DB" "SELECT n FROM v_event_counts WHERE run_id = $run AND event = '$ev'")
+		[ "${got:-0}" = "${want:-0}" ] || fail "$f: $ev: ra-import $got, trace-cmd report $want"
+		if [ -n "$want" ]; then echo "ok: $f: $ev = $want"; fi
+	done || exit 1
+	check_eq "$(q "$DB" "SELECT kernel, source, trace_clock, page_size, cpus FROM runs WHERE run_id = $run")" \
+		"$(grep '^kernel=' "$RA_FIXTURES/$f.meta" | cut -d= -f2)|trace.dat|local|4096|2" "$f: run metadata"
+	check_eq "$(q "$DB" "SELECT lost_events FROM v_runs WHERE run_id = $run")" 0 "$f: lost events"
+	check_eq "$(q "$DB" "SELECT COUNT(*) FROM tracepoints WHERE run_id = $run AND system = 'readahead' AND available = 1")" 4 "$f: readahead formats present"
+	check_eq "$(q "$DB" "SELECT COUNT(*) FROM (SELECT ts_ns, LAG(ts_ns) OVER (ORDER BY seq) AS prev FROM
+		(SELECT seq, ts_ns FROM ra_events WHERE run_id = $run UNION ALL SELECT seq, ts_ns FROM page_events WHERE run_id = $run
+		 UNION ALL SELECT seq, ts_ns FROM blk_events WHERE run_id = $run)) WHERE ts_ns < prev")" 0 "$f: events in time order across tables"
+done
+check_eq "$(q "$DB" "SELECT comm FROM tasks t JOIN ra_events r ON r.run_id = t.run_id AND r.pid = t.pid WHERE r.run_id = 1 AND r.event_id = 1 AND r.ino = 12")" dd "task name from the file"
+check_eq "$(q "$DB" 'PRAGMA integrity_check')" ok "integrity"
