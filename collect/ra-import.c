@@ -305,7 +305,7 @@ static int end_run(struct imp *im, int64_t run_id, bool (*has)(void *, int), voi
 				  .trace_start_ns = (int64_t)im->first_ts,
 				  .trace_end_ns = (int64_t)im->last_ts };
 
-	if (store_tracepoints(im, run_id, has, ctx) < 0 || ra_writer_flush_tasks(im->w) < 0)
+	if (store_tracepoints(im, run_id, has, ctx) < 0 || ra_writer_finish(im->w) < 0)
 		return -1;
 	return ra_db_run_finish(im->db, run_id, &end);
 }
@@ -452,57 +452,41 @@ static void free_items(struct imp *im)
 	free(im->items);
 }
 
-static void remove_db(const char *path)
-{
-	char buf[4096];
-
-	unlink(path);
-	snprintf(buf, sizeof(buf), "%s-wal", path);
-	unlink(buf);
-	snprintf(buf, sizeof(buf), "%s-shm", path);
-	unlink(buf);
-}
-
 int main(int argc, char **argv)
 {
 	struct imp im = { 0 };
-	bool existed;
 	int ret = EXIT_ERROR;
 
+	ra_malloc_tune();
 	if (parse_args(&im, argc, argv) < 0) {
 		ret = die(ra_last_error());
 		goto out;
 	}
 	im.progress = im.verbose >= 0 && isatty(STDERR_FILENO);
-	existed = access(im.output, F_OK) == 0;
 	im.db = ra_db_open(im.output, RA_DB_CREATE);
 	if (!im.db) {
 		ret = die(ra_last_error());
 		goto out;
 	}
-	if (ra_db_exec(im.db, "BEGIN IMMEDIATE") < 0) {
-		ret = die(ra_last_error());
-		goto close;
-	}
+	if (ra_db_load_begin(im.db) < 0)
+		goto fail;
 	for (int i = 0; i < im.nitems; i++) {
 		if (import_item(&im, &im.items[i]) < 0) {
 			if (im.progress)
 				fputc('\n', stderr);
-			die(ra_last_error());
-			sqlite3_exec(ra_db_sqlite(im.db), "ROLLBACK", NULL, NULL, NULL);
-			goto close;
+			goto fail;
 		}
 	}
-	if (ra_db_exec(im.db, "COMMIT") < 0 || ra_db_create_indexes(im.db) < 0) {
-		ret = die(ra_last_error());
-		goto close;
-	}
+	if (ra_db_load_commit(im.db) < 0)
+		goto fail;
 	ret = 0;
+	goto close;
+fail:
+	ret = die(ra_last_error());
+	ra_db_load_abort(im.db);
 close:
 	if (ra_db_close(im.db) < 0 && ret == 0)
 		ret = die(ra_last_error());
-	if (ret != 0 && !existed)
-		remove_db(im.output);
 out:
 	free_items(&im);
 	return ret;

@@ -590,7 +590,7 @@ static int store_run(struct rec *r)
 	info.buffer_kb = (int64_t)r->buffer_kb;
 	info.tool_version = RA_VERSION;
 
-	if (ra_db_exec(r->db, "BEGIN IMMEDIATE") < 0)
+	if (ra_db_load_begin(r->db) < 0)
 		return -1;
 	run_id = ra_db_run_create(r->db, &info);
 	if (run_id < 0 || store_meta(r, run_id) < 0)
@@ -601,7 +601,7 @@ static int store_run(struct rec *r)
 	ra_writer_set_namer(r->w, name_task, r);
 	snprintf(comm, sizeof(comm), "%s", basename(r->argv[0]));
 	ra_writer_note_task(r->w, r->wl.pid, comm);
-	if (ra_tracer_replay(r->tr, store_event, r) < 0 || ra_writer_flush_tasks(r->w) < 0 ||
+	if (ra_tracer_replay(r->tr, store_event, r) < 0 || ra_writer_finish(r->w) < 0 ||
 	    ra_paths_resolve(r->db, run_id) < 0)
 		goto fail;
 	/* after the replay, which counted the ring buffer's own lost-event marks */
@@ -616,17 +616,15 @@ static int store_run(struct rec *r)
 	end.interrupted = r->interrupted;
 	end.trace_start_ns = r->start_mono;
 	end.trace_end_ns = r->end_mono;
-	if (ra_db_run_finish(r->db, run_id, &end) < 0 || ra_db_exec(r->db, "COMMIT") < 0)
+	if (ra_db_run_finish(r->db, run_id, &end) < 0 || ra_db_load_commit(r->db) < 0)
 		goto fail;
-	if (ra_db_create_indexes(r->db) < 0)
-		return -1;
 	if (r->verbose >= 0)
 		fprintf(stderr, "ra-record: run %lld: %llu events in '%s', %llu lost\n",
 			(long long)run_id, (unsigned long long)ra_writer_total(r->w), r->output,
 			(unsigned long long)ra_tracer_lost(r->tr));
 	return 0;
 fail:
-	sqlite3_exec(ra_db_sqlite(r->db), "ROLLBACK", NULL, NULL, NULL);
+	ra_db_load_abort(r->db);
 	return -1;
 }
 
@@ -677,6 +675,7 @@ int main(int argc, char **argv)
 	sigaddset(&mask, SIGCHLD);
 	sigprocmask(SIG_BLOCK, &mask, NULL);
 	signal(SIGPIPE, SIG_IGN);
+	ra_malloc_tune();
 
 	if (parse_args(&r, argc, argv) < 0)
 		return die(ra_last_error());
@@ -686,6 +685,7 @@ int main(int argc, char **argv)
 	if (collect_snapdevs(&r) < 0 || setup_tracer(&r) < 0 || apply_settings(&r) < 0 ||
 	    (r.drop_caches && drop_caches() < 0) || run_workload(&r) < 0) {
 		ret = die(ra_last_error());
+		ra_db_load_abort(r.db);	/* a database made for this run goes again */
 		goto out;
 	}
 	/* Settings go back before the slower work of storing the trace. */

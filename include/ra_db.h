@@ -114,9 +114,10 @@ int ra_db_add_file(struct ra_db *db, int64_t run_id, uint32_t dev, uint64_t ino,
 /**
  * ra_writer_alloc - bulk event writer for one run
  *
- * Events must be added in time order. The writer owns prepared statements
- * and counts; free it with ra_writer_free() before closing @db. The caller
- * owns the transaction around the load.
+ * Events must be added in time order; rows are written in batches, the last
+ * ones by ra_writer_finish(), which must come before the caller's COMMIT (the
+ * caller owns the transaction around the load). ra_writer_free() discards
+ * what was not finished; call it before closing @db.
  */
 struct ra_writer *ra_writer_alloc(struct ra_db *db, int64_t run_id);
 int ra_writer_add(struct ra_writer *w, const struct ra_event *ev);
@@ -128,14 +129,30 @@ void ra_writer_set_namer(struct ra_writer *w, ra_namer_fn namer, void *arg);
 
 /** ra_writer_note_task - a task name learned outside the events; events' names win */
 int ra_writer_note_task(struct ra_writer *w, int pid, const char *comm);
-/** ra_writer_flush_tasks - write the task names seen so far to the tasks table */
-int ra_writer_flush_tasks(struct ra_writer *w);
+/** ra_writer_finish - write the events still waiting and the task names; 0 or -1 */
+int ra_writer_finish(struct ra_writer *w);
 uint64_t ra_writer_count(struct ra_writer *w, int type);
 uint64_t ra_writer_total(struct ra_writer *w);
 void ra_writer_free(struct ra_writer *w);
 
-/** ra_db_create_indexes - create the indexes that bulk loads leave out; 0 or -1 */
-int ra_db_create_indexes(struct ra_db *db);
+/**
+ * ra_db_load_begin - start loading runs (one transaction for the whole load)
+ *
+ * End with ra_db_load_commit() or ra_db_load_abort(). Either all of the load
+ * is in the database or none of it. ra_db_load_abort() on a file that
+ * ra_db_open() created removes that file when the handle is closed, also when
+ * no load had begun.
+ */
+int ra_db_load_begin(struct ra_db *db);
+int ra_db_load_commit(struct ra_db *db);
+void ra_db_load_abort(struct ra_db *db);
+
+/**
+ * ra_malloc_tune - keep freed heap memory for reuse in a long batch job
+ * (decoding allocates and frees per record; trimming the heap each time costs
+ * page faults)
+ */
+void ra_malloc_tune(void);
 
 /* Errors: library functions set a one-line message (git style). */
 enum ra_err {

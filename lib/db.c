@@ -190,6 +190,7 @@ struct ra_db *ra_db_open(const char *path, int flags)
 		goto fail;
 	}
 	db->readonly = !!(flags & RA_DB_READONLY);
+	db->created = created;
 	if (sqlite3_open_v2(path, &db->db, oflags | SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK) {
 		ra_set_error(RA_ERR_USAGE, "cannot open '%s': %s", path,
 			     db->db ? sqlite3_errmsg(db->db) : "out of memory");
@@ -215,6 +216,17 @@ fail:
 	return NULL;
 }
 
+static void remove_files(const char *path)
+{
+	static const char *const suffix[] = { "", "-wal", "-shm", "-journal" };
+	char buf[4096];
+
+	for (size_t i = 0; i < sizeof(suffix) / sizeof(suffix[0]); i++) {
+		snprintf(buf, sizeof(buf), "%s%s", path, suffix[i]);
+		unlink(buf);
+	}
+}
+
 int ra_db_close(struct ra_db *db)
 {
 	int ret = 0;
@@ -225,12 +237,45 @@ int ra_db_close(struct ra_db *db)
 		ra_db_fail(db, "cannot close");
 		ret = -1;
 	}
+	if (db->discard)
+		remove_files(db->path);
 	free(db->path);
 	free(db);
 	return ret;
 }
 
-int ra_db_create_indexes(struct ra_db *db)
+/*
+ * A load into a file this process created has nothing to protect: it runs
+ * without a journal (about twice as fast), and a failure removes the file.
+ * A load into an existing database is an ordinary WAL transaction.
+ */
+int ra_db_load_begin(struct ra_db *db)
 {
-	return ra_db_exec(db, ra_index_sql);
+	if (db->created && !db->fast_load) {
+		if (ra_db_exec(db, "PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF") < 0)
+			return -1;
+		db->fast_load = 1;
+	}
+	return ra_db_exec(db, "BEGIN IMMEDIATE");
+}
+
+int ra_db_load_commit(struct ra_db *db)
+{
+	if (ra_db_exec(db, "COMMIT") < 0) {
+		ra_db_load_abort(db);
+		return -1;
+	}
+	if (db->fast_load) {
+		db->fast_load = 0;
+		return ra_db_exec(db, "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL");
+	}
+	return 0;
+}
+
+void ra_db_load_abort(struct ra_db *db)
+{
+	if (db->created)
+		db->discard = 1;	/* nothing of ours was in it before */
+	if (!db->fast_load)
+		sqlite3_exec(db->db, "ROLLBACK", NULL, NULL, NULL);
 }

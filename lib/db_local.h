@@ -9,6 +9,9 @@ struct ra_db {
 	sqlite3 *db;
 	char *path;
 	int readonly;
+	int created;		/* the file did not exist before ra_db_open() */
+	int fast_load;		/* loading without a journal into a new file */
+	int discard;		/* remove the file on close (a failed first load) */
 };
 
 /* Set the library error from the connection's last error. */

@@ -30,7 +30,9 @@ const char ra_schema_sql[] =
 	"  trace_end_ns INTEGER,\n"
 	"  buffer_kb INTEGER,\n"
 	"  tool_version TEXT,\n"
-	"  workload_output TEXT\n"
+	"  workload_output TEXT,\n"
+	"  seq_first INTEGER,\n"
+	"  seq_last INTEGER\n"
 	");\n"
 	"CREATE TABLE run_args (\n"
 	"  run_id INTEGER NOT NULL REFERENCES runs(run_id) ON DELETE CASCADE,\n"
@@ -207,9 +209,3 @@ const char ra_schema_sql[] =
 	"      ON b.run_id = d.run_id AND b.dev = d.dev AND b.phase = 'before'\n"
 	"    LEFT JOIN device_snapshots a\n"
 	"      ON a.run_id = d.run_id AND a.dev = d.dev AND a.phase = 'after';\n";
-
-/* Indexes that bulk loads leave out until the end of the first load. */
-const char ra_index_sql[] =
-	"CREATE INDEX IF NOT EXISTS ra_events_run ON ra_events(run_id, event_id);\n"
-	"CREATE INDEX IF NOT EXISTS page_events_run ON page_events(run_id, event_id);\n"
-	"CREATE INDEX IF NOT EXISTS blk_events_run ON blk_events(run_id, event_id);\n";

@@ -3,6 +3,5 @@
 #define RA_SCHEMA_H
 
 extern const char ra_schema_sql[];
-extern const char ra_index_sql[];
 
 #endif

@@ -1,16 +1,32 @@
 // SPDX-License-Identifier: LGPL-2.1
 /*
- * Bulk event writer: one prepared INSERT per event table, bound with native
- * types. All three tables share one seq space so that seq orders the events
- * of a run in time.
+ * Bulk event writer: prepared multi-row INSERTs per event table (BATCH rows a
+ * statement: SQLite's per-statement cost dominates single-row inserts), bound
+ * with native types. All three tables share one seq space so that seq orders
+ * the events of a run in time.
  */
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "db_local.h"
 
 #define TASK_SLOTS_MIN 256
+#define BATCH 128
+
+typedef void (*bind_fn)(sqlite3_stmt *st, int base, const struct ra_event *ev);
+
+/* One event table: its statements and the rows waiting for a full batch. */
+struct table_w {
+	int ncols;
+	bind_fn bind;
+	sqlite3_stmt *one;	/* INSERT of 1 row */
+	sqlite3_stmt *many;	/* INSERT of BATCH rows */
+	int n;
+	int64_t seq[BATCH];
+	struct ra_event ev[BATCH];
+};
 
 struct task_slot {
 	int pid;		/* 0: empty */
@@ -21,9 +37,8 @@ struct ra_writer {
 	struct ra_db *db;
 	int64_t run_id;
 	int64_t seq;
-	sqlite3_stmt *ins_ra;
-	sqlite3_stmt *ins_page;
-	sqlite3_stmt *ins_blk;
+	int64_t seq_first;
+	struct table_w tbl[4];	/* indexed by enum ra_event_class */
 	uint64_t counts[RA_EV_MAX];
 	uint64_t total;
 	struct task_slot *tasks;
@@ -51,6 +66,146 @@ static int64_t next_seq(struct ra_db *db)
 	return seq;
 }
 
+static void bind_opt(sqlite3_stmt *st, int col, int present, int64_t v)
+{
+	if (present)
+		sqlite3_bind_int64(st, col, v);
+	else
+		sqlite3_bind_null(st, col);
+}
+
+/* Columns 3-6 of every event table (1 and 2 are seq and run_id). */
+static void bind_common(sqlite3_stmt *st, int b, const struct ra_event *ev)
+{
+	sqlite3_bind_int64(st, b + 3, (int64_t)ev->ts_ns);
+	sqlite3_bind_int(st, b + 4, ev->cpu);
+	sqlite3_bind_int(st, b + 5, ev->pid);
+	sqlite3_bind_int(st, b + 6, ev->type);
+}
+
+static void bind_ra(sqlite3_stmt *st, int b, const struct ra_event *ev)
+{
+	const struct ra_ra_fields *f = &ev->ra;
+	int trig = ev->type == RA_EV_SYNC_RA || ev->type == RA_EV_ASYNC_RA;
+	int unb = ev->type == RA_EV_RA_UNBOUNDED;
+
+	bind_common(st, b, ev);
+	sqlite3_bind_int64(st, b + 7, f->dev);
+	sqlite3_bind_int64(st, b + 8, (int64_t)f->ino);
+	sqlite3_bind_int64(st, b + 9, (int64_t)f->index);
+	bind_opt(st, b + 10, trig, (int64_t)f->req_count);
+	bind_opt(st, b + 11, !unb, f->order);
+	sqlite3_bind_int64(st, b + 12, f->size);
+	sqlite3_bind_int64(st, b + 13, f->async_size);
+	bind_opt(st, b + 14, !unb, f->ra_pages);
+	bind_opt(st, b + 15, trig, f->mmap_miss);
+	bind_opt(st, b + 16, trig, f->prev_pos);
+}
+
+static void bind_page(sqlite3_stmt *st, int b, const struct ra_event *ev)
+{
+	const struct ra_page_fields *f = &ev->page;
+
+	bind_common(st, b, ev);
+	sqlite3_bind_int64(st, b + 7, f->dev);
+	sqlite3_bind_int64(st, b + 8, (int64_t)f->ino);
+	sqlite3_bind_int64(st, b + 9, (int64_t)f->index);
+	bind_opt(st, b + 10, ev->has_mask & RA_HAS_LAST_INDEX, (int64_t)f->last_index);
+	bind_opt(st, b + 11, ev->has_mask & RA_HAS_ORDER, f->order);
+	bind_opt(st, b + 12, ev->has_mask & RA_HAS_PFN, (int64_t)f->pfn);
+}
+
+static void bind_blk(sqlite3_stmt *st, int b, const struct ra_event *ev)
+{
+	const struct ra_blk_fields *f = &ev->blk;
+	int has_dev = ev->type != RA_EV_PLUG && ev->type != RA_EV_UNPLUG;
+	int remap = ev->type == RA_EV_BIO_REMAP || ev->type == RA_EV_RQ_REMAP;
+
+	bind_common(st, b, ev);
+	bind_opt(st, b + 7, has_dev, f->dev);
+	bind_opt(st, b + 8, has_dev, (int64_t)f->sector);
+	bind_opt(st, b + 9, has_dev, f->nr_sector);
+	bind_opt(st, b + 10, ev->has_mask & RA_HAS_BYTES, f->bytes);
+	if (f->rwbs[0])
+		sqlite3_bind_text(st, b + 11, f->rwbs, (int)strnlen(f->rwbs, sizeof(f->rwbs)),
+				  SQLITE_TRANSIENT);
+	else
+		sqlite3_bind_null(st, b + 11);
+	bind_opt(st, b + 12, ev->has_mask & RA_HAS_ERROR, f->error);
+	bind_opt(st, b + 13, ev->has_mask & RA_HAS_NR_RQ, f->nr_rq);
+	bind_opt(st, b + 14, ev->type == RA_EV_UNPLUG && f->explicit_unplug >= 0,
+		 f->explicit_unplug);
+	bind_opt(st, b + 15, ev->type == RA_EV_SPLIT, (int64_t)f->new_sector);
+	bind_opt(st, b + 16, remap, f->old_dev);
+	bind_opt(st, b + 17, remap, (int64_t)f->old_sector);
+}
+
+/* "INSERT INTO t VALUES (?,?),(?,?)" for @rows rows of @ncols columns */
+static sqlite3_stmt *prepare_insert(struct ra_db *db, const char *table, int ncols, int rows)
+{
+	size_t len = 64 + (size_t)rows * ((size_t)ncols * 2 + 3);
+	char *sql = malloc(len), *p;
+	sqlite3_stmt *st;
+
+	if (!sql) {
+		ra_set_error(RA_ERR_IO, "out of memory");
+		return NULL;
+	}
+	p = sql + sprintf(sql, "INSERT INTO %s VALUES", table);
+	for (int r = 0; r < rows; r++) {
+		*p++ = r ? ',' : ' ';
+		*p++ = '(';
+		for (int c = 0; c < ncols; c++)
+			p += sprintf(p, c ? ",?" : "?");
+		*p++ = ')';
+	}
+	*p = '\0';
+	st = ra_db_prepare(db, sql);
+	free(sql);
+	return st;
+}
+
+static int table_init(struct ra_db *db, struct table_w *t, const char *name, int ncols, bind_fn b)
+{
+	t->ncols = ncols;
+	t->bind = b;
+	t->one = prepare_insert(db, name, ncols, 1);
+	t->many = t->one ? prepare_insert(db, name, ncols, BATCH) : NULL;
+	return t->many ? 0 : -1;
+}
+
+static int table_step(struct ra_writer *w, sqlite3_stmt *st, struct table_w *t, int first,
+		      int rows)
+{
+	for (int r = 0; r < rows; r++) {
+		int base = r * t->ncols;
+
+		sqlite3_bind_int64(st, base + 1, t->seq[first + r]);
+		sqlite3_bind_int64(st, base + 2, w->run_id);
+		t->bind(st, base, &t->ev[first + r]);
+	}
+	if (sqlite3_step(st) != SQLITE_DONE) {
+		sqlite3_reset(st);
+		return ra_db_fail(w->db, "cannot write events to");
+	}
+	sqlite3_reset(st);
+	return 0;
+}
+
+/* Write the waiting rows: one statement for a full batch, row by row otherwise. */
+static int table_flush(struct ra_writer *w, struct table_w *t)
+{
+	int ret = 0;
+
+	if (t->n == BATCH)
+		ret = table_step(w, t->many, t, 0, BATCH);
+	else
+		for (int i = 0; i < t->n && ret == 0; i++)
+			ret = table_step(w, t->one, t, i, 1);
+	t->n = 0;
+	return ret;
+}
+
 struct ra_writer *ra_writer_alloc(struct ra_db *db, int64_t run_id)
 {
 	struct ra_writer *w = calloc(1, sizeof(*w));
@@ -61,88 +216,14 @@ struct ra_writer *ra_writer_alloc(struct ra_db *db, int64_t run_id)
 	}
 	w->db = db;
 	w->run_id = run_id;
-	w->seq = next_seq(db);
-	if (w->seq < 0)
-		goto fail;
-	w->ins_ra = ra_db_prepare(db, "INSERT INTO ra_events VALUES"
-				      " (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
-	w->ins_page = ra_db_prepare(db, "INSERT INTO page_events VALUES"
-					" (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
-	w->ins_blk = ra_db_prepare(db, "INSERT INTO blk_events VALUES"
-				       " (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
-	if (!w->ins_ra || !w->ins_page || !w->ins_blk)
-		goto fail;
+	w->seq = w->seq_first = next_seq(db);
+	if (w->seq < 0 || table_init(db, &w->tbl[RA_CLASS_RA], "ra_events", 16, bind_ra) < 0 ||
+	    table_init(db, &w->tbl[RA_CLASS_PAGE], "page_events", 12, bind_page) < 0 ||
+	    table_init(db, &w->tbl[RA_CLASS_BLK], "blk_events", 17, bind_blk) < 0) {
+		ra_writer_free(w);
+		return NULL;
+	}
 	return w;
-fail:
-	ra_writer_free(w);
-	return NULL;
-}
-
-static void bind_opt(sqlite3_stmt *st, int col, int present, int64_t v)
-{
-	if (present)
-		sqlite3_bind_int64(st, col, v);
-	else
-		sqlite3_bind_null(st, col);
-}
-
-static sqlite3_stmt *bind_ra(struct ra_writer *w, const struct ra_event *ev)
-{
-	const struct ra_ra_fields *f = &ev->ra;
-	sqlite3_stmt *st = w->ins_ra;
-	int trig = ev->type == RA_EV_SYNC_RA || ev->type == RA_EV_ASYNC_RA;
-	int unb = ev->type == RA_EV_RA_UNBOUNDED;
-
-	sqlite3_bind_int64(st, 7, f->dev);
-	sqlite3_bind_int64(st, 8, (int64_t)f->ino);
-	sqlite3_bind_int64(st, 9, (int64_t)f->index);
-	bind_opt(st, 10, trig, (int64_t)f->req_count);
-	bind_opt(st, 11, !unb, f->order);
-	sqlite3_bind_int64(st, 12, f->size);
-	sqlite3_bind_int64(st, 13, f->async_size);
-	bind_opt(st, 14, !unb, f->ra_pages);
-	bind_opt(st, 15, trig, f->mmap_miss);
-	bind_opt(st, 16, trig, f->prev_pos);
-	return st;
-}
-
-static sqlite3_stmt *bind_page(struct ra_writer *w, const struct ra_event *ev)
-{
-	const struct ra_page_fields *f = &ev->page;
-	sqlite3_stmt *st = w->ins_page;
-
-	sqlite3_bind_int64(st, 7, f->dev);
-	sqlite3_bind_int64(st, 8, (int64_t)f->ino);
-	sqlite3_bind_int64(st, 9, (int64_t)f->index);
-	bind_opt(st, 10, ev->has_mask & RA_HAS_LAST_INDEX, (int64_t)f->last_index);
-	bind_opt(st, 11, ev->has_mask & RA_HAS_ORDER, f->order);
-	bind_opt(st, 12, ev->has_mask & RA_HAS_PFN, (int64_t)f->pfn);
-	return st;
-}
-
-static sqlite3_stmt *bind_blk(struct ra_writer *w, const struct ra_event *ev)
-{
-	const struct ra_blk_fields *f = &ev->blk;
-	sqlite3_stmt *st = w->ins_blk;
-	int has_dev = ev->type != RA_EV_PLUG && ev->type != RA_EV_UNPLUG;
-	int remap = ev->type == RA_EV_BIO_REMAP || ev->type == RA_EV_RQ_REMAP;
-
-	bind_opt(st, 7, has_dev, f->dev);
-	bind_opt(st, 8, has_dev, (int64_t)f->sector);
-	bind_opt(st, 9, has_dev, f->nr_sector);
-	bind_opt(st, 10, ev->has_mask & RA_HAS_BYTES, f->bytes);
-	if (f->rwbs[0])
-		sqlite3_bind_text(st, 11, f->rwbs, (int)strnlen(f->rwbs, sizeof(f->rwbs)),
-				  SQLITE_TRANSIENT);
-	else
-		sqlite3_bind_null(st, 11);
-	bind_opt(st, 12, ev->has_mask & RA_HAS_ERROR, f->error);
-	bind_opt(st, 13, ev->has_mask & RA_HAS_NR_RQ, f->nr_rq);
-	bind_opt(st, 14, ev->type == RA_EV_UNPLUG && f->explicit_unplug >= 0, f->explicit_unplug);
-	bind_opt(st, 15, ev->type == RA_EV_SPLIT, (int64_t)f->new_sector);
-	bind_opt(st, 16, remap, f->old_dev);
-	bind_opt(st, 17, remap, (int64_t)f->old_sector);
-	return st;
 }
 
 static int task_grow(struct ra_writer *w)
@@ -218,33 +299,16 @@ void ra_writer_set_namer(struct ra_writer *w, ra_namer_fn namer, void *arg)
 
 int ra_writer_add(struct ra_writer *w, const struct ra_event *ev)
 {
-	sqlite3_stmt *st;
+	int cls = ra_event_class(ev->type);
+	struct table_w *t;
 
-	switch (ra_event_class(ev->type)) {
-	case RA_CLASS_RA:
-		st = bind_ra(w, ev);
-		break;
-	case RA_CLASS_PAGE:
-		st = bind_page(w, ev);
-		break;
-	case RA_CLASS_BLK:
-		st = bind_blk(w, ev);
-		break;
-	default:
+	if (cls == RA_CLASS_NONE)
 		return 0;
-	}
-	sqlite3_bind_int64(st, 1, w->seq);
-	sqlite3_bind_int64(st, 2, w->run_id);
-	sqlite3_bind_int64(st, 3, (int64_t)ev->ts_ns);
-	sqlite3_bind_int(st, 4, ev->cpu);
-	sqlite3_bind_int(st, 5, ev->pid);
-	sqlite3_bind_int(st, 6, ev->type);
-	if (sqlite3_step(st) != SQLITE_DONE) {
-		sqlite3_reset(st);
-		return ra_db_fail(w->db, "cannot write events to");
-	}
-	sqlite3_reset(st);
-	w->seq++;
+	t = &w->tbl[cls];
+	t->seq[t->n] = w->seq++;
+	t->ev[t->n++] = *ev;
+	if (t->n == BATCH && table_flush(w, t) < 0)
+		return -1;
 	w->counts[ev->type]++;
 	w->total++;
 	if (task_note(w, ev->pid, ev->comm) < 0) {
@@ -273,8 +337,32 @@ int ra_writer_note_task(struct ra_writer *w, int pid, const char *comm)
 	return 0;
 }
 
-int ra_writer_flush_tasks(struct ra_writer *w)
+/* The run's events are the seq range [seq_first, seq_last]: a rowid range. */
+static int store_seq_range(struct ra_writer *w)
 {
+	sqlite3_stmt *st = ra_db_prepare(w->db, "UPDATE runs SET seq_first = ?, seq_last = ?"
+						" WHERE run_id = ?");
+	int rc;
+
+	if (!st)
+		return -1;
+	if (w->total) {
+		sqlite3_bind_int64(st, 1, w->seq_first);
+		sqlite3_bind_int64(st, 2, w->seq - 1);
+	}
+	sqlite3_bind_int64(st, 3, w->run_id);
+	rc = sqlite3_step(st);
+	sqlite3_finalize(st);
+	return rc == SQLITE_DONE ? 0 : ra_db_fail(w->db, "cannot write to");
+}
+
+int ra_writer_finish(struct ra_writer *w)
+{
+	for (int c = RA_CLASS_RA; c <= RA_CLASS_BLK; c++)
+		if (table_flush(w, &w->tbl[c]) < 0)
+			return -1;
+	if (store_seq_range(w) < 0)
+		return -1;
 	for (size_t i = 0; i < w->task_cap; i++)
 		if (w->tasks[i].pid && w->tasks[i].comm[0] &&
 		    ra_db_add_task(w->db, w->run_id, w->tasks[i].pid, w->tasks[i].comm) < 0)
@@ -296,9 +384,10 @@ void ra_writer_free(struct ra_writer *w)
 {
 	if (!w)
 		return;
-	sqlite3_finalize(w->ins_ra);
-	sqlite3_finalize(w->ins_page);
-	sqlite3_finalize(w->ins_blk);
+	for (int c = 0; c < 4; c++) {
+		sqlite3_finalize(w->tbl[c].one);
+		sqlite3_finalize(w->tbl[c].many);
+	}
 	free(w->tasks);
 	free(w);
 }

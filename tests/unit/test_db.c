@@ -132,7 +132,7 @@ static void test_writer(void)
 	CHECK(db != NULL);
 	if (!db)
 		return;
-	CHECK_INT(ra_db_exec(db, "BEGIN"), 0);
+	CHECK_INT(ra_db_load_begin(db), 0);
 	run = ra_db_run_create(db, &info);
 	CHECK_INT(run, 1);
 	w = ra_writer_alloc(db, run);
@@ -154,15 +154,17 @@ static void test_writer(void)
 	CHECK_INT(ra_writer_add(w, &ev), 0);
 	CHECK_INT(ra_writer_note_task(w, 100, "ignored"), 0);
 	CHECK_INT(ra_writer_note_task(w, 200, "kworker"), 0);
-	CHECK_INT(ra_writer_flush_tasks(w), 0);
+	CHECK_INT(ra_writer_finish(w), 0);
 	CHECK_INT(ra_writer_total(w), 4);
 	CHECK_INT(ra_writer_count(w, RA_EV_BIO_QUEUE), 1);
 	ra_writer_free(w);
 	CHECK_INT(ra_db_add_lost(db, run, 0, 3, 1, 2, 10), 0);	/* ring 4 > marks 2 */
 	CHECK_INT(ra_db_add_lost(db, run, 1, 0, 0, 7, -1), 0);	/* marks only */
 	CHECK_INT(ra_db_run_finish(db, run, &end), 0);
-	CHECK_INT(ra_db_exec(db, "COMMIT"), 0);
-	CHECK_INT(ra_db_create_indexes(db), 0);
+	CHECK_INT(ra_db_load_commit(db), 0);
+	CHECK_INT(query_int(db, "SELECT journal_mode = 'wal' FROM pragma_journal_mode"), 1);
+	CHECK_INT(query_int(db, "SELECT seq_first FROM runs WHERE run_id = 1"), 1);
+	CHECK_INT(query_int(db, "SELECT seq_last FROM runs WHERE run_id = 1"), 4);
 
 	CHECK_INT(query_int(db, "SELECT lost_events FROM v_runs"), 11);
 	CHECK_INT(query_int(db, "SELECT n FROM v_event_counts WHERE event = 'block_bio_queue'"), 1);
@@ -182,15 +184,46 @@ static void test_writer(void)
 	CHECK_INT(query_int(db, "SELECT rwbs = 'RA' FROM blk_events WHERE event_id = 20"), 1);
 
 	/* A second run continues the sequence. */
-	CHECK_INT(ra_db_exec(db, "BEGIN"), 0);
+	CHECK_INT(ra_db_load_begin(db), 0);
 	run = ra_db_run_create(db, &info);
 	w = ra_writer_alloc(db, run);
 	ev = ev_at(RA_EV_FAULT, 1, 1, "");
 	CHECK_INT(ra_writer_add(w, &ev), 0);
+	CHECK_INT(ra_writer_finish(w), 0);
 	ra_writer_free(w);
-	CHECK_INT(ra_db_exec(db, "COMMIT"), 0);
+	CHECK_INT(ra_db_load_commit(db), 0);
 	CHECK_INT(query_int(db, "SELECT seq FROM page_events WHERE run_id = 2"), 5);
 	CHECK_INT(ra_db_close(db), 0);
+}
+
+/* A load is all or nothing: into an existing database, and into a new file. */
+static void test_abort(void)
+{
+	struct ra_run_info info = { .source = "record" };
+	struct ra_db *db = ra_db_open(tmp_path("a.db"), RA_DB_CREATE);
+
+	CHECK(db != NULL);
+	if (!db)
+		return;
+	CHECK_INT(ra_db_load_begin(db), 0);
+	CHECK(ra_db_run_create(db, &info) > 0);
+	ra_db_load_abort(db);
+	CHECK_INT(ra_db_close(db), 0);
+	CHECK(access(tmp_path("a.db"), F_OK) != 0);
+	CHECK(access(tmp_path("a.db-wal"), F_OK) != 0);
+
+	db = ra_db_open(tmp_path("a.db"), RA_DB_CREATE);
+	CHECK_INT(ra_db_load_begin(db), 0);
+	CHECK(ra_db_run_create(db, &info) > 0);
+	CHECK_INT(ra_db_load_commit(db), 0);
+	CHECK_INT(ra_db_close(db), 0);
+	db = ra_db_open(tmp_path("a.db"), RA_DB_CREATE);
+	CHECK_INT(ra_db_load_begin(db), 0);
+	CHECK(ra_db_run_create(db, &info) > 0);
+	ra_db_load_abort(db);
+	CHECK_INT(query_int(db, "SELECT COUNT(*) FROM runs"), 1);
+	CHECK_INT(ra_db_close(db), 0);
+	CHECK(access(tmp_path("a.db"), F_OK) == 0);
 }
 
 int main(void)
@@ -199,6 +232,7 @@ int main(void)
 		{ "create and reopen", test_create },
 		{ "refuse newer and foreign files", test_refusals },
 		{ "writer and views", test_writer },
+		{ "aborted loads", test_abort },
 		{ NULL, NULL },
 	};
 	char cmd[96];

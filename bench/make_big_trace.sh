@@ -1,0 +1,57 @@
+#!/bin/bash
+# Record a large trace.dat (well over 500,000 events) on a loop device, the
+# way the fixtures were made: events enabled by hand in a tracefs instance,
+# then `trace-cmd extract` (trace-cmd record cannot run on machines that
+# refuse writes to /proc/sys/kernel/ftrace_enabled; extract works when that
+# file is bind-mounted over in a private mount namespace).
+#
+#   bench/make_big_trace.sh OUT.dat [FILE_MB]     (root; default 1024)
+#
+# The workload: a cold dd bs=4k read of a FILE_MB file with read_ahead_kb=128,
+# then a cached one (one mm_filemap_get_pages per 4 KiB read).
+
+set -eu
+out=$1
+mb=${2:-1024}
+[ "$(id -u)" -eq 0 ] || { echo "needs root" >&2; exit 2; }
+command -v trace-cmd >/dev/null || { echo "needs trace-cmd" >&2; exit 2; }
+out=$(realpath -m "$out")
+work=$(mktemp -d /dev/shm/ratrace-big.XXXXXX)
+T=/sys/kernel/tracing
+I=$T/instances/ra-bigtrace
+mounted_tracefs=0
+cleanup() {
+	set +e
+	[ -d $I ] && { echo 0 > $I/tracing_on; rmdir $I; }
+	mountpoint -q "$work/mnt" && umount "$work/mnt"
+	[ -n "${LOOP:-}" ] && losetup -d "$LOOP"
+	[ $mounted_tracefs = 1 ] && umount $T
+	rm -rf "$work"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+if ! mountpoint -q $T; then mount -t tracefs nodev $T; mounted_tracefs=1; fi
+truncate -s $((mb + 200))M "$work/img"
+LOOP=$(losetup -f --show --direct-io=on "$work/img")
+NAME=$(basename "$LOOP")
+mkfs.ext4 -q -F "$LOOP"
+mkdir "$work/mnt"
+mount "$LOOP" "$work/mnt"
+dd if=/dev/urandom of="$work/mnt/big" bs=1M count="$mb" status=none conv=fsync
+echo 128 > /sys/block/$NAME/queue/read_ahead_kb
+
+mkdir $I
+echo 0 > $I/tracing_on
+echo $((mb * 160)) > $I/buffer_size_kb
+for s in readahead filemap block; do echo 1 > $I/events/$s/enable; done
+sync; echo 3 > /proc/sys/vm/drop_caches
+echo 1 > $I/tracing_on
+dd if="$work/mnt/big" of=/dev/null bs=4k status=none
+dd if="$work/mnt/big" of=/dev/null bs=4k status=none
+echo 0 > $I/tracing_on
+unshare -m sh -c "mount --bind /dev/null /proc/sys/kernel/ftrace_enabled &&
+	trace-cmd extract -B ra-bigtrace -o '$out'" >/dev/null 2>&1
+[ -s "$out" ] || { echo "trace-cmd extract made no file" >&2; exit 1; }
+grep -h . $I/per_cpu/cpu*/stats 2>/dev/null | grep -E "overrun|dropped" | sort | uniq -c >&2 || true
+ls -la "$out"

@@ -1,0 +1,14 @@
+// SPDX-License-Identifier: LGPL-2.1
+/*
+ * Small helpers shared by the commands.
+ */
+#include <malloc.h>
+
+#include "ra_db.h"
+
+void ra_malloc_tune(void)
+{
+	mallopt(M_TRIM_THRESHOLD, 256 << 20);
+	mallopt(M_TOP_PAD, 64 << 20);
+	mallopt(M_MMAP_THRESHOLD, 256 << 20);
+}
