@@ -29,7 +29,8 @@ Q := @
 echo_cmd = @printf '  %-6s %s\n' $(1) $(2);
 endif
 
-BUILD := build
+# Sanitizer builds live apart, so that switching never mixes objects.
+BUILD ?= $(if $(SANITIZE),build-san,build)
 LIB_SRC := $(wildcard lib/*.c) $(filter-out collect/ra-%.c,$(wildcard collect/*.c))
 LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/%.o)
 CMDS := ra-record ra-import
@@ -70,10 +71,10 @@ $(BUILD)/tests/%: $(BUILD)/tests/unit/%.o $(BUILD)/libratrace.a
 check:
 	@scripts/deps.sh
 	@$(MAKE) --no-print-directory all
-	@tests/run.sh
+	@RA_BUILD=$(BUILD) tests/run.sh
 
 test: all
-	@tests/run.sh
+	@RA_BUILD=$(BUILD) tests/run.sh
 
 demo:
 	@scripts/deps.sh
@@ -92,4 +93,4 @@ format:
 	clang-format -i include/*.h lib/*.[ch] collect/*.[ch] tests/unit/*.[ch]
 
 clean:
-	rm -rf $(BUILD)
+	rm -rf build build-san

@@ -4,6 +4,7 @@
  * the recorder only moves full ring-buffer sub-buffers into per-CPU files
  * (splice); decoding happens after the workload has finished.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -95,26 +96,40 @@ static bool stale_instance(const char *name)
 	return kill((pid_t)pid, 0) < 0 && errno == ESRCH;
 }
 
+/*
+ * The instances directory is read directly: tracefs_instances() of libtracefs
+ * 1.6 leaks its compiled pattern.
+ */
 int ra_tracer_cleanup_stale(int verbose)
 {
-	char **names = tracefs_instances("^ra-record\\.[0-9][0-9]*$");
+	const char *top = tracefs_tracing_dir();
+	char path[4096];
+	struct dirent *de;
 	int removed = 0;
+	DIR *d;
 
-	for (int i = 0; names && names[i]; i++) {
+	if (!top)
+		return 0;
+	snprintf(path, sizeof(path), "%s/instances", top);
+	d = opendir(path);
+	if (!d)
+		return 0;
+	while ((de = readdir(d))) {
 		struct tracefs_instance *inst;
 
-		if (!stale_instance(names[i]))
+		if (strncmp(de->d_name, INSTANCE_PREFIX, strlen(INSTANCE_PREFIX)) != 0 ||
+		    !stale_instance(de->d_name))
 			continue;
-		inst = tracefs_instance_alloc(NULL, names[i]);
+		inst = tracefs_instance_alloc(NULL, de->d_name);
 		if (inst && tracefs_instance_destroy(inst) == 0) {
 			removed++;
 			if (verbose)
 				fprintf(stderr, "ra-record: removed stale instance '%s'\n",
-					names[i]);
+					de->d_name);
 		}
 		tracefs_instance_free(inst);
 	}
-	tracefs_list_free(names);
+	closedir(d);
 	return removed;
 }
 
@@ -259,6 +274,65 @@ static int open_cpus(struct ra_tracer *tr, const char *tmpdir)
 	return 0;
 }
 
+/* Read a small tracefs file (an event format) into @buf; its length or -1. */
+static ssize_t read_small(const char *path, char *buf, size_t len)
+{
+	ssize_t n, got = 0;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return -1;
+	while ((size_t)got < len - 1 && (n = read(fd, buf + got, len - 1 - (size_t)got)) > 0)
+		got += n;
+	close(fd);
+	buf[got] = '\0';
+	return got;
+}
+
+/*
+ * The event formats of @systems in the instance directory @dir. Unlike
+ * tracefs_local_events_system() this reads no kallsyms or printk formats,
+ * which ratrace does not use and which cost more than the formats.
+ */
+static struct tep_handle *load_formats(const char *dir, const char *const *systems)
+{
+	struct tep_handle *tep = tep_alloc();
+	static char buf[65536];
+	char path[4096];
+	ssize_t len;
+
+	snprintf(path, sizeof(path), "%s/events/header_page", dir);
+	len = read_small(path, buf, sizeof(buf));
+	if (!tep || len <= 0 || tep_parse_header_page(tep, buf, (unsigned long)len, sizeof(long)))
+		goto fail;
+	for (int i = 0; systems[i]; i++) {
+		struct dirent *de;
+		DIR *d;
+
+		snprintf(path, sizeof(path), "%s/events/%s", dir, systems[i]);
+		d = opendir(path);
+		while (d && (de = readdir(d))) {
+			ssize_t n;
+
+			if (de->d_name[0] == '.' || de->d_type != DT_DIR)
+				continue;
+			snprintf(path, sizeof(path), "%s/events/%s/%s/format", dir, systems[i],
+				 de->d_name);
+			n = read_small(path, buf, sizeof(buf));
+			if (n > 0)
+				tep_parse_event(tep, buf, (unsigned long)n, systems[i]);
+		}
+		if (d)
+			closedir(d);
+	}
+	tep_set_long_size(tep, tep_get_header_page_size(tep));
+	tep_set_cpus(tep, (int)sysconf(_SC_NPROCESSORS_CONF));
+	return tep;
+fail:
+	tep_free(tep);
+	return NULL;
+}
+
 static int configure(struct ra_tracer *tr, const struct ra_tracer_opts *o)
 {
 	static const char *const systems[] = { "readahead", "filemap", "block", NULL };
@@ -284,7 +358,7 @@ static int configure(struct ra_tracer *tr, const struct ra_tracer_opts *o)
 		if (ra_event_name(t) && enable_event(tr, t, o) < 0)
 			return -1;
 	dir = tracefs_instance_get_dir(tr->inst);
-	tr->tep = tracefs_local_events_system(dir, systems);
+	tr->tep = load_formats(dir, systems);
 	tracefs_put_tracing_file(dir);
 	if (!tr->tep || !(tr->dec = ra_decoder_alloc(tr->tep))) {
 		ra_set_error(RA_ERR_ENV, "cannot read the event formats of the instance");

@@ -266,8 +266,7 @@ static struct task_slot *task_slot(struct ra_writer *w, int pid, bool *fresh)
 
 static void set_comm(struct task_slot *t, const char *comm)
 {
-	strncpy(t->comm, comm, sizeof(t->comm) - 1);
-	t->comm[sizeof(t->comm) - 1] = '\0';
+	snprintf(t->comm, sizeof(t->comm), "%s", comm);
 }
 
 /*

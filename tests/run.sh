@@ -9,10 +9,12 @@
 set -u
 cd "$(dirname "$0")/.." || exit 2
 export RA_TOP=$PWD
-export RA_BIN=$PWD/build
+export RA_BIN=$PWD/${RA_BUILD:-build}
 export RA_FIXTURES=$PWD/tests/fixtures
 export RA_SHARED_FIXTURES=${RA_SHARED_FIXTURES:-$PWD/../shared/fixtures}
 export PATH=$RA_BIN:$PATH
+export LSAN_OPTIONS=suppressions=$PWD/tests/lsan.supp:print_suppressions=0
+export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 pattern=${1:-}
 artifacts=$PWD/tests/artifacts
 mkdir -p "$artifacts"
@@ -46,7 +48,7 @@ run_one() {
 	fi
 }
 
-for t in build/tests/test_*; do
+for t in "$RA_BIN"/tests/test_*; do
 	[ -x "$t" ] || continue
 	name=unit/$(basename "$t")
 	case $name in *"$pattern"*) ;; *) continue ;; esac
