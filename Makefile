@@ -13,7 +13,7 @@ PKG_LIBS = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 WARN := -Wall -Wextra -Werror -Wshadow -Wformat=2 -Wstrict-prototypes -Wmissing-prototypes \
 	-Wno-unused-parameter -Wno-format-truncation
 CFLAGS ?= -O2 -g
-ALL_CFLAGS = -std=gnu11 $(WARN) -D_GNU_SOURCE -Iinclude -Ilib -Icollect $(PKG_CFLAGS) $(CFLAGS)
+ALL_CFLAGS = -std=gnu11 $(WARN) -D_GNU_SOURCE -Iinclude -Ilib -Icollect -Ianalyze $(PKG_CFLAGS) $(CFLAGS)
 LDLIBS = $(PKG_LIBS) -lm
 
 ifdef SANITIZE
@@ -31,17 +31,20 @@ endif
 
 # Sanitizer builds live apart, so that switching never mixes objects.
 BUILD ?= $(if $(SANITIZE),build-san,build)
-LIB_SRC := $(wildcard lib/*.c) $(filter-out collect/ra-%.c,$(wildcard collect/*.c))
+LAYERS := collect analyze
+LIB_SRC := $(wildcard lib/*.c) $(filter-out $(wildcard */ra-*.c),$(foreach d,$(LAYERS),$(wildcard $(d)/*.c)))
 LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/%.o)
-CMDS := ra-record ra-import
+CMDS := ra-record ra-import ra-analyze
 BINS := $(CMDS:%=$(BUILD)/%)
 UNIT_SRC := $(wildcard tests/unit/test_*.c)
 UNIT_BINS := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
+TOOL_SRC := $(wildcard tests/tools/*.c)
+TOOL_BINS := $(TOOL_SRC:tests/tools/%.c=$(BUILD)/tools/%)
 MANS := $(wildcard docs/man/*.1)
 
 .PHONY: all deps pkgcheck check test install uninstall clean demo format
 
-all: pkgcheck $(BINS) $(UNIT_BINS)
+all: pkgcheck $(BINS) $(UNIT_BINS) $(TOOL_BINS)
 
 deps:
 	@scripts/deps.sh
@@ -53,19 +56,27 @@ pkgcheck:
 			exit 1; }; \
 	done
 
-$(BUILD)/%.o: %.c $(wildcard include/*.h lib/*.h collect/*.h)
+$(BUILD)/%.o: %.c $(wildcard include/*.h lib/*.h collect/*.h analyze/*.h)
 	@mkdir -p $(dir $@)
 	$(call echo_cmd,CC,$<)$(CC) $(ALL_CFLAGS) -c -o $@ $<
 
 $(BUILD)/libratrace.a: $(LIB_OBJ)
 	$(call echo_cmd,AR,$@)$(AR) rcs $@ $^
 
-$(BUILD)/ra-%: $(BUILD)/collect/ra-%.o $(BUILD)/libratrace.a
+# A command's main is LAYER/ra-NAME.c, in the layer it belongs to.
+cmd_obj = $(patsubst %.c,$(BUILD)/%.o,$(wildcard */ra-$(1).c))
+.SECONDEXPANSION:
+$(BUILD)/ra-%: $$(call cmd_obj,$$*) $(BUILD)/libratrace.a
 	$(call echo_cmd,LINK,$@)$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
 $(BUILD)/tests/%: $(BUILD)/tests/unit/%.o $(BUILD)/libratrace.a
 	@mkdir -p $(dir $@)
 	$(call echo_cmd,LINK,$@)$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+# Workload programs of the end-to-end tests (tests/tools/NAME.c, standalone).
+$(TOOL_BINS): $(BUILD)/tools/%: $(BUILD)/tests/tools/%.o
+	@mkdir -p $(dir $@)
+	$(call echo_cmd,LINK,$@)$(CC) $(LDFLAGS) -o $@ $^
 
 # The test command of the README: installs what is missing, builds, runs every suite.
 check:
@@ -90,7 +101,7 @@ uninstall:
 	rm -f $(CMDS:%=$(DESTDIR)$(BINDIR)/%) $(MANS:docs/man/%=$(DESTDIR)$(MANDIR)/man1/%)
 
 format:
-	clang-format -i include/*.h lib/*.[ch] collect/*.[ch] tests/unit/*.[ch]
+	clang-format -i include/*.h lib/*.[ch] collect/*.[ch] tests/unit/*.[ch] tests/tools/*.c
 
 clean:
 	rm -rf build build-san

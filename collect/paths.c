@@ -20,6 +20,7 @@
 struct want {
 	uint64_t ino;
 	char *path;
+	int64_t size;
 };
 
 struct walk {
@@ -47,8 +48,10 @@ static int visit(const char *path, const struct stat *sb, int flag, struct FTW *
 	if (flag != FTW_F || sb->st_dev != wk->st_dev)
 		return 0;
 	hit = bsearch(&key, wk->w, wk->n, sizeof(*wk->w), cmp_ino);
-	if (hit && !hit->path && (hit->path = strdup(path)))
+	if (hit && !hit->path && (hit->path = strdup(path))) {
+		hit->size = sb->st_size;
 		wk->found++;
+	}
 	return wk->found == wk->n;
 }
 
@@ -93,7 +96,8 @@ static int store(struct ra_db *db, int64_t run_id, uint32_t dev, struct want *w,
 
 	walk_device(dev, w, n);
 	for (size_t i = 0; i < n; i++) {
-		if (!ret && ra_db_add_file(db, run_id, dev, w[i].ino, w[i].path) < 0)
+		if (!ret && ra_db_add_file(db, run_id, dev, w[i].ino, w[i].path,
+					   w[i].path ? w[i].size : -1) < 0)
 			ret = -1;
 		free(w[i].path);
 		w[i].path = NULL;

@@ -216,8 +216,9 @@ int ra_db_add_task(struct ra_db *db, int64_t run_id, int pid, const char *comm)
 			 (int64_t)pid, comm);
 }
 
-int ra_db_add_file(struct ra_db *db, int64_t run_id, uint32_t dev, uint64_t ino, const char *path)
+int ra_db_add_file(struct ra_db *db, int64_t run_id, uint32_t dev, uint64_t ino, const char *path,
+		   int64_t size_bytes)
 {
-	return exec_args(db, "INSERT OR REPLACE INTO files VALUES (?, ?, ?, ?)", "iiit", run_id,
-			 (int64_t)dev, (int64_t)ino, path);
+	return exec_args(db, "INSERT OR REPLACE INTO files VALUES (?, ?, ?, ?, ?)", "iiitn", run_id,
+			 (int64_t)dev, (int64_t)ino, path, size_bytes);
 }

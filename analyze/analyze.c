@@ -1,0 +1,158 @@
+// SPDX-License-Identifier: LGPL-2.1
+/*
+ * The analysis driver: the table of passes, run for one run at a time,
+ * replacing that run's derived rows.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "analyze_local.h"
+#include "ra_version.h"
+
+static const struct ra_pass *const passes[] = {
+	&ra_pass_readahead,
+	NULL
+};
+
+int ra_analyze_exec(struct ra_db *db, const char *sql, int64_t run_id)
+{
+	sqlite3_stmt *st = NULL;
+	int rc;
+
+	rc = sqlite3_prepare_v2(ra_db_sqlite(db), sql, -1, &st, NULL);
+	if (rc == SQLITE_OK) {
+		sqlite3_bind_int64(st, 1, run_id);
+		rc = sqlite3_step(st);
+	}
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE && rc != SQLITE_ROW) {
+		ra_set_error(RA_ERR_IO, "cannot update '%s': %s", ra_db_path(db),
+			     sqlite3_errmsg(ra_db_sqlite(db)));
+		return -1;
+	}
+	return 0;
+}
+
+static int query_int(struct ra_db *db, const char *sql, int64_t run_id, const char *text,
+		     int64_t *out)
+{
+	sqlite3_stmt *st = NULL;
+	int rc;
+
+	rc = sqlite3_prepare_v2(ra_db_sqlite(db), sql, -1, &st, NULL);
+	if (rc == SQLITE_OK) {
+		sqlite3_bind_int64(st, 1, run_id);
+		if (text)
+			sqlite3_bind_text(st, 2, text, -1, SQLITE_STATIC);
+		rc = sqlite3_step(st);
+	}
+	*out = rc == SQLITE_ROW ? sqlite3_column_int64(st, 0) : 0;
+	sqlite3_finalize(st);
+	if (rc != SQLITE_ROW) {
+		ra_set_error(RA_ERR_IO, "cannot read '%s': %s", ra_db_path(db),
+			     sqlite3_errmsg(ra_db_sqlite(db)));
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * Why a pass cannot run: its tracepoints were not in the kernel, or not
+ * recorded. Returns 1 with @why filled, 0 when it can run, -1 on error.
+ */
+static int missing_events(struct ra_db *db, int64_t run_id, const struct ra_pass *p, char *why,
+			  size_t len)
+{
+	for (const char *const *n = p->needs; *n; n++) {
+		static const char sql[] =
+			"SELECT COALESCE(MAX(available * 2 + enabled), -1) FROM tracepoints"
+			" WHERE run_id = ?1 AND system || ':' || name = ?2";
+		int64_t v;
+
+		if (query_int(db, sql, run_id, *n, &v) < 0)
+			return -1;
+		if (v == 3)
+			continue;
+		if (v == 2)
+			snprintf(why, len, "%s was not recorded", *n);
+		else
+			snprintf(why, len, "%s is not available on this kernel (Linux 6.18+)", *n);
+		return 1;
+	}
+	return 0;
+}
+
+static int record(struct ra_db *db, int64_t run_id, const struct ra_pass *p, const char *state,
+		  const char *message)
+{
+	sqlite3_stmt *st = NULL;
+	int rc;
+
+	rc = sqlite3_prepare_v2(ra_db_sqlite(db),
+				"INSERT OR REPLACE INTO analyses VALUES (?, ?, ?, ?, NULL, ?)", -1,
+				&st, NULL);
+	if (rc == SQLITE_OK) {
+		sqlite3_bind_int64(st, 1, run_id);
+		sqlite3_bind_text(st, 2, p->name, -1, SQLITE_STATIC);
+		sqlite3_bind_text(st, 3, state, -1, SQLITE_STATIC);
+		sqlite3_bind_text(st, 4, message, -1, SQLITE_TRANSIENT);
+		sqlite3_bind_text(st, 5, RA_VERSION, -1, SQLITE_STATIC);
+		rc = sqlite3_step(st);
+	}
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE) {
+		ra_set_error(RA_ERR_IO, "cannot update '%s': %s", ra_db_path(db),
+			     sqlite3_errmsg(ra_db_sqlite(db)));
+		return -1;
+	}
+	return 0;
+}
+
+static int run_pass(struct ra_db *db, int64_t run_id, const struct ra_pass *p,
+		    const struct ra_analyze_opts *o)
+{
+	char sql[128], why[256];
+	int missing;
+
+	for (const char *const *t = p->tables; *t; t++) {
+		snprintf(sql, sizeof(sql), "DELETE FROM %s WHERE run_id = ?1", *t);
+		if (ra_analyze_exec(db, sql, run_id) < 0)
+			return -1;
+	}
+	missing = missing_events(db, run_id, p, why, sizeof(why));
+	if (missing < 0)
+		return -1;
+	if (missing)
+		return record(db, run_id, p, "unavailable", why);
+	if (p->run(db, run_id, o) < 0)
+		return -1;
+	return record(db, run_id, p, "ok", NULL);
+}
+
+int ra_analyze_in_load(struct ra_db *db, int64_t run_id, const struct ra_analyze_opts *o)
+{
+	int64_t exists;
+
+	if (query_int(db, "SELECT COUNT(*) FROM runs WHERE run_id = ?1", run_id, NULL, &exists) < 0)
+		return -1;
+	if (!exists) {
+		ra_set_error(RA_ERR_USAGE, "no run %lld in '%s'", (long long)run_id,
+			     ra_db_path(db));
+		return -1;
+	}
+	for (int i = 0; passes[i]; i++)
+		if (run_pass(db, run_id, passes[i], o) < 0)
+			return -1;
+	return 0;
+}
+
+int ra_analyze_run(struct ra_db *db, int64_t run_id, const struct ra_analyze_opts *o)
+{
+	if (ra_db_load_begin(db) < 0)
+		return -1;
+	if (ra_analyze_in_load(db, run_id, o) < 0) {
+		ra_db_load_abort(db);
+		return -1;
+	}
+	return ra_db_load_commit(db);
+}

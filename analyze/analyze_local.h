@@ -1,0 +1,46 @@
+/* SPDX-License-Identifier: LGPL-2.1 */
+/*
+ * Private interfaces of the analysis passes.
+ */
+#ifndef RA_ANALYZE_LOCAL_H
+#define RA_ANALYZE_LOCAL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "ra_analyze.h"
+#include "ra_event.h"
+
+/* ---- evstream.c: a run's events back from the database, in seq order ---- */
+
+struct ra_evstream;
+
+#define RA_STREAM_RA	(1u << RA_CLASS_RA)
+#define RA_STREAM_PAGE	(1u << RA_CLASS_PAGE)
+#define RA_STREAM_BLK	(1u << RA_CLASS_BLK)
+
+/** ra_evstream_open - the events of @run_id of the classes in @mask, merged by seq */
+struct ra_evstream *ra_evstream_open(struct ra_db *db, int64_t run_id, unsigned int mask);
+/** ra_evstream_next - 1 and the next event in @ev, 0 at the end, -1 on error */
+int ra_evstream_next(struct ra_evstream *s, struct ra_event *ev, int64_t *seq);
+void ra_evstream_close(struct ra_evstream *s);
+
+/* ---- the passes ---- */
+
+struct ra_pass {
+	const char *name;
+	/* Tracepoints the pass cannot do without ("system:event"), NULL-terminated. */
+	const char *const *needs;
+	int (*run)(struct ra_db *db, int64_t run_id, const struct ra_analyze_opts *o);
+	/* Tables of derived rows the pass owns, deleted before it runs. */
+	const char *const *tables;
+};
+
+extern const struct ra_pass ra_pass_readahead;
+
+/* ---- analyze.c ---- */
+
+/** ra_analyze_exec - run one SQL statement with the run id bound to ?1 */
+int ra_analyze_exec(struct ra_db *db, const char *sql, int64_t run_id);
+
+#endif /* RA_ANALYZE_LOCAL_H */

@@ -1,0 +1,768 @@
+// SPDX-License-Identifier: LGPL-2.1
+/*
+ * The readahead pass: windows, their patterns, streams and the fate of every
+ * read-ahead page, rebuilt from the readahead:* and filemap:* events of a run
+ * in one pass in time order. docs/metrics.md states the definitions; the
+ * comments here point at the rule each piece implements.
+ *
+ * Memory: the pages of the page cache that readahead added and that are still
+ * cached, the ones evicted unused (to see them thrash), one record per task,
+ * file and stream, and one small record per window.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analyze_local.h"
+#include "pagemap.h"
+
+enum trig { TRIG_NONE, TRIG_SYNC, TRIG_ASYNC };
+enum pstate { PG_RA_UNUSED = 1, PG_RA_USED, PG_OTHER };
+enum access { ACC_NONE, ACC_READ, ACC_FAULT, ACC_MAP };
+
+struct trigger {
+	enum trig kind;
+	int file;
+	int64_t seq;
+	uint64_t index;
+	uint64_t req_count;
+	uint32_t ra_pages;
+	bool mmap;
+};
+
+struct task {
+	struct trigger pending;		/* trigger waiting for its window */
+	int win;			/* window collecting this task's page adds, or -1 */
+	bool last_was_order;		/* the task's latest readahead event was ra_order */
+	enum access acc;		/* the task's latest access */
+	int acc_file;
+	uint64_t acc_index;
+};
+
+struct file {
+	uint32_t dev;
+	uint64_t ino;
+	uint64_t eof;			/* pages: one past the highest page seen */
+	int64_t size_pages;		/* from the file's size when known, else -1 */
+};
+
+struct stream {
+	int file;
+	int pid;
+	uint32_t n, max, ramp, collapses, last_size, run;
+	int64_t first_ts, last_ts;
+	uint64_t last_end;		/* end of the latest window: where "subsequent" starts */
+	uint32_t ra_pages;
+	char *sizes;			/* "4 8 16 32x514" */
+	size_t len, cap;
+};
+
+struct window {
+	int64_t seq, ts, end_ts, trigger_seq;
+	int pid, file, stream;
+	enum trig trigger;
+	const char *pattern;
+	bool mmap, fallback;
+	uint64_t start, trigger_index, req_count, demand_start;
+	uint32_t size, async, order, ra_pages, demand_pages;
+	bool has_order, has_ra_pages, has_req;
+	uint64_t added, ra_added, used, evicted, thrashed;
+};
+
+struct page {
+	int32_t win;
+	uint8_t state;
+	uint8_t order;
+};
+
+struct ra_state {
+	struct ra_map files_by_key;	/* (dev, ino) -> file index + 1 */
+	struct file *files;
+	int nfiles, cap_files;
+	struct ra_map tasks;		/* pid -> struct task */
+	struct ra_map streams_by_key;	/* (file, pid) -> stream index + 1 */
+	struct stream *streams;
+	int nstreams, cap_streams;
+	struct window *wins;
+	int nwins, cap_wins;
+	struct ra_map cache;		/* (file, index) -> struct page: pages of windows */
+	struct ra_map ghosts;		/* (file, index) -> window: evicted unused */
+	int page_shift;
+};
+
+#define KEY(file, index) ((((uint64_t)(file) + 1) << 40) | ((index) & ((1ULL << 40) - 1)))
+
+static int grow_array(void **arr, int *cap, int need, size_t elem)
+{
+	void *p;
+	int ncap;
+
+	if (need <= *cap)
+		return 0;
+	ncap = *cap ? *cap * 2 : 256;
+	while (ncap < need)
+		ncap *= 2;
+	p = realloc(*arr, (size_t)ncap * elem);
+	if (!p)
+		return -1;
+	memset((char *)p + (size_t)*cap * elem, 0, (size_t)(ncap - *cap) * elem);
+	*arr = p;
+	*cap = ncap;
+	return 0;
+}
+
+static int file_of(struct ra_state *st, uint32_t dev, uint64_t ino)
+{
+	uint64_t key = ((uint64_t)dev << 32) ^ ino ^ (ino >> 32 << 12) ^ 1;
+	bool fresh;
+	int *slot;
+
+	/* a (dev, ino) pair never collides with another: check, else probe on */
+	for (;; key += 0x9e3779b97f4a7c15ULL) {
+		slot = ra_map_put(&st->files_by_key, key ? key : 1, &fresh);
+		if (!slot)
+			return -1;
+		if (fresh || (st->files[*slot - 1].dev == dev && st->files[*slot - 1].ino == ino))
+			break;
+	}
+	if (!fresh)
+		return *slot - 1;
+	if (grow_array((void **)&st->files, &st->cap_files, st->nfiles + 1, sizeof(*st->files)))
+		return -1;
+	st->files[st->nfiles] = (struct file){ .dev = dev, .ino = ino, .size_pages = -1 };
+	*slot = ++st->nfiles;
+	return *slot - 1;
+}
+
+static struct task *task_of(struct ra_state *st, int pid)
+{
+	bool fresh;
+	struct task *t = ra_map_put(&st->tasks, (uint64_t)(uint32_t)pid + 1, &fresh);
+
+	if (t && fresh)
+		t->win = -1;
+	return t;
+}
+
+static void see_page(struct ra_state *st, int file, uint64_t last)
+{
+	if (last + 1 > st->files[file].eof)
+		st->files[file].eof = last + 1;
+}
+
+/* ---- streams: windows of one task on one file ---- */
+
+static int stream_of(struct ra_state *st, int file, int pid)
+{
+	uint64_t key = ((uint64_t)(file + 1) << 32) | (uint32_t)pid;
+	bool fresh;
+	int *slot = ra_map_put(&st->streams_by_key, key, &fresh);
+
+	if (!slot)
+		return -1;
+	if (!fresh)
+		return *slot - 1;
+	if (grow_array((void **)&st->streams, &st->cap_streams, st->nstreams + 1,
+		       sizeof(*st->streams)))
+		return -1;
+	st->streams[st->nstreams].file = file;
+	st->streams[st->nstreams].pid = pid;
+	*slot = ++st->nstreams;
+	return *slot - 1;
+}
+
+static int sizes_append(struct stream *s, const char *text)
+{
+	size_t n = strlen(text);
+
+	if (s->len + n + 1 > s->cap) {
+		size_t cap = s->cap ? s->cap * 2 : 64;
+		char *p;
+
+		while (cap < s->len + n + 1)
+			cap *= 2;
+		p = realloc(s->sizes, cap);
+		if (!p)
+			return -1;
+		s->sizes = p;
+		s->cap = cap;
+	}
+	memcpy(s->sizes + s->len, text, n + 1);
+	s->len += n;
+	return 0;
+}
+
+/* Close the current run of equal sizes: "32" or "32x514". */
+static int sizes_flush(struct stream *s)
+{
+	char buf[32];
+
+	if (!s->run)
+		return 0;
+	if (s->run == 1)
+		snprintf(buf, sizeof(buf), "%s%u", s->len ? " " : "", s->last_size);
+	else
+		snprintf(buf, sizeof(buf), "%s%ux%u", s->len ? " " : "", s->last_size, s->run);
+	s->run = 0;
+	return sizes_append(s, buf);
+}
+
+static int stream_add(struct stream *s, const struct window *w)
+{
+	if (s->n && w->size < s->last_size)
+		s->collapses++;
+	if (!s->n)
+		s->first_ts = w->ts;
+	s->last_ts = w->ts;
+	s->n++;
+	if (w->size > s->max) {
+		s->max = w->size;
+		s->ramp = s->n;
+	}
+	if (w->has_ra_pages && w->ra_pages > s->ra_pages)
+		s->ra_pages = w->ra_pages;
+	if (s->run && w->size != s->last_size && sizes_flush(s) < 0)
+		return -1;
+	s->last_size = w->size;
+	s->run++;
+	return 0;
+}
+
+/* ---- windows ---- */
+
+/* DESIGN pattern rules: sync ones checked in order, then async, then none. */
+static const char *pattern_of(struct ra_state *st, const struct window *w,
+			      const struct trigger *tr, bool unbounded)
+{
+	const struct stream *s = &st->streams[w->stream];
+
+	switch (tr ? tr->kind : TRIG_NONE) {
+	case TRIG_SYNC:
+		if (w->start == 0)
+			return "initial";
+		if (tr->req_count > tr->ra_pages)
+			return "oversize";
+		if (w->size <= tr->req_count)
+			return "random";
+		return "sync";
+	case TRIG_ASYNC:
+		if (s->n && s->last_end == w->start)
+			return "subsequent";
+		return "context";
+	default:
+		return unbounded ? "forced" : "around";
+	}
+}
+
+static void close_window(struct ra_state *st, struct task *t, int64_t ts)
+{
+	if (t->win >= 0 && !st->wins[t->win].end_ts)
+		st->wins[t->win].end_ts = ts;
+	t->win = -1;
+}
+
+/* Demand pages are not readahead pages: the request of a sync trigger, the
+ * faulting page of a read-around. */
+static void set_demand(struct window *w, const struct trigger *tr, const struct task *t)
+{
+	if (tr && tr->kind == TRIG_SYNC) {
+		w->demand_start = tr->index;
+		w->demand_pages = (uint32_t)tr->req_count;
+	} else if (!tr && !w->has_order) {
+		return;		/* forced: all of it was asked for ahead of use */
+	} else if (!tr && t->acc == ACC_FAULT && t->acc_file == w->file) {
+		w->demand_start = t->acc_index;
+		w->demand_pages = 1;
+	}
+}
+
+static int open_window(struct ra_state *st, const struct ra_event *ev, int64_t seq, int file)
+{
+	struct task *t = task_of(st, ev->pid);
+	struct trigger *tr;
+	struct window *w;
+	bool unbounded = ev->type == RA_EV_RA_UNBOUNDED;
+
+	if (!t || grow_array((void **)&st->wins, &st->cap_wins, st->nwins + 1, sizeof(*w)))
+		return -1;
+	tr = t->pending.kind != TRIG_NONE && t->pending.file == file ? &t->pending : NULL;
+	close_window(st, t, (int64_t)ev->ts_ns);
+	w = &st->wins[st->nwins];
+	*w = (struct window){ .seq = seq, .ts = (int64_t)ev->ts_ns, .pid = ev->pid, .file = file,
+			      .start = ev->ra.index, .size = ev->ra.size,
+			      .async = ev->ra.async_size };
+	w->stream = stream_of(st, file, ev->pid);
+	if (w->stream < 0)
+		return -1;
+	if (!unbounded) {
+		w->has_order = true;
+		w->order = ev->ra.order;
+		w->has_ra_pages = true;
+		w->ra_pages = ev->ra.ra_pages;
+	} else if (tr) {
+		w->has_ra_pages = true;
+		w->ra_pages = tr->ra_pages;
+	}
+	if (tr) {
+		w->trigger = tr->kind;
+		w->trigger_seq = tr->seq;
+		w->trigger_index = tr->index;
+		w->req_count = tr->req_count;
+		w->has_req = true;
+		w->mmap = tr->mmap;
+	} else {
+		w->mmap = !unbounded;
+	}
+	w->pattern = pattern_of(st, w, tr, unbounded);
+	set_demand(w, tr, t);
+	see_page(st, file, w->start);
+	if (stream_add(&st->streams[w->stream], w) < 0)
+		return -1;
+	st->streams[w->stream].last_end = w->start + w->size;
+	t->pending.kind = TRIG_NONE;
+	t->win = st->nwins++;
+	t->last_was_order = !unbounded;
+	return 0;
+}
+
+/* A ra_unbounded right after the task's ra_order, starting inside it, is
+ * that window's fallback path (page_cache_ra_order -> do_page_cache_ra). */
+static bool is_fallback(struct ra_state *st, struct task *t, const struct ra_event *ev, int file)
+{
+	struct window *w;
+
+	if (!t->last_was_order || t->win < 0 || t->pending.kind != TRIG_NONE)
+		return false;
+	w = &st->wins[t->win];
+	return w->file == file && ev->ra.index >= w->start && ev->ra.index < w->start + w->size;
+}
+
+static int on_readahead(struct ra_state *st, const struct ra_event *ev, int64_t seq)
+{
+	int file = file_of(st, ev->ra.dev, ev->ra.ino);
+	struct task *t = task_of(st, ev->pid);
+
+	if (file < 0 || !t)
+		return -1;
+	switch (ev->type) {
+	case RA_EV_SYNC_RA:
+	case RA_EV_ASYNC_RA:
+		close_window(st, t, (int64_t)ev->ts_ns);
+		t->pending = (struct trigger){
+			.kind = ev->type == RA_EV_SYNC_RA ? TRIG_SYNC : TRIG_ASYNC,
+			.file = file, .seq = seq, .index = ev->ra.index,
+			.req_count = ev->ra.req_count, .ra_pages = ev->ra.ra_pages,
+			.mmap = t->acc == ACC_FAULT && t->acc_file == file,
+		};
+		t->last_was_order = false;
+		see_page(st, file, ev->ra.index);
+		return 0;
+	case RA_EV_RA_UNBOUNDED:
+		if (is_fallback(st, t, ev, file)) {
+			st->wins[t->win].fallback = true;
+			t->last_was_order = false;
+			return 0;
+		}
+		return open_window(st, ev, seq, file);
+	default:
+		return open_window(st, ev, seq, file);
+	}
+}
+
+/* ---- page cache ---- */
+
+static bool in_demand(const struct window *w, uint64_t index)
+{
+	return w->demand_pages && index >= w->demand_start &&
+	       index < w->demand_start + w->demand_pages;
+}
+
+/* Pages added by the window's task, for its file, inside it, before the task's
+ * next trigger or window are the window's; readahead pages are those of them
+ * that were not demanded. */
+static int on_add(struct ra_state *st, const struct ra_event *ev, int file)
+{
+	struct task *t = task_of(st, ev->pid);
+	uint64_t first = ev->page.index, n = 1ULL << ev->page.order;
+	struct window *w;
+	bool inside = false;
+
+	if (!t)
+		return -1;
+	see_page(st, file, first + n - 1);
+	if (t->win < 0 || st->wins[t->win].file != file)
+		return 0;
+	w = &st->wins[t->win];
+	for (uint64_t i = first; i < first + n; i++)
+		inside |= i >= w->start && i < w->start + w->size;
+	if (!inside)
+		return 0;
+	for (uint64_t i = first; i < first + n; i++) {
+		bool win_page = i >= w->start && i < w->start + w->size;
+		bool ra = win_page && !in_demand(w, i);
+		struct page *p;
+		bool fresh;
+
+		p = ra_map_put(&st->cache, KEY(file, i), &fresh);
+		if (!p)
+			return -1;
+		p->win = t->win;
+		p->order = (uint8_t)ev->page.order;
+		p->state = ra ? PG_RA_UNUSED : PG_OTHER;
+		w->added += win_page;
+		w->ra_added += ra;
+	}
+	return 0;
+}
+
+static int on_delete(struct ra_state *st, const struct ra_event *ev, int file)
+{
+	uint64_t first = ev->page.index, n = 1ULL << ev->page.order;
+
+	for (uint64_t i = first; i < first + n; i++) {
+		uint64_t key = KEY(file, i);
+		struct page *p = ra_map_get(&st->cache, key);
+		int32_t *ghost;
+		bool fresh;
+
+		if (!p)
+			continue;
+		if (p->state == PG_RA_UNUSED) {
+			/* evicted before any access: remembered to see it thrash */
+			st->wins[p->win].evicted++;
+			ghost = ra_map_put(&st->ghosts, key, &fresh);
+			if (!ghost)
+				return -1;
+			*ghost = p->win;
+		}
+		ra_map_del(&st->cache, key);
+	}
+	return 0;
+}
+
+/* An access of one page: a readahead page is used; an evicted one thrashed. */
+static void touch(struct ra_state *st, int file, uint64_t index, bool cached_only)
+{
+	uint64_t key = KEY(file, index);
+	struct page *p = ra_map_get(&st->cache, key);
+	int32_t *ghost;
+
+	if (p && p->state == PG_RA_UNUSED) {
+		p->state = PG_RA_USED;
+		st->wins[p->win].used++;
+	}
+	if (cached_only && !p)
+		return;
+	ghost = ra_map_get(&st->ghosts, key);
+	if (ghost) {
+		st->wins[*ghost].thrashed++;
+		ra_map_del(&st->ghosts, key);
+	}
+}
+
+/* mmap maps whole folios: every page of the cached folio holding @index. */
+static void touch_folio(struct ra_state *st, int file, uint64_t index, bool cached_only)
+{
+	struct page *p = ra_map_get(&st->cache, KEY(file, index));
+	uint64_t n, first;
+
+	if (!p) {
+		touch(st, file, index, cached_only);
+		return;
+	}
+	n = 1ULL << p->order;
+	first = index & ~(n - 1);
+	for (uint64_t i = first; i < first + n; i++)
+		touch(st, file, i, cached_only);
+}
+
+static int on_access(struct ra_state *st, const struct ra_event *ev, int file)
+{
+	struct task *t = task_of(st, ev->pid);
+	uint64_t first = ev->page.index, last = first;
+
+	if (!t)
+		return -1;
+	if (ev->has_mask & RA_HAS_LAST_INDEX && ev->page.last_index >= first)
+		last = ev->page.last_index;
+	see_page(st, file, last);
+	switch (ev->type) {
+	case RA_EV_GET_PAGES:	/* exactly the pages of its range */
+		for (uint64_t i = first; i <= last; i++)
+			touch(st, file, i, false);
+		t->acc = ACC_READ;
+		break;
+	case RA_EV_FAULT:	/* fires before the page is read: a miss is a demand */
+		touch_folio(st, file, first, false);
+		t->acc = ACC_FAULT;
+		break;
+	default:		/* map_pages maps only pages already cached */
+		for (uint64_t i = first; i <= last; i++)
+			touch_folio(st, file, i, true);
+		t->acc = ACC_MAP;
+		break;
+	}
+	t->acc_file = file;
+	t->acc_index = first;
+	return 0;
+}
+
+static int on_page(struct ra_state *st, const struct ra_event *ev)
+{
+	int file = file_of(st, ev->page.dev, ev->page.ino);
+
+	if (file < 0)
+		return -1;
+	switch (ev->type) {
+	case RA_EV_PAGE_ADD:
+		return on_add(st, ev, file);
+	case RA_EV_PAGE_DELETE:
+		return on_delete(st, ev, file);
+	default:
+		return on_access(st, ev, file);
+	}
+}
+
+/* ---- output ---- */
+
+static int64_t eof_of(const struct ra_state *st, int file)
+{
+	const struct file *f = &st->files[file];
+
+	return f->size_pages >= 0 ? f->size_pages : (int64_t)f->eof;
+}
+
+static void bind_opt(sqlite3_stmt *q, int col, bool present, int64_t v)
+{
+	if (present)
+		sqlite3_bind_int64(q, col, v);
+	else
+		sqlite3_bind_null(q, col);
+}
+
+static void bind_window(struct ra_state *st, sqlite3_stmt *q, int64_t run_id, int id)
+{
+	const struct window *w = &st->wins[id];
+	const struct file *f = &st->files[w->file];
+	static const char *const trig[] = { "none", "sync", "async" };
+	int64_t pending = (int64_t)(w->ra_added - w->used - w->evicted);
+
+	sqlite3_bind_int64(q, 1, run_id);
+	sqlite3_bind_int(q, 2, id + 1);
+	sqlite3_bind_int64(q, 3, w->seq);
+	sqlite3_bind_int64(q, 4, w->ts);
+	sqlite3_bind_int(q, 5, w->pid);
+	sqlite3_bind_int64(q, 6, f->dev);
+	sqlite3_bind_int64(q, 7, (int64_t)f->ino);
+	sqlite3_bind_int(q, 8, w->stream + 1);
+	sqlite3_bind_text(q, 9, trig[w->trigger], -1, SQLITE_STATIC);
+	bind_opt(q, 10, w->trigger != TRIG_NONE, w->trigger_seq);
+	bind_opt(q, 11, w->trigger != TRIG_NONE, (int64_t)w->trigger_index);
+	bind_opt(q, 12, w->has_req, (int64_t)w->req_count);
+	sqlite3_bind_text(q, 13, w->pattern, -1, SQLITE_STATIC);
+	sqlite3_bind_int(q, 14, w->mmap);
+	sqlite3_bind_int64(q, 15, (int64_t)w->start);
+	sqlite3_bind_int64(q, 16, w->size);
+	sqlite3_bind_int64(q, 17, w->async);
+	bind_opt(q, 18, w->has_order, w->order);
+	bind_opt(q, 19, w->has_ra_pages, w->ra_pages);
+	sqlite3_bind_int(q, 20, w->fallback);
+	bind_opt(q, 21, w->demand_pages > 0, (int64_t)w->demand_start);
+	sqlite3_bind_int64(q, 22, w->demand_pages);
+	sqlite3_bind_int64(q, 23, eof_of(st, w->file));
+	sqlite3_bind_int64(q, 24, (int64_t)w->added);
+	sqlite3_bind_int64(q, 25, (int64_t)w->ra_added);
+	sqlite3_bind_int64(q, 26, (int64_t)w->used);
+	sqlite3_bind_int64(q, 27, (int64_t)w->evicted);
+	sqlite3_bind_int64(q, 28, (int64_t)w->thrashed);
+	sqlite3_bind_int64(q, 29, pending);
+	bind_opt(q, 30, w->end_ts != 0, w->end_ts);
+}
+
+static int step_reset(struct ra_db *db, sqlite3_stmt *q)
+{
+	int rc = sqlite3_step(q);
+
+	sqlite3_reset(q);
+	if (rc != SQLITE_DONE) {
+		ra_set_error(RA_ERR_IO, "cannot write to '%s': %s", ra_db_path(db),
+			     sqlite3_errmsg(ra_db_sqlite(db)));
+		return -1;
+	}
+	return 0;
+}
+
+static int write_windows(struct ra_state *st, struct ra_db *db, int64_t run_id)
+{
+	sqlite3_stmt *q = NULL;
+	int ret = 0;
+
+	if (sqlite3_prepare_v2(ra_db_sqlite(db),
+			       "INSERT INTO windows VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?,"
+			       " ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+			       -1, &q, NULL) != SQLITE_OK)
+		return step_reset(db, q);
+	for (int i = 0; i < st->nwins && ret == 0; i++) {
+		bind_window(st, q, run_id, i);
+		ret = step_reset(db, q);
+	}
+	sqlite3_finalize(q);
+	return ret;
+}
+
+static int write_streams(struct ra_state *st, struct ra_db *db, int64_t run_id)
+{
+	sqlite3_stmt *q = NULL;
+	int ret = 0;
+
+	if (sqlite3_prepare_v2(ra_db_sqlite(db),
+			       "INSERT INTO streams VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+			       -1, &q, NULL) != SQLITE_OK)
+		return step_reset(db, q);
+	for (int i = 0; i < st->nstreams && ret == 0; i++) {
+		struct stream *s = &st->streams[i];
+		const struct file *f = &st->files[s->file];
+
+		if (sizes_flush(s) < 0)
+			return -1;
+		sqlite3_bind_int64(q, 1, run_id);
+		sqlite3_bind_int(q, 2, i + 1);
+		sqlite3_bind_int64(q, 3, f->dev);
+		sqlite3_bind_int64(q, 4, (int64_t)f->ino);
+		sqlite3_bind_int(q, 5, s->pid);
+		sqlite3_bind_int64(q, 6, s->n);
+		sqlite3_bind_int64(q, 7, s->first_ts);
+		sqlite3_bind_int64(q, 8, s->last_ts);
+		sqlite3_bind_int64(q, 9, s->n ? (int64_t)atoi(s->sizes) : 0);
+		sqlite3_bind_int64(q, 10, s->max);
+		sqlite3_bind_int64(q, 11, s->ramp);
+		sqlite3_bind_int64(q, 12, s->collapses);
+		bind_opt(q, 13, s->ra_pages > 0, s->ra_pages);
+		sqlite3_bind_text(q, 14, s->sizes ? s->sizes : "", -1, SQLITE_STATIC);
+		ret = step_reset(db, q);
+	}
+	sqlite3_finalize(q);
+	return ret;
+}
+
+/* File sizes ra-record found: the end of file for cache_hit and eof_hit. */
+static int load_sizes(struct ra_state *st, struct ra_db *db, int64_t run_id)
+{
+	sqlite3_stmt *q = NULL;
+	int rc;
+
+	if (sqlite3_prepare_v2(ra_db_sqlite(db), "SELECT dev, ino, size_bytes FROM files"
+			       " WHERE run_id = ? AND size_bytes IS NOT NULL", -1, &q,
+			       NULL) != SQLITE_OK)
+		return step_reset(db, q);
+	sqlite3_bind_int64(q, 1, run_id);
+	while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
+		int file = file_of(st, (uint32_t)sqlite3_column_int64(q, 0),
+				   (uint64_t)sqlite3_column_int64(q, 1));
+		int64_t size = sqlite3_column_int64(q, 2);
+
+		if (file < 0)
+			break;
+		st->files[file].size_pages = (size + (1 << st->page_shift) - 1) >> st->page_shift;
+	}
+	sqlite3_finalize(q);
+	return rc == SQLITE_DONE ? 0 : -1;
+}
+
+static int page_shift(struct ra_db *db, int64_t run_id)
+{
+	sqlite3_stmt *q = NULL;
+	int shift = 12;
+
+	if (sqlite3_prepare_v2(ra_db_sqlite(db), "SELECT page_size FROM runs WHERE run_id = ?",
+			       -1, &q, NULL) == SQLITE_OK) {
+		sqlite3_bind_int64(q, 1, run_id);
+		if (sqlite3_step(q) == SQLITE_ROW && sqlite3_column_int64(q, 0) > 0) {
+			int64_t ps = sqlite3_column_int64(q, 0);
+
+			for (shift = 0; (1LL << shift) < ps; shift++)
+				;
+		}
+	}
+	sqlite3_finalize(q);
+	return shift;
+}
+
+static void state_release(struct ra_state *st)
+{
+	for (int i = 0; i < st->nstreams; i++)
+		free(st->streams[i].sizes);
+	free(st->streams);
+	free(st->files);
+	free(st->wins);
+	ra_map_release(&st->files_by_key);
+	ra_map_release(&st->tasks);
+	ra_map_release(&st->streams_by_key);
+	ra_map_release(&st->cache);
+	ra_map_release(&st->ghosts);
+}
+
+static int state_init(struct ra_state *st)
+{
+	memset(st, 0, sizeof(*st));
+	if (ra_map_init(&st->files_by_key, sizeof(int)) < 0 ||
+	    ra_map_init(&st->tasks, sizeof(struct task)) < 0 ||
+	    ra_map_init(&st->streams_by_key, sizeof(int)) < 0 ||
+	    ra_map_init(&st->cache, sizeof(struct page)) < 0 ||
+	    ra_map_init(&st->ghosts, sizeof(int32_t)) < 0) {
+		ra_set_error(RA_ERR_IO, "out of memory");
+		return -1;
+	}
+	return 0;
+}
+
+static int replay(struct ra_state *st, struct ra_db *db, int64_t run_id)
+{
+	struct ra_evstream *s = ra_evstream_open(db, run_id, RA_STREAM_RA | RA_STREAM_PAGE);
+	struct ra_event ev;
+	int64_t seq;
+	int rc, ret = 0;
+
+	if (!s)
+		return -1;
+	while (ret == 0 && (rc = ra_evstream_next(s, &ev, &seq)) == 1) {
+		if (ra_event_class(ev.type) == RA_CLASS_RA)
+			ret = on_readahead(st, &ev, seq);
+		else
+			ret = on_page(st, &ev);
+		if (ret < 0 && !ra_last_error_kind())
+			ra_set_error(RA_ERR_IO, "out of memory");
+	}
+	ra_evstream_close(s);
+	return ret < 0 || rc < 0 ? -1 : 0;
+}
+
+static int run_readahead(struct ra_db *db, int64_t run_id, const struct ra_analyze_opts *o)
+{
+	struct ra_state st;
+	int ret = -1;
+
+	if (state_init(&st) < 0)
+		goto out;
+	st.page_shift = page_shift(db, run_id);
+	if (load_sizes(&st, db, run_id) < 0 || replay(&st, db, run_id) < 0 ||
+	    write_windows(&st, db, run_id) < 0 || write_streams(&st, db, run_id) < 0)
+		goto out;
+	if (o && o->verbose > 0)
+		fprintf(stderr, "readahead: %d windows, %d streams, %d files\n", st.nwins,
+			st.nstreams, st.nfiles);
+	ret = 0;
+out:
+	state_release(&st);
+	return ret;
+}
+
+static const char *const readahead_needs[] = { "readahead:page_cache_ra_order", NULL };
+static const char *const readahead_tables[] = { "windows", "streams", NULL };
+
+const struct ra_pass ra_pass_readahead = {
+	.name = "readahead",
+	.needs = readahead_needs,
+	.run = run_readahead,
+	.tables = readahead_tables,
+};

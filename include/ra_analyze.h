@@ -1,0 +1,33 @@
+/* SPDX-License-Identifier: LGPL-2.1 */
+/*
+ * ratrace analysis passes: derived tables (windows, streams, ...) computed
+ * from a run's raw events. docs/metrics.md defines every figure.
+ */
+#ifndef RA_ANALYZE_H
+#define RA_ANALYZE_H
+
+#include <stdint.h>
+
+#include "ra_db.h"
+
+struct ra_analyze_opts {
+	int verbose;
+};
+
+/**
+ * ra_analyze_run - (re)compute every analysis of @run_id
+ *
+ * Replaces the run's derived rows in one transaction: running it twice gives
+ * the same tables. A pass whose events the run lacks (readahead:* before
+ * Linux 6.18) is stored as 'unavailable' with the reason, not as zeros.
+ * Returns 0, or -1 with ra_last_error().
+ */
+int ra_analyze_run(struct ra_db *db, int64_t run_id, const struct ra_analyze_opts *opts);
+
+/**
+ * ra_analyze_in_load - the same inside a load the caller began with
+ * ra_db_load_begin(): no transaction of its own.
+ */
+int ra_analyze_in_load(struct ra_db *db, int64_t run_id, const struct ra_analyze_opts *opts);
+
+#endif /* RA_ANALYZE_H */
