@@ -63,6 +63,11 @@ static int query_int(struct ra_db *db, const char *sql, int64_t run_id, const ch
 static int missing_events(struct ra_db *db, int64_t run_id, const struct ra_pass *p, char *why,
 			  size_t len)
 {
+	int64_t live;
+
+	if (query_int(db, "SELECT COUNT(*) FROM runs WHERE run_id = ?1 AND source = 'record'",
+		      run_id, NULL, &live) < 0)
+		return -1;
 	for (const char *const *n = p->needs; *n; n++) {
 		static const char sql[] =
 			"SELECT COALESCE(MAX(available * 2 + enabled), -1) FROM tracepoints"
@@ -73,7 +78,9 @@ static int missing_events(struct ra_db *db, int64_t run_id, const struct ra_pass
 			return -1;
 		if (v == 3)
 			continue;
-		if (v == 2)
+		if (!live)
+			snprintf(why, len, "%s is not in this trace", *n);
+		else if (v == 2)
 			snprintf(why, len, "%s was not recorded", *n);
 		else
 			snprintf(why, len, "%s is not available on this kernel (Linux 6.18+)", *n);

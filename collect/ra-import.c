@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "collect.h"
+#include "ra_analyze.h"
 #include "ra_version.h"
 
 #define EXIT_ERROR 2
@@ -34,6 +35,7 @@ struct imp {
 	const char *label;
 	int verbose;
 	bool progress;
+	bool analyze;
 	struct item *items;
 	int nitems;
 	struct ra_db *db;
@@ -54,6 +56,7 @@ static const char usage_text[] =
 	"\n"
 	"  -o, --output DB     database to add the runs to (required)\n"
 	"  -l, --label NAME    label of the imported runs\n"
+	"      --no-analyze    store the events only (run ra-analyze later)\n"
 	"  -q, --quiet         print errors only\n"
 	"  -v, --verbose       say what is imported\n"
 	"  -h, --help          this text\n"
@@ -305,9 +308,15 @@ static int end_run(struct imp *im, int64_t run_id, bool (*has)(void *, int), voi
 				  .trace_start_ns = (int64_t)im->first_ts,
 				  .trace_end_ns = (int64_t)im->last_ts };
 
-	if (store_tracepoints(im, run_id, has, ctx) < 0 || ra_writer_finish(im->w) < 0)
+	if (store_tracepoints(im, run_id, has, ctx) < 0 || ra_writer_finish(im->w) < 0 ||
+	    ra_db_run_finish(im->db, run_id, &end) < 0)
 		return -1;
-	return ra_db_run_finish(im->db, run_id, &end);
+	if (im->analyze) {
+		struct ra_analyze_opts ao = { .verbose = im->verbose };
+
+		return ra_analyze_in_load(im->db, run_id, &ao);
+	}
+	return 0;
 }
 
 static int import_tracedat(struct imp *im, struct item *it)
@@ -397,6 +406,7 @@ static int parse_args(struct imp *im, int argc, char **argv)
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 256 },
+		{ "no-analyze", no_argument, NULL, 257 },
 		{ NULL, 0, NULL, 0 }
 	};
 	int c;
@@ -421,6 +431,9 @@ static int parse_args(struct imp *im, int argc, char **argv)
 		case 256:
 			printf("ra-import (ratrace) %s\n", RA_VERSION);
 			exit(0);
+		case 257:
+			im->analyze = false;
+			break;
 		default:
 			fputs(usage_text, stderr);
 			ra_set_error(RA_ERR_USAGE, "bad arguments");
@@ -454,7 +467,7 @@ static void free_items(struct imp *im)
 
 int main(int argc, char **argv)
 {
-	struct imp im = { 0 };
+	struct imp im = { .analyze = true };
 	int ret = EXIT_ERROR;
 
 	ra_malloc_tune();

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "collect.h"
+#include "ra_analyze.h"
 #include "ra_version.h"
 
 #define EXIT_WORKLOAD	1	/* recorded; the workload failed */
@@ -50,6 +51,7 @@ struct rec {
 	size_t buffer_kb;
 	bool drop_caches;
 	bool capture;
+	bool analyze;
 	int verbose;
 	char **argv;
 	/* devices */
@@ -92,6 +94,7 @@ static const char usage_text[] =
 	"  -b, --buffer-kb KB          ring buffer per CPU (default 16384)\n"
 	"      --tmpdir DIR            where raw buffers are kept during the run (/tmp)\n"
 	"      --no-capture            do not store the workload's output\n"
+	"      --no-analyze            store the events only (run ra-analyze later)\n"
 	"  -q, --quiet                 print errors only\n"
 	"  -v, --verbose               say what is set up\n"
 	"  -h, --help                  this text\n"
@@ -162,7 +165,7 @@ static int add_filter(struct rec *r, const char *arg)
 	return 0;
 }
 
-enum { OPT_RA_KB = 256, OPT_DROP, OPT_TMPDIR, OPT_NOCAPTURE, OPT_VERSION };
+enum { OPT_RA_KB = 256, OPT_DROP, OPT_TMPDIR, OPT_NOCAPTURE, OPT_NOANALYZE, OPT_VERSION };
 
 static int parse_args(struct rec *r, int argc, char **argv)
 {
@@ -176,6 +179,7 @@ static int parse_args(struct rec *r, int argc, char **argv)
 		{ "events", required_argument, NULL, 'e' },
 		{ "tmpdir", required_argument, NULL, OPT_TMPDIR },
 		{ "no-capture", no_argument, NULL, OPT_NOCAPTURE },
+		{ "no-analyze", no_argument, NULL, OPT_NOANALYZE },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
@@ -221,6 +225,9 @@ static int parse_args(struct rec *r, int argc, char **argv)
 			break;
 		case OPT_NOCAPTURE:
 			r->capture = false;
+			break;
+		case OPT_NOANALYZE:
+			r->analyze = false;
 			break;
 		case 'q':
 			r->verbose = -1;
@@ -616,7 +623,15 @@ static int store_run(struct rec *r)
 	end.interrupted = r->interrupted;
 	end.trace_start_ns = r->start_mono;
 	end.trace_end_ns = r->end_mono;
-	if (ra_db_run_finish(r->db, run_id, &end) < 0 || ra_db_load_commit(r->db) < 0)
+	if (ra_db_run_finish(r->db, run_id, &end) < 0)
+		goto fail;
+	if (r->analyze) {
+		struct ra_analyze_opts ao = { .verbose = r->verbose };
+
+		if (ra_analyze_in_load(r->db, run_id, &ao) < 0)
+			goto fail;
+	}
+	if (ra_db_load_commit(r->db) < 0)
 		goto fail;
 	if (r->verbose >= 0)
 		fprintf(stderr, "ra-record: run %lld: %llu events in '%s', %llu lost\n",
@@ -662,7 +677,8 @@ static void cleanup(struct rec *r)
 
 int main(int argc, char **argv)
 {
-	struct rec r = { .buffer_kb = DEFAULT_BUFFER_KB, .capture = true, .sigfd = -1 };
+	struct rec r = { .buffer_kb = DEFAULT_BUFFER_KB, .capture = true, .analyze = true,
+			 .sigfd = -1 };
 	sigset_t mask;
 	int ret = EXIT_ERROR;
 
