@@ -11,6 +11,7 @@
 
 static const struct ra_pass *const passes[] = {
 	&ra_pass_readahead,
+	&ra_pass_block,
 	NULL
 };
 

@@ -37,6 +37,7 @@ struct ra_pass {
 };
 
 extern const struct ra_pass ra_pass_readahead;
+extern const struct ra_pass ra_pass_block;
 
 /* ---- analyze.c ---- */
 

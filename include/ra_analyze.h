@@ -12,6 +12,7 @@
 
 struct ra_analyze_opts {
 	int verbose;
+	int64_t stall_ns;	/* a readahead bio waiting longer to be issued is a stall; 0: 1 ms */
 };
 
 /**

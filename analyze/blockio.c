@@ -1,0 +1,825 @@
+// SPDX-License-Identifier: LGPL-2.1
+/*
+ * The block pass: every request followed through the block layer (Q, M/F, G,
+ * I, D, C, requeue), btt's intervals per device, merges, plugs, readahead
+ * I/O, the I/O each readahead window caused, plug stalls, and the check of
+ * the trace's completions against the /sys/block stat deltas.
+ *
+ * Requests are found by device and sector: a bio queued at sector s becomes
+ * a request at G (get request), grows by back merges (a bio starting at the
+ * request's end) and front merges (a bio ending at its start), and is issued
+ * and completed at its start sector. blk-mq often has no insert event; a
+ * completion of a request never seen issued (the trace began mid-flight)
+ * counts as completed without latencies.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analyze_local.h"
+#include "pagemap.h"
+
+#define MAX_DEVS 64
+#define DEFAULT_STALL_NS 1000000
+
+enum { IV_Q2G, IV_G2I, IV_I2D, IV_D2C, IV_Q2C, IV_Q2D_RA, IV_MAX };
+static const char *const iv_names[IV_MAX] = { "Q2G", "G2I", "I2D", "D2C", "Q2C", "Q2D_RA" };
+
+struct samples {
+	int64_t *v;
+	size_t n, cap;
+};
+
+struct bio {
+	int64_t q_ts;
+	int32_t window;		/* window id, 0 none */
+	int32_t pid;
+	uint32_t nr_sector;
+	bool ra;
+};
+
+struct request {
+	bool live;
+	uint64_t start, nr;
+	int64_t g_ts, i_ts, d_ts;
+	char rwbs[10];
+	struct bio *bios;
+	int nbios, cap;
+};
+
+struct device {
+	uint32_t dev;
+	struct samples iv[IV_MAX];
+	uint64_t queued, merges_back, merges_front, getrq, inserts, issues, requeues;
+	uint64_t reads, sectors_read, writes, sectors_written, orphans, errors;
+	uint64_t ra_requests, ra_bytes, splits, remaps;
+	struct ra_map pending;	/* sector -> struct bio: queued, not yet in a request */
+	struct ra_map by_start;	/* sector -> request index + 1 */
+	struct ra_map by_end;	/* end sector -> request index + 1 */
+};
+
+struct window_io {
+	uint64_t bios, requests, bytes, ab;
+	int64_t first_q, first_c, last_c, open_ts;
+	bool sync;
+};
+
+struct blk_state {
+	struct device devs[MAX_DEVS];
+	int ndevs;
+	struct request *reqs;
+	int nreqs, cap_reqs;
+	int *free_reqs;
+	int nfree;
+	struct ra_map window_of_seq;	/* seq of a window event -> window id */
+	struct ra_map task_window;	/* pid -> current window id */
+	struct window_io *wio;		/* by window id */
+	int nwindows;
+	uint64_t plugs, unplugs, unplug_explicit, unplug_timer, unplug_rqs;
+	int64_t stall_ns;
+	sqlite3_stmt *ins_req, *ins_stall;
+	int64_t run_id;
+	int64_t req_seq;
+	struct ra_db *db;
+};
+
+static int sample(struct samples *s, int64_t v)
+{
+	if (v < 0)
+		return 0;	/* clock skew between CPUs: not a latency */
+	if (s->n == s->cap) {
+		size_t cap = s->cap ? s->cap * 2 : 1024;
+		int64_t *p = realloc(s->v, cap * sizeof(*p));
+
+		if (!p)
+			return -1;
+		s->v = p;
+		s->cap = cap;
+	}
+	s->v[s->n++] = v;
+	return 0;
+}
+
+static struct device *device_of(struct blk_state *st, uint32_t dev)
+{
+	struct device *d;
+
+	for (int i = 0; i < st->ndevs; i++)
+		if (st->devs[i].dev == dev)
+			return &st->devs[i];
+	if (st->ndevs == MAX_DEVS)
+		return NULL;
+	d = &st->devs[st->ndevs++];
+	memset(d, 0, sizeof(*d));
+	d->dev = dev;
+	if (ra_map_init(&d->pending, sizeof(struct bio)) < 0 ||
+	    ra_map_init(&d->by_start, sizeof(int)) < 0 || ra_map_init(&d->by_end, sizeof(int)) < 0)
+		return NULL;
+	return d;
+}
+
+#define SKEY(sector) ((sector) + 1)
+
+/* ---- requests ---- */
+
+static int req_alloc(struct blk_state *st)
+{
+	int i;
+
+	if (st->nfree) {
+		i = st->free_reqs[--st->nfree];
+	} else {
+		if (st->nreqs == st->cap_reqs) {
+			int cap = st->cap_reqs ? st->cap_reqs * 2 : 256;
+			struct request *p = realloc(st->reqs, (size_t)cap * sizeof(*p));
+			int *f = realloc(st->free_reqs, (size_t)cap * sizeof(*f));
+
+			if (!p || !f) {
+				free(p == st->reqs ? NULL : p);
+				return -1;
+			}
+			st->reqs = p;
+			st->free_reqs = f;
+			st->cap_reqs = cap;
+		}
+		i = st->nreqs++;
+		memset(&st->reqs[i], 0, sizeof(st->reqs[i]));
+	}
+	st->reqs[i].live = true;
+	st->reqs[i].nbios = 0;
+	st->reqs[i].g_ts = st->reqs[i].i_ts = st->reqs[i].d_ts = 0;
+	return i;
+}
+
+static void req_free(struct blk_state *st, struct device *d, int i)
+{
+	struct request *r = &st->reqs[i];
+
+	ra_map_del(&d->by_start, SKEY(r->start));
+	ra_map_del(&d->by_end, SKEY(r->start + r->nr));
+	r->live = false;
+	st->free_reqs[st->nfree++] = i;
+}
+
+static int req_add_bio(struct request *r, const struct bio *b)
+{
+	if (r->nbios == r->cap) {
+		int cap = r->cap ? r->cap * 2 : 4;
+		struct bio *p = realloc(r->bios, (size_t)cap * sizeof(*p));
+
+		if (!p)
+			return -1;
+		r->bios = p;
+		r->cap = cap;
+	}
+	r->bios[r->nbios++] = *b;
+	return 0;
+}
+
+static int req_index(struct ra_map *m, uint64_t sector)
+{
+	int *p = ra_map_get(m, SKEY(sector));
+
+	return p ? *p - 1 : -1;
+}
+
+static int req_index_put(struct ra_map *m, uint64_t sector, int i)
+{
+	bool fresh;
+	int *p = ra_map_put(m, SKEY(sector), &fresh);
+
+	if (!p)
+		return -1;
+	*p = i + 1;
+	return 0;
+}
+
+/* The queued bio at @sector, taken out of the pending ones (q_ts 0 if unseen). */
+static struct bio take_bio(struct device *d, uint64_t sector, uint32_t nr)
+{
+	struct bio *p = ra_map_get(&d->pending, SKEY(sector)), b = { .nr_sector = nr };
+
+	if (p) {
+		b = *p;
+		ra_map_del(&d->pending, SKEY(sector));
+	}
+	return b;
+}
+
+static int on_getrq(struct blk_state *st, struct device *d, const struct ra_event *ev)
+{
+	struct bio b = take_bio(d, ev->blk.sector, ev->blk.nr_sector);
+	int i = req_alloc(st);
+	struct request *r;
+
+	if (i < 0)
+		return -1;
+	r = &st->reqs[i];
+	r->start = ev->blk.sector;
+	r->nr = ev->blk.nr_sector;
+	r->g_ts = (int64_t)ev->ts_ns;
+	snprintf(r->rwbs, sizeof(r->rwbs), "%s", ev->blk.rwbs);
+	d->getrq++;
+	if (b.q_ts && sample(&d->iv[IV_Q2G], r->g_ts - b.q_ts) < 0)
+		return -1;
+	if (req_add_bio(r, &b) < 0 || req_index_put(&d->by_start, r->start, i) < 0)
+		return -1;
+	return req_index_put(&d->by_end, r->start + r->nr, i);
+}
+
+static int on_merge(struct blk_state *st, struct device *d, const struct ra_event *ev, bool back)
+{
+	uint64_t s = ev->blk.sector, n = ev->blk.nr_sector;
+	int i = req_index(back ? &d->by_end : &d->by_start, back ? s : s + n);
+	struct bio b = take_bio(d, s, (uint32_t)n);
+	struct request *r;
+
+	if (back)
+		d->merges_back++;
+	else
+		d->merges_front++;
+	if (i < 0)
+		return 0;	/* merged into a request begun before the trace */
+	r = &st->reqs[i];
+	if (back) {
+		ra_map_del(&d->by_end, SKEY(r->start + r->nr));
+		r->nr += n;
+		if (req_index_put(&d->by_end, r->start + r->nr, i) < 0)
+			return -1;
+	} else {
+		ra_map_del(&d->by_start, SKEY(r->start));
+		r->start = s;
+		r->nr += n;
+		if (req_index_put(&d->by_start, r->start, i) < 0)
+			return -1;
+	}
+	return req_add_bio(r, &b);
+}
+
+/* A request issued without a get-request event: begun before the trace, a
+ * flush, or a passthrough. */
+static int adopt(struct blk_state *st, struct device *d, const struct ra_event *ev)
+{
+	int i = req_alloc(st);
+	struct request *r;
+
+	if (i < 0)
+		return -1;
+	r = &st->reqs[i];
+	r->start = ev->blk.sector;
+	r->nr = ev->blk.nr_sector;
+	snprintf(r->rwbs, sizeof(r->rwbs), "%s", ev->blk.rwbs);
+	if (req_index_put(&d->by_start, r->start, i) < 0 ||
+	    req_index_put(&d->by_end, r->start + r->nr, i) < 0)
+		return -1;
+	return i;
+}
+
+static int store_stall(struct blk_state *st, struct device *d, const struct request *r,
+		       const struct bio *b, int64_t stall)
+{
+	sqlite3_stmt *q = st->ins_stall;
+	int rc;
+
+	sqlite3_bind_int64(q, 1, st->run_id);
+	sqlite3_bind_int64(q, 2, d->dev);
+	sqlite3_bind_int64(q, 3, b->q_ts);
+	sqlite3_bind_int(q, 4, b->pid);
+	sqlite3_bind_int64(q, 5, (int64_t)r->start);
+	sqlite3_bind_int64(q, 6, b->nr_sector);
+	sqlite3_bind_int64(q, 7, stall);
+	if (b->window)
+		sqlite3_bind_int(q, 8, b->window);
+	else
+		sqlite3_bind_null(q, 8);
+	rc = sqlite3_step(q);
+	sqlite3_reset(q);
+	return rc == SQLITE_DONE ? 0 : -1;
+}
+
+static int on_issue(struct blk_state *st, struct device *d, const struct ra_event *ev)
+{
+	int i = req_index(&d->by_start, ev->blk.sector);
+	struct request *r;
+
+	d->issues++;
+	if (i < 0 && (i = adopt(st, d, ev)) < 0)
+		return -1;
+	r = &st->reqs[i];
+	r->d_ts = (int64_t)ev->ts_ns;
+	if (r->i_ts && sample(&d->iv[IV_I2D], r->d_ts - r->i_ts) < 0)
+		return -1;
+	/* stalls: readahead bio queued to its request issued */
+	for (int k = 0; k < r->nbios; k++) {
+		const struct bio *b = &r->bios[k];
+		int64_t stall = r->d_ts - b->q_ts;
+
+		if (!b->ra || !b->q_ts)
+			continue;
+		if (sample(&d->iv[IV_Q2D_RA], stall) < 0)
+			return -1;
+		if (stall >= st->stall_ns && store_stall(st, d, r, b, stall) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+static int store_request(struct blk_state *st, struct device *d, const struct request *r,
+			 int64_t c_ts, int error, int window, int windows)
+{
+	sqlite3_stmt *q = st->ins_req;
+	int64_t first_q = 0;
+	int rc;
+
+	for (int k = 0; k < r->nbios; k++)
+		if (r->bios[k].q_ts && (!first_q || r->bios[k].q_ts < first_q))
+			first_q = r->bios[k].q_ts;
+	sqlite3_bind_int64(q, 1, st->run_id);
+	sqlite3_bind_int64(q, 2, d->dev);
+	sqlite3_bind_int64(q, 3, ++st->req_seq);
+	sqlite3_bind_int64(q, 4, (int64_t)r->start);
+	sqlite3_bind_int64(q, 5, (int64_t)r->nr);
+	sqlite3_bind_text(q, 6, r->rwbs, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_int(q, 7, r->nbios);
+	first_q ? sqlite3_bind_int64(q, 8, first_q) : sqlite3_bind_null(q, 8);
+	r->g_ts ? sqlite3_bind_int64(q, 9, r->g_ts) : sqlite3_bind_null(q, 9);
+	r->i_ts ? sqlite3_bind_int64(q, 10, r->i_ts) : sqlite3_bind_null(q, 10);
+	r->d_ts ? sqlite3_bind_int64(q, 11, r->d_ts) : sqlite3_bind_null(q, 11);
+	sqlite3_bind_int64(q, 12, c_ts);
+	sqlite3_bind_int(q, 13, error);
+	window ? sqlite3_bind_int(q, 14, window) : sqlite3_bind_null(q, 14);
+	sqlite3_bind_int(q, 15, windows);
+	rc = sqlite3_step(q);
+	sqlite3_reset(q);
+	return rc == SQLITE_DONE ? 0 : -1;
+}
+
+/* The windows whose bios a completed request carried. */
+static void account_windows(struct blk_state *st, const struct request *r, int64_t c_ts,
+			    int *first, int *count)
+{
+	*first = 0;
+	*count = 0;
+	for (int k = 0; k < r->nbios; k++) {
+		int w = r->bios[k].window;
+		bool seen = false;
+
+		if (w <= 0 || w > st->nwindows)
+			continue;
+		for (int j = 0; j < k; j++)
+			seen |= r->bios[j].window == w;
+		st->wio[w - 1].bios++;
+		if (seen)
+			continue;
+		if (!*first)
+			*first = w;
+		(*count)++;
+		st->wio[w - 1].requests++;
+		st->wio[w - 1].bytes += r->nr << 9;
+		if (!st->wio[w - 1].last_c || c_ts > st->wio[w - 1].last_c)
+			st->wio[w - 1].last_c = c_ts;
+		if (!st->wio[w - 1].first_c || c_ts < st->wio[w - 1].first_c)
+			st->wio[w - 1].first_c = c_ts;
+	}
+	if (*count > 1)
+		for (int k = 0; k < r->nbios; k++)
+			if (r->bios[k].window > 0 && r->bios[k].window <= st->nwindows)
+				st->wio[r->bios[k].window - 1].ab++;
+}
+
+static int on_complete(struct blk_state *st, struct device *d, const struct ra_event *ev)
+{
+	int i = req_index(&d->by_start, ev->blk.sector), first, count;
+	int64_t c_ts = (int64_t)ev->ts_ns;
+	bool read = strchr(ev->blk.rwbs, 'R') != NULL;
+	struct request *r;
+
+	if (read) {
+		d->reads++;
+		d->sectors_read += ev->blk.nr_sector;
+	} else if (strchr(ev->blk.rwbs, 'W')) {
+		d->writes++;
+		d->sectors_written += ev->blk.nr_sector;
+	}
+	d->errors += ev->blk.error != 0;
+	if (i < 0) {
+		d->orphans++;
+		return 0;
+	}
+	r = &st->reqs[i];
+	if (strchr(r->rwbs, 'A')) {
+		d->ra_requests++;
+		d->ra_bytes += r->nr << 9;
+	}
+	if (r->d_ts && sample(&d->iv[IV_D2C], c_ts - r->d_ts) < 0)
+		return -1;
+	for (int k = 0; k < r->nbios; k++)
+		if (r->bios[k].q_ts && sample(&d->iv[IV_Q2C], c_ts - r->bios[k].q_ts) < 0)
+			return -1;
+	account_windows(st, r, c_ts, &first, &count);
+	if (store_request(st, d, r, c_ts, ev->blk.error, first, count) < 0)
+		return -1;
+	req_free(st, d, i);
+	return 0;
+}
+
+static int on_queue(struct blk_state *st, struct device *d, const struct ra_event *ev)
+{
+	int32_t *w = ra_map_get(&st->task_window, (uint64_t)(uint32_t)ev->pid + 1);
+	bool fresh;
+	struct bio *b = ra_map_put(&d->pending, SKEY(ev->blk.sector), &fresh);
+
+	if (!b)
+		return -1;
+	d->queued++;
+	*b = (struct bio){ .q_ts = (int64_t)ev->ts_ns, .pid = ev->pid,
+			   .nr_sector = ev->blk.nr_sector,
+			   .ra = strchr(ev->blk.rwbs, 'A') != NULL };
+	/* bios a task queues while its window is open belong to that window */
+	if (w && *w > 0 && strchr(ev->blk.rwbs, 'R')) {
+		struct window_io *wio = &st->wio[*w - 1];
+
+		b->window = *w;
+		if (!wio->first_q)
+			wio->first_q = b->q_ts;
+	}
+	return 0;
+}
+
+static int on_block(struct blk_state *st, const struct ra_event *ev)
+{
+	struct device *d;
+	int i;
+
+	if (ev->type == RA_EV_PLUG) {
+		st->plugs++;
+		return 0;
+	}
+	if (ev->type == RA_EV_UNPLUG) {
+		st->unplugs++;
+		st->unplug_rqs += (uint64_t)(ev->blk.nr_rq > 0 ? ev->blk.nr_rq : 0);
+		st->unplug_explicit += ev->blk.explicit_unplug == 1;
+		st->unplug_timer += ev->blk.explicit_unplug == 0;
+		return 0;
+	}
+	d = device_of(st, ev->blk.dev);
+	if (!d)
+		return -1;
+	switch (ev->type) {
+	case RA_EV_BIO_QUEUE:
+		return on_queue(st, d, ev);
+	case RA_EV_GETRQ:
+		return on_getrq(st, d, ev);
+	case RA_EV_BIO_BACKMERGE:
+	case RA_EV_RQ_MERGE:
+		return on_merge(st, d, ev, true);
+	case RA_EV_BIO_FRONTMERGE:
+		return on_merge(st, d, ev, false);
+	case RA_EV_RQ_INSERT:
+		d->inserts++;
+		i = req_index(&d->by_start, ev->blk.sector);
+		if (i >= 0) {
+			st->reqs[i].i_ts = (int64_t)ev->ts_ns;
+			if (st->reqs[i].g_ts)
+				return sample(&d->iv[IV_G2I],
+					      st->reqs[i].i_ts - st->reqs[i].g_ts);
+		}
+		return 0;
+	case RA_EV_RQ_ISSUE:
+		return on_issue(st, d, ev);
+	case RA_EV_RQ_COMPLETE:
+		return on_complete(st, d, ev);
+	case RA_EV_RQ_REQUEUE:
+		d->requeues++;
+		return 0;
+	case RA_EV_SPLIT:
+		d->splits++;
+		return 0;
+	case RA_EV_BIO_REMAP:
+	case RA_EV_RQ_REMAP:
+		d->remaps++;
+		return 0;
+	default:
+		return 0;
+	}
+}
+
+/* Readahead events open and close the window a task's bios belong to. */
+static int on_readahead(struct blk_state *st, const struct ra_event *ev, int64_t seq)
+{
+	int32_t *win = ra_map_get(&st->window_of_seq, (uint64_t)seq);
+	bool fresh;
+	int32_t *cur = ra_map_put(&st->task_window, (uint64_t)(uint32_t)ev->pid + 1, &fresh);
+
+	if (!cur)
+		return -1;
+	if (win) {
+		*cur = *win;
+		st->wio[*win - 1].open_ts = (int64_t)ev->ts_ns;
+	} else if (ev->type != RA_EV_RA_UNBOUNDED) {
+		*cur = 0;	/* a trigger ends the window's bios */
+	}
+	return 0;
+}
+
+/* ---- loading and storing ---- */
+
+static int load_windows(struct blk_state *st)
+{
+	sqlite3_stmt *q = NULL;
+	int rc;
+
+	if (sqlite3_prepare_v2(ra_db_sqlite(st->db), "SELECT window_id, seq, trigger = 'sync'"
+			       " FROM windows WHERE run_id = ? ORDER BY window_id", -1, &q,
+			       NULL) != SQLITE_OK)
+		return -1;
+	sqlite3_bind_int64(q, 1, st->run_id);
+	while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
+		int id = sqlite3_column_int(q, 0);
+		bool fresh;
+		int32_t *v = ra_map_put(&st->window_of_seq, (uint64_t)sqlite3_column_int64(q, 1),
+					&fresh);
+
+		if (!v || id != st->nwindows + 1)
+			break;
+		*v = id;
+		st->nwindows = id;
+	}
+	sqlite3_finalize(q);
+	if (rc != SQLITE_DONE)
+		return -1;
+	st->wio = calloc((size_t)st->nwindows + 1, sizeof(*st->wio));
+	if (!st->wio)
+		return -1;
+	return 0;
+}
+
+static int load_sync_flags(struct blk_state *st)
+{
+	sqlite3_stmt *q = NULL;
+
+	if (sqlite3_prepare_v2(ra_db_sqlite(st->db), "SELECT window_id FROM windows"
+			       " WHERE run_id = ? AND trigger = 'sync'", -1, &q, NULL) != SQLITE_OK)
+		return -1;
+	sqlite3_bind_int64(q, 1, st->run_id);
+	while (sqlite3_step(q) == SQLITE_ROW) {
+		int id = sqlite3_column_int(q, 0);
+
+		if (id > 0 && id <= st->nwindows)
+			st->wio[id - 1].sync = true;
+	}
+	sqlite3_finalize(q);
+	return 0;
+}
+
+static int cmp_i64(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Nearest-rank percentile of sorted samples. */
+static int64_t pct(const struct samples *s, int p)
+{
+	size_t rank = (s->n * (size_t)p + 99) / 100;
+
+	return s->v[rank ? rank - 1 : 0];
+}
+
+static int store_latency(struct blk_state *st, const struct device *d, int iv,
+			 sqlite3_stmt *q, sqlite3_stmt *h)
+{
+	struct samples *s = (struct samples *)&d->iv[iv];
+	long double sum = 0;
+	int rc;
+
+	if (!s->n)
+		return 0;
+	qsort(s->v, s->n, sizeof(*s->v), cmp_i64);
+	for (size_t i = 0; i < s->n; i++)
+		sum += s->v[i];
+	sqlite3_bind_int64(q, 1, st->run_id);
+	sqlite3_bind_int64(q, 2, d->dev);
+	sqlite3_bind_text(q, 3, iv_names[iv], -1, SQLITE_STATIC);
+	sqlite3_bind_int64(q, 4, (int64_t)s->n);
+	sqlite3_bind_int64(q, 5, s->v[0]);
+	sqlite3_bind_double(q, 6, (double)(sum / s->n));
+	sqlite3_bind_int64(q, 7, pct(s, 50));
+	sqlite3_bind_int64(q, 8, pct(s, 95));
+	sqlite3_bind_int64(q, 9, pct(s, 99));
+	sqlite3_bind_int64(q, 10, s->v[s->n - 1]);
+	rc = sqlite3_step(q);
+	sqlite3_reset(q);
+	if (rc != SQLITE_DONE)
+		return -1;
+	/* log2 histogram: bucket b holds [2^b, 2^(b+1)) ns, bucket 0 also 0 */
+	for (size_t i = 0; i < s->n;) {
+		int b = 0;
+		size_t j = i;
+
+		while (b < 62 && (s->v[i] >> (b + 1)) > 0)
+			b++;
+		while (j < s->n && (s->v[j] < (1LL << (b + 1))))
+			j++;
+		sqlite3_bind_int64(h, 1, st->run_id);
+		sqlite3_bind_int64(h, 2, d->dev);
+		sqlite3_bind_text(h, 3, iv_names[iv], -1, SQLITE_STATIC);
+		sqlite3_bind_int64(h, 4, b ? 1LL << b : 0);
+		sqlite3_bind_int64(h, 5, 1LL << (b + 1));
+		sqlite3_bind_int64(h, 6, (int64_t)(j - i));
+		rc = sqlite3_step(h);
+		sqlite3_reset(h);
+		if (rc != SQLITE_DONE)
+			return -1;
+		i = j;
+	}
+	return 0;
+}
+
+static int store_device(struct blk_state *st, const struct device *d, sqlite3_stmt *q)
+{
+	int rc;
+
+	sqlite3_bind_int64(q, 1, st->run_id);
+	sqlite3_bind_int64(q, 2, d->dev);
+	sqlite3_bind_int64(q, 3, (int64_t)d->reads);
+	sqlite3_bind_int64(q, 4, (int64_t)d->sectors_read);
+	sqlite3_bind_int64(q, 5, (int64_t)d->writes);
+	sqlite3_bind_int64(q, 6, (int64_t)d->sectors_written);
+	sqlite3_bind_int64(q, 7, (int64_t)d->queued);
+	sqlite3_bind_int64(q, 8, (int64_t)d->getrq);
+	sqlite3_bind_int64(q, 9, (int64_t)d->inserts);
+	sqlite3_bind_int64(q, 10, (int64_t)d->issues);
+	sqlite3_bind_int64(q, 11, (int64_t)d->merges_back);
+	sqlite3_bind_int64(q, 12, (int64_t)d->merges_front);
+	sqlite3_bind_int64(q, 13, (int64_t)d->requeues);
+	sqlite3_bind_int64(q, 14, (int64_t)d->splits);
+	sqlite3_bind_int64(q, 15, (int64_t)d->remaps);
+	sqlite3_bind_int64(q, 16, (int64_t)d->orphans);
+	sqlite3_bind_int64(q, 17, (int64_t)d->errors);
+	sqlite3_bind_int64(q, 18, (int64_t)d->ra_requests);
+	sqlite3_bind_int64(q, 19, (int64_t)d->ra_bytes);
+	rc = sqlite3_step(q);
+	sqlite3_reset(q);
+	return rc == SQLITE_DONE ? 0 : -1;
+}
+
+static int store_windows_io(struct blk_state *st, sqlite3_stmt *q)
+{
+	for (int i = 0; i < st->nwindows; i++) {
+		const struct window_io *w = &st->wio[i];
+		int rc;
+
+		if (!w->bios)
+			continue;
+		sqlite3_bind_int64(q, 1, st->run_id);
+		sqlite3_bind_int(q, 2, i + 1);
+		sqlite3_bind_int64(q, 3, (int64_t)w->bios);
+		sqlite3_bind_int64(q, 4, (int64_t)w->requests);
+		sqlite3_bind_int64(q, 5, (int64_t)w->bytes);
+		w->first_q ? sqlite3_bind_int64(q, 6, w->first_q) : sqlite3_bind_null(q, 6);
+		w->last_c ? sqlite3_bind_int64(q, 7, w->last_c) : sqlite3_bind_null(q, 7);
+		if (w->sync && w->first_c && w->open_ts)
+			sqlite3_bind_int64(q, 8, w->first_c - w->open_ts);
+		else
+			sqlite3_bind_null(q, 8);
+		sqlite3_bind_int64(q, 9, (int64_t)w->ab);
+		rc = sqlite3_step(q);
+		sqlite3_reset(q);
+		if (rc != SQLITE_DONE)
+			return -1;
+	}
+	return 0;
+}
+
+static int store_all(struct blk_state *st)
+{
+	sqlite3 *sq = ra_db_sqlite(st->db);
+	sqlite3_stmt *dq = NULL, *lq = NULL, *hq = NULL, *wq = NULL, *pq = NULL;
+	int ret = -1;
+
+	if (sqlite3_prepare_v2(sq, "INSERT INTO device_io VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?,"
+			       " ?, ?, ?, ?, ?, ?, ?, ?, ?)", -1, &dq, NULL) != SQLITE_OK ||
+	    sqlite3_prepare_v2(sq, "INSERT INTO device_latency VALUES (?, ?, ?, ?, ?, ?, ?, ?,"
+			       " ?, ?)", -1, &lq, NULL) != SQLITE_OK ||
+	    sqlite3_prepare_v2(sq, "INSERT INTO latency_hist VALUES (?, ?, ?, ?, ?, ?)", -1, &hq,
+			       NULL) != SQLITE_OK ||
+	    sqlite3_prepare_v2(sq, "INSERT INTO window_io VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", -1,
+			       &wq, NULL) != SQLITE_OK ||
+	    sqlite3_prepare_v2(sq, "INSERT INTO plugs VALUES (?, ?, ?, ?, ?, ?)", -1, &pq,
+			       NULL) != SQLITE_OK)
+		goto out;
+	for (int i = 0; i < st->ndevs; i++) {
+		if (store_device(st, &st->devs[i], dq) < 0)
+			goto out;
+		for (int iv = 0; iv < IV_MAX; iv++)
+			if (store_latency(st, &st->devs[i], iv, lq, hq) < 0)
+				goto out;
+	}
+	if (store_windows_io(st, wq) < 0)
+		goto out;
+	sqlite3_bind_int64(pq, 1, st->run_id);
+	sqlite3_bind_int64(pq, 2, (int64_t)st->plugs);
+	sqlite3_bind_int64(pq, 3, (int64_t)st->unplugs);
+	sqlite3_bind_int64(pq, 4, (int64_t)st->unplug_explicit);
+	sqlite3_bind_int64(pq, 5, (int64_t)st->unplug_timer);
+	sqlite3_bind_int64(pq, 6, (int64_t)st->unplug_rqs);
+	if (sqlite3_step(pq) != SQLITE_DONE)
+		goto out;
+	ret = 0;
+out:
+	sqlite3_finalize(dq);
+	sqlite3_finalize(lq);
+	sqlite3_finalize(hq);
+	sqlite3_finalize(wq);
+	sqlite3_finalize(pq);
+	return ret;
+}
+
+static void state_release(struct blk_state *st)
+{
+	for (int i = 0; i < st->ndevs; i++) {
+		for (int iv = 0; iv < IV_MAX; iv++)
+			free(st->devs[i].iv[iv].v);
+		ra_map_release(&st->devs[i].pending);
+		ra_map_release(&st->devs[i].by_start);
+		ra_map_release(&st->devs[i].by_end);
+	}
+	for (int i = 0; i < st->nreqs; i++)
+		free(st->reqs[i].bios);
+	free(st->reqs);
+	free(st->free_reqs);
+	free(st->wio);
+	ra_map_release(&st->window_of_seq);
+	ra_map_release(&st->task_window);
+	sqlite3_finalize(st->ins_req);
+	sqlite3_finalize(st->ins_stall);
+}
+
+static int replay(struct blk_state *st)
+{
+	struct ra_evstream *s = ra_evstream_open(st->db, st->run_id, RA_STREAM_RA | RA_STREAM_BLK);
+	struct ra_event ev;
+	int64_t seq;
+	int rc, ret = 0;
+
+	if (!s)
+		return -1;
+	while (ret == 0 && (rc = ra_evstream_next(s, &ev, &seq)) == 1) {
+		if (ra_event_class(ev.type) == RA_CLASS_RA)
+			ret = on_readahead(st, &ev, seq);
+		else
+			ret = on_block(st, &ev);
+	}
+	ra_evstream_close(s);
+	return ret < 0 || rc < 0 ? -1 : 0;
+}
+
+static int run_block(struct ra_db *db, int64_t run_id, const struct ra_analyze_opts *o)
+{
+	struct blk_state *st = calloc(1, sizeof(*st));
+	sqlite3 *sq = ra_db_sqlite(db);
+	int ret = -1;
+
+	if (!st) {
+		ra_set_error(RA_ERR_IO, "out of memory");
+		return -1;
+	}
+	st->db = db;
+	st->run_id = run_id;
+	st->stall_ns = o && o->stall_ns > 0 ? o->stall_ns : DEFAULT_STALL_NS;
+	if (ra_map_init(&st->window_of_seq, sizeof(int32_t)) < 0 ||
+	    ra_map_init(&st->task_window, sizeof(int32_t)) < 0)
+		goto out;
+	if (sqlite3_prepare_v2(sq, "INSERT INTO requests VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?,"
+			       " ?, ?, ?, ?, ?)", -1, &st->ins_req, NULL) != SQLITE_OK ||
+	    sqlite3_prepare_v2(sq, "INSERT INTO stalls VALUES (?, ?, ?, ?, ?, ?, ?, ?)", -1,
+			       &st->ins_stall, NULL) != SQLITE_OK)
+		goto out;
+	if (load_windows(st) < 0 || load_sync_flags(st) < 0 || replay(st) < 0 ||
+	    store_all(st) < 0)
+		goto out;
+	if (o && o->verbose > 0)
+		fprintf(stderr, "block: %d devices, %lld requests\n", st->ndevs,
+			(long long)st->req_seq);
+	ret = 0;
+out:
+	if (ret < 0 && ra_last_error_kind() != RA_ERR_IO)
+		ra_set_error(RA_ERR_IO, "block analysis of run %lld in '%s': %s", (long long)run_id,
+			     ra_db_path(db), sqlite3_errmsg(sq));
+	state_release(st);
+	free(st);
+	return ret;
+}
+
+static const char *const block_needs[] = { "block:block_rq_complete", NULL };
+static const char *const block_tables[] = { "requests", "stalls", "device_io", "device_latency",
+					    "latency_hist", "window_io", "plugs", NULL };
+
+const struct ra_pass ra_pass_block = {
+	.name = "block",
+	.needs = block_needs,
+	.run = run_block,
+	.tables = block_tables,
+};
