@@ -369,13 +369,13 @@ static void account_windows(struct blk_state *st, const struct request *r, int64
 		for (int j = 0; j < k; j++)
 			seen |= r->bios[j].window == w;
 		st->wio[w - 1].bios++;
+		st->wio[w - 1].bytes += (uint64_t)r->bios[k].nr_sector << 9;
 		if (seen)
 			continue;
 		if (!*first)
 			*first = w;
 		(*count)++;
 		st->wio[w - 1].requests++;
-		st->wio[w - 1].bytes += r->nr << 9;
 		if (!st->wio[w - 1].last_c || c_ts > st->wio[w - 1].last_c)
 			st->wio[w - 1].last_c = c_ts;
 		if (!st->wio[w - 1].first_c || c_ts < st->wio[w - 1].first_c)

@@ -60,3 +60,12 @@ check_eq "$(q "$DB" "SELECT COUNT(*) FROM tracepoints WHERE system = 'readahead'
 check_eq "$(q "$DB" "SELECT COUNT(*) FROM vmstat WHERE name = 'pgpgin'")" 2 "vmstat before and after"
 echo "$ra_before" > /sys/block/$LOOP_NAME/queue/read_ahead_kb
 check_eq "$(q "$DB" "SELECT path FROM files WHERE run_id = $run AND dev = $kdev AND ino = $ino")" "$MNT/seq" "file name resolved"
+
+# Block analysis of the live run: completions against the stat delta, and the
+# I/O of each window.
+check_eq "$(q "$DB" "SELECT stat_match, reads_completed FROM v_device_io WHERE run_id = $run AND dev = '$LOOP_DEV'")" "1|${blk%|*}" "block analysis agrees with the stat delta"
+wsel="FROM windows w LEFT JOIN window_io i USING (run_id, window_id) WHERE w.run_id = $run AND w.ino = $ino AND w.dev = $kdev AND w.pages_added > 0"
+check_eq "$(q "$DB" "SELECT COUNT(*) $wsel AND COALESCE(i.requests, 0) = 0")" 0 "every window with pages added has requests"
+check_eq "$(q "$DB" "SELECT COUNT(*) $wsel AND i.bytes != w.pages_added * 4096")" 0 "window bytes = pages added"
+check_eq "$(q "$DB" "SELECT SUM(i.bytes) $wsel")" 67108864 "the windows' I/O covers the file"
+check_eq "$(q "$DB" "SELECT COUNT(*) FROM window_io i JOIN windows w USING (run_id, window_id) WHERE w.run_id = $run AND w.trigger = 'sync' AND w.ino = $ino AND i.sync_wait_ns > 0")" 1 "the initial window's reader waited"

@@ -1,0 +1,39 @@
+# Block analysis on the fixtures: btt's averages on the blktrace file, and the
+# /sys/block stat deltas of the trace-cmd fixtures' .meta files.
+. "$(dirname "$0")/lib.sh"
+command -v btt >/dev/null && command -v blkparse >/dev/null || skip "btt or blkparse is not installed"
+make_tmp
+
+# btt on the blktrace fixture (blkparse reads it under the CPU its records say)
+cp "$RA_FIXTURES/nvme-readahead.blktrace.0" "$TMP/x.blktrace.1"
+: > "$TMP/x.blktrace.0"
+(cd "$TMP" && blkparse -q -i x -d x.bin >/dev/null 2>&1) || fail "blkparse -d"
+btt -i "$TMP/x.bin" > "$TMP/btt.txt" 2>/dev/null || fail "btt"
+DB=$TMP/bt.db
+ra-import -q -o "$DB" "$RA_FIXTURES/nvme-readahead.blktrace.0" || fail "import"
+for iv in Q2G D2C Q2C; do
+	btt_avg=$(awk -v iv=$iv '$1 == iv { print $3; exit }' "$TMP/btt.txt")
+	btt_n=$(awk -v iv=$iv '$1 == iv { print $5; exit }' "$TMP/btt.txt")
+	ours=$(q "$DB" "SELECT avg_ns || ' ' || n FROM device_latency WHERE interval = '$iv'")
+	[ -n "$btt_avg" ] || fail "btt printed no $iv"
+	# within 0.1%, or within btt's own rounding (it prints whole nanoseconds)
+	awk -v b="$btt_avg" -v o="${ours% *}" 'BEGIN { d = o - b * 1e9; if (d < 0) d = -d;
+		exit !(d <= 0.001 * b * 1e9 || d <= 0.5) }' ||
+		fail "$iv: ratrace ${ours% *} ns, btt $btt_avg s"
+	check_eq "${ours#* }" "$btt_n" "$iv samples"
+	echo "ok: $iv average ${ours% *} ns, btt $btt_avg s (within 0.1%)"
+done
+check_eq "$(q "$DB" "SELECT reads_completed, ra_requests, ra_avg_bytes, merges FROM v_device_io")" "963|963|4096.0|0" "device summary"
+check_eq "$(q "$DB" "SELECT plugs, unplugs, unplugs_explicit, unplug_requests FROM plugs")" "963|963|963|963" "plugs and unplugs"
+
+# trace-cmd fixtures: read completions and sectors of 7:0 against the .meta stat delta
+for f in seq128 mmapread par4thrash; do
+	ra-import -q -o "$TMP/$f.db" "$RA_FIXTURES/$f.dat" || fail "import $f"
+	meta=$RA_FIXTURES/$f.meta
+	b=($(grep '^blkstat_before=' "$meta" | cut -d= -f2))
+	a=($(grep '^blkstat_after=' "$meta" | cut -d= -f2))
+	want="$((a[0] - b[0]))|$((a[2] - b[2]))"
+	check_eq "$(q "$TMP/$f.db" "SELECT reads_completed || '|' || sectors_read FROM v_device_io WHERE dev = '7:0'")" "$want" "$f: 7:0 reads and sectors = stat delta"
+done
+check_eq "$(q "$TMP/seq128.db" "SELECT COUNT(*) FROM windows w JOIN window_io i USING (run_id, window_id) WHERE w.ino = 12 AND w.dev = 7340032 AND w.pages_added > 0 AND i.requests > 0")" \
+	"$(q "$TMP/seq128.db" "SELECT COUNT(*) FROM windows WHERE ino = 12 AND dev = 7340032 AND pages_added > 0")" "seq128: every window with pages added has requests"
