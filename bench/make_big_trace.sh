@@ -5,14 +5,16 @@
 # refuse writes to /proc/sys/kernel/ftrace_enabled; extract works when that
 # file is bind-mounted over in a private mount namespace).
 #
-#   bench/make_big_trace.sh OUT.dat [FILE_MB]     (root; default 1024)
+#   bench/make_big_trace.sh OUT.dat [FILE_MB] [CACHED_PASSES]   (root; 1024, 1)
 #
 # The workload: a cold dd bs=4k read of a FILE_MB file with read_ahead_kb=128,
-# then a cached one (one mm_filemap_get_pages per 4 KiB read).
+# then CACHED_PASSES cached ones (one mm_filemap_get_pages per 4 KiB read): more
+# passes make more events over the same page-cache state.
 
 set -eu
 out=$1
 mb=${2:-1024}
+passes=${3:-1}
 [ "$(id -u)" -eq 0 ] || { echo "needs root" >&2; exit 2; }
 command -v trace-cmd >/dev/null || { echo "needs trace-cmd" >&2; exit 2; }
 out=$(realpath -m "$out")
@@ -43,12 +45,14 @@ echo 128 > /sys/block/$NAME/queue/read_ahead_kb
 
 mkdir $I
 echo 0 > $I/tracing_on
-echo $((mb * 160)) > $I/buffer_size_kb
+echo $((mb * (80 + 60 * passes))) > $I/buffer_size_kb
 for s in readahead filemap block; do echo 1 > $I/events/$s/enable; done
 sync; echo 3 > /proc/sys/vm/drop_caches
 echo 1 > $I/tracing_on
 dd if="$work/mnt/big" of=/dev/null bs=4k status=none
-dd if="$work/mnt/big" of=/dev/null bs=4k status=none
+for ((p = 0; p < passes; p++)); do
+	dd if="$work/mnt/big" of=/dev/null bs=4k status=none
+done
 echo 0 > $I/tracing_on
 unshare -m sh -c "mount --bind /dev/null /proc/sys/kernel/ftrace_enabled &&
 	trace-cmd extract -B ra-bigtrace -o '$out'" >/dev/null 2>&1

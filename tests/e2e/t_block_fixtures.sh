@@ -8,7 +8,7 @@ make_tmp
 cp "$RA_FIXTURES/nvme-readahead.blktrace.0" "$TMP/x.blktrace.1"
 : > "$TMP/x.blktrace.0"
 (cd "$TMP" && blkparse -q -i x -d x.bin >/dev/null 2>&1) || fail "blkparse -d"
-btt -i "$TMP/x.bin" > "$TMP/btt.txt" 2>/dev/null || fail "btt"
+(cd "$TMP" && btt -i x.bin > btt.txt 2>/dev/null) || fail "btt"   # btt writes files to its cwd
 DB=$TMP/bt.db
 ra-import -q -o "$DB" "$RA_FIXTURES/nvme-readahead.blktrace.0" || fail "import"
 for iv in Q2G D2C Q2C; do
