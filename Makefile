@@ -13,7 +13,7 @@ PKG_LIBS = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 WARN := -Wall -Wextra -Werror -Wshadow -Wformat=2 -Wstrict-prototypes -Wmissing-prototypes \
 	-Wno-unused-parameter -Wno-format-truncation
 CFLAGS ?= -O2 -g
-ALL_CFLAGS = -std=gnu11 $(WARN) -D_GNU_SOURCE -Iinclude -Ilib -Icollect -Ianalyze $(PKG_CFLAGS) $(CFLAGS)
+ALL_CFLAGS = -std=gnu11 $(WARN) -D_GNU_SOURCE -Iinclude -Ilib -Icollect -Ianalyze -Ireport $(PKG_CFLAGS) $(CFLAGS)
 LDLIBS = $(PKG_LIBS) -lm
 
 ifdef SANITIZE
@@ -31,10 +31,10 @@ endif
 
 # Sanitizer builds live apart, so that switching never mixes objects.
 BUILD ?= $(if $(SANITIZE),build-san,build)
-LAYERS := collect analyze
+LAYERS := collect analyze report
 LIB_SRC := $(wildcard lib/*.c) $(filter-out $(wildcard */ra-*.c),$(foreach d,$(LAYERS),$(wildcard $(d)/*.c)))
 LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/%.o)
-CMDS := ra-record ra-import ra-analyze
+CMDS := ra-record ra-import ra-analyze ra-report
 BINS := $(CMDS:%=$(BUILD)/%)
 UNIT_SRC := $(wildcard tests/unit/test_*.c)
 UNIT_BINS := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
@@ -56,7 +56,7 @@ pkgcheck:
 			exit 1; }; \
 	done
 
-$(BUILD)/%.o: %.c $(wildcard include/*.h lib/*.h collect/*.h analyze/*.h)
+$(BUILD)/%.o: %.c $(wildcard include/*.h lib/*.h collect/*.h analyze/*.h report/*.h)
 	@mkdir -p $(dir $@)
 	$(call echo_cmd,CC,$<)$(CC) $(ALL_CFLAGS) -c -o $@ $<
 

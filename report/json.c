@@ -1,0 +1,109 @@
+// SPDX-License-Identifier: LGPL-2.1
+/*
+ * The JSON report: the report's tables under their keys, values as the views
+ * hold them (nanoseconds, pages, bytes), documented in docs/report.md.
+ */
+#include <math.h>
+#include <string.h>
+
+#include "report.h"
+
+#define JSON_VERSION 1
+
+static void json_string(FILE *out, const char *s)
+{
+	fputc('"', out);
+	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+		if (*p == '"' || *p == '\\')
+			fprintf(out, "\\%c", *p);
+		else if (*p == '\n')
+			fputs("\\n", out);
+		else if (*p == '\t')
+			fputs("\\t", out);
+		else if (*p < 0x20)
+			fprintf(out, "\\u%04x", *p);
+		else
+			fputc(*p, out);
+	}
+	fputc('"', out);
+}
+
+static void json_value(FILE *out, const struct ra_value *v)
+{
+	switch (v->type) {
+	case SQLITE_INTEGER:
+		fprintf(out, "%lld", (long long)v->i);
+		break;
+	case SQLITE_FLOAT:
+		if (isfinite(v->d))
+			fprintf(out, "%.17g", v->d);
+		else
+			fputs("null", out);
+		break;
+	case SQLITE_TEXT:
+		json_string(out, v->s);
+		break;
+	default:
+		fputs("null", out);
+	}
+}
+
+static void json_row(FILE *out, const struct ra_table *t, int r, const char *indent)
+{
+	fputc('{', out);
+	for (int c = 0; c < t->ncols; c++) {
+		fprintf(out, "%s\n%s  ", c ? "," : "", indent);
+		json_string(out, t->cols[c]);
+		fputs(": ", out);
+		json_value(out, ra_table_cell(t, r, c));
+	}
+	fprintf(out, "\n%s}", indent);
+}
+
+static int json_begin(FILE *out, int n)
+{
+	fprintf(out, "{\n  \"ratrace_report_version\": %d,\n  \"runs\": [", JSON_VERSION);
+	return 0;
+}
+
+static int json_render(FILE *out, const struct ra_report *rep, int index)
+{
+	fprintf(out, "%s\n    {\n      \"warnings\": [", index ? "," : "");
+	for (int i = 0; i < rep->nwarnings; i++) {
+		fprintf(out, "%s\n        ", i ? "," : "");
+		json_string(out, rep->warnings[i]);
+	}
+	fprintf(out, "%s]", rep->nwarnings ? "\n      " : "");
+	for (int i = 0; i < rep->ntables; i++) {
+		const struct ra_table *t = &rep->tables[i];
+
+		fprintf(out, ",\n      ");
+		json_string(out, t->key);
+		fputs(": ", out);
+		if (i == 0) {	/* the run: one object */
+			json_row(out, t, 0, "      ");
+			continue;
+		}
+		fputc('[', out);
+		for (int r = 0; r < t->nrows; r++) {
+			fprintf(out, "%s\n        ", r ? "," : "");
+			json_row(out, t, r, "        ");
+		}
+		fprintf(out, "%s]", t->nrows ? "\n      " : "");
+	}
+	fputs("\n    }", out);
+	return ferror(out) ? -1 : 0;
+}
+
+static int json_end(FILE *out)
+{
+	fputs("\n  ]\n}\n", out);
+	return fflush(out);
+}
+
+const struct ra_renderer ra_render_json = {
+	.name = "json",
+	.begin = json_begin,
+	.render = json_render,
+	.end = json_end,
+};

@@ -1,0 +1,326 @@
+// SPDX-License-Identifier: LGPL-2.1
+/*
+ * The report model: each table of a report is one query over the stable
+ * views (?1 is the run, ?2 the top-N limit, ?3 the stall threshold), so the
+ * report shows exactly what a user would get from the database.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report.h"
+
+struct section {
+	const char *key;
+	const char *title;
+	const char *note;
+	const char *sql;
+};
+
+static const struct section sections[] = {
+	{ "run", "Run", NULL,
+	  "SELECT r.run_id, r.label, r.source, r.source_path, r.workload, r.kernel, r.hostname,"
+	  " r.machine, r.started_at, r.wall_ns, r.exit_status, r.exit_signal, r.interrupted,"
+	  " v.lost_events, r.cpus, r.mem_bytes, r.page_size, r.trace_clock, r.buffer_kb,"
+	  " r.tool_version FROM runs r JOIN v_runs v USING (run_id) WHERE r.run_id = ?1" },
+	{ "devices", "Devices", "readahead setting during the run, and the /sys/block stat deltas",
+	  "SELECT d.name, d.dev, d.role, d.read_ahead_kb_before AS read_ahead_kb,"
+	  " d.read_ahead_kb_after, d.rotational, d.scheduler, d.nr_requests, d.max_sectors_kb,"
+	  " d.stat_reads_delta, d.stat_sectors_delta FROM v_devices d WHERE d.run_id = ?1"
+	  " AND (d.role != 'traced' OR d.stat_reads_delta > 0) ORDER BY d.dev" },
+	{ "settings", "Settings changed for the run", NULL,
+	  "SELECT (dev >> 20) || ':' || (dev & 1048575) AS dev, name, old_value, new_value,"
+	  " restored FROM settings WHERE run_id = ?1" },
+	{ "readahead_stats", "Readahead windows by pattern",
+	  "sizes in pages; fates of the read-ahead pages (demand pages excluded)",
+	  "SELECT pattern, readahead, io, sync_io, mmap_io, cache_hit, eof_hit, size, async_size,"
+	  " io_size, ra_pages, used, evicted_unused, pending, thrashed, hit_ratio,"
+	  " readahead_pages FROM v_readahead_stats WHERE run_id = ?1"
+	  " ORDER BY pattern = 'all', readahead DESC" },
+	{ "files", "Files by readahead volume", NULL,
+	  "SELECT COALESCE(path, dev || ' ino ' || ino) AS file, dev, ino, windows,"
+	  " ra_pages AS readahead_pages, used, evicted_unused, pending, thrashed, hit_ratio"
+	  " FROM v_file_fates WHERE run_id = ?1 ORDER BY ra_pages DESC, windows DESC LIMIT ?2" },
+	{ "streams", "Streams (windows of one task on one file)",
+	  "ramp: windows to reach the largest size; collapses: windows smaller than the one before",
+	  "SELECT COALESCE(f.path, (s.dev >> 20) || ':' || (s.dev & 1048575) || ' ino ' || s.ino)"
+	  " AS file, s.pid, t.comm, s.windows, s.initial_size_pages AS initial,"
+	  " s.max_size_pages AS max, s.ra_pages, s.ramp_windows AS ramp, s.collapses, s.sizes"
+	  " FROM streams s LEFT JOIN files f ON f.run_id = s.run_id AND f.dev = s.dev"
+	  " AND f.ino = s.ino LEFT JOIN tasks t ON t.run_id = s.run_id AND t.pid = s.pid"
+	  " WHERE s.run_id = ?1 ORDER BY s.windows DESC LIMIT ?2" },
+	{ "block", "Block I/O per device", "btt's Q2C (bio queued to completed), D2C (issued to completed)",
+	  "SELECT dev, reads_completed, sectors_read, ra_requests, ra_avg_bytes, merges,"
+	  " q2c_avg_ns, q2c_p99_ns, d2c_avg_ns, d2c_p99_ns, stat_reads_delta, stat_sectors_delta,"
+	  " stat_match FROM v_device_io WHERE run_id = ?1 ORDER BY reads_completed DESC" },
+	{ "latency", "Block latencies (btt intervals)", "Q2D_RA: readahead bio queued to issued (stalls)",
+	  "SELECT (dev >> 20) || ':' || (dev & 1048575) AS dev, interval, n, min_ns, avg_ns,"
+	  " p50_ns, p95_ns, p99_ns, max_ns FROM device_latency WHERE run_id = ?1"
+	  " ORDER BY dev, CASE interval WHEN 'Q2G' THEN 1 WHEN 'G2I' THEN 2 WHEN 'I2D' THEN 3"
+	  " WHEN 'D2C' THEN 4 WHEN 'Q2C' THEN 5 ELSE 6 END" },
+	{ "plugs", "Plugging", NULL,
+	  "SELECT plugs, unplugs, unplugs_explicit, unplugs_timer,"
+	  " ROUND(CAST(unplug_requests AS REAL) / NULLIF(unplugs, 0), 2) AS requests_per_unplug"
+	  " FROM plugs WHERE run_id = ?1" },
+	{ "stalls", "Readahead stalls", "readahead bios queued longer than the threshold before issue",
+	  "SELECT (s.dev >> 20) || ':' || (s.dev & 1048575) AS dev, s.q_ts_ns, s.pid, t.comm,"
+	  " s.sector, s.nr_sector, s.stall_ns, s.window_id FROM stalls s LEFT JOIN tasks t"
+	  " ON t.run_id = s.run_id AND t.pid = s.pid WHERE s.run_id = ?1 AND s.stall_ns >= ?3"
+	  " ORDER BY s.stall_ns DESC LIMIT ?2" },
+	{ "window_io", "Readahead I/O", "per pattern: the I/O the windows caused",
+	  "SELECT w.pattern, COUNT(*) AS windows, SUM(i.requests) AS requests,"
+	  " SUM(i.bytes) AS bytes, ROUND(AVG(i.bytes), 1) AS avg_bytes,"
+	  " ROUND(AVG(i.last_c_ts_ns - i.first_q_ts_ns), 0) AS avg_io_ns,"
+	  " ROUND(AVG(i.sync_wait_ns), 0) AS avg_sync_wait_ns, SUM(i.shared_bios) AS shared_bios"
+	  " FROM window_io i JOIN windows w USING (run_id, window_id) WHERE i.run_id = ?1"
+	  " GROUP BY w.pattern ORDER BY windows DESC" },
+};
+
+/* Warnings: each query returns one message per row. */
+static const char *const warning_sql[] = {
+	"SELECT 'lost events: ' || lost_events || ' events were lost; every count is a lower"
+	" bound' FROM v_runs WHERE run_id = ?1 AND lost_events > 0",
+	"SELECT 'the run was interrupted by a signal: the trace ends early' FROM runs"
+	" WHERE run_id = ?1 AND interrupted",
+	"SELECT pass || ' analysis unavailable: ' || COALESCE(message, '') FROM analyses"
+	" WHERE run_id = ?1 AND state != 'ok'",
+	"SELECT 'tracepoint ' || system || ':' || name || ' is not available on this kernel'"
+	" FROM tracepoints WHERE run_id = ?1 AND available = 0 AND system = 'readahead'"
+	" AND (SELECT source FROM runs WHERE run_id = ?1) = 'record'",
+	"SELECT 'block totals of ' || dev || ' disagree with /sys/block stat: trace '"
+	" || reads_completed || ' reads, ' || sectors_read || ' sectors; stat '"
+	" || stat_reads_delta || ' reads, ' || stat_sectors_delta || ' sectors'"
+	" FROM v_device_io WHERE run_id = ?1 AND stat_match = 0",
+	"SELECT 'ra_pages ' || w.ra_pages || ' in the trace disagrees with read_ahead_kb '"
+	" || d.read_ahead_kb_before || ' of ' || d.name || ' (' || (d.read_ahead_kb_before / 4)"
+	" || ' pages)' FROM (SELECT DISTINCT dev, ra_pages FROM windows WHERE run_id = ?1"
+	" AND ra_pages IS NOT NULL AND pattern NOT IN ('around', 'forced')) w"
+	" JOIN devices dv ON dv.run_id = ?1 AND dv.dev = w.dev"
+	" JOIN v_devices d ON d.run_id = ?1 AND d.dev = dv.major || ':' || dv.minor"
+	" WHERE d.read_ahead_kb_before IS NOT NULL AND w.ra_pages * 4 != d.read_ahead_kb_before",
+};
+
+static int fail(struct ra_db *db)
+{
+	ra_set_error(RA_ERR_IO, "cannot read '%s': %s", ra_db_path(db),
+		     sqlite3_errmsg(ra_db_sqlite(db)));
+	return -1;
+}
+
+static sqlite3_stmt *prepare(struct ra_db *db, const char *sql, int64_t run_id,
+			     const struct ra_report_opts *o)
+{
+	sqlite3_stmt *st = NULL;
+
+	if (sqlite3_prepare_v2(ra_db_sqlite(db), sql, -1, &st, NULL) != SQLITE_OK)
+		return NULL;
+	sqlite3_bind_int64(st, 1, run_id);
+	if (sqlite3_bind_parameter_count(st) >= 2)
+		sqlite3_bind_int(st, 2, o->top > 0 ? o->top : 10);
+	if (sqlite3_bind_parameter_count(st) >= 3)
+		sqlite3_bind_int64(st, 3, o->stall_ns > 0 ? o->stall_ns : 1000000);
+	return st;
+}
+
+static int copy_value(struct ra_value *v, sqlite3_stmt *st, int col)
+{
+	v->type = sqlite3_column_type(st, col);
+	switch (v->type) {
+	case SQLITE_INTEGER:
+		v->i = sqlite3_column_int64(st, col);
+		break;
+	case SQLITE_FLOAT:
+		v->d = sqlite3_column_double(st, col);
+		break;
+	case SQLITE_NULL:
+		break;
+	default:
+		v->type = SQLITE_TEXT;
+		v->s = strdup((const char *)sqlite3_column_text(st, col));
+		if (!v->s)
+			return -1;
+	}
+	return 0;
+}
+
+static int add_row(struct ra_table *t, sqlite3_stmt *st)
+{
+	struct ra_value *cells = realloc(t->cells, (size_t)(t->nrows + 1) * (size_t)t->ncols *
+							   sizeof(*cells));
+
+	if (!cells)
+		return -1;
+	t->cells = cells;
+	memset(&cells[(size_t)t->nrows * (size_t)t->ncols], 0, (size_t)t->ncols * sizeof(*cells));
+	for (int c = 0; c < t->ncols; c++)
+		if (copy_value(&cells[(size_t)t->nrows * (size_t)t->ncols + (size_t)c], st, c) < 0)
+			return -1;
+	t->nrows++;
+	return 0;
+}
+
+static int load_table(struct ra_db *db, struct ra_table *t, const struct section *s,
+		      int64_t run_id, const struct ra_report_opts *o)
+{
+	sqlite3_stmt *st = prepare(db, s->sql, run_id, o);
+	int rc;
+
+	if (!st)
+		return fail(db);
+	t->key = s->key;
+	t->title = s->title;
+	t->note = s->note;
+	t->ncols = sqlite3_column_count(st);
+	t->cols = calloc((size_t)t->ncols, sizeof(*t->cols));
+	if (!t->cols)
+		goto nomem;
+	for (int c = 0; c < t->ncols; c++)
+		if (!(t->cols[c] = strdup(sqlite3_column_name(st, c))))
+			goto nomem;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW)
+		if (add_row(t, st) < 0)
+			goto nomem;
+	sqlite3_finalize(st);
+	return rc == SQLITE_DONE ? 0 : fail(db);
+nomem:
+	sqlite3_finalize(st);
+	ra_set_error(RA_ERR_IO, "out of memory");
+	return -1;
+}
+
+static int load_warnings(struct ra_db *db, struct ra_report *r, const struct ra_report_opts *o)
+{
+	for (size_t i = 0; i < sizeof(warning_sql) / sizeof(warning_sql[0]); i++) {
+		sqlite3_stmt *st = prepare(db, warning_sql[i], r->run_id, o);
+
+		if (!st)
+			return fail(db);
+		while (sqlite3_step(st) == SQLITE_ROW) {
+			char **w = realloc(r->warnings, (size_t)(r->nwarnings + 1) * sizeof(*w));
+
+			if (!w) {
+				sqlite3_finalize(st);
+				return -1;
+			}
+			r->warnings = w;
+			w[r->nwarnings] = strdup((const char *)sqlite3_column_text(st, 0));
+			if (w[r->nwarnings])
+				r->nwarnings++;
+		}
+		sqlite3_finalize(st);
+	}
+	return 0;
+}
+
+struct ra_report *ra_report_load(struct ra_db *db, int64_t run_id, const struct ra_report_opts *o)
+{
+	size_t n = sizeof(sections) / sizeof(sections[0]);
+	struct ra_report *r = calloc(1, sizeof(*r));
+
+	if (!r || !(r->tables = calloc(n, sizeof(*r->tables)))) {
+		free(r);
+		ra_set_error(RA_ERR_IO, "out of memory");
+		return NULL;
+	}
+	r->run_id = run_id;
+	for (size_t i = 0; i < n; i++, r->ntables++)
+		if (load_table(db, &r->tables[i], &sections[i], run_id, o) < 0)
+			goto fail;
+	if (!r->tables[0].nrows) {
+		ra_set_error(RA_ERR_USAGE, "no run %lld in '%s'", (long long)run_id,
+			     ra_db_path(db));
+		goto fail;
+	}
+	if (load_warnings(db, r, o) < 0)
+		goto fail;
+	return r;
+fail:
+	ra_report_free(r);
+	return NULL;
+}
+
+void ra_report_free(struct ra_report *r)
+{
+	if (!r)
+		return;
+	for (int i = 0; i < r->ntables; i++) {
+		struct ra_table *t = &r->tables[i];
+
+		for (int k = 0; k < t->nrows * t->ncols; k++)
+			free(t->cells[k].s);
+		for (int c = 0; c < t->ncols; c++)
+			free(t->cols ? t->cols[c] : NULL);
+		free(t->cols);
+		free(t->cells);
+	}
+	for (int i = 0; i < r->nwarnings; i++)
+		free(r->warnings[i]);
+	free(r->warnings);
+	free(r->tables);
+	free(r);
+}
+
+const struct ra_table *ra_report_table(const struct ra_report *r, const char *key)
+{
+	for (int i = 0; i < r->ntables; i++)
+		if (strcmp(r->tables[i].key, key) == 0)
+			return &r->tables[i];
+	return NULL;
+}
+
+int ra_table_col(const struct ra_table *t, const char *name)
+{
+	for (int c = 0; c < t->ncols; c++)
+		if (strcmp(t->cols[c], name) == 0)
+			return c;
+	return -1;
+}
+
+const struct ra_value *ra_table_cell(const struct ra_table *t, int row, int col)
+{
+	return &t->cells[(size_t)row * (size_t)t->ncols + (size_t)col];
+}
+
+void ra_fmt_ns(char *buf, size_t len, double ns)
+{
+	if (ns < 1e3)
+		snprintf(buf, len, "%.0fns", ns);
+	else if (ns < 1e6)
+		snprintf(buf, len, "%.1fus", ns / 1e3);
+	else if (ns < 1e9)
+		snprintf(buf, len, "%.2fms", ns / 1e6);
+	else
+		snprintf(buf, len, "%.3fs", ns / 1e9);
+}
+
+static bool ends_with(const char *s, const char *suffix)
+{
+	size_t a = strlen(s), b = strlen(suffix);
+
+	return a >= b && strcmp(s + a - b, suffix) == 0;
+}
+
+/* Text of a cell for people: times with units, ratios with 4 digits. */
+void ra_fmt_value(char *buf, size_t len, const char *col, const struct ra_value *v)
+{
+	double x = v->type == SQLITE_FLOAT ? v->d : (double)v->i;
+
+	switch (v->type) {
+	case SQLITE_NULL:
+		snprintf(buf, len, "-");
+		return;
+	case SQLITE_TEXT:
+		snprintf(buf, len, "%s", v->s);
+		return;
+	}
+	if (ends_with(col, "_ns") && strcmp(col, "q_ts_ns") != 0)
+		ra_fmt_ns(buf, len, x);
+	else if (strcmp(col, "hit_ratio") == 0)
+		snprintf(buf, len, "%.4f", x);
+	else if (ends_with(col, "_bytes"))
+		snprintf(buf, len, "%.0f", x);
+	else if (v->type == SQLITE_FLOAT)
+		snprintf(buf, len, "%.1f", x);
+	else
+		snprintf(buf, len, "%lld", (long long)v->i);
+}

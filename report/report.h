@@ -1,0 +1,75 @@
+/* SPDX-License-Identifier: LGPL-2.1 */
+/*
+ * The report model: a run's figures as named tables read from the database's
+ * views, and the renderers (text, JSON, HTML) that print them. Every renderer
+ * shows the same tables; docs/report.md documents their keys.
+ */
+#ifndef RA_REPORT_H
+#define RA_REPORT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "ra_db.h"
+
+/* One value of a table: SQL NULL, integer, real or text. */
+struct ra_value {
+	int type;		/* SQLITE_NULL, SQLITE_INTEGER, SQLITE_FLOAT, SQLITE_TEXT */
+	int64_t i;
+	double d;
+	char *s;
+};
+
+struct ra_table {
+	const char *key;	/* JSON key and HTML id: "readahead_stats" */
+	const char *title;	/* "Readahead windows by pattern" */
+	const char *note;	/* a line under the title, or NULL */
+	int ncols;
+	char **cols;		/* column names as the views name them */
+	int nrows;
+	struct ra_value *cells;	/* nrows * ncols */
+};
+
+struct ra_report {
+	int64_t run_id;
+	struct ra_table *tables;
+	int ntables;
+	char **warnings;
+	int nwarnings;
+};
+
+struct ra_report_opts {
+	int top;		/* rows of the top-N tables */
+	int64_t stall_ns;	/* threshold of the stalls table */
+};
+
+/**
+ * ra_report_load - read the report of @run_id from @db
+ * Returns a report to free with ra_report_free(), or NULL (ra_last_error()).
+ */
+struct ra_report *ra_report_load(struct ra_db *db, int64_t run_id, const struct ra_report_opts *o);
+void ra_report_free(struct ra_report *r);
+
+/** ra_report_table - the table of @key, or NULL */
+const struct ra_table *ra_report_table(const struct ra_report *r, const char *key);
+/** ra_table_col - index of column @name, or -1 */
+int ra_table_col(const struct ra_table *t, const char *name);
+const struct ra_value *ra_table_cell(const struct ra_table *t, int row, int col);
+
+/* Renderers: a table of them, chosen by name. */
+struct ra_renderer {
+	const char *name;
+	int (*begin)(FILE *out, int nreports);
+	int (*render)(FILE *out, const struct ra_report *r, int index);
+	int (*end)(FILE *out);
+};
+
+extern const struct ra_renderer ra_render_text;
+extern const struct ra_renderer ra_render_json;
+
+/* Formatting shared by the renderers. */
+void ra_fmt_ns(char *buf, size_t len, double ns);
+void ra_fmt_value(char *buf, size_t len, const char *col, const struct ra_value *v);
+
+#endif /* RA_REPORT_H */
