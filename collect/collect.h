@@ -107,6 +107,13 @@ struct ra_tracedat;
 
 /** ra_tracedat_probe - whether the first bytes of a file are a trace.dat header */
 int ra_tracedat_probe(const void *buf, size_t len);
+/**
+ * ra_tracedat_check - structural check of a trace.dat (versions 6 and 7)
+ * Every size and offset the file declares must lie inside the file. Returns 0,
+ * or -1 with ra_last_error() naming the file, the offset and what is wrong
+ * (RA_ERR_DATA; RA_ERR_USAGE when the file cannot be opened or read).
+ */
+int ra_tracedat_check(const char *path);
 /** ra_tracedat_open - open a trace.dat and all its buffers; NULL with ra_last_error() */
 struct ra_tracedat *ra_tracedat_open(const char *path);
 void ra_tracedat_close(struct ra_tracedat *td);

@@ -1,0 +1,983 @@
+// SPDX-License-Identifier: LGPL-2.1
+/*
+ * A structural check of trace-cmd trace.dat files (versions 6 and 7, either
+ * byte order) before libtracecmd opens them: libtracecmd does not say where
+ * a file is broken and takes some truncated files without a word.
+ *
+ * Every size, count and offset the file declares is compared with the file
+ * size, or with the section or option that holds it, before it is used. The
+ * file is read with pread() through a small window, never loaded whole; every
+ * loop is bounded by the bytes it consumes and by a fixed cap, and the chain
+ * of version 7 options sections visits each section at most once.
+ *
+ * The layouts are those of trace-cmd.dat.v6(5) and trace-cmd.dat.v7(5), with
+ * what libtracecmd's reader and writer do beyond the man pages:
+ *  - version 7 sections follow one another from the end of the initial format
+ *    to the end of the file (the reader finds the strings sections that way),
+ *    and a section's description is an offset into the strings sections, or
+ *    0xffffffff for none;
+ *  - a compressed section other than trace data starts with the compressed
+ *    and the uncompressed size (u32 each); compressed trace data (of a CPU in
+ *    a BUFFER section, or a whole BUFFER_TEXT section) is a u32 count of
+ *    chunks, each a u32 compressed size, a u32 uncompressed size and the
+ *    data: the chunks must fit in the data (their content is not checked);
+ *  - version 6: a CPUCOUNT option overrides the CPU count of the header for
+ *    the flyrecord offset/size pairs, and when a TRACECLOCK option is present
+ *    the trace clock (u64 size, text) follows the pairs of the top buffer;
+ *    the BUFFER option of an instance (u64 offset, name) points at its own
+ *    "flyrecord" (or "options"/"latency") marker and pairs.
+ * CPU data starts at a multiple of the page size of the header; data of a CPU
+ * with size 0 is not looked at (its offset may lie past the end).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "collect.h"
+
+#define WINDOW		65536		/* bytes of the file read at once */
+#define MAX_SECTIONS	65536		/* version 7 sections in one file */
+#define MAX_ITEMS	(1u << 22)	/* entries behind one count, options of one section */
+#define MAX_VERSION	16		/* bytes of the version string, NUL included */
+#define MAX_NAME	256		/* compression, system, instance and clock names */
+#define MAX_V6_BUFFERS	256		/* version 6 buffer instances */
+#define MAX_CPU_ID	65536
+#define NO_DESC		0xffffffffu
+
+/* Option and section ids (trace-cmd.dat.v7(5); a section has its option's id). */
+enum {
+	ID_DONE = 0,
+	ID_CPUSTAT = 2,
+	ID_BUFFER = 3,
+	ID_TRACECLOCK = 4,
+	ID_CPUCOUNT = 8,
+	ID_STRINGS = 15,
+	ID_HEADER_INFO = 16,
+	ID_FTRACE_EVENTS = 17,
+	ID_EVENT_FORMATS = 18,
+	ID_KALLSYMS = 19,
+	ID_PRINTK = 20,
+	ID_CMDLINES = 21,
+	ID_BUFFER_TEXT = 22,
+	ID_BTF_FILE = 23,
+	ID_LAST_BOOT_INFO = 24,
+	ID_MODULES_FILE = 25,
+};
+
+#define SEC_FL_COMPRESS 1
+
+struct section {
+	uint64_t off;		/* of the 16-byte header */
+	uint64_t size;		/* of what follows the header */
+	uint32_t desc;
+	uint16_t id;
+	uint16_t flags;
+	bool visited;		/* an options section already walked */
+};
+
+struct v6_buffer {
+	uint64_t field;		/* where the BUFFER option holds the offset */
+	uint64_t off;
+};
+
+struct chk {
+	const char *path;
+	int fd;
+	uint64_t fsize;
+	bool big;		/* numbers are big-endian */
+	uint32_t page_size;
+	bool compressed;	/* version 7 names a compression algorithm */
+	unsigned char *win;	/* win_len bytes of the file from win_off */
+	uint64_t win_off;
+	size_t win_len;
+	struct section *sec;	/* version 7, in file order */
+	size_t nsec;
+	size_t sec_cap;
+	uint64_t strings;	/* bytes of the strings sections */
+	bool clock_option;	/* version 6: a TRACECLOCK option was seen */
+	struct v6_buffer buf[MAX_V6_BUFFERS];
+	int nbuf;
+};
+
+static int bad(struct chk *c, uint64_t off, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static int bad(struct chk *c, uint64_t off, const char *fmt, ...)
+{
+	char reason[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(reason, sizeof(reason), fmt, ap);
+	va_end(ap);
+	ra_set_error(RA_ERR_DATA, "'%s': offset %llu: %s", c->path, (unsigned long long)off,
+		     reason);
+	return -1;
+}
+
+static int past_end(struct chk *c, uint64_t off, const char *what)
+{
+	return bad(c, off, "%s runs past the end of the file (%llu bytes)", what,
+		   (unsigned long long)c->fsize);
+}
+
+/* Whether @n bytes at @off lie inside the file; no overflow. */
+static bool fits(const struct chk *c, uint64_t off, uint64_t n)
+{
+	return off <= c->fsize && n <= c->fsize - off;
+}
+
+static int fill(struct chk *c, uint64_t off)
+{
+	size_t want = c->fsize - off < WINDOW ? (size_t)(c->fsize - off) : WINDOW;
+	size_t got = 0;
+
+	c->win_len = 0;
+	while (got < want) {
+		ssize_t n = pread(c->fd, c->win + got, want - got, (off_t)(off + got));
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			const char *why = n < 0 ? strerror(errno) : "the file shrank";
+
+			ra_set_error(RA_ERR_USAGE, "'%s': cannot read at offset %llu: %s", c->path,
+				     (unsigned long long)(off + got), why);
+			return -1;
+		}
+		got += (size_t)n;
+	}
+	c->win_off = off;
+	c->win_len = want;
+	return 0;
+}
+
+/* Copy @n (<= WINDOW) bytes at @off, which the caller has checked with fits(). */
+static int get(struct chk *c, uint64_t off, void *dst, size_t n)
+{
+	if (off < c->win_off || off - c->win_off > c->win_len ||
+	    n > c->win_len - (off - c->win_off))
+		if (fill(c, off) < 0)
+			return -1;
+	memcpy(dst, c->win + (off - c->win_off), n);
+	return 0;
+}
+
+/* Like get(), but a read outside the window leaves it where it is (for far hops). */
+static int get_direct(struct chk *c, uint64_t off, void *dst, size_t n)
+{
+	size_t got = 0;
+
+	if (off >= c->win_off && off - c->win_off <= c->win_len &&
+	    n <= c->win_len - (off - c->win_off)) {
+		memcpy(dst, c->win + (off - c->win_off), n);
+		return 0;
+	}
+	while (got < n) {
+		ssize_t r = pread(c->fd, (char *)dst + got, n - got, (off_t)(off + got));
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0) {
+			const char *why = r < 0 ? strerror(errno) : "the file shrank";
+
+			ra_set_error(RA_ERR_USAGE, "'%s': cannot read at offset %llu: %s", c->path,
+				     (unsigned long long)(off + got), why);
+			return -1;
+		}
+		got += (size_t)r;
+	}
+	return 0;
+}
+
+static uint64_t decode(const struct chk *c, const unsigned char *b, int n)
+{
+	uint64_t v = 0;
+
+	for (int i = 0; i < n; i++)
+		v |= (uint64_t)b[c->big ? n - 1 - i : i] << (8 * i);
+	return v;
+}
+
+/*
+ * A number of @n bytes at *@pos that must end by @end: the end of the file
+ * (@in NULL) or of the structure @in names. Advances *@pos.
+ */
+static int field(struct chk *c, uint64_t *pos, uint64_t end, int n, const char *what,
+		 const char *in, uint64_t *out)
+{
+	unsigned char b[8];
+
+	if (*pos > end || end - *pos < (uint64_t)n)
+		return in ? bad(c, *pos, "%s runs past the end of its %s", what, in)
+			  : past_end(c, *pos, what);
+	if (get(c, *pos, b, (size_t)n) < 0)
+		return -1;
+	*out = decode(c, b, n);
+	*pos += (uint64_t)n;
+	return 0;
+}
+
+/* A NUL-terminated string at *@pos of at most @max bytes, ending by @end (see field()). */
+static int cstr(struct chk *c, uint64_t *pos, uint64_t end, size_t max, const char *what,
+		const char *in, char *out, size_t outlen)
+{
+	uint64_t start = *pos;
+
+	for (size_t i = 0;; i++) {
+		unsigned char ch;
+
+		if (i == max)
+			return bad(c, start, "%s is not terminated within %zu bytes", what, max);
+		if (start + i >= end)
+			return in ? bad(c, start, "%s runs past the end of its %s", what, in)
+				  : past_end(c, start, what);
+		if (get(c, start + i, &ch, 1) < 0)
+			return -1;
+		if (i < outlen)
+			out[i] = (char)ch;
+		if (!ch) {
+			*pos = start + i + 1;
+			return 0;
+		}
+	}
+}
+
+/* @s with anything but printable ASCII replaced, for messages. */
+static const char *printable(char *s)
+{
+	for (char *p = s; *p; p++)
+		if (*p < 0x20 || *p > 0x7e)
+			*p = '?';
+	return s;
+}
+
+/* Skip a block of @size bytes at *@pos, declared at @decl. */
+static int block(struct chk *c, uint64_t *pos, uint64_t decl, uint64_t size, const char *what)
+{
+	if (!fits(c, *pos, size))
+		return bad(c, decl, "%s of %llu bytes runs past the end of the file (%llu bytes)",
+			   what, (unsigned long long)size, (unsigned long long)c->fsize);
+	*pos += size;
+	return 0;
+}
+
+/* A count at *@pos (@n bytes) of entries of at least @min bytes that must fit in the file. */
+static int count(struct chk *c, uint64_t *pos, int n, uint64_t min, const char *what,
+		 uint64_t *out)
+{
+	uint64_t decl = *pos;
+
+	if (field(c, pos, c->fsize, n, what, NULL, out) < 0)
+		return -1;
+	if (*out > MAX_ITEMS || *out > (c->fsize - *pos) / min)
+		return bad(c, decl, "%s %llu cannot fit in the %llu bytes left in the file", what,
+			   (unsigned long long)*out, (unsigned long long)(c->fsize - *pos));
+	return 0;
+}
+
+static const char *const option_names[] = {
+	"DONE",		 "DATE",	 "CPUSTAT",	  "BUFFER",	"TRACECLOCK",
+	"UNAME",	 "HOOK",	 "OFFSET",	  "CPUCOUNT",	"VERSION",
+	"PROCMAPS",	 "TRACEID",	 "TIME_SHIFT",	  "GUEST",	"TSC2NSEC",
+	"STRINGS",	 "HEADER_INFO",	 "FTRACE_EVENTS", "EVENT_FORMATS", "KALLSYMS",
+	"PRINTK",	 "CMDLINES",	 "BUFFER_TEXT",	  "BTF_FILE",	"LAST_BOOT_INFO",
+	"MODULES_FILE",
+};
+
+static const char *option_name(unsigned id, char *buf, size_t len)
+{
+	if (id < sizeof(option_names) / sizeof(option_names[0]))
+		return option_names[id];
+	snprintf(buf, len, "id %u", id);
+	return buf;
+}
+
+static const char *section_name(unsigned id, char *buf, size_t len)
+{
+	switch (id) {
+	case ID_DONE:
+		return "options";
+	case ID_BUFFER:
+		return "flyrecord buffer";
+	case ID_STRINGS:
+		return "strings";
+	case ID_HEADER_INFO:
+		return "header info";
+	case ID_FTRACE_EVENTS:
+		return "ftrace events";
+	case ID_EVENT_FORMATS:
+		return "event formats";
+	case ID_KALLSYMS:
+		return "kallsyms";
+	case ID_PRINTK:
+		return "printk";
+	case ID_CMDLINES:
+		return "cmdlines";
+	case ID_BUFFER_TEXT:
+		return "latency buffer";
+	case ID_BTF_FILE:
+		return "btf";
+	case ID_MODULES_FILE:
+		return "modules";
+	default:
+		snprintf(buf, len, "id %u", id);
+		return buf;
+	}
+}
+
+/* ---- version 7 ---- */
+
+static int add_section(struct chk *c, const struct section *s)
+{
+	if (c->nsec == c->sec_cap) {
+		size_t cap = c->sec_cap ? c->sec_cap * 2 : 16;
+		struct section *p = realloc(c->sec, cap * sizeof(*p));
+
+		if (!p) {
+			ra_set_error(RA_ERR_IO, "out of memory");
+			return -1;
+		}
+		c->sec = p;
+		c->sec_cap = cap;
+	}
+	c->sec[c->nsec++] = *s;
+	return 0;
+}
+
+/* Walk the sections from @pos, the end of the initial format, to the end of the file. */
+static int walk_sections(struct chk *c, uint64_t pos)
+{
+	uint64_t strings = 0;
+	char nb[32];
+
+	while (pos < c->fsize) {
+		struct section s = { .off = pos };
+		uint64_t p = pos, v, csize, rsize;
+		const char *name;
+
+		if (c->nsec >= MAX_SECTIONS)
+			return bad(c, pos, "more than %d sections", MAX_SECTIONS);
+		if (c->fsize - pos < 16)
+			return past_end(c, pos, "section header");
+		if (field(c, &p, c->fsize, 2, "section id", NULL, &v) < 0)
+			return -1;
+		s.id = (uint16_t)v;
+		if (field(c, &p, c->fsize, 2, "section flags", NULL, &v) < 0)
+			return -1;
+		s.flags = (uint16_t)v;
+		if (field(c, &p, c->fsize, 4, "section description", NULL, &v) < 0)
+			return -1;
+		s.desc = (uint32_t)v;
+		if (field(c, &p, c->fsize, 8, "section size", NULL, &s.size) < 0)
+			return -1;
+		name = section_name(s.id, nb, sizeof(nb));
+		if (!fits(c, p, s.size))
+			return bad(c, pos,
+				   "%s section of %llu bytes runs past the end of the file (%llu bytes)",
+				   name, (unsigned long long)s.size, (unsigned long long)c->fsize);
+		if ((s.flags & SEC_FL_COMPRESS) && !c->compressed)
+			return bad(c, pos,
+				   "%s section is compressed but the file names no compression", name);
+		rsize = s.size;
+		if ((s.flags & SEC_FL_COMPRESS) && s.id != ID_BUFFER && s.id != ID_BUFFER_TEXT) {
+			uint64_t q = p, end = p + s.size;
+
+			if (field(c, &q, end, 4, "compressed size", "section", &csize) < 0 ||
+			    field(c, &q, end, 4, "uncompressed size", "section", &rsize) < 0)
+				return -1;
+			if (csize > end - q)
+				return bad(c, p,
+					   "compressed data of %llu bytes runs past the end of its %s section (%llu bytes)",
+					   (unsigned long long)csize, name,
+					   (unsigned long long)s.size);
+		}
+		if (s.id == ID_STRINGS)
+			strings += rsize;
+		if (add_section(c, &s) < 0)
+			return -1;
+		pos = p + s.size;
+	}
+	c->strings = strings;
+	return 0;
+}
+
+/* Every section description must lie inside the strings sections. */
+static int check_descriptions(struct chk *c)
+{
+	char nb[32];
+
+	for (size_t i = 0; i < c->nsec; i++) {
+		const struct section *s = &c->sec[i];
+
+		if (s->desc == NO_DESC || s->desc < c->strings)
+			continue;
+		if (!c->strings)
+			return bad(c, c->fsize,
+				   "the file ends without a strings section, which the section descriptions need");
+		return bad(c, s->off + 4,
+			   "%s section names description string %u, past the %llu bytes of the strings sections",
+			   section_name(s->id, nb, sizeof(nb)), s->desc,
+			   (unsigned long long)c->strings);
+	}
+	return 0;
+}
+
+static struct section *find_section(struct chk *c, uint64_t off)
+{
+	size_t lo = 0, hi = c->nsec;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (c->sec[mid].off == off)
+			return &c->sec[mid];
+		if (c->sec[mid].off < off)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return NULL;
+}
+
+/* The section of id @id at @off, which @what declares at @decl; NULL with the error set. */
+static struct section *target(struct chk *c, uint64_t decl, uint64_t off, unsigned id,
+			      const char *what)
+{
+	struct section *s;
+	char nb[32], nb2[32];
+
+	if (off >= c->fsize) {
+		bad(c, decl, "%s points to offset %llu, past the end of the file (%llu bytes)",
+		    what, (unsigned long long)off, (unsigned long long)c->fsize);
+		return NULL;
+	}
+	s = find_section(c, off);
+	if (!s) {
+		bad(c, decl, "%s points to offset %llu, which is not the start of a section", what,
+		    (unsigned long long)off);
+		return NULL;
+	}
+	if (s->id != id) {
+		bad(c, decl, "%s points to a '%s' section at offset %llu, expected '%s'", what,
+		    section_name(s->id, nb, sizeof(nb)), (unsigned long long)off,
+		    section_name(id, nb2, sizeof(nb2)));
+		return NULL;
+	}
+	return s;
+}
+
+/*
+ * Compressed trace data at @off that must end by @end (<= the file size;
+ * @what names it): a u32 count of chunks, each a u32 compressed size, a u32
+ * uncompressed size and the compressed bytes.
+ */
+static int chunks(struct chk *c, uint64_t off, uint64_t end, const char *what)
+{
+	uint64_t pos = off, n;
+
+	if (field(c, &pos, end, 4, "chunk count", what, &n) < 0)
+		return -1;
+	if (n > MAX_ITEMS || n > (end - pos) / 8)
+		return bad(c, off, "%s: %llu compressed chunks cannot fit in its %llu bytes", what,
+			   (unsigned long long)n, (unsigned long long)(end - off));
+	for (uint64_t i = 0; i < n; i++) {
+		unsigned char b[8];
+		uint64_t zsize;
+
+		if (end - pos < 8)
+			return bad(c, pos, "%s: chunk %llu header runs past the end of the data",
+				   what, (unsigned long long)i);
+		if (get_direct(c, pos, b, 8) < 0)
+			return -1;
+		zsize = decode(c, b, 4);
+		if (zsize > end - pos - 8)
+			return bad(c, pos,
+				   "%s: chunk %llu of %llu bytes runs past the end of the data (offset %llu)",
+				   what, (unsigned long long)i, (unsigned long long)zsize,
+				   (unsigned long long)end);
+		pos += 8 + zsize;
+	}
+	return 0;
+}
+
+/* A BUFFER or BUFFER_TEXT option of @size bytes whose data starts at @data. */
+static int buffer_v7(struct chk *c, unsigned id, uint64_t data, uint64_t size)
+{
+	const char *in = id == ID_BUFFER ? "BUFFER option" : "BUFFER_TEXT option";
+	uint64_t p = data, end = data + size, off, v, cpus;
+	char name[MAX_NAME], clock[MAX_NAME], what[MAX_NAME + 64];
+	const struct section *s;
+
+	if (field(c, &p, end, 8, "section offset", in, &off) < 0 ||
+	    cstr(c, &p, end, MAX_NAME, "instance name", in, name, sizeof(name)) < 0 ||
+	    cstr(c, &p, end, MAX_NAME, "clock name", in, clock, sizeof(clock)) < 0)
+		return -1;
+	s = target(c, data, off, id, in);
+	if (!s)
+		return -1;
+	if (id == ID_BUFFER_TEXT) {
+		if (!(s->flags & SEC_FL_COMPRESS))
+			return 0;
+		snprintf(what, sizeof(what), "latency data of buffer '%s'", printable(name));
+		return chunks(c, s->off + 16, s->off + 16 + s->size, what);
+	}
+	if (field(c, &p, end, 4, "page size", in, &v) < 0)
+		return -1;
+	if (field(c, &p, end, 4, "cpu count", in, &cpus) < 0)
+		return -1;
+	if (cpus > (end - p) / 20)
+		return bad(c, p - 4, "BUFFER option lists %llu cpus but has room for %llu",
+			   (unsigned long long)cpus, (unsigned long long)((end - p) / 20));
+	for (uint64_t i = 0; i < cpus; i++) {
+		uint64_t entry = p, cpu, coff, csize;
+
+		if (field(c, &p, end, 4, "cpu id", in, &cpu) < 0 ||
+		    field(c, &p, end, 8, "cpu data offset", in, &coff) < 0 ||
+		    field(c, &p, end, 8, "cpu data size", in, &csize) < 0)
+			return -1;
+		if (cpu >= MAX_CPU_ID)
+			return bad(c, entry, "BUFFER option names cpu %llu, not below %d",
+				   (unsigned long long)cpu, MAX_CPU_ID);
+		if (!csize)
+			continue;
+		if (!fits(c, coff, csize))
+			return bad(c, entry,
+				   "cpu %llu data of buffer '%s' (%llu bytes at offset %llu) runs past the end of the file (%llu bytes)",
+				   (unsigned long long)cpu, printable(name),
+				   (unsigned long long)csize, (unsigned long long)coff,
+				   (unsigned long long)c->fsize);
+		if (coff % c->page_size)
+			return bad(c, entry,
+				   "cpu %llu data of buffer '%s' at offset %llu is not aligned to the page size (%u)",
+				   (unsigned long long)cpu, printable(name),
+				   (unsigned long long)coff, c->page_size);
+		snprintf(what, sizeof(what), "cpu %llu data of buffer '%s'", (unsigned long long)cpu,
+			 printable(name));
+		/*
+		 * trace-cmd before 3.2 left the chunk count out of the size:
+		 * compressed data may end 4 bytes after offset + size.
+		 */
+		if ((s->flags & SEC_FL_COMPRESS) &&
+		    chunks(c, coff, fits(c, coff, csize + 4) ? coff + csize + 4 : c->fsize, what) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+/*
+ * The options of the uncompressed options section @s; *@next is the offset of
+ * the next options section (0: none) and *@decl where the DONE option has it.
+ */
+static int options_v7(struct chk *c, const struct section *s, uint64_t *next, uint64_t *decl)
+{
+	uint64_t pos = s->off + 16, end = pos + s->size;
+	char nb[32];
+
+	for (unsigned n = 0;; n++) {
+		uint64_t opt = pos, id, size, data, v;
+		const char *name;
+
+		if (n >= MAX_ITEMS)
+			return bad(c, pos, "more than %u options in one section", MAX_ITEMS);
+		if (pos == end)
+			return bad(c, pos,
+				   "options section at offset %llu ends without a DONE option",
+				   (unsigned long long)s->off);
+		if (end - pos < 6)
+			return bad(c, pos,
+				   "option header runs past the end of its options section (at offset %llu)",
+				   (unsigned long long)s->off);
+		if (field(c, &pos, end, 2, "option id", NULL, &id) < 0 ||
+		    field(c, &pos, end, 4, "option size", NULL, &size) < 0)
+			return -1;
+		data = pos;
+		name = option_name((unsigned)id, nb, sizeof(nb));
+		if (size > end - data)
+			return bad(c, opt,
+				   "%s option of %llu bytes runs past the end of its options section (at offset %llu, %llu bytes)",
+				   name, (unsigned long long)size, (unsigned long long)s->off,
+				   (unsigned long long)s->size);
+		switch (id) {
+		case ID_DONE:
+			if (size < 8)
+				return bad(c, opt, "DONE option of %llu bytes, expected 8",
+					   (unsigned long long)size);
+			*decl = data;
+			return field(c, &pos, end, 8, "next options offset", "options section",
+				     next);
+		case ID_HEADER_INFO:
+		case ID_FTRACE_EVENTS:
+		case ID_EVENT_FORMATS:
+		case ID_KALLSYMS:
+		case ID_PRINTK:
+		case ID_CMDLINES:
+		case ID_BTF_FILE:
+		case ID_MODULES_FILE: {
+			char what[48];
+
+			if (size < 8)
+				return bad(c, opt, "%s option of %llu bytes, expected 8", name,
+					   (unsigned long long)size);
+			if (field(c, &pos, end, 8, "section offset", "options section", &v) < 0)
+				return -1;
+			snprintf(what, sizeof(what), "%s option", name);
+			if (!target(c, data, v, (unsigned)id, what))
+				return -1;
+			break;
+		}
+		case ID_BUFFER:
+		case ID_BUFFER_TEXT:
+			if (buffer_v7(c, (unsigned)id, data, size) < 0)
+				return -1;
+			break;
+		case ID_CPUCOUNT:
+			if (size < 4)
+				return bad(c, opt, "CPUCOUNT option of %llu bytes, expected 4",
+					   (unsigned long long)size);
+			break;
+		case ID_CPUSTAT:
+			if (!size)
+				return bad(c, opt, "CPUSTAT option is empty");
+			break;
+		default:
+			break;
+		}
+		pos = data + size;
+	}
+}
+
+/* Follow the options sections from the header's offset @first (declared at @decl). */
+static int walk_options(struct chk *c, uint64_t first, uint64_t decl)
+{
+	const char *what = "the header's options offset";
+	uint64_t next = first;
+
+	if (!first)
+		return bad(c, decl,
+			   "the header's options offset is 0 (version 7 needs an options section)");
+	for (;;) {
+		struct section *s = target(c, decl, next, ID_DONE, what);
+
+		if (!s)
+			return -1;
+		if (s->visited)
+			return bad(c, decl,
+				   "%s points back to the options section at offset %llu (a cycle)",
+				   what, (unsigned long long)s->off);
+		s->visited = true;
+		if (s->flags & SEC_FL_COMPRESS)
+			return 0;	/* its options cannot be read without decompressing */
+		if (options_v7(c, s, &next, &decl) < 0)
+			return -1;
+		if (!next)
+			return 0;
+		what = "DONE option";
+	}
+}
+
+static int check_v7(struct chk *c, uint64_t pos)
+{
+	char zname[MAX_NAME], zver[MAX_NAME];
+	uint64_t decl, first;
+
+	if (cstr(c, &pos, c->fsize, MAX_NAME, "compression name", NULL, zname, sizeof(zname)) < 0)
+		return -1;
+	if (!zname[0])
+		return bad(c, pos - 1, "empty compression name");
+	if (cstr(c, &pos, c->fsize, MAX_NAME, "compression version", NULL, zver, sizeof(zver)) < 0)
+		return -1;
+	c->compressed = strcmp(zname, "none") != 0;
+	decl = pos;
+	if (field(c, &pos, c->fsize, 8, "options offset", NULL, &first) < 0)
+		return -1;
+	if (walk_sections(c, pos) < 0 || walk_options(c, first, decl) < 0)
+		return -1;
+	return check_descriptions(c);
+}
+
+/* ---- version 6 ---- */
+
+static int expect(struct chk *c, uint64_t *pos, const char *s, size_t n)
+{
+	char b[16];
+
+	if (!fits(c, *pos, n))
+		return bad(c, *pos, "\"%s\" runs past the end of the file (%llu bytes)", s,
+			   (unsigned long long)c->fsize);
+	if (get(c, *pos, b, n) < 0)
+		return -1;
+	if (memcmp(b, s, n) != 0)
+		return bad(c, *pos, "expected \"%s\"", s);
+	*pos += n;
+	return 0;
+}
+
+/* A block with a size of @n bytes before it. */
+static int sized(struct chk *c, uint64_t *pos, int n, const char *what, const char *size_what)
+{
+	uint64_t decl = *pos, size;
+
+	if (field(c, pos, c->fsize, n, size_what, NULL, &size) < 0)
+		return -1;
+	return block(c, pos, decl, size, what);
+}
+
+/* Options after "options  \0", up to the id 0; instances are recorded when @top. */
+static int options_v6(struct chk *c, uint64_t *pos, bool top, uint64_t *cpus)
+{
+	char nb[32];
+
+	for (unsigned n = 0;; n++) {
+		uint64_t opt = *pos, id, size, data, v;
+		const char *name;
+
+		if (n >= MAX_ITEMS)
+			return bad(c, opt, "more than %u options", MAX_ITEMS);
+		if (field(c, pos, c->fsize, 2, "option id", NULL, &id) < 0)
+			return -1;
+		if (id == ID_DONE)
+			return 0;
+		if (field(c, pos, c->fsize, 4, "option size", NULL, &size) < 0)
+			return -1;
+		data = *pos;
+		name = option_name((unsigned)id, nb, sizeof(nb));
+		if (!fits(c, data, size))
+			return bad(c, opt,
+				   "%s option of %llu bytes runs past the end of the file (%llu bytes)",
+				   name, (unsigned long long)size, (unsigned long long)c->fsize);
+		switch (id) {
+		case ID_CPUCOUNT:
+			if (size < 4)
+				return bad(c, opt, "CPUCOUNT option of %llu bytes, expected 4",
+					   (unsigned long long)size);
+			if (field(c, pos, c->fsize, 4, "cpu count", NULL, cpus) < 0)
+				return -1;
+			break;
+		case ID_CPUSTAT:
+			if (!size)
+				return bad(c, opt, "CPUSTAT option is empty");
+			break;
+		case ID_TRACECLOCK:
+			if (top)
+				c->clock_option = true;
+			break;
+		case ID_BUFFER: {
+			char bname[MAX_NAME];
+			uint64_t p = data, end = data + size;
+
+			if (!top)
+				break;
+			if (field(c, &p, end, 8, "buffer offset", "BUFFER option", &v) < 0 ||
+			    cstr(c, &p, end, MAX_NAME, "instance name", "BUFFER option",
+				 bname, sizeof(bname)) < 0)
+				return -1;
+			if (!bname[0])
+				break;	/* the top buffer: read in sequence */
+			if (c->nbuf == MAX_V6_BUFFERS)
+				return bad(c, opt, "more than %d buffer instances", MAX_V6_BUFFERS);
+			c->buf[c->nbuf].field = data;
+			c->buf[c->nbuf].off = v;
+			c->nbuf++;
+			break;
+		}
+		default:
+			break;
+		}
+		*pos = data + size;
+	}
+}
+
+/* The part from the options/latency/flyrecord marker at *@pos on. */
+static int data_v6(struct chk *c, uint64_t pos, bool top, uint64_t *cpusp)
+{
+	char kind[11] = "";
+	uint64_t at = pos, cpus;
+
+	for (int round = 0; round < 2; round++) {
+		at = pos;
+		if (!fits(c, pos, 10))
+			return bad(c, pos,
+				   "\"flyrecord\", \"latency\" or \"options\" runs past the end of the file (%llu bytes)",
+				   (unsigned long long)c->fsize);
+		if (get(c, pos, kind, 10) < 0)
+			return -1;
+		kind[10] = '\0';
+		pos += 10;
+		if (round == 0 && strncmp(kind, "options", 7) == 0) {
+			if (options_v6(c, &pos, top, cpusp) < 0)
+				return -1;
+			continue;
+		}
+		break;
+	}
+	if (strncmp(kind, "latency", 7) == 0)
+		return 0;	/* the rest of the file is text */
+	cpus = *cpusp;
+	if (strncmp(kind, "flyrecord", 9) != 0)
+		return bad(c, at, "expected \"flyrecord\" or \"latency\", found \"%s\"",
+			   printable(kind));
+	if (cpus > MAX_ITEMS || cpus > (c->fsize - pos) / 16)
+		return bad(c, pos,
+			   "offsets and sizes of %llu cpus cannot fit in the %llu bytes left in the file",
+			   (unsigned long long)cpus, (unsigned long long)(c->fsize - pos));
+	for (uint64_t cpu = 0; cpu < cpus; cpu++) {
+		uint64_t entry = pos, off, size;
+
+		if (field(c, &pos, c->fsize, 8, "cpu data offset", NULL, &off) < 0 ||
+		    field(c, &pos, c->fsize, 8, "cpu data size", NULL, &size) < 0)
+			return -1;
+		if (size && !fits(c, off, size))
+			return bad(c, entry,
+				   "cpu %llu data (%llu bytes at offset %llu) runs past the end of the file (%llu bytes)",
+				   (unsigned long long)cpu, (unsigned long long)size,
+				   (unsigned long long)off, (unsigned long long)c->fsize);
+		if (size && off % c->page_size)
+			return bad(c, entry,
+				   "cpu %llu data at offset %llu is not aligned to the page size (%u)",
+				   (unsigned long long)cpu, (unsigned long long)off, c->page_size);
+	}
+	if (top && c->clock_option)
+		return sized(c, &pos, 8, "trace clock", "trace clock size");
+	return 0;
+}
+
+static int check_v6(struct chk *c, uint64_t pos)
+{
+	uint64_t n, cpus;
+
+	if (expect(c, &pos, "header_page", 12) < 0 ||
+	    sized(c, &pos, 8, "header_page", "header_page size") < 0 ||
+	    expect(c, &pos, "header_event", 13) < 0 ||
+	    sized(c, &pos, 8, "header_event", "header_event size") < 0)
+		return -1;
+	if (count(c, &pos, 4, 8, "ftrace event format count", &n) < 0)
+		return -1;
+	for (uint64_t i = 0; i < n; i++)
+		if (sized(c, &pos, 8, "ftrace event format", "ftrace event format size") < 0)
+			return -1;
+	if (count(c, &pos, 4, 5, "event system count", &n) < 0)
+		return -1;
+	for (uint64_t i = 0; i < n; i++) {
+		char sys[MAX_NAME];
+		uint64_t events;
+
+		if (cstr(c, &pos, c->fsize, MAX_NAME, "event system name", NULL, sys,
+			 sizeof(sys)) < 0 ||
+		    count(c, &pos, 4, 8, "event format count", &events) < 0)
+			return -1;
+		for (uint64_t j = 0; j < events; j++)
+			if (sized(c, &pos, 8, "event format", "event format size") < 0)
+				return -1;
+	}
+	if (sized(c, &pos, 4, "kallsyms", "kallsyms size") < 0 ||
+	    sized(c, &pos, 4, "printk formats", "printk formats size") < 0 ||
+	    sized(c, &pos, 8, "saved command lines", "saved command lines size") < 0 ||
+	    field(c, &pos, c->fsize, 4, "cpu count", NULL, &cpus) < 0)
+		return -1;
+	/* a CPUCOUNT option overrides the header's count, for the instances too */
+	if (data_v6(c, pos, true, &cpus) < 0)
+		return -1;
+	for (int i = 0; i < c->nbuf; i++) {
+		uint64_t icpus = cpus;
+
+		if (c->buf[i].off >= c->fsize)
+			return bad(c, c->buf[i].field,
+				   "BUFFER option points to offset %llu, past the end of the file (%llu bytes)",
+				   (unsigned long long)c->buf[i].off, (unsigned long long)c->fsize);
+		if (data_v6(c, c->buf[i].off, false, &icpus) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* ---- both ---- */
+
+static int check_file(struct chk *c)
+{
+	static const unsigned char magic[10] = {
+		0x17, 0x08, 0x44, 't', 'r', 'a', 'c', 'i', 'n', 'g',
+	};
+	unsigned char b[10];
+	char version[MAX_VERSION];
+	size_t n = c->fsize < sizeof(magic) ? (size_t)c->fsize : sizeof(magic);
+	uint64_t pos = sizeof(magic), v;
+
+	if (!n)
+		return bad(c, 0, "empty file, not a trace.dat file");
+	if (get(c, 0, b, n) < 0)
+		return -1;
+	if (memcmp(b, magic, n) != 0)
+		return bad(c, 0, "bad magic, not a trace.dat file");
+	if (n < sizeof(magic))
+		return past_end(c, 0, "magic");
+	if (cstr(c, &pos, c->fsize, MAX_VERSION, "version string", NULL, version,
+		 sizeof(version)) < 0)
+		return -1;
+	if (strcmp(version, "6") != 0 && strcmp(version, "7") != 0)
+		return bad(c, sizeof(magic), "unsupported file version '%s'", printable(version));
+	if (field(c, &pos, c->fsize, 1, "endian byte", NULL, &v) < 0)
+		return -1;
+	if (v > 1)
+		return bad(c, pos - 1, "endian byte %llu, expected 0 (little) or 1 (big)",
+			   (unsigned long long)v);
+	c->big = v == 1;
+	if (field(c, &pos, c->fsize, 1, "long size", NULL, &v) < 0)
+		return -1;
+	if (v != 4 && v != 8)
+		return bad(c, pos - 1, "long size %llu, expected 4 or 8", (unsigned long long)v);
+	if (field(c, &pos, c->fsize, 4, "page size", NULL, &v) < 0)
+		return -1;
+	if (v < 512 || v > (1u << 30) || (v & (v - 1)))
+		return bad(c, pos - 4, "page size %llu is not a power of two from 512 to 1 GiB",
+			   (unsigned long long)v);
+	c->page_size = (uint32_t)v;
+	return version[0] == '7' ? check_v7(c, pos) : check_v6(c, pos);
+}
+
+int ra_tracedat_check(const char *path)
+{
+	struct chk *c;
+	struct stat st;
+	int fd, ret;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		ra_set_error(RA_ERR_USAGE, "'%s': cannot open: %s", path, strerror(errno));
+		return -1;
+	}
+	if (fstat(fd, &st) < 0) {
+		ra_set_error(RA_ERR_USAGE, "'%s': cannot stat: %s", path, strerror(errno));
+		close(fd);
+		return -1;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		ra_set_error(RA_ERR_USAGE, "'%s': not a regular file", path);
+		close(fd);
+		return -1;
+	}
+	c = calloc(1, sizeof(*c));
+	if (c)
+		c->win = malloc(WINDOW);
+	if (!c || !c->win) {
+		free(c);
+		close(fd);
+		ra_set_error(RA_ERR_IO, "out of memory");
+		return -1;
+	}
+	c->path = path;
+	c->fd = fd;
+	c->fsize = (uint64_t)st.st_size;
+	ret = check_file(c);
+	free(c->win);
+	free(c->sec);
+	free(c);
+	close(fd);
+	return ret;
+}
