@@ -43,8 +43,8 @@ static const struct section sections[] = {
 	  " FROM v_file_fates WHERE run_id = ?1 ORDER BY ra_pages DESC, windows DESC LIMIT ?2" },
 	{ "streams", "Streams (windows of one task on one file)",
 	  "ramp: windows to reach the largest size; collapses: windows smaller than the one before",
-	  "SELECT COALESCE(f.path, (s.dev >> 20) || ':' || (s.dev & 1048575) || ' ino ' || s.ino)"
-	  " AS file, s.pid, t.comm, s.windows, s.initial_size_pages AS initial,"
+	  "SELECT s.stream_id, COALESCE(f.path, (s.dev >> 20) || ':' || (s.dev & 1048575) || ' ino '"
+	  " || s.ino) AS file, s.pid, t.comm, s.windows, s.initial_size_pages AS initial,"
 	  " s.max_size_pages AS max, s.ra_pages, s.ramp_windows AS ramp, s.collapses, s.sizes"
 	  " FROM streams s LEFT JOIN files f ON f.run_id = s.run_id AND f.dev = s.dev"
 	  " AND f.ino = s.ino LEFT JOIN tasks t ON t.run_id = s.run_id AND t.pid = s.pid"
@@ -74,6 +74,34 @@ static const struct section sections[] = {
 	  " ROUND(AVG(i.sync_wait_ns), 0) AS avg_sync_wait_ns, SUM(i.shared_bios) AS shared_bios"
 	  " FROM window_io i JOIN windows w USING (run_id, window_id) WHERE i.run_id = ?1"
 	  " GROUP BY w.pattern ORDER BY windows DESC" },
+	/* Series for the charts of the HTML page (and in the JSON), summarized: a few
+	 * hundred points each, whatever the length of the trace. */
+	{ "chart_window_sizes", "Window size over time (busiest streams)", NULL,
+	  "WITH top AS (SELECT stream_id FROM streams WHERE run_id = ?1"
+	  "   ORDER BY windows DESC LIMIT 4),"
+	  " w AS (SELECT w.stream_id, w.ts_ns, w.size_pages, ROW_NUMBER() OVER"
+	  "   (PARTITION BY w.stream_id ORDER BY w.window_id) AS rn, COUNT(*) OVER"
+	  "   (PARTITION BY w.stream_id) AS n FROM windows w WHERE w.run_id = ?1"
+	  "   AND w.stream_id IN (SELECT stream_id FROM top))"
+	  " SELECT stream_id, ts_ns - (SELECT MIN(ts_ns) FROM windows WHERE run_id = ?1)"
+	  " AS t_ns, size_pages FROM w WHERE (rn - 1) % ((n + 299) / 300) = 0 OR rn = n"
+	  " ORDER BY stream_id, t_ns" },
+	{ "chart_latency", "Request latency histograms", NULL,
+	  "SELECT (dev >> 20) || ':' || (dev & 1048575) AS dev, interval, lo_ns, hi_ns, n"
+	  " FROM latency_hist WHERE run_id = ?1 AND interval IN ('D2C', 'Q2C', 'Q2D_RA')"
+	  " ORDER BY dev, interval, lo_ns" },
+	{ "chart_throughput", "Read throughput and readahead I/O over time", NULL,
+	  "WITH r AS (SELECT c_ts_ns, nr_sector * 512 AS bytes, rwbs LIKE '%A%' AS ra"
+	  "   FROM requests WHERE run_id = ?1 AND rwbs LIKE '%R%'),"
+	  " span AS (SELECT MIN(c_ts_ns) AS t0, MAX(MAX(c_ts_ns) - MIN(c_ts_ns), 1) AS len"
+	  "   FROM r)"
+	  " SELECT MIN(99, (c_ts_ns - t0) * 100 / len) AS bucket, len / 100 AS bucket_ns,"
+	  " SUM(bytes) AS bytes, SUM(CASE WHEN ra THEN bytes ELSE 0 END) AS ra_bytes"
+	  " FROM r, span GROUP BY bucket ORDER BY bucket" },
+	{ "chart_io_sizes", "Readahead I/O sizes", NULL,
+	  "SELECT CAST(pow(2, CAST(log2(nr_sector * 512) AS INTEGER)) AS INTEGER) AS size_bytes,"
+	  " COUNT(*) AS requests FROM requests WHERE run_id = ?1 AND rwbs LIKE '%A%'"
+	  " AND nr_sector > 0 GROUP BY 1 ORDER BY 1" },
 };
 
 /* Warnings: each query returns one message per row. */

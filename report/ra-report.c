@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "report.h"
 #include "ra_version.h"
@@ -27,6 +28,7 @@ static const char usage_text[] =
 	"  -r, --run ID        the run to report\n"
 	"  -l, --label NAME    every run with this label\n"
 	"      --json          JSON on standard output (docs/report.md)\n"
+	"      --html FILE     write a self-contained HTML page with charts to FILE\n"
 	"  -n, --top N         rows of the files, streams and stalls tables (10)\n"
 	"      --stall-ms MS   list readahead stalls of at least MS ms (1)\n"
 	"  -h, --help          this text\n"
@@ -38,6 +40,7 @@ static const char usage_text[] =
 struct opts {
 	int64_t run;
 	const char *label;
+	const char *html;
 	const struct ra_renderer *renderer;
 	struct ra_report_opts ro;
 };
@@ -54,6 +57,7 @@ static int parse(struct opts *o, int argc, char **argv)
 		{ "run", required_argument, NULL, 'r' },
 		{ "label", required_argument, NULL, 'l' },
 		{ "json", no_argument, NULL, 'j' },
+		{ "html", required_argument, NULL, 'H' },
 		{ "top", required_argument, NULL, 'n' },
 		{ "stall-ms", required_argument, NULL, 's' },
 		{ "help", no_argument, NULL, 'h' },
@@ -76,6 +80,10 @@ static int parse(struct opts *o, int argc, char **argv)
 			break;
 		case 'j':
 			o->renderer = &ra_render_json;
+			break;
+		case 'H':
+			o->html = optarg;
+			o->renderer = &ra_render_html;
 			break;
 		case 'n':
 			o->ro.top = (int)strtol(optarg, &end, 10);
@@ -184,6 +192,38 @@ static int render(struct ra_db *db, const struct opts *o, const int64_t *ids, in
 	return 0;
 }
 
+/* The page goes to FILE.tmp first: a failed report leaves no half page behind. */
+static int render_file(struct ra_db *db, const struct opts *o, const int64_t *ids, int n)
+{
+	size_t len = strlen(o->html) + 8;
+	char *tmp = malloc(len);
+	FILE *out;
+	int ret = -1;
+
+	if (!tmp)
+		return -1;
+	snprintf(tmp, len, "%s.tmp", o->html);
+	out = fopen(tmp, "we");
+	if (!out) {
+		ra_set_error(RA_ERR_USAGE, "cannot create '%s': %s", tmp, strerror(errno));
+		free(tmp);
+		return -1;
+	}
+	ret = render(db, o, ids, n, out);
+	if (fclose(out) != 0 && ret == 0) {
+		ra_set_error(RA_ERR_IO, "cannot write '%s': %s", tmp, strerror(errno));
+		ret = -1;
+	}
+	if (ret == 0 && rename(tmp, o->html) < 0) {
+		ra_set_error(RA_ERR_IO, "cannot rename '%s': %s", tmp, strerror(errno));
+		ret = -1;
+	}
+	if (ret < 0)
+		unlink(tmp);
+	free(tmp);
+	return ret;
+}
+
 int main(int argc, char **argv)
 {
 	struct opts o = { .renderer = &ra_render_text, .ro = { .top = 10 } };
@@ -208,7 +248,7 @@ int main(int argc, char **argv)
 		ret = EXIT_ERROR;
 	} else if (n > 1 && !o.label && !o.run) {
 		list_runs(db);
-	} else if (render(db, &o, ids, n, stdout) < 0) {
+	} else if ((o.html ? render_file(db, &o, ids, n) : render(db, &o, ids, n, stdout)) < 0) {
 		ret = die(ra_last_error());
 	}
 	free(ids);

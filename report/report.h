@@ -67,6 +67,7 @@ struct ra_renderer {
 
 extern const struct ra_renderer ra_render_text;
 extern const struct ra_renderer ra_render_json;
+extern const struct ra_renderer ra_render_html;
 
 /* Formatting shared by the renderers. */
 void ra_fmt_ns(char *buf, size_t len, double ns);

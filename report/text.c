@@ -49,6 +49,7 @@ static bool hidden(const struct ra_table *t, int col)
 {
 	static const char *const cols[][2] = {
 		{ "readahead_stats", "readahead_pages" }, { "files", "dev" }, { "files", "ino" },
+		{ "streams", "stream_id" },
 	};
 
 	for (size_t i = 0; i < sizeof(cols) / sizeof(cols[0]); i++)
@@ -175,7 +176,8 @@ static int text_render(FILE *out, const struct ra_report *r, int index)
 			fprintf(out, "  ! %s\n", r->warnings[i]);
 	}
 	for (int i = 1; i < r->ntables; i++)
-		print_table(out, &r->tables[i]);
+		if (strncmp(r->tables[i].key, "chart_", 6) != 0)
+			print_table(out, &r->tables[i]);
 	return ferror(out) ? -1 : 0;
 }
 

@@ -1,0 +1,506 @@
+// SPDX-License-Identifier: LGPL-2.1
+/*
+ * The HTML report: one self-contained page (no scripts, fonts or images from
+ * elsewhere), the tables of the text report and charts drawn as inline SVG.
+ * Every string that comes from a trace is escaped.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report.h"
+
+#define CW 720		/* chart size */
+#define CH 260
+#define ML 70		/* margins: left, right, top, bottom */
+#define MR 150
+#define MT 30
+#define MB 45
+#define MAX_SERIES 8
+
+static const char *const palette[] = { "#1f77b4", "#ff7f0e", "#2ca02c", "#d62728",
+				       "#9467bd", "#8c564b", "#e377c2", "#7f7f7f" };
+
+static void esc(FILE *out, const char *s)
+{
+	for (; s && *s; s++) {
+		switch (*s) {
+		case '<':
+			fputs("&lt;", out);
+			break;
+		case '>':
+			fputs("&gt;", out);
+			break;
+		case '&':
+			fputs("&amp;", out);
+			break;
+		case '"':
+			fputs("&quot;", out);
+			break;
+		case '\'':
+			fputs("&#39;", out);
+			break;
+		default:
+			fputc(*s, out);
+		}
+	}
+}
+
+static double num(const struct ra_table *t, int row, const char *col)
+{
+	int c = ra_table_col(t, col);
+	const struct ra_value *v;
+
+	if (c < 0)
+		return 0;
+	v = ra_table_cell(t, row, c);
+	return v->type == SQLITE_FLOAT ? v->d : v->type == SQLITE_INTEGER ? (double)v->i : 0;
+}
+
+static const char *text(const struct ra_table *t, int row, const char *col)
+{
+	int c = ra_table_col(t, col);
+	const struct ra_value *v = c >= 0 ? ra_table_cell(t, row, c) : NULL;
+
+	return v && v->type == SQLITE_TEXT ? v->s : "";
+}
+
+/* ---- SVG frame: axes, ticks, labels, legend ---- */
+
+struct frame {
+	double x0, x1, y0, y1;	/* data ranges */
+	bool xlog;		/* x axis in log2 */
+};
+
+static double px(const struct frame *f, double x)
+{
+	double a = f->xlog ? log2(x > 0 ? x : 1) : x;
+	double lo = f->xlog ? log2(f->x0 > 0 ? f->x0 : 1) : f->x0;
+	double hi = f->xlog ? log2(f->x1 > 0 ? f->x1 : 1) : f->x1;
+
+	return ML + (hi > lo ? (a - lo) / (hi - lo) : 0) * (CW - ML - MR);
+}
+
+static double py(const struct frame *f, double y)
+{
+	return CH - MB - (f->y1 > f->y0 ? (y - f->y0) / (f->y1 - f->y0) : 0) * (CH - MT - MB);
+}
+
+static double nice(double v)
+{
+	double p = pow(10, floor(log10(v > 0 ? v : 1))), m = v / p;
+
+	return (m <= 1 ? 1 : m <= 2 ? 2 : m <= 5 ? 5 : 10) * p;
+}
+
+static void svg_begin(FILE *out, const char *title, const char *id)
+{
+	fprintf(out, "<figure id=\"%s\"><svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\""
+		" height=\"%d\" viewBox=\"0 0 %d %d\" role=\"img\"><title>", id, CW, CH, CW, CH);
+	esc(out, title);
+	fprintf(out, "</title><text x=\"%d\" y=\"18\" class=\"t\">", ML);
+	esc(out, title);
+	fputs("</text>\n", out);
+}
+
+static void fmt_tick(char *buf, size_t len, double v, const char *unit)
+{
+	if (strcmp(unit, "ns") == 0)
+		ra_fmt_ns(buf, len, v);
+	else if (fabs(v) >= 1e6)
+		snprintf(buf, len, "%.3gM", v / 1e6);
+	else if (fabs(v) >= 1e4)
+		snprintf(buf, len, "%.3gk", v / 1e3);
+	else if (v == floor(v))
+		snprintf(buf, len, "%.0f", v);
+	else
+		snprintf(buf, len, "%.3g", v);
+}
+
+/* @xunit NULL: the caller labels the x axis itself (categories). */
+static void svg_axes(FILE *out, const struct frame *f, const char *xlabel, const char *xunit,
+		     const char *ylabel)
+{
+	double step = nice((f->y1 - f->y0) / 5);
+	char buf[64];
+
+	fprintf(out, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" class=\"ax\"/>"
+		"<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" class=\"ax\"/>\n", ML, CH - MB,
+		CW - MR, CH - MB, ML, MT, ML, CH - MB);
+	for (double y = f->y0; y <= f->y1 + step / 2 && step > 0; y += step) {
+		fmt_tick(buf, sizeof(buf), y, "");
+		fprintf(out, "<text x=\"%d\" y=\"%.1f\" class=\"yt\">%s</text>", ML - 4,
+			py(f, y) + 4, buf);
+	}
+	for (int i = 0; i <= 5 && xunit; i++) {
+		double x = f->xlog ? exp2(log2(f->x0 > 0 ? f->x0 : 1) +
+					  i * (log2(f->x1 > 0 ? f->x1 : 1) -
+					       log2(f->x0 > 0 ? f->x0 : 1)) / 5) :
+				     f->x0 + i * (f->x1 - f->x0) / 5;
+
+		fmt_tick(buf, sizeof(buf), x, xunit);
+		fprintf(out, "<text x=\"%.1f\" y=\"%d\" class=\"xt\">%s</text>", px(f, x),
+			CH - MB + 16, buf);
+	}
+	fprintf(out, "\n<text x=\"%d\" y=\"%d\" class=\"xl\">", (ML + CW - MR) / 2, CH - 8);
+	esc(out, xlabel);
+	fprintf(out, "</text><text transform=\"translate(14,%d) rotate(-90)\" class=\"yl\">",
+		(MT + CH - MB) / 2);
+	esc(out, ylabel);
+	fputs("</text>\n", out);
+}
+
+static void svg_legend_color(FILE *out, int i, const char *name, const char *color)
+{
+	fprintf(out, "<rect x=\"%d\" y=\"%d\" width=\"10\" height=\"10\" fill=\"%s\"/>"
+		"<text x=\"%d\" y=\"%d\" class=\"lg\">", CW - MR + 10, MT + i * 16, color,
+		CW - MR + 24, MT + i * 16 + 9);
+	esc(out, name);
+	fputs("</text>\n", out);
+}
+
+static void svg_legend(FILE *out, int i, const char *name)
+{
+	svg_legend_color(out, i, name, palette[i % MAX_SERIES]);
+}
+
+static void svg_end(FILE *out, const char *caption)
+{
+	fputs("</svg><figcaption>", out);
+	esc(out, caption);
+	fputs("</figcaption></figure>\n", out);
+}
+
+/* ---- the charts ---- */
+
+static const char *stream_name(const struct ra_report *r, int64_t id, char *buf, size_t len)
+{
+	const struct ra_table *s = ra_report_table(r, "streams");
+
+	for (int i = 0; s && i < s->nrows; i++)
+		if ((int64_t)num(s, i, "stream_id") == id) {
+			const char *file = text(s, i, "file"), *slash = strrchr(file, '/');
+
+			snprintf(buf, len, "%s %s", text(s, i, "comm"), slash ? slash + 1 : file);
+			return buf;
+		}
+	snprintf(buf, len, "stream %lld", (long long)id);
+	return buf;
+}
+
+static void chart_windows(FILE *out, const struct ra_report *r)
+{
+	const struct ra_table *t = ra_report_table(r, "chart_window_sizes");
+	struct frame f = { 0 };
+	int64_t cur = -1;
+	int series = -1;
+	char name[96];
+
+	if (!t || !t->nrows)
+		return;
+	for (int i = 0; i < t->nrows; i++) {
+		f.x1 = fmax(f.x1, num(t, i, "t_ns") / 1e6);
+		f.y1 = fmax(f.y1, num(t, i, "size_pages"));
+	}
+	f.y1 = nice(f.y1 * 1.05);
+	f.x1 = f.x1 > 0 ? f.x1 : 1;
+	svg_begin(out, "Readahead window size over time (busiest streams)", "c-windows");
+	svg_axes(out, &f, "time since the first window (ms)", "", "window size (pages)");
+	for (int i = 0; i < t->nrows; i++) {
+		int64_t id = (int64_t)num(t, i, "stream_id");
+
+		if (id != cur) {
+			if (series >= 0)
+				fputs("\"/>\n", out);
+			series++;
+			cur = id;
+			svg_legend(out, series, stream_name(r, id, name, sizeof(name)));
+			fprintf(out, "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"1.5\" points=\"",
+				palette[series % MAX_SERIES]);
+		}
+		fprintf(out, "%.1f,%.1f ", px(&f, num(t, i, "t_ns") / 1e6),
+			py(&f, num(t, i, "size_pages")));
+	}
+	fputs("\"/>\n", out);
+	svg_end(out, "Each point is a window; a sequential stream ramps up (x4, then x2) to"
+		     " ra_pages and stays there; drops are restarts or lost state.");
+}
+
+static void chart_fates(FILE *out, const struct ra_report *r)
+{
+	static const char *const names[] = { "used", "evicted, not re-read", "thrashed",
+					     "pending" };
+	static const char *const colors[] = { "#1f77b4", "#ff7f0e", "#d62728", "#aaaaaa" };
+	const struct ra_table *t = ra_report_table(r, "files");
+	int n = t ? (t->nrows < 10 ? t->nrows : 10) : 0;
+	struct frame f = { 0 };
+	int bar = n ? (CH - MT - MB) / n : 0;
+
+	if (!n)
+		return;
+	for (int i = 0; i < n; i++)
+		f.x1 = fmax(f.x1, num(t, i, "readahead_pages"));
+	f.x1 = nice(f.x1 > 0 ? f.x1 : 1);
+	svg_begin(out, "Fate of the read-ahead pages per file", "c-fates");
+	fprintf(out, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" class=\"ax\"/>\n", ML, CH - MB,
+		CW - MR, CH - MB);
+	for (int k = 0; k <= 5; k++) {
+		char buf[32];
+
+		fmt_tick(buf, sizeof(buf), f.x1 * k / 5, "");
+		fprintf(out, "<text x=\"%.1f\" y=\"%d\" class=\"xt\">%s</text>", px(&f, f.x1 * k / 5),
+			CH - MB + 16, buf);
+	}
+	fprintf(out, "<text x=\"%d\" y=\"%d\" class=\"xl\">read-ahead pages</text>\n",
+		(ML + CW - MR) / 2, CH - 8);
+	for (int k = 0; k < 4; k++)
+		svg_legend_color(out, k, names[k], colors[k]);
+	for (int i = 0; i < n; i++) {
+		double v[4] = { num(t, i, "used"),
+				num(t, i, "evicted_unused") - num(t, i, "thrashed"),
+				num(t, i, "thrashed"), num(t, i, "pending") }, x = 0;
+		const char *file = text(t, i, "file"), *slash = strrchr(file, '/');
+
+		fprintf(out, "<text x=\"%d\" y=\"%d\" class=\"yt\">", ML - 4, MT + i * bar + bar / 2 + 4);
+		esc(out, slash ? slash + 1 : file);
+		fputs("</text>", out);
+		for (int k = 0; k < 4; k++) {
+			fprintf(out, "<rect x=\"%.1f\" y=\"%d\" width=\"%.1f\" height=\"%d\" fill=\"%s\">"
+				"<title>%s: %.0f</title></rect>", px(&f, x), MT + i * bar + 2,
+				px(&f, x + v[k]) - px(&f, x), bar - 4, colors[k], names[k], v[k]);
+			x += v[k];
+		}
+		fputc('\n', out);
+	}
+	svg_end(out, "Pages read ahead for each file (the top files by volume) and what became of"
+		     " them.");
+}
+
+static void chart_latency(FILE *out, const struct ra_report *r)
+{
+	static const char *const ivs[] = { "D2C", "Q2C", "Q2D_RA" };
+	const struct ra_table *t = ra_report_table(r, "chart_latency");
+	struct frame f = { .x0 = 1e18, .xlog = true };
+	const char *dev;
+
+	if (!t || !t->nrows)
+		return;
+	dev = text(t, 0, "dev");	/* the busiest device comes first in the block table */
+	if (ra_report_table(r, "block") && ra_report_table(r, "block")->nrows)
+		dev = text(ra_report_table(r, "block"), 0, "dev");
+	for (int i = 0; i < t->nrows; i++) {
+		if (strcmp(text(t, i, "dev"), dev) != 0)
+			continue;
+		f.x0 = fmin(f.x0, fmax(num(t, i, "lo_ns"), 1));
+		f.x1 = fmax(f.x1, num(t, i, "hi_ns"));
+		f.y1 = fmax(f.y1, num(t, i, "n"));
+	}
+	if (f.x1 <= 0)
+		return;
+	f.y1 = nice(f.y1 * 1.05);
+	{
+		char title[96];
+
+		snprintf(title, sizeof(title), "Request latencies of %s (log2 buckets)", dev);
+		svg_begin(out, title, "c-latency");
+	}
+	svg_axes(out, &f, "latency (log scale)", "ns", "requests or bios");
+	for (int k = 0; k < 3; k++) {
+		svg_legend(out, k, ivs[k]);
+		for (int i = 0; i < t->nrows; i++) {
+			double x0, x1, w;
+
+			if (strcmp(text(t, i, "dev"), dev) || strcmp(text(t, i, "interval"), ivs[k]))
+				continue;
+			x0 = px(&f, fmax(num(t, i, "lo_ns"), 1));
+			x1 = px(&f, num(t, i, "hi_ns"));
+			w = (x1 - x0) / 3;
+			fprintf(out, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\""
+				" fill=\"%s\"><title>%s %.0f</title></rect>", x0 + k * w,
+				py(&f, num(t, i, "n")), w, CH - MB - py(&f, num(t, i, "n")),
+				palette[k], ivs[k], num(t, i, "n"));
+		}
+		fputc('\n', out);
+	}
+	svg_end(out, "D2C: issued to completed; Q2C: queued to completed; Q2D_RA: readahead bios"
+		     " queued to issued (stalls).");
+}
+
+static void chart_throughput(FILE *out, const struct ra_report *r)
+{
+	const struct ra_table *t = ra_report_table(r, "chart_throughput");
+	struct frame f = { 0 };
+	double bucket_s;
+
+	if (!t || !t->nrows)
+		return;
+	bucket_s = num(t, 0, "bucket_ns") / 1e9;
+	if (bucket_s <= 0)
+		return;
+	for (int i = 0; i < t->nrows; i++)
+		f.y1 = fmax(f.y1, num(t, i, "bytes") / bucket_s / 1e6);
+	f.x1 = bucket_s * 100;
+	f.y1 = nice(f.y1 * 1.05);
+	svg_begin(out, "Read throughput and readahead I/O over time", "c-throughput");
+	svg_axes(out, &f, "time (s)", "", "MB/s completed");
+	svg_legend(out, 0, "readahead reads");
+	svg_legend(out, 1, "other reads");
+	for (int i = 0; i < t->nrows; i++) {
+		double b = num(t, i, "bucket"), ra = num(t, i, "ra_bytes") / bucket_s / 1e6;
+		double all = num(t, i, "bytes") / bucket_s / 1e6;
+		double x0 = px(&f, b * bucket_s), x1 = px(&f, (b + 1) * bucket_s);
+
+		fprintf(out, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"%s\"/>"
+			"<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"%s\"/>\n",
+			x0, py(&f, ra), x1 - x0, CH - MB - py(&f, ra), palette[0], x0, py(&f, all),
+			x1 - x0, py(&f, ra) - py(&f, all), palette[1]);
+	}
+	svg_end(out, "Bytes of completed read requests per hundredth of the run.");
+}
+
+static void chart_sizes(FILE *out, const struct ra_report *r)
+{
+	const struct ra_table *t = ra_report_table(r, "chart_io_sizes");
+	struct frame f = { 0 };
+	int n = t ? t->nrows : 0, w;
+
+	if (!n)
+		return;
+	for (int i = 0; i < n; i++)
+		f.y1 = fmax(f.y1, num(t, i, "requests"));
+	f.y1 = nice(f.y1 * 1.05);
+	f.x1 = n;
+	svg_begin(out, "Readahead request sizes", "c-sizes");
+	svg_axes(out, &f, "request size (bytes, log2 buckets)", NULL, "requests");
+	w = (CW - ML - MR) / n;
+	for (int i = 0; i < n; i++) {
+		char buf[32];
+
+		fmt_tick(buf, sizeof(buf), num(t, i, "size_bytes"), "");
+		fprintf(out, "<rect x=\"%d\" y=\"%.1f\" width=\"%d\" height=\"%.1f\" fill=\"%s\">"
+			"<title>%s B: %.0f</title></rect><text x=\"%d\" y=\"%d\" class=\"xt\">%sB"
+			"</text>\n", ML + i * w + 2, py(&f, num(t, i, "requests")), w - 4,
+			CH - MB - py(&f, num(t, i, "requests")), palette[2], buf,
+			num(t, i, "requests"), ML + i * w + w / 2, CH - MB + 16, buf);
+	}
+	svg_end(out, "Completed readahead requests (A in rwbs) by size.");
+}
+
+/* ---- tables ---- */
+
+static void html_table(FILE *out, const struct ra_table *t)
+{
+	char buf[256];
+
+	fprintf(out, "<h3 id=\"%s\">", t->key);
+	esc(out, t->title);
+	fputs("</h3>\n", out);
+	if (t->note) {
+		fputs("<p class=\"note\">", out);
+		esc(out, t->note);
+		fputs("</p>\n", out);
+	}
+	if (!t->nrows) {
+		fputs("<p class=\"note\">none</p>\n", out);
+		return;
+	}
+	fputs("<table><thead><tr>", out);
+	for (int c = 0; c < t->ncols; c++) {
+		fputs("<th>", out);
+		esc(out, t->cols[c]);
+		fputs("</th>", out);
+	}
+	fputs("</tr></thead><tbody>\n", out);
+	for (int r = 0; r < t->nrows; r++) {
+		fputs("<tr>", out);
+		for (int c = 0; c < t->ncols; c++) {
+			const struct ra_value *v = ra_table_cell(t, r, c);
+
+			ra_fmt_value(buf, sizeof(buf), t->cols[c], v);
+			fputs(v->type == SQLITE_TEXT ? "<td class=\"s\">" : "<td>", out);
+			esc(out, buf);
+			fputs("</td>", out);
+		}
+		fputs("</tr>\n", out);
+	}
+	fputs("</tbody></table>\n", out);
+}
+
+static void html_run(FILE *out, const struct ra_report *r)
+{
+	const struct ra_table *t = &r->tables[0];
+	char buf[512];
+
+	fprintf(out, "<section id=\"run-%lld\"><h2>Run %lld</h2>\n<dl>", (long long)r->run_id,
+		(long long)r->run_id);
+	for (int c = 1; c < t->ncols; c++) {
+		if (ra_table_cell(t, 0, c)->type == SQLITE_NULL)
+			continue;
+		ra_fmt_value(buf, sizeof(buf), t->cols[c], ra_table_cell(t, 0, c));
+		fputs("<dt>", out);
+		esc(out, t->cols[c]);
+		fputs("</dt><dd>", out);
+		esc(out, buf);
+		fputs("</dd>", out);
+	}
+	fputs("</dl>\n", out);
+	if (r->nwarnings) {
+		fputs("<ul class=\"warn\">", out);
+		for (int i = 0; i < r->nwarnings; i++) {
+			fputs("<li>", out);
+			esc(out, r->warnings[i]);
+			fputs("</li>", out);
+		}
+		fputs("</ul>\n", out);
+	}
+}
+
+static int html_begin(FILE *out, int n)
+{
+	fputs("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
+	      "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none';"
+	      " style-src 'unsafe-inline'; img-src data:\">\n"
+	      "<title>ratrace report</title>\n<style>\n"
+	      "body{font:14px/1.4 sans-serif;margin:2em;color:#222;max-width:1100px}\n"
+	      "table{border-collapse:collapse;margin:.5em 0 1.5em;font-size:13px}\n"
+	      "th,td{border:1px solid #ccc;padding:2px 6px;text-align:right}\n"
+	      "th{background:#f0f0f0}td.s{text-align:left}\n"
+	      "dl{display:grid;grid-template-columns:max-content auto;gap:2px 12px}\n"
+	      "dt{font-weight:bold}dd{margin:0}.note{color:#555;margin:0}\n"
+	      ".warn{background:#fff3cd;border:1px solid #e0c060;padding:.5em 2em}\n"
+	      "figure{margin:1em 0}svg{background:#fff;border:1px solid #ddd}\n"
+	      "svg text{font:11px sans-serif;fill:#333}svg .t{font-size:13px;font-weight:bold}\n"
+	      "svg .yt{text-anchor:end}svg .xt,svg .xl,svg .yl{text-anchor:middle}\n"
+	      "svg .ax{stroke:#333;stroke-width:1}figcaption{color:#555;font-size:12px}\n"
+	      "</style></head><body>\n<h1>ratrace report</h1>\n", out);
+	return 0;
+}
+
+static int html_render(FILE *out, const struct ra_report *r, int index)
+{
+	html_run(out, r);
+	fputs("<h3>Charts</h3>\n", out);
+	chart_windows(out, r);
+	chart_fates(out, r);
+	chart_latency(out, r);
+	chart_throughput(out, r);
+	chart_sizes(out, r);
+	for (int i = 1; i < r->ntables; i++)
+		if (strncmp(r->tables[i].key, "chart_", 6) != 0)
+			html_table(out, &r->tables[i]);
+	fputs("</section>\n", out);
+	return ferror(out) ? -1 : 0;
+}
+
+static int html_end(FILE *out)
+{
+	fputs("</body></html>\n", out);
+	return fflush(out);
+}
+
+const struct ra_renderer ra_render_html = {
+	.name = "html",
+	.begin = html_begin,
+	.render = html_render,
+	.end = html_end,
+};
