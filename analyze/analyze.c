@@ -84,7 +84,8 @@ static int missing_events(struct ra_db *db, int64_t run_id, const struct ra_pass
 		else if (v == 2)
 			snprintf(why, len, "%s was not recorded", *n);
 		else
-			snprintf(why, len, "%s is not available on this kernel (Linux 6.18+)", *n);
+			snprintf(why, len, "%s is not available on this kernel%s", *n,
+				 strncmp(*n, "readahead:", 10) == 0 ? " (Linux 6.18+)" : "");
 		return 1;
 	}
 	return 0;

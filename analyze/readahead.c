@@ -75,6 +75,14 @@ struct page {
 	uint8_t order;
 };
 
+/* A page evicted unused, remembered until it is accessed again: one per
+ * eviction, chained per page (a page can be read ahead and evicted unused
+ * several times before the reader comes). */
+struct ghost {
+	int32_t win;
+	int32_t next;		/* index of the older ghost of the page, or -1 */
+};
+
 struct ra_state {
 	struct ra_map files_by_key;	/* (dev, ino) -> file index + 1 */
 	struct file *files;
@@ -86,7 +94,9 @@ struct ra_state {
 	struct window *wins;
 	int nwins, cap_wins;
 	struct ra_map cache;		/* (file, index) -> struct page: pages of windows */
-	struct ra_map ghosts;		/* (file, index) -> window: evicted unused */
+	struct ra_map ghosts;		/* (file, index) -> newest ghost index + 1 */
+	struct ghost *ghost;		/* the ghosts, with a free list through next */
+	int nghost, cap_ghost, free_ghost;
 	int page_shift;
 };
 
@@ -415,6 +425,19 @@ static int on_add(struct ra_state *st, const struct ra_event *ev, int file)
 	return 0;
 }
 
+static int ghost_alloc(struct ra_state *st)
+{
+	int g = st->free_ghost;
+
+	if (g >= 0) {
+		st->free_ghost = st->ghost[g].next;
+		return g;
+	}
+	if (grow_array((void **)&st->ghost, &st->cap_ghost, st->nghost + 1, sizeof(*st->ghost)))
+		return -1;
+	return st->nghost++;
+}
+
 static int on_delete(struct ra_state *st, const struct ra_event *ev, int file)
 {
 	uint64_t first = ev->page.index, n = 1ULL << ev->page.order;
@@ -429,11 +452,15 @@ static int on_delete(struct ra_state *st, const struct ra_event *ev, int file)
 			continue;
 		if (p->state == PG_RA_UNUSED) {
 			/* evicted before any access: remembered to see it thrash */
+			int g = ghost_alloc(st);
+
 			st->wins[p->win].evicted++;
 			ghost = ra_map_put(&st->ghosts, key, &fresh);
-			if (!ghost)
+			if (!ghost || g < 0)
 				return -1;
-			*ghost = p->win;
+			st->ghost[g].win = p->win;
+			st->ghost[g].next = fresh ? -1 : *ghost - 1;
+			*ghost = g + 1;
 		}
 		ra_map_del(&st->cache, key);
 	}
@@ -454,10 +481,15 @@ static void touch(struct ra_state *st, int file, uint64_t index, bool cached_onl
 	if (cached_only && !p)
 		return;
 	ghost = ra_map_get(&st->ghosts, key);
-	if (ghost) {
-		st->wins[*ghost].thrashed++;
-		ra_map_del(&st->ghosts, key);
+	if (!ghost)
+		return;
+	for (int g = *ghost - 1, next; g >= 0; g = next) {
+		next = st->ghost[g].next;
+		st->wins[st->ghost[g].win].thrashed++;
+		st->ghost[g].next = st->free_ghost;
+		st->free_ghost = g;
 	}
+	ra_map_del(&st->ghosts, key);
 }
 
 /* mmap maps whole folios: every page of the cached folio holding @index. */
@@ -695,6 +727,7 @@ static void state_release(struct ra_state *st)
 	free(st->streams);
 	free(st->files);
 	free(st->wins);
+	free(st->ghost);
 	ra_map_release(&st->files_by_key);
 	ra_map_release(&st->tasks);
 	ra_map_release(&st->streams_by_key);
@@ -705,11 +738,12 @@ static void state_release(struct ra_state *st)
 static int state_init(struct ra_state *st)
 {
 	memset(st, 0, sizeof(*st));
+	st->free_ghost = -1;
 	if (ra_map_init(&st->files_by_key, sizeof(int)) < 0 ||
 	    ra_map_init(&st->tasks, sizeof(struct task)) < 0 ||
 	    ra_map_init(&st->streams_by_key, sizeof(int)) < 0 ||
 	    ra_map_init(&st->cache, sizeof(struct page)) < 0 ||
-	    ra_map_init(&st->ghosts, sizeof(int32_t)) < 0) {
+	    ra_map_init(&st->ghosts, sizeof(int)) < 0) {
 		ra_set_error(RA_ERR_IO, "out of memory");
 		return -1;
 	}

@@ -89,6 +89,9 @@ struct ra_tracedat *ra_tracedat_open(const char *path)
 		return NULL;
 	}
 	tracecmd_set_loglevel(TEP_LOG_NONE);
+	/* libtracecmd does not say where a file is broken, and takes some cut files */
+	if (ra_tracedat_check(path) < 0)
+		goto fail;
 	td->top = tracecmd_open(path, TRACECMD_FL_LOAD_NO_PLUGINS);
 	if (!td->top) {
 		ra_set_error(RA_ERR_DATA, "'%s': not a readable trace.dat file (truncated or corrupt)",

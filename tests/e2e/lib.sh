@@ -93,3 +93,78 @@ make_file() {
 instances_left() {
 	ls /sys/kernel/tracing/instances 2>/dev/null | grep -c '^ra-record\.' || true
 }
+
+# make_memcg LIMIT_MB: a cgroup v1 memory cgroup limited to LIMIT_MB, removed at
+# exit (its tasks are moved to the parent first). Sets MEMCG to its directory.
+# Skips when cgroup v1 memory is not mounted.
+_ra_memcg_n=0
+make_memcg() {
+	local root=/sys/fs/cgroup/memory
+	need_root
+	mountpoint -q "$root" && [ -f "$root/cgroup.procs" ] && [ -f "$root/memory.limit_in_bytes" ] ||
+		skip "cgroup v1 memory controller not mounted at $root"
+	_ra_memcg_n=$((_ra_memcg_n + 1))
+	MEMCG=$root/ratrace-test.$$.$_ra_memcg_n
+	on_exit _ra_memcg_remove "$MEMCG"
+	mkdir "$MEMCG" || fail "cannot create memory cgroup $MEMCG"
+	echo $(($1 << 20)) > "$MEMCG/memory.limit_in_bytes" || fail "cannot set the limit of $MEMCG"
+}
+_ra_memcg_remove() {
+	local cg=$1 parent pid i
+	parent=$(dirname "$cg")
+	[ -d "$cg" ] || return 0
+	for i in $(seq 50); do
+		while read -r pid; do
+			echo "$pid" > "$parent/cgroup.procs"
+		done < "$cg/cgroup.procs"
+		rmdir "$cg" 2>/dev/null && return 0
+		sleep 0.1
+	done
+	rmdir "$cg"
+}
+# in_memcg CMD...: run CMD inside $MEMCG.
+in_memcg() {
+	sh -c 'echo $$ > "$0/cgroup.procs" && exec "$@"' "$MEMCG" "$@"
+}
+
+# need_rawl: sets RAWL to the workload program of the tests (built by make).
+need_rawl() {
+	RAWL=$RA_BIN/tools/rawl
+	[ -x "$RAWL" ] || fail "$RAWL is missing: run make"
+}
+
+# raw_page_fates DB RUN KDEV INO...: the fate of every page added to the page
+# cache for these inodes, computed from the raw page events alone (a check of
+# the analysis, for read(2) workloads: an access is an mm_filemap_get_pages
+# range). Prints added|used|evicted_unused|thrashed, in pages: used = read after
+# it was added and before it was deleted, evicted_unused = deleted before any
+# read, thrashed = evicted unused and read later.
+raw_page_fates() {
+	local db=$1 run=$2 kdev=$3; shift 3
+	local inos
+	inos=$(IFS=,; echo "$*")
+	q "$db" "
+	CREATE TEMP TABLE pe AS SELECT seq, event_id, ino, page_index AS first,
+		CASE WHEN event_id = 12 THEN last_index
+		     ELSE page_index + (1 << folio_order) - 1 END AS last
+	  FROM page_events WHERE run_id = $run AND dev = $kdev AND ino IN ($inos)
+	   AND event_id IN (10, 11, 12);
+	CREATE TEMP TABLE pp AS WITH RECURSIVE x(seq, event_id, ino, page, last) AS (
+		SELECT seq, event_id, ino, first, last FROM pe
+		UNION ALL SELECT seq, event_id, ino, page + 1, last FROM x WHERE page < last)
+	  SELECT seq, event_id, ino, page FROM x;
+	CREATE INDEX temp.pp_i ON pp(event_id, ino, page, seq);
+	CREATE TEMP TABLE life AS SELECT a.ino, a.page, a.seq AS added,
+		(SELECT MIN(d.seq) FROM pp d WHERE d.event_id = 11 AND d.ino = a.ino
+		    AND d.page = a.page AND d.seq > a.seq) AS deleted
+	  FROM pp a WHERE a.event_id = 10;
+	CREATE TEMP TABLE fate AS SELECT l.deleted IS NOT NULL AS deleted,
+		EXISTS (SELECT 1 FROM pp g WHERE g.event_id = 12 AND g.ino = l.ino AND g.page = l.page
+		    AND g.seq > l.added AND g.seq < COALESCE(l.deleted, 1 << 62)) AS used,
+		EXISTS (SELECT 1 FROM pp g WHERE g.event_id = 12 AND g.ino = l.ino AND g.page = l.page
+		    AND g.seq > l.deleted) AS later
+	  FROM life l;
+	SELECT COUNT(*) || '|' || COALESCE(SUM(used), 0) || '|' ||
+	       COALESCE(SUM(deleted AND NOT used), 0) || '|' ||
+	       COALESCE(SUM(deleted AND NOT used AND later), 0) FROM fate;"
+}

@@ -239,7 +239,7 @@ static void test_unavailable(void)
 	run_id = ra_db_run_create(db, &info);
 	ra_db_add_tracepoint(db, run_id, "readahead", "page_cache_ra_order", 0, 0);
 	w = ra_writer_alloc(db, run_id);
-	CHECK_STR(result("SELECT state, message FROM analyses"),
+	CHECK_STR(result("SELECT state, message FROM analyses WHERE pass = 'readahead'"),
 		  "unavailable|readahead:page_cache_ra_order is not available on this kernel"
 		  " (Linux 6.18+)");
 }

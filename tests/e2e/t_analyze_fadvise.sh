@@ -1,0 +1,51 @@
+# Windows of posix_fadvise(POSIX_FADV_WILLNEED) over a 16 MiB file, then a
+# sequential read of it (rawl fadvise), read_ahead_kb=128: the fadvise is a
+# page_cache_ra_unbounded with no trigger, a forced window that reads ahead.
+. "$(dirname "$0")/lib.sh"
+need_tracefs
+need_rawl
+make_tmp
+make_loop 64
+make_file "$MNT/f" 16
+ino=$(stat -c %i "$MNT/f")
+size=$(stat -c %s "$MNT/f")
+kdev=$(( (${LOOP_DEV%:*} << 20) | ${LOOP_DEV#*:} ))
+DB=$TMP/run.db
+
+ra-record -o "$DB" -d "$LOOP_NAME" --read-ahead-kb "$LOOP_NAME=128" --drop-caches \
+	-- "$RAWL" fadvise "$MNT/f" 2>"$TMP/err"
+rc=$?
+cat "$TMP/err"
+check_eq "$rc" 0 "ra-record exit status"
+check_eq "$(instances_left)" 0 "tracefs instances left"
+run=$(q "$DB" "SELECT run_id FROM v_runs")
+check_eq "$(q "$DB" "SELECT lost_events FROM v_runs")" 0 "lost events"
+check_grep "^fadvise: WILLNEED $size bytes, read $size" <(q "$DB" "SELECT workload_output FROM runs") "rawl read the file"
+
+# The raw recording: page_cache_ra_unbounded events of the file that no
+# trigger (and no ra_order: a fallback) of the task precedes, and the pages added inside them before the
+# task's next readahead event.
+ra="FROM ra_events WHERE run_id = $run AND dev = $kdev AND ino = $ino"
+forced="WITH e AS (SELECT seq, pid, event_id, page_index, size_pages,
+		LAG(event_id) OVER (PARTITION BY pid ORDER BY seq) AS prev_ev,
+		LEAD(seq) OVER (PARTITION BY pid ORDER BY seq) AS next_seq $ra),
+	f AS (SELECT * FROM e WHERE event_id = 4 AND (prev_ev IS NULL OR prev_ev NOT IN (1, 2, 3)))"
+nforced=$(q "$DB" "$forced SELECT COUNT(*) FROM f")
+added=$(q "$DB" "$forced SELECT COALESCE(SUM(1 << p.folio_order), 0) FROM f JOIN page_events p
+	ON p.run_id = $run AND p.dev = $kdev AND p.ino = $ino AND p.event_id = 10 AND p.pid = f.pid
+	AND p.seq > f.seq AND p.seq < COALESCE(f.next_seq, 1 << 62)
+	AND p.page_index >= f.page_index AND p.page_index < f.page_index + f.size_pages")
+note "raw: $nforced untriggered ra_unbounded ($(q "$DB" "$forced SELECT GROUP_CONCAT('index ' || page_index || ' nr_to_read ' || size_pages, ', ') FROM f")), $added pages added inside them"
+note "raw: $(q "$DB" "SELECT GROUP_CONCAT(n || ' ' || e, ', ') FROM (SELECT CASE event_id WHEN 1 THEN 'sync' WHEN 2 THEN 'async' WHEN 3 THEN 'ra_order' ELSE 'ra_unbounded' END AS e, COUNT(*) AS n $ra GROUP BY event_id)")"
+check_cmp "$nforced" -ge 1 "page_cache_ra_unbounded without a trigger"
+check_eq "$(q "$DB" "$forced SELECT MIN(page_index) FROM f")" 0 "the fadvise starts at page 0"
+check_cmp "$added" -gt 0 "pages added by the fadvise"
+
+# The analysis.
+w="FROM v_windows WHERE run_id = $run AND dev = '$LOOP_DEV' AND ino = $ino"
+note "v_windows patterns: $(q "$DB" "SELECT GROUP_CONCAT(pattern || '=' || n, ' ') FROM (SELECT pattern, COUNT(*) AS n $w GROUP BY pattern)")"
+note "forced windows (start|size|readahead_pages): $(q "$DB" "SELECT GROUP_CONCAT(start || '|' || size || '|' || readahead_pages, ' ') $w AND pattern = 'forced'")"
+check_cmp "$(q "$DB" "SELECT COUNT(*) $w AND pattern = 'forced'")" -ge 1 "forced windows"
+check_eq "$(q "$DB" "SELECT COUNT(*) $w AND pattern = 'forced' AND trigger != 'none'")" 0 "forced windows have no trigger"
+check_cmp "$(q "$DB" "SELECT COALESCE(MAX(readahead_pages), 0) $w AND pattern = 'forced'")" -gt 0 "a forced window read ahead"
+check_eq "$(q "$DB" "SELECT COALESCE(SUM(readahead_pages), 0) $w AND pattern = 'forced'")" "$added" "forced readahead pages = raw pages added"

@@ -1,0 +1,80 @@
+# Readahead thrashing: four sequential readers (rawl seq) of four 24 MiB files
+# at once, with read_ahead_kb=2048 (windows of up to 512 pages), all four in a
+# cgroup v1 memory cgroup of 12 MiB. Their read-ahead pages are reclaimed
+# before the readers reach them and read again: thrashed pages. The recorder
+# runs outside the cgroup.
+. "$(dirname "$0")/lib.sh"
+LIMIT_MB=${RA_THRASH_LIMIT_MB:-12}
+FILE_MB=24
+need_tracefs
+need_rawl
+make_tmp
+make_loop 160
+# A reader's own memory counts against the limit too: about 256 KiB for a
+# normal build of rawl, about 10 MiB for a sanitizer build. Measure it in a
+# probe cgroup while a reader waits in the middle of reading a pipe (after a
+# first run has charged the shared libraries), and add what is above 1 MiB per
+# reader to the limit, so that about LIMIT_MB remain for the page cache.
+# (Leak checks at exit would take much more: off for the readers.)
+READER_ASAN=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0
+make_memcg 1024
+probe=$MEMCG
+head -c 4096 /dev/urandom > "$TMP/probe"
+ASAN_OPTIONS=$READER_ASAN in_memcg "$RAWL" seq "$TMP/probe" >/dev/null || fail "rawl in the probe cgroup"
+base=$(cat "$probe/memory.usage_in_bytes")
+{ head -c 4096 /dev/zero; sleep 0.5; cat "$probe/memory.usage_in_bytes" > "$TMP/usage"; } |
+	ASAN_OPTIONS=$READER_ASAN in_memcg "$RAWL" seq /dev/stdin >/dev/null || fail "rawl reading a pipe in the probe cgroup"
+own=$(( $(cat "$TMP/usage") - base ))
+extra_mb=0
+[ "$own" -gt $((1 << 20)) ] && extra_mb=$(( (4 * own + (1 << 20) - 1) >> 20 ))
+note "a reader's own memory: $own bytes; memory cgroup of $LIMIT_MB + $extra_mb MiB"
+make_memcg $((LIMIT_MB + extra_mb))
+check_eq "$(cat "$MEMCG/memory.limit_in_bytes")" $(((LIMIT_MB + extra_mb) << 20)) "memory cgroup limit"
+inos=()
+for i in 1 2 3 4; do
+	make_file "$MNT/f$i" "$FILE_MB"
+	inos+=("$(stat -c %i "$MNT/f$i")")
+done
+kdev=$(( (${LOOP_DEV%:*} << 20) | ${LOOP_DEV#*:} ))
+DB=$TMP/run.db
+
+# The workload: a shell outside the cgroup starts the four readers inside it.
+export MEMCG RAWL MNT READER_ASAN
+export -f in_memcg
+ra-record -o "$DB" -d "$LOOP_NAME" --read-ahead-kb "$LOOP_NAME=2048" --drop-caches \
+	-- bash -c 'pids=
+		for i in 1 2 3 4; do
+			ASAN_OPTIONS=$READER_ASAN in_memcg "$RAWL" seq "$MNT/f$i" & pids="$pids $!"
+		done
+		rc=0; for p in $pids; do wait $p || rc=1; done; exit $rc' 2>"$TMP/err"
+rc=$?
+cat "$TMP/err"
+check_eq "$rc" 0 "ra-record exit status"
+check_eq "$(instances_left)" 0 "tracefs instances left"
+note "memory cgroup: max usage $(cat "$MEMCG/memory.max_usage_in_bytes") bytes, failcnt $(cat "$MEMCG/memory.failcnt")"
+run=$(q "$DB" "SELECT run_id FROM v_runs")
+check_eq "$(q "$DB" "SELECT lost_events FROM v_runs")" 0 "lost events"
+check_eq "$(q "$DB" "SELECT workload_output FROM runs" | grep -c "^seq: $((FILE_MB << 20)) bytes")" 4 \
+	"the four readers read their files"
+
+# The raw recording: page fates from the page-cache events alone.
+in_list=$(IFS=,; echo "${inos[*]}")
+ra="FROM ra_events WHERE run_id = $run AND dev = $kdev AND ino IN ($in_list)"
+pe="FROM page_events WHERE run_id = $run AND dev = $kdev AND ino IN ($in_list)"
+note "raw: $(q "$DB" "SELECT GROUP_CONCAT(n || ' ' || e, ', ') FROM (SELECT CASE event_id WHEN 1 THEN 'sync' WHEN 2 THEN 'async' WHEN 3 THEN 'ra_order' ELSE 'ra_unbounded' END AS e, COUNT(*) AS n $ra GROUP BY event_id)")"
+check_eq "$(q "$DB" "SELECT COUNT(DISTINCT pid) || '|' || COUNT(DISTINCT ino) $ra")" "4|4" "readahead of four tasks on four files"
+check_eq "$(q "$DB" "SELECT MAX(ra_pages) $ra AND event_id = 3")" 512 "ra_pages 512"
+check_cmp "$(q "$DB" "SELECT COUNT(*) $pe AND event_id = 11")" -gt 0 "page-cache deletes of the files"
+fates=$(raw_page_fates "$DB" "$run" "$kdev" "${inos[@]}")
+note "raw page fates of the four files (added|used|evicted_unused|thrashed): $fates (the files have $((4 * FILE_MB * 256)) pages)"
+IFS='|' read -r _ _ _ r_thrashed <<<"$fates"
+check_cmp "$r_thrashed" -gt 0 "raw: pages evicted unused and read again"
+
+# The analysis.
+f="FROM v_file_fates WHERE run_id = $run AND dev = '$LOOP_DEV' AND ino IN ($in_list)"
+note "v_file_fates (ino|windows|ra_pages|used|evicted_unused|pending|thrashed|hit_ratio):"
+q "$DB" "SELECT ino, windows, ra_pages, used, evicted_unused, pending, thrashed, hit_ratio $f ORDER BY ino" | sed 's/^/#   /'
+check_eq "$(q "$DB" "SELECT COUNT(*) $f")" 4 "v_file_fates rows of the four files"
+check_cmp "$(q "$DB" "SELECT COALESCE(SUM(thrashed), 0) $f")" -gt 0 "thrashed pages"
+check_eq "$(q "$DB" "SELECT COUNT(*) $f AND evicted_unused < thrashed")" 0 "evicted_unused >= thrashed per file"
+check_cmp "$(q "$DB" "SELECT COALESCE(SUM(evicted_unused), 0) $f")" -ge "$(q "$DB" "SELECT COALESCE(SUM(thrashed), 0) $f")" "evicted_unused >= thrashed"
