@@ -99,7 +99,8 @@ for kind in cached cold; do
 	[ $kind = cached ] && cat "$work/mnt/big" > /dev/null
 	for ((r = 0; r < N; r++)); do
 		for mode in none kernel record; do
-			[ $kind = cold ] && { sync; echo 3 > /proc/sys/vm/drop_caches; }
+			# after a drop, let reclaim settle so that no mode starts in its wake
+			[ $kind = cold ] && { sync; echo 3 > /proc/sys/vm/drop_caches; sleep 1; }
 			res[$mode]+="$(run_dd $mode) "
 		done
 	done
