@@ -8,6 +8,7 @@
 
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static int test_failures;
@@ -62,6 +63,27 @@ static inline int test_run(const char *suite, const struct test_case *cases)
 	}
 	printf("%s: %d checks, %d failed\n", suite, test_checks, test_failures);
 	return test_failures ? 1 : 0;
+}
+
+/*
+ * Run the cases with a fresh temporary directory in @dir (at least 32 bytes),
+ * removed afterwards; returns the exit status.
+ */
+static inline int test_run_in_tmpdir(const char *suite, const struct test_case *cases, char *dir)
+{
+	char cmd[96];
+	int ret;
+
+	snprintf(dir, 32, "/tmp/ratrace-unit.XXXXXX");
+	if (!mkdtemp(dir)) {
+		perror("mkdtemp");
+		return 1;
+	}
+	ret = test_run(suite, cases);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	if (system(cmd) != 0)
+		ret = 1;
+	return ret;
 }
 
 #endif

@@ -235,15 +235,5 @@ int main(void)
 		{ "aborted loads", test_abort },
 		{ NULL, NULL },
 	};
-	char cmd[96];
-	int ret;
-
-	snprintf(dir, sizeof(dir), "/tmp/ratrace-unit.XXXXXX");
-	if (!mkdtemp(dir))
-		return 1;
-	ret = test_run("test_db", cases);
-	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
-	if (system(cmd) != 0)
-		ret = 1;
-	return ret;
+	return test_run_in_tmpdir("test_db", cases, dir);
 }
