@@ -1,10 +1,12 @@
-# ra-report on an imported fixture: the text report holds the readahead table
-# and the block summary with the values the views hold; the JSON parses and
-# matches the views; several runs give a list and a hint.
+# ra-report on an imported fixture and on a live loop-device recording: the
+# text report holds the readahead table and the block summary with the values
+# the views hold; the JSON parses and matches the views; several runs give a
+# list and a hint.
 . "$(dirname "$0")/lib.sh"
 make_tmp
-DB=$TMP/r.db
-ra-import -q -o "$DB" --label thrash "$RA_FIXTURES/par4thrash.dat" || fail "import"
+
+check_report() {	# DB: a database with one run
+	local DB=$1
 ra-report "$DB" > "$TMP/out.txt" 2>"$TMP/err" || fail "ra-report: $(cat "$TMP/err")"
 cat "$TMP/out.txt"
 long=$(awk 'length($0) > 100' "$TMP/out.txt" | wc -l)
@@ -48,9 +50,31 @@ dev = {r["dev"]: r for r in rows("SELECT * FROM v_device_io WHERE run_id = 1")}
 for r in run["block"]:
     for k in r:
         assert r[k] == dev[r["dev"]][k], (k, r[k])
-assert sum(f["thrashed"] for f in run["files"]) == 6224
-print("ok: JSON matches v_readahead_stats and v_device_io")
+files = {(r["dev"], r["ino"]): r for r in rows("SELECT * FROM v_file_fates WHERE run_id = 1")}
+for f in run["files"]:
+    v = files[(f["dev"], f["ino"])]
+    assert (f["readahead_pages"], f["used"], f["thrashed"]) == (v["ra_pages"], v["used"], v["thrashed"])
+print("ok: JSON matches v_readahead_stats, v_device_io and v_file_fates")
 PY
+}
+
+DB=$TMP/r.db
+ra-import -q -o "$DB" --label thrash "$RA_FIXTURES/par4thrash.dat" || fail "import"
+check_report "$DB"
+check_eq "$(ra-report --json "$DB" | python3 -c 'import json,sys; print(sum(f["thrashed"] for f in json.load(sys.stdin)["runs"][0]["files"]))')" 6224 "thrashed pages in the JSON"
+
+if [ "$(id -u)" -eq 0 ]; then
+	need_tracefs
+	make_loop 64
+	make_file "$MNT/f" 16
+	ra-record -q -o "$TMP/live.db" --label thrash -d "$LOOP_NAME" --read-ahead-kb "$LOOP_NAME=128" \
+		--drop-caches -- dd if="$MNT/f" of=/dev/null bs=4k || fail "record"
+	check_report "$TMP/live.db"
+	check_grep "^  workload +dd if=" "$TMP/out.txt" "live run: the workload in the header"
+	check_grep "^$LOOP_NAME +$LOOP_DEV +filter +128 " "$TMP/out.txt" "live run: the device and its readahead setting"
+elif [ "${CI:-}" = true ]; then
+	fail "the live half of this test needs root"
+fi
 
 # several runs: a list, a hint, exit 0; an unknown run: exit 2
 ra-import -q -o "$DB" "$RA_FIXTURES/seq128.dat" || fail "second import"
