@@ -94,6 +94,50 @@ instances_left() {
 	ls /sys/kernel/tracing/instances 2>/dev/null | grep -c '^ra-record\.' || true
 }
 
+# loop_kdev: LOOP_DEV (MAJ:MIN) as the kernel's dev_t (MAJ << 20 | MIN), the
+# dev of the raw events.
+loop_kdev() {
+	echo $(( (${LOOP_DEV%:*} << 20) | ${LOOP_DEV#*:} ))
+}
+
+# setup_rawl FILE_MB: what a recording of rawl needs (tracefs, RAWL, TMP), and
+# a file $MNT/f of FILE_MB on a 64 MiB loop device (make_loop).
+setup_rawl() {
+	need_tracefs
+	need_rawl
+	make_tmp
+	make_loop 64
+	make_file "$MNT/f" "$1"
+}
+
+# record_loop READ_AHEAD_KB CMD...: record CMD with ra-record into $TMP/run.db,
+# tracing the loop device with read_ahead_kb=READ_AHEAD_KB and cold caches.
+# Checks that ra-record exits 0, leaves no tracefs instance and loses no event.
+# Sets DB, run (the run id) and kdev (loop_kdev).
+record_loop() {
+	local ra_kb=$1 rc; shift
+	kdev=$(loop_kdev)
+	DB=$TMP/run.db
+	ra-record -o "$DB" -d "$LOOP_NAME" --read-ahead-kb "$LOOP_NAME=$ra_kb" --drop-caches \
+		-- "$@" 2>"$TMP/err"
+	rc=$?
+	cat "$TMP/err"
+	check_eq "$rc" 0 "ra-record exit status"
+	check_eq "$(instances_left)" 0 "tracefs instances left"
+	run=$(q "$DB" "SELECT run_id FROM v_runs")
+	check_eq "$(q "$DB" "SELECT lost_events FROM v_runs")" 0 "lost events"
+}
+
+# record_rawl MODE FILE [ARGS...]: record_loop of "$RAWL" MODE FILE ARGS... with
+# read_ahead_kb=128. Sets DB, run, kdev, and ino, size and pages (4 KiB pages,
+# rounded up) of FILE.
+record_rawl() {
+	ino=$(stat -c %i "$2")
+	size=$(stat -c %s "$2")
+	pages=$(( (size + 4095) / 4096 ))
+	record_loop 128 "$RAWL" "$@"
+}
+
 # make_memcg LIMIT_MB: a cgroup v1 memory cgroup limited to LIMIT_MB, removed at
 # exit (its tasks are moved to the parent first). Sets MEMCG to its directory.
 # Skips when cgroup v1 memory is not mounted.

@@ -4,25 +4,9 @@
 # keys streams by (dev, inode, task), so an async trigger whose window does not
 # start where the task's previous window on the file ended is a context window.
 . "$(dirname "$0")/lib.sh"
-need_tracefs
-need_rawl
-make_tmp
-make_loop 64
-make_file "$MNT/f" 16
-ino=$(stat -c %i "$MNT/f")
-size=$(stat -c %s "$MNT/f")
+setup_rawl 16
+record_rawl interleave "$MNT/f"
 half=$(( size / 2 / 4096 ))
-kdev=$(( (${LOOP_DEV%:*} << 20) | ${LOOP_DEV#*:} ))
-DB=$TMP/run.db
-
-ra-record -o "$DB" -d "$LOOP_NAME" --read-ahead-kb "$LOOP_NAME=128" --drop-caches \
-	-- "$RAWL" interleave "$MNT/f" 2>"$TMP/err"
-rc=$?
-cat "$TMP/err"
-check_eq "$rc" 0 "ra-record exit status"
-check_eq "$(instances_left)" 0 "tracefs instances left"
-run=$(q "$DB" "SELECT run_id FROM v_runs")
-check_eq "$(q "$DB" "SELECT lost_events FROM v_runs")" 0 "lost events"
 check_grep "^interleave: $((half * 4096)) \+ $((size - half * 4096)) bytes" <(q "$DB" "SELECT workload_output FROM runs") "rawl read both halves"
 
 # The raw recording: ra_order windows in both halves from one task, alternating;

@@ -2,24 +2,8 @@
 # sequential read of it (rawl fadvise), read_ahead_kb=128: the fadvise is a
 # page_cache_ra_unbounded with no trigger, a forced window that reads ahead.
 . "$(dirname "$0")/lib.sh"
-need_tracefs
-need_rawl
-make_tmp
-make_loop 64
-make_file "$MNT/f" 16
-ino=$(stat -c %i "$MNT/f")
-size=$(stat -c %s "$MNT/f")
-kdev=$(( (${LOOP_DEV%:*} << 20) | ${LOOP_DEV#*:} ))
-DB=$TMP/run.db
-
-ra-record -o "$DB" -d "$LOOP_NAME" --read-ahead-kb "$LOOP_NAME=128" --drop-caches \
-	-- "$RAWL" fadvise "$MNT/f" 2>"$TMP/err"
-rc=$?
-cat "$TMP/err"
-check_eq "$rc" 0 "ra-record exit status"
-check_eq "$(instances_left)" 0 "tracefs instances left"
-run=$(q "$DB" "SELECT run_id FROM v_runs")
-check_eq "$(q "$DB" "SELECT lost_events FROM v_runs")" 0 "lost events"
+setup_rawl 16
+record_rawl fadvise "$MNT/f"
 check_grep "^fadvise: WILLNEED $size bytes, read $size" <(q "$DB" "SELECT workload_output FROM runs") "rawl read the file"
 
 # The raw recording: page_cache_ra_unbounded events of the file that no

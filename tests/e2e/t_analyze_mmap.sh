@@ -3,25 +3,8 @@
 # faulting page with a page_cache_ra_order that no trigger precedes, an around
 # window flagged mmap.
 . "$(dirname "$0")/lib.sh"
-need_tracefs
-need_rawl
-make_tmp
-make_loop 64
-make_file "$MNT/f" 16
-ino=$(stat -c %i "$MNT/f")
-size=$(stat -c %s "$MNT/f")
-pages=$(( (size + 4095) / 4096 ))
-kdev=$(( (${LOOP_DEV%:*} << 20) | ${LOOP_DEV#*:} ))
-DB=$TMP/run.db
-
-ra-record -o "$DB" -d "$LOOP_NAME" --read-ahead-kb "$LOOP_NAME=128" --drop-caches \
-	-- "$RAWL" mmap "$MNT/f" 2>"$TMP/err"
-rc=$?
-cat "$TMP/err"
-check_eq "$rc" 0 "ra-record exit status"
-check_eq "$(instances_left)" 0 "tracefs instances left"
-run=$(q "$DB" "SELECT run_id FROM v_runs")
-check_eq "$(q "$DB" "SELECT lost_events FROM v_runs")" 0 "lost events"
+setup_rawl 16
+record_rawl mmap "$MNT/f"
 check_grep "^mmap: $pages pages, sum" <(q "$DB" "SELECT workload_output FROM runs") "rawl touched the file"
 
 # The raw recording: faults of the file, and ra_order events that no trigger

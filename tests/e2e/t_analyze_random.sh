@@ -3,23 +3,8 @@
 # with read_ahead_kb=128: every cache miss is a sync trigger with a one-page
 # window, so every window is random and reads nothing ahead.
 . "$(dirname "$0")/lib.sh"
-need_tracefs
-need_rawl
-make_tmp
-make_loop 64
-make_file "$MNT/f" 32
-ino=$(stat -c %i "$MNT/f")
-kdev=$(( (${LOOP_DEV%:*} << 20) | ${LOOP_DEV#*:} ))
-DB=$TMP/run.db
-
-ra-record -o "$DB" -d "$LOOP_NAME" --read-ahead-kb "$LOOP_NAME=128" --drop-caches \
-	-- "$RAWL" random "$MNT/f" --count 2000 --seed 7 2>"$TMP/err"
-rc=$?
-cat "$TMP/err"
-check_eq "$rc" 0 "ra-record exit status"
-check_eq "$(instances_left)" 0 "tracefs instances left"
-run=$(q "$DB" "SELECT run_id FROM v_runs")
-check_eq "$(q "$DB" "SELECT lost_events FROM v_runs")" 0 "lost events"
+setup_rawl 32
+record_rawl random "$MNT/f" --count 2000 --seed 7
 check_grep "^random: 2000 reads" <(q "$DB" "SELECT workload_output FROM runs") "rawl read the file"
 
 # The raw recording: each miss is a sync trigger for one page followed by its

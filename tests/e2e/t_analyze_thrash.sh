@@ -35,25 +35,16 @@ for i in 1 2 3 4; do
 	make_file "$MNT/f$i" "$FILE_MB"
 	inos+=("$(stat -c %i "$MNT/f$i")")
 done
-kdev=$(( (${LOOP_DEV%:*} << 20) | ${LOOP_DEV#*:} ))
-DB=$TMP/run.db
 
 # The workload: a shell outside the cgroup starts the four readers inside it.
 export MEMCG RAWL MNT READER_ASAN
 export -f in_memcg
-ra-record -o "$DB" -d "$LOOP_NAME" --read-ahead-kb "$LOOP_NAME=2048" --drop-caches \
-	-- bash -c 'pids=
+record_loop 2048 bash -c 'pids=
 		for i in 1 2 3 4; do
 			ASAN_OPTIONS=$READER_ASAN in_memcg "$RAWL" seq "$MNT/f$i" & pids="$pids $!"
 		done
-		rc=0; for p in $pids; do wait $p || rc=1; done; exit $rc' 2>"$TMP/err"
-rc=$?
-cat "$TMP/err"
-check_eq "$rc" 0 "ra-record exit status"
-check_eq "$(instances_left)" 0 "tracefs instances left"
+		rc=0; for p in $pids; do wait $p || rc=1; done; exit $rc'
 note "memory cgroup: max usage $(cat "$MEMCG/memory.max_usage_in_bytes") bytes, failcnt $(cat "$MEMCG/memory.failcnt")"
-run=$(q "$DB" "SELECT run_id FROM v_runs")
-check_eq "$(q "$DB" "SELECT lost_events FROM v_runs")" 0 "lost events"
 check_eq "$(q "$DB" "SELECT workload_output FROM runs" | grep -c "^seq: $((FILE_MB << 20)) bytes")" 4 \
 	"the four readers read their files"
 
