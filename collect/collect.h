@@ -177,6 +177,11 @@ void ra_vmstat_read(struct ra_vmstat *vm);
 int ra_vmstat_write(struct ra_db *db, int64_t run_id, const char *phase,
 		    const struct ra_vmstat *vm);
 
+/* ---- bench.c ---- */
+
+/** ra_bench_parse_fio - fio's JSON results in the run's output into bench_results; 0 or -1 */
+int ra_bench_parse_fio(struct ra_db *db, int64_t run_id);
+
 /* ---- paths.c ---- */
 
 /** ra_paths_resolve - names of the run's files into the files table; 0 or -1 */

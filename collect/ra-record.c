@@ -615,7 +615,8 @@ static int store_run(struct rec *r)
 	if (ra_tracer_store_meta(r->tr, r->db, run_id) < 0)
 		goto fail;
 	if (r->capture && r->wl.output &&
-	    ra_db_run_set_text(r->db, run_id, "workload_output", r->wl.output) < 0)
+	    (ra_db_run_set_text(r->db, run_id, "workload_output", r->wl.output) < 0 ||
+	     ra_bench_parse_fio(r->db, run_id) < 0))
 		goto fail;
 	end.wall_ns = r->end_mono - r->start_mono;
 	end.exit_status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
