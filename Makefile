@@ -34,7 +34,7 @@ BUILD ?= $(if $(SANITIZE),build-san,build)
 LAYERS := collect analyze report
 LIB_SRC := $(wildcard lib/*.c) $(filter-out $(wildcard */ra-*.c),$(foreach d,$(LAYERS),$(wildcard $(d)/*.c)))
 LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/%.o)
-CMDS := ra-record ra-import ra-analyze ra-report
+CMDS := ra-record ra-import ra-analyze ra-report ra-compare
 BINS := $(CMDS:%=$(BUILD)/%)
 UNIT_SRC := $(wildcard tests/unit/test_*.c)
 UNIT_BINS := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)

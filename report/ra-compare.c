@@ -1,0 +1,496 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ra-compare: compare run sets (runs of one label: iterations of one setting)
+ * metric by metric, with %change read as "positive is better", significance,
+ * and an exit status a CI job can act on.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "ra_db.h"
+#include "ra_stats.h"
+#include "ra_version.h"
+
+#define EXIT_REGRESSION 1
+#define EXIT_ERROR 2
+#define EXIT_INCONCLUSIVE 3
+#define MAX_SIDES 16
+#define MAX_RUNS 4096
+
+/* polarity: +1 higher is better, -1 lower is better, 0 informational */
+struct metric {
+	const char *name;
+	int polarity;
+	bool rate;
+	const char *unit;
+};
+
+static const struct metric metrics[] = {
+	{ "read_bw_bytes", 1, true, "B/s" },	{ "read_iops", 1, true, "" },
+	{ "read_clat_p50_ns", -1, false, "ns" }, { "read_clat_p95_ns", -1, false, "ns" },
+	{ "read_clat_p99_ns", -1, false, "ns" }, { "read_clat_max_ns", -1, false, "ns" },
+	{ "device_read_bw_bytes", 1, true, "B/s" }, { "wall_s", -1, false, "s" },
+	{ "hit_ratio", 1, false, "" },		{ "thrashed_pages", -1, false, "" },
+	{ "windows", 0, false, "" },		{ "ra_requests", 0, false, "" },
+	{ "ra_avg_bytes", 0, false, "B" },	{ "q2c_avg_ns", -1, false, "ns" },
+	{ "d2c_avg_ns", -1, false, "ns" },
+};
+#define NMETRICS (sizeof(metrics) / sizeof(metrics[0]))
+
+struct side {
+	char *db_path;
+	char *label;		/* NULL: every run of the database */
+	char name[128];
+	double *values[NMETRICS];
+	int n[NMETRICS];
+	int runs;
+	struct ra_summary sum[NMETRICS];
+};
+
+struct verdict {
+	double change;		/* %, positive is better (0 for informational metrics) */
+	double p;		/* Mann-Whitney p, NAN when LKP's rule was used */
+	bool significant, regression, inconclusive;
+};
+
+struct opts {
+	double noise;			/* % */
+	double threshold[NMETRICS];	/* per-metric noise floor, -1: the default */
+	double alpha;
+	const char *format;
+	int inconclusive_exit;
+	const char *db;
+};
+
+static const char usage_text[] =
+	"usage: ra-compare [options] BASE NEW [NEW...]\n"
+	"\n"
+	"Compare run sets metric by metric. A side is DB (every run of it), DB:LABEL\n"
+	"(the runs with that label), or LABEL (in --db DB, or in the first side's DB).\n"
+	"\n"
+	"  -d, --db DB              database of sides given as a bare label\n"
+	"      --noise PCT          changes smaller than PCT percent are never regressions (5)\n"
+	"  -t, --threshold M=PCT    noise floor of metric M (repeatable)\n"
+	"      --alpha A            significance level of the Mann-Whitney test (0.05)\n"
+	"  -f, --format FMT         text (default), json, csv or markdown\n"
+	"      --inconclusive ACT   with too few runs: exit 3 (default), pass (0), fail (1)\n"
+	"  -h, --help               this text\n"
+	"      --version            print the version\n"
+	"\n"
+	"%change reads 'positive is better': higher bandwidth, lower latency. A change\n"
+	"is significant by a two-sided Mann-Whitney U test when both sides have at least\n"
+	"4 runs, else by LKP's rule (each median outside the other's range). A\n"
+	"regression is significant, worse, and larger than the noise floor.\n"
+	"\n"
+	"Exit status: 0 no regression; 1 regression; 2 usage or data error; 3\n"
+	"inconclusive (a side with fewer than 2 runs), see --inconclusive.\n";
+
+static int fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+static int fail(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	fprintf(stderr, "ra-compare: ");
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+	va_end(ap);
+	return -1;
+}
+
+static bool is_file(const char *path)
+{
+	struct stat sb;
+
+	return stat(path, &sb) == 0 && S_ISREG(sb.st_mode);
+}
+
+/* "DB", "DB:LABEL" or "LABEL" */
+static int parse_side(struct side *s, const char *arg, const char *default_db)
+{
+	const char *colon = strrchr(arg, ':');
+
+	if (is_file(arg)) {
+		s->db_path = strdup(arg);
+	} else if (colon && colon != arg) {
+		s->db_path = strndup(arg, (size_t)(colon - arg));
+		s->label = strdup(colon + 1);
+		if (!is_file(s->db_path))
+			return fail("cannot open '%s': %s", s->db_path, strerror(ENOENT));
+	} else if (default_db) {
+		s->db_path = strdup(default_db);
+		s->label = strdup(arg);
+	} else {
+		return fail("'%s' is neither a database nor DB:LABEL (use --db DB)", arg);
+	}
+	snprintf(s->name, sizeof(s->name), "%s", s->label ? s->label : arg);
+	return 0;
+}
+
+static int add_value(struct side *s, int m, double v)
+{
+	double *p = realloc(s->values[m], (size_t)(s->n[m] + 1) * sizeof(*p));
+
+	if (!p)
+		return -1;
+	s->values[m] = p;
+	p[s->n[m]++] = v;
+	return 0;
+}
+
+static int metric_index(const char *name)
+{
+	for (size_t i = 0; i < NMETRICS; i++)
+		if (strcmp(metrics[i].name, name) == 0)
+			return (int)i;
+	return -1;
+}
+
+static int load_side(struct side *s)
+{
+	static const char sql[] =
+		"SELECT m.run_id, m.metric, m.value FROM v_run_metrics m JOIN runs r USING (run_id)"
+		" WHERE (?1 IS NULL OR r.label = ?1) AND m.value IS NOT NULL"
+		" ORDER BY m.run_id";
+	struct ra_db *db = ra_db_open(s->db_path, RA_DB_READONLY);
+	sqlite3_stmt *st = NULL;
+	int64_t last = -1;
+	int rc;
+
+	if (!db)
+		return fail("%s", ra_last_error());
+	if (sqlite3_prepare_v2(ra_db_sqlite(db), sql, -1, &st, NULL) != SQLITE_OK) {
+		fail("cannot read '%s': %s", s->db_path, sqlite3_errmsg(ra_db_sqlite(db)));
+		ra_db_close(db);
+		return -1;
+	}
+	if (s->label)
+		sqlite3_bind_text(st, 1, s->label, -1, SQLITE_STATIC);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		int m = metric_index((const char *)sqlite3_column_text(st, 1));
+
+		if (sqlite3_column_int64(st, 0) != last) {
+			last = sqlite3_column_int64(st, 0);
+			s->runs++;
+		}
+		if (m >= 0 && add_value(s, m, sqlite3_column_double(st, 2)) < 0)
+			break;
+	}
+	sqlite3_finalize(st);
+	ra_db_close(db);
+	if (rc != SQLITE_DONE)
+		return fail("cannot read the runs of '%s'", s->db_path);
+	if (!s->runs)
+		return fail("no runs%s%s in '%s'", s->label ? " labelled " : "",
+			    s->label ? s->label : "", s->db_path);
+	for (size_t m = 0; m < NMETRICS; m++)
+		ra_stats_summary(s->values[m], s->n[m], metrics[m].rate, &s->sum[m]);
+	return 0;
+}
+
+static struct verdict judge(const struct side *base, const struct side *s, int m,
+			    const struct opts *o)
+{
+	const struct ra_summary *a = &base->sum[m], *b = &s->sum[m];
+	double floor_pct = o->threshold[m] >= 0 ? o->threshold[m] : o->noise;
+	struct verdict v = { .p = NAN };
+
+	if (!a->n || !b->n)
+		return v;
+	if (a->mean != 0)
+		v.change = (b->mean - a->mean) / fabs(a->mean) * 100 * (metrics[m].polarity ?: 1);
+	if (a->n < 2 || b->n < 2) {
+		v.inconclusive = true;
+		return v;
+	}
+	if (a->n >= 4 && b->n >= 4) {
+		v.p = ra_mann_whitney_p(base->values[m], a->n, s->values[m], b->n);
+		v.significant = v.p < o->alpha;
+	} else {
+		v.significant = ra_lkp_significant(a, b);
+	}
+	v.regression = metrics[m].polarity && v.significant && v.change < -floor_pct;
+	return v;
+}
+
+/* ---- output ---- */
+
+static void fmt_num(char *buf, size_t len, double v, const char *unit)
+{
+	if (isnan(v))
+		snprintf(buf, len, "-");
+	else if (strcmp(unit, "ns") == 0)
+		snprintf(buf, len, v >= 1e6 ? "%.2fms" : "%.1fus", v >= 1e6 ? v / 1e6 : v / 1e3);
+	else if (fabs(v) >= 1e9)
+		snprintf(buf, len, "%.2fG%s", v / 1e9, unit);
+	else if (fabs(v) >= 1e6)
+		snprintf(buf, len, "%.2fM%s", v / 1e6, unit);
+	else if (fabs(v) >= 1e4)
+		snprintf(buf, len, "%.1fk%s", v / 1e3, unit);
+	else
+		snprintf(buf, len, "%.4g%s", v, unit);
+}
+
+static const char *mark(const struct verdict *v)
+{
+	if (v->regression)
+		return " R";
+	if (v->inconclusive)
+		return " ?";
+	return v->significant ? " *" : "";
+}
+
+static void print_text(struct side *sides, int n, const struct opts *o, bool md)
+{
+	char buf[64];
+
+	if (md) {
+		printf("| metric |");
+		for (int i = 0; i < n; i++)
+			printf(" %s%s |", sides[i].name, i ? "" : " (base)");
+		printf("\n|---|");
+		for (int i = 0; i < n; i++)
+			printf("---:|");
+		printf("\n");
+	} else {
+		printf("%-22s", "metric");
+		for (int i = 0; i < n; i++) {
+			snprintf(buf, sizeof(buf), "%s (n=%d)%s", sides[i].name, sides[i].runs,
+				 i ? "" : " base");
+			printf("  %-26.26s", buf);
+		}
+		printf("\n");
+	}
+	for (size_t m = 0; m < NMETRICS; m++) {
+		if (!sides[0].sum[m].n)
+			continue;
+		printf(md ? "| %s |" : "%-22s", metrics[m].name);
+		for (int i = 0; i < n; i++) {
+			const struct ra_summary *s = &sides[i].sum[m];
+			char cell[80], num[32];
+			struct verdict v;
+
+			fmt_num(num, sizeof(num), s->n ? s->mean : NAN, metrics[m].unit);
+			if (i == 0) {
+				snprintf(cell, sizeof(cell), "%s (cv %.1f%%)", num, s->cv * 100);
+			} else {
+				v = judge(&sides[0], &sides[i], (int)m, o);
+				snprintf(cell, sizeof(cell), "%s %+.1f%%%s", num, v.change, mark(&v));
+			}
+			printf(md ? " %s |" : "  %-26s", cell);
+		}
+		printf("\n");
+	}
+	if (!md)
+		printf("\n%%change: positive is better.  * significant  R regression (beyond the"
+		       " %.0f%% noise floor)  ? too few runs\n", o->noise);
+}
+
+static void print_csv(struct side *sides, int n, const struct opts *o)
+{
+	printf("metric,side,n,mean,median,stddev,cv,min,max,change_pct,p_value,significant,"
+	       "regression\n");
+	for (size_t m = 0; m < NMETRICS; m++)
+		for (int i = 0; i < n; i++) {
+			const struct ra_summary *s = &sides[i].sum[m];
+			struct verdict v = i ? judge(&sides[0], &sides[i], (int)m, o) :
+					       (struct verdict){ .p = NAN };
+
+			if (!s->n)
+				continue;
+			printf("%s,%s,%d,%.9g,%.9g,%.9g,%.6g,%.9g,%.9g,%.4f,", metrics[m].name,
+			       sides[i].name, s->n, s->mean, s->median, s->stddev, s->cv, s->min,
+			       s->max, v.change);
+			if (!isnan(v.p))
+				printf("%.6g", v.p);
+			printf(",%d,%d\n", v.significant, v.regression);
+		}
+}
+
+static void json_num(double v)
+{
+	if (isfinite(v))
+		printf("%.9g", v);
+	else
+		printf("null");
+}
+
+static void print_json(struct side *sides, int n, const struct opts *o)
+{
+	printf("{\n  \"ratrace_compare_version\": 1,\n  \"noise_pct\": %g,\n  \"sides\": [", o->noise);
+	for (int i = 0; i < n; i++)
+		printf("%s\"%s\"", i ? ", " : "", sides[i].name);
+	printf("],\n  \"metrics\": [");
+	for (size_t m = 0, first = 1; m < NMETRICS; m++) {
+		if (!sides[0].sum[m].n)
+			continue;
+		printf("%s\n    {\"metric\": \"%s\", \"polarity\": %d, \"sides\": [", first ? "" : ",",
+		       metrics[m].name, metrics[m].polarity);
+		first = 0;
+		for (int i = 0; i < n; i++) {
+			const struct ra_summary *s = &sides[i].sum[m];
+			struct verdict v = i ? judge(&sides[0], &sides[i], (int)m, o) :
+					       (struct verdict){ .p = NAN };
+
+			printf("%s\n      {\"n\": %d, \"mean\": ", i ? "," : "", s->n);
+			json_num(s->n ? s->mean : NAN);
+			printf(", \"median\": ");
+			json_num(s->n ? s->median : NAN);
+			printf(", \"stddev\": ");
+			json_num(s->n ? s->stddev : NAN);
+			printf(", \"cv\": ");
+			json_num(s->n ? s->cv : NAN);
+			printf(", \"change_pct\": ");
+			json_num(i ? v.change : NAN);
+			printf(", \"p_value\": ");
+			json_num(v.p);
+			printf(", \"significant\": %s, \"regression\": %s, \"inconclusive\": %s}",
+			       v.significant ? "true" : "false", v.regression ? "true" : "false",
+			       v.inconclusive ? "true" : "false");
+		}
+		printf("\n    ]}");
+	}
+	printf("\n  ]\n}\n");
+}
+
+static int verdict_exit(struct side *sides, int n, const struct opts *o)
+{
+	bool inconclusive = false;
+
+	for (int i = 1; i < n; i++)
+		for (size_t m = 0; m < NMETRICS; m++) {
+			struct verdict v = judge(&sides[0], &sides[i], (int)m, o);
+
+			if (v.regression)
+				return EXIT_REGRESSION;
+			inconclusive |= v.inconclusive;
+		}
+	return inconclusive ? o->inconclusive_exit : 0;
+}
+
+static int parse_threshold(struct opts *o, const char *arg)
+{
+	const char *eq = strchr(arg, '=');
+	char *end;
+	int m;
+
+	if (!eq)
+		return fail("bad --threshold '%s' (want METRIC=PCT)", arg);
+	for (m = 0; m < (int)NMETRICS; m++)
+		if (strlen(metrics[m].name) == (size_t)(eq - arg) &&
+		    strncmp(metrics[m].name, arg, (size_t)(eq - arg)) == 0)
+			break;
+	if (m == (int)NMETRICS)
+		return fail("unknown metric in '%s'", arg);
+	o->threshold[m] = strtod(eq + 1, &end);
+	if (*end || o->threshold[m] < 0)
+		return fail("bad percentage in '%s'", arg);
+	return 0;
+}
+
+static int parse(struct opts *o, int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "db", required_argument, NULL, 'd' },
+		{ "noise", required_argument, NULL, 'N' },
+		{ "threshold", required_argument, NULL, 't' },
+		{ "alpha", required_argument, NULL, 'a' },
+		{ "format", required_argument, NULL, 'f' },
+		{ "inconclusive", required_argument, NULL, 'i' },
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
+		{ NULL, 0, NULL, 0 }
+	};
+	char *end;
+	int c;
+
+	while ((c = getopt_long(argc, argv, "d:t:f:h", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'd':
+			o->db = optarg;
+			break;
+		case 'N':
+			o->noise = strtod(optarg, &end);
+			if (*end || o->noise < 0)
+				return fail("bad --noise '%s'", optarg);
+			break;
+		case 't':
+			if (parse_threshold(o, optarg) < 0)
+				return -1;
+			break;
+		case 'a':
+			o->alpha = strtod(optarg, &end);
+			if (*end || o->alpha <= 0 || o->alpha >= 1)
+				return fail("bad --alpha '%s'", optarg);
+			break;
+		case 'f':
+			o->format = optarg;
+			if (strcmp(optarg, "text") && strcmp(optarg, "json") &&
+			    strcmp(optarg, "csv") && strcmp(optarg, "markdown"))
+				return fail("unknown format '%s'", optarg);
+			break;
+		case 'i':
+			if (strcmp(optarg, "pass") == 0)
+				o->inconclusive_exit = 0;
+			else if (strcmp(optarg, "fail") == 0)
+				o->inconclusive_exit = EXIT_REGRESSION;
+			else
+				return fail("bad --inconclusive '%s' (pass or fail)", optarg);
+			break;
+		case 'h':
+			fputs(usage_text, stdout);
+			exit(0);
+		case 'V':
+			printf("ra-compare (ratrace) %s\n", RA_VERSION);
+			exit(0);
+		default:
+			fputs(usage_text, stderr);
+			return -1;
+		}
+	}
+	if (argc - optind < 2)
+		return fail("give at least two sides: BASE NEW");
+	if (argc - optind > MAX_SIDES)
+		return fail("too many sides");
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	struct opts o = { .noise = 5, .alpha = 0.05, .format = "text",
+			  .inconclusive_exit = EXIT_INCONCLUSIVE };
+	struct side sides[MAX_SIDES] = { 0 };
+	int n, ret = EXIT_ERROR;
+
+	for (size_t m = 0; m < NMETRICS; m++)
+		o.threshold[m] = -1;
+	if (parse(&o, argc, argv) < 0)
+		return EXIT_ERROR;
+	n = argc - optind;
+	for (int i = 0; i < n; i++)
+		if (parse_side(&sides[i], argv[optind + i], o.db ? o.db : sides[0].db_path) < 0 ||
+		    load_side(&sides[i]) < 0)
+			goto out;
+	if (strcmp(o.format, "json") == 0)
+		print_json(sides, n, &o);
+	else if (strcmp(o.format, "csv") == 0)
+		print_csv(sides, n, &o);
+	else
+		print_text(sides, n, &o, strcmp(o.format, "markdown") == 0);
+	ret = verdict_exit(sides, n, &o);
+out:
+	for (int i = 0; i < n; i++) {
+		free(sides[i].db_path);
+		free(sides[i].label);
+		for (size_t m = 0; m < NMETRICS; m++)
+			free(sides[i].values[m]);
+	}
+	return ret;
+}
