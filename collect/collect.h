@@ -200,6 +200,7 @@ struct ra_workload {
 	size_t output_cap;
 	int status;		/* waitpid status once reaped */
 	bool reaped;
+	const char *cgroup_procs;	/* set before spawning: the child joins this cgroup */
 };
 
 /** ra_workload_check - whether @argv[0] can be run; 0 or -1 (RA_ERR_USAGE) */

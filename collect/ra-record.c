@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/signalfd.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -54,6 +55,13 @@ struct rec {
 	bool analyze;
 	int verbose;
 	char **argv;
+	int repeat;
+	char *sweep_kb;			/* "16,128,512" */
+	char *sweep_env;		/* "NAME=v1,v2" */
+	char *throttle;			/* "DEV=iops:N,bps:N" */
+	const char *run_label;		/* label of the run being recorded */
+	char cgroup[256];		/* blkio cgroup of the workload, "" none */
+	char cgroup_procs[300];
 	/* devices */
 	struct ra_blockdev filter[MAX_DEVS];
 	int nfilter;
@@ -89,6 +97,14 @@ static const char usage_text[] =
 	"                              on it (name, /dev path or MAJ:MIN; repeatable)\n"
 	"      --read-ahead-kb DEV=KB  set DEV's read_ahead_kb for the run, restore after\n"
 	"      --drop-caches           drop the page cache before the run (cold start)\n"
+	"      --repeat N              record N runs, each from a cold page cache\n"
+	"      --sweep read_ahead_kb=V1,V2,...\n"
+	"                              one run set per value on the --device devices,\n"
+	"                              labelled read_ahead_kb=V\n"
+	"      --sweep-env NAME=V1,V2  one run set per value of the workload's variable NAME\n"
+	"      --throttle DEV=iops:N,bps:N\n"
+	"                              emulate a slow device: the workload's reads of DEV are\n"
+	"                              throttled (blkio cgroup, removed after)\n"
 	"  -e, --events LIST           tracepoint systems or SYSTEM:EVENT names to record\n"
 	"                              (default readahead,filemap,block)\n"
 	"  -b, --buffer-kb KB          ring buffer per CPU (default 16384)\n"
@@ -165,7 +181,10 @@ static int add_filter(struct rec *r, const char *arg)
 	return 0;
 }
 
-enum { OPT_RA_KB = 256, OPT_DROP, OPT_TMPDIR, OPT_NOCAPTURE, OPT_NOANALYZE, OPT_VERSION };
+enum {
+	OPT_RA_KB = 256, OPT_DROP, OPT_TMPDIR, OPT_NOCAPTURE, OPT_NOANALYZE, OPT_VERSION,
+	OPT_REPEAT, OPT_SWEEP, OPT_SWEEP_ENV, OPT_THROTTLE,
+};
 
 static int parse_args(struct rec *r, int argc, char **argv)
 {
@@ -180,6 +199,10 @@ static int parse_args(struct rec *r, int argc, char **argv)
 		{ "tmpdir", required_argument, NULL, OPT_TMPDIR },
 		{ "no-capture", no_argument, NULL, OPT_NOCAPTURE },
 		{ "no-analyze", no_argument, NULL, OPT_NOANALYZE },
+		{ "repeat", required_argument, NULL, OPT_REPEAT },
+		{ "sweep", required_argument, NULL, OPT_SWEEP },
+		{ "sweep-env", required_argument, NULL, OPT_SWEEP_ENV },
+		{ "throttle", required_argument, NULL, OPT_THROTTLE },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
@@ -229,6 +252,32 @@ static int parse_args(struct rec *r, int argc, char **argv)
 		case OPT_NOANALYZE:
 			r->analyze = false;
 			break;
+		case OPT_REPEAT:
+			r->repeat = (int)strtol(optarg, &end, 10);
+			if (*end || r->repeat < 1 || r->repeat > 1000) {
+				ra_set_error(RA_ERR_USAGE, "bad --repeat '%s'", optarg);
+				return -1;
+			}
+			break;
+		case OPT_SWEEP:
+			if (strncmp(optarg, "read_ahead_kb=", 14) != 0 || !optarg[14]) {
+				ra_set_error(RA_ERR_USAGE, "bad --sweep '%s' (want read_ahead_kb=V1,V2,...)",
+					     optarg);
+				return -1;
+			}
+			r->sweep_kb = optarg + 14;
+			break;
+		case OPT_SWEEP_ENV:
+			if (!strchr(optarg, '=') || optarg[0] == '=') {
+				ra_set_error(RA_ERR_USAGE, "bad --sweep-env '%s' (want NAME=V1,V2,...)",
+					     optarg);
+				return -1;
+			}
+			r->sweep_env = optarg;
+			break;
+		case OPT_THROTTLE:
+			r->throttle = optarg;
+			break;
 		case 'q':
 			r->verbose = -1;
 			break;
@@ -252,6 +301,14 @@ static int parse_args(struct rec *r, int argc, char **argv)
 		return -1;
 	}
 	r->argv = argv + optind;
+	if (r->sweep_kb && !r->nfilter) {
+		ra_set_error(RA_ERR_USAGE, "--sweep read_ahead_kb needs the devices: --device DEV");
+		return -1;
+	}
+	if (r->sweep_kb && r->nsettings) {
+		ra_set_error(RA_ERR_USAGE, "--sweep read_ahead_kb and --read-ahead-kb exclude each other");
+		return -1;
+	}
 	return ra_workload_check(r->argv);
 }
 
@@ -476,19 +533,7 @@ static int record_loop(struct rec *r)
 
 static int run_workload(struct rec *r)
 {
-	sigset_t mask;
-
-	sigemptyset(&mask);
-	sigaddset(&mask, SIGINT);
-	sigaddset(&mask, SIGTERM);
-	sigaddset(&mask, SIGHUP);
-	sigaddset(&mask, SIGQUIT);
-	sigaddset(&mask, SIGCHLD);
-	r->sigfd = signalfd(-1, &mask, SFD_NONBLOCK | SFD_CLOEXEC);
-	if (r->sigfd < 0) {
-		ra_set_error(RA_ERR_ENV, "cannot watch signals: %s", strerror(errno));
-		return -1;
-	}
+	r->wl.cgroup_procs = r->cgroup[0] ? r->cgroup_procs : NULL;
 	if (ra_workload_spawn(&r->wl, r->argv, r->capture) < 0)
 		return -1;
 	r->spawned = true;
@@ -583,7 +628,7 @@ static int store_run(struct rec *r)
 	char comm[16];
 
 	ra_sysinfo_read(&r->si);
-	info.label = r->label;
+	info.label = r->run_label;
 	info.source = "record";
 	info.argv = r->argv;
 	info.start_unix_ns = r->start_unix;
@@ -674,6 +719,195 @@ static void cleanup(struct rec *r)
 	ra_writer_free(r->w);
 	r->w = NULL;
 	free(r->snaps);
+	r->snaps = NULL;
+	r->nsnaps = 0;
+}
+
+/* ---- slow-device emulation: a blkio cgroup of the workload ---- */
+
+#define BLKIO "/sys/fs/cgroup/blkio"
+
+static int cg_write(const char *dir, const char *file, const char *value)
+{
+	char path[512];
+	int fd, ok;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, file);
+	fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	ok = write(fd, value, strlen(value)) == (ssize_t)strlen(value);
+	close(fd);
+	return ok ? 0 : -1;
+}
+
+/* "loop0=iops:200,bps:52428800" */
+static int throttle_setup(struct rec *r)
+{
+	const char *eq = strchr(r->throttle, '='), *p;
+	struct ra_blockdev bd;
+	char dev[64], val[96];
+	int set = 0;
+
+	if (!eq || eq == r->throttle || (size_t)(eq - r->throttle) >= sizeof(dev)) {
+		ra_set_error(RA_ERR_USAGE, "bad --throttle '%s' (want DEV=iops:N,bps:N)",
+			     r->throttle);
+		return -1;
+	}
+	snprintf(dev, sizeof(dev), "%.*s", (int)(eq - r->throttle), r->throttle);
+	if (ra_blockdev_resolve(dev, &bd) < 0)
+		return -1;
+	if (access(BLKIO, W_OK) < 0) {
+		ra_set_error(RA_ERR_ENV, "--throttle needs the cgroup v1 blkio controller at '%s'",
+			     BLKIO);
+		return -1;
+	}
+	snprintf(r->cgroup, sizeof(r->cgroup), BLKIO "/ra-record.%d", (int)getpid());
+	snprintf(r->cgroup_procs, sizeof(r->cgroup_procs), "%s/cgroup.procs", r->cgroup);
+	if (mkdir(r->cgroup, 0755) < 0 && errno != EEXIST) {
+		ra_set_error(RA_ERR_ENV, "cannot create '%s': %s", r->cgroup, strerror(errno));
+		r->cgroup[0] = '\0';
+		return -1;
+	}
+	for (p = eq + 1; *p; p += strcspn(p, ",") + (p[strcspn(p, ",")] == ',')) {
+		unsigned long long n;
+		const char *file;
+
+		if (sscanf(p, "iops:%llu", &n) == 1)
+			file = "blkio.throttle.read_iops_device";
+		else if (sscanf(p, "bps:%llu", &n) == 1)
+			file = "blkio.throttle.read_bps_device";
+		else
+			break;
+		snprintf(val, sizeof(val), "%u:%u %llu", RA_MAJOR(bd.parent), RA_MINOR(bd.parent), n);
+		if (cg_write(r->cgroup, file, val) < 0) {
+			ra_set_error(RA_ERR_ENV, "cannot set %s of '%s': %s", file, r->cgroup,
+				     strerror(errno));
+			return -1;
+		}
+		set++;
+	}
+	if (!set || *p) {
+		ra_set_error(RA_ERR_USAGE, "bad --throttle '%s' (want DEV=iops:N,bps:N)",
+			     r->throttle);
+		return -1;
+	}
+	return 0;
+}
+
+static void throttle_remove(struct rec *r)
+{
+	if (r->cgroup[0] && rmdir(r->cgroup) < 0)
+		fprintf(stderr, "ra-record: cannot remove '%s': %s\n", r->cgroup, strerror(errno));
+	r->cgroup[0] = '\0';
+}
+
+/* ---- one run ---- */
+
+static int record_one(struct rec *r)
+{
+	int ret;
+
+	r->tr = NULL;
+	r->spawned = false;
+	r->interrupted = false;
+	memset(&r->wl, 0, sizeof(r->wl));
+	r->wl.go_fd = r->wl.err_fd = r->wl.out_fd = r->wl.errout_fd = -1;
+	for (int i = 0; i < r->nsettings; i++)
+		r->settings[i].applied = r->settings[i].restored = false;
+	if (collect_snapdevs(r) < 0 || setup_tracer(r) < 0 || apply_settings(r) < 0 ||
+	    ((r->drop_caches || r->repeat > 1) && drop_caches() < 0) || run_workload(r) < 0) {
+		ret = die(ra_last_error());
+		ra_db_load_abort(r->db);	/* a database made for this run goes again */
+		goto out;
+	}
+	/* Settings go back before the slower work of storing the trace. */
+	restore_settings(r);
+	if (store_run(r) < 0) {
+		ret = die(ra_last_error());
+		goto out;
+	}
+	ret = exit_code(r);
+out:
+	cleanup(r);
+	return ret;
+}
+
+/* The next comma-separated value of *list into @buf; false at the end. */
+static bool next_value(const char **list, char *buf, size_t len)
+{
+	size_t n;
+
+	if (!*list || !**list)
+		return false;
+	n = strcspn(*list, ",");
+	snprintf(buf, len, "%.*s", (int)n, *list);
+	*list += n + ((*list)[n] == ',');
+	return true;
+}
+
+static void compose_label(struct rec *r, char *buf, size_t len, const char *kb, const char *env)
+{
+	size_t off = 0;
+
+	buf[0] = '\0';
+	if (r->label)
+		off += (size_t)snprintf(buf + off, len - off, "%s", r->label);
+	if (kb)
+		off += (size_t)snprintf(buf + off, len - off, "%sread_ahead_kb=%s", off ? "," : "",
+					kb);
+	if (env && off < len)
+		snprintf(buf + off, len - off, "%s%s", off ? "," : "", env);
+	r->run_label = buf[0] ? buf : NULL;
+}
+
+static int sweep_env_value(struct rec *r, const char *value, char *pair, size_t len)
+{
+	size_t nl = strcspn(r->sweep_env, "=");
+	char name[128];
+
+	snprintf(name, sizeof(name), "%.*s", (int)nl, r->sweep_env);
+	snprintf(pair, len, "%s=%s", name, value);
+	if (setenv(name, value, 1) < 0) {
+		ra_set_error(RA_ERR_ENV, "cannot set %s: %s", name, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+/* Every value of the sweeps, each --repeat times; the worst exit status wins. */
+static int record_all(struct rec *r)
+{
+	const char *kbs = r->sweep_kb, *envs;
+	char kb[32], env[256], pair[400], label[512];
+	bool have_kb, have_env;
+	int worst = 0;
+
+	do {
+		have_kb = next_value(&kbs, kb, sizeof(kb));
+		for (int i = 0; have_kb && i < r->nfilter; i++) {
+			r->settings[i].bd = r->filter[i];
+			snprintf(r->settings[i].new_value, sizeof(r->settings[i].new_value), "%s", kb);
+			r->nsettings = r->nfilter;
+		}
+		envs = r->sweep_env ? strchr(r->sweep_env, '=') + 1 : NULL;
+		do {
+			have_env = next_value(&envs, env, sizeof(env));
+			if (have_env && sweep_env_value(r, env, pair, sizeof(pair)) < 0)
+				return die(ra_last_error());
+			compose_label(r, label, sizeof(label), have_kb ? kb : NULL,
+				      have_env ? pair : NULL);
+			for (int rep = 0; rep < (r->repeat ? r->repeat : 1); rep++) {
+				int rc = record_one(r);
+
+				if (rc > worst)
+					worst = rc;
+				if (rc >= 128 || rc == EXIT_ERROR)
+					return worst;	/* interrupted, or cannot record */
+			}
+		} while (have_env && envs && *envs);
+	} while (have_kb && kbs && *kbs);
+	return worst;
 }
 
 int main(int argc, char **argv)
@@ -696,24 +930,21 @@ int main(int argc, char **argv)
 
 	if (parse_args(&r, argc, argv) < 0)
 		return die(ra_last_error());
+	r.sigfd = signalfd(-1, &mask, SFD_NONBLOCK | SFD_CLOEXEC);
+	if (r.sigfd < 0)
+		return die("cannot watch signals");
 	r.db = ra_db_open(r.output, RA_DB_CREATE);
 	if (!r.db)
 		return die(ra_last_error());
-	if (collect_snapdevs(&r) < 0 || setup_tracer(&r) < 0 || apply_settings(&r) < 0 ||
-	    (r.drop_caches && drop_caches() < 0) || run_workload(&r) < 0) {
+	r.run_label = r.label;
+	if (r.throttle && throttle_setup(&r) < 0) {
 		ret = die(ra_last_error());
-		ra_db_load_abort(r.db);	/* a database made for this run goes again */
+		ra_db_load_abort(r.db);
 		goto out;
 	}
-	/* Settings go back before the slower work of storing the trace. */
-	restore_settings(&r);
-	if (store_run(&r) < 0) {
-		ret = die(ra_last_error());
-		goto out;
-	}
-	ret = exit_code(&r);
+	ret = record_all(&r);
 out:
-	cleanup(&r);
+	throttle_remove(&r);
 	if (ra_db_close(r.db) < 0 && ret == 0)
 		ret = die(ra_last_error());
 	if (r.sigfd >= 0)

@@ -55,7 +55,21 @@ missing:
 	return -1;
 }
 
-static void child(char *const *argv, int go, int err, int out, int errout)
+static int join_cgroup(const char *procs)
+{
+	char buf[32];
+	int fd, n;
+
+	fd = open(procs, O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	n = snprintf(buf, sizeof(buf), "%d", (int)getpid());
+	n = write(fd, buf, (size_t)n) == n ? 0 : -1;
+	close(fd);
+	return n;
+}
+
+static void child(char *const *argv, int go, int err, int out, int errout, const char *cgroup)
 {
 	sigset_t none;
 	char c = 0;
@@ -72,6 +86,8 @@ static void child(char *const *argv, int go, int err, int out, int errout)
 	if (out >= 0 && dup2(out, STDOUT_FILENO) < 0)
 		goto fail;
 	if (errout >= 0 && dup2(errout, STDERR_FILENO) < 0)
+		goto fail;
+	if (cgroup && join_cgroup(cgroup) < 0)
 		goto fail;
 	/* Wait until the recorder has tracing on; EOF means it gave up. */
 	while (read(go, &c, 1) < 0 && errno == EINTR)
@@ -90,7 +106,10 @@ int ra_workload_spawn(struct ra_workload *wl, char *const *argv, bool capture)
 {
 	int go[2] = { -1, -1 }, err[2] = { -1, -1 }, out[2] = { -1, -1 }, eo[2] = { -1, -1 };
 
+	const char *cgroup = wl->cgroup_procs;
+
 	memset(wl, 0, sizeof(*wl));
+	wl->cgroup_procs = cgroup;
 	wl->go_fd = wl->err_fd = wl->out_fd = wl->errout_fd = -1;
 	if (pipe2(go, O_CLOEXEC) < 0 || pipe2(err, O_CLOEXEC) < 0)
 		goto fail;
@@ -100,7 +119,7 @@ int ra_workload_spawn(struct ra_workload *wl, char *const *argv, bool capture)
 	if (wl->pid < 0)
 		goto fail;
 	if (wl->pid == 0)
-		child(argv, go[0], err[1], out[1], eo[1]);
+		child(argv, go[0], err[1], out[1], eo[1], cgroup);
 	close(go[0]);
 	close(err[1]);
 	if (capture) {

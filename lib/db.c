@@ -265,6 +265,7 @@ int ra_db_load_commit(struct ra_db *db)
 		ra_db_load_abort(db);
 		return -1;
 	}
+	db->created = 0;	/* it holds committed runs now: never removed */
 	if (db->fast_load) {
 		db->fast_load = 0;
 		return ra_db_exec(db, "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL");

@@ -264,7 +264,7 @@ static void print_text(struct side *sides, int n, const struct opts *o, bool md)
 		for (int i = 0; i < n; i++) {
 			snprintf(buf, sizeof(buf), "%s (n=%d)%s", sides[i].name, sides[i].runs,
 				 i ? "" : " base");
-			printf("  %-26.26s", buf);
+			printf("  %-32.32s", buf);
 		}
 		printf("\n");
 	}
@@ -284,7 +284,7 @@ static void print_text(struct side *sides, int n, const struct opts *o, bool md)
 				v = judge(&sides[0], &sides[i], (int)m, o);
 				snprintf(cell, sizeof(cell), "%s %+.1f%%%s", num, v.change, mark(&v));
 			}
-			printf(md ? " %s |" : "  %-26s", cell);
+			printf(md ? " %s |" : "  %-32s", cell);
 		}
 		printf("\n");
 	}
