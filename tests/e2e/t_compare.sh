@@ -1,0 +1,66 @@
+# ra-compare as a CI gate on run sets recorded by ra-record on a loop device:
+# read_ahead_kb 16 (new) against 512 (base) on a throttled device is a
+# bandwidth regression (exit 1), reversed an improvement (exit 0); two run
+# sets of the same setting: exit 0 and no significant change in the
+# readahead figures; too few runs: exit 3.
+. "$(dirname "$0")/lib.sh"
+need_tracefs
+[ -d /sys/fs/cgroup/blkio ] || skip "no cgroup v1 blkio controller"
+make_tmp
+make_loop 64
+make_file "$MNT/f" 8
+DB=$TMP/sweep.db
+ra-record -q -o "$DB" -d "$LOOP_NAME" --sweep read_ahead_kb=16,512 --repeat 4 \
+	--throttle "$LOOP_NAME=iops:200,bps:52428800" -- dd if="$MNT/f" of=/dev/null bs=4k 2>/dev/null
+check_eq "$?" 0 "sweep recorded"
+check_eq "$(q "$DB" "SELECT label || ':' || COUNT(*) FROM runs GROUP BY label ORDER BY label" | tr '\n' ' ')" \
+	"read_ahead_kb=16:4 read_ahead_kb=512:4 " "two run sets of four"
+check_eq "$(ls /sys/fs/cgroup/blkio | grep -c '^ra-record\.')" 0 "throttle cgroup removed"
+check_eq "$(q "$DB" "SELECT DISTINCT read_ahead_kb_before FROM v_devices d JOIN runs r USING (run_id) WHERE r.label = 'read_ahead_kb=16' AND d.role = 'filter'")" 16 "the sweep's setting applied"
+
+ra-compare "$DB:read_ahead_kb=512" "$DB:read_ahead_kb=16" > "$TMP/regress.txt"
+rc=$?
+cat "$TMP/regress.txt"
+check_eq "$rc" 1 "16 against 512: exit status"
+check_grep "^device_read_bw_bytes .* -9[0-9]\.[0-9]% R" "$TMP/regress.txt" "bandwidth regression flagged"
+ra-compare --db "$DB" read_ahead_kb=16 read_ahead_kb=512 > "$TMP/improve.txt"
+check_eq "$?" 0 "512 against 16: exit status"
+check_grep "^device_read_bw_bytes .* \+[0-9]+\.[0-9]% \*" "$TMP/improve.txt" "bandwidth improvement, significant"
+ra-compare -f json --db "$DB" read_ahead_kb=512 read_ahead_kb=16 > "$TMP/c.json"
+python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+m = {x["metric"]: x for x in d["metrics"]}
+new = m["device_read_bw_bytes"]["sides"][1]
+assert new["regression"] and new["significant"] and new["change_pct"] < -50, new
+assert abs(new["p_value"] - 2 / 70) < 1e-9, new["p_value"]   # complete separation, 4 vs 4
+print("ok: JSON verdict, p =", new["p_value"])' "$TMP/c.json" || fail "JSON output"
+ra-compare -f csv --db "$DB" read_ahead_kb=512 read_ahead_kb=16 | grep -q '^device_read_bw_bytes,read_ahead_kb=16,4,' || fail "CSV output"
+ra-compare -f markdown --db "$DB" read_ahead_kb=512 read_ahead_kb=16 | grep -q '^| metric |' || fail "markdown output"
+echo "ok: csv and markdown"
+
+# the same setting twice: readahead behaves the same; timing noise is not a regression
+S=$TMP/same.db
+for l in a b; do
+	ra-record -q -o "$S" --label $l -d "$LOOP_NAME" --read-ahead-kb "$LOOP_NAME=128" --repeat 4 \
+		-- dd if="$MNT/f" of=/dev/null bs=4k 2>/dev/null || fail "record $l"
+done
+ra-compare --noise 50 --db "$S" a b > "$TMP/same.txt"
+rc=$?
+cat "$TMP/same.txt"
+check_eq "$rc" 0 "same settings: exit status"
+for m in hit_ratio windows ra_requests ra_avg_bytes; do
+	grep -E "^$m " "$TMP/same.txt" | grep -qE '(\*|R)$' && fail "same settings: $m changed significantly"
+done
+echo "ok: same settings: no significant change in the readahead figures"
+
+# too few runs
+ra-record -q -o "$TMP/one.db" --label x -d "$LOOP_NAME" -- dd if="$MNT/f" of=/dev/null bs=4k 2>/dev/null
+ra-record -q -o "$TMP/one.db" --label y -d "$LOOP_NAME" -- dd if="$MNT/f" of=/dev/null bs=4k 2>/dev/null
+ra-compare --db "$TMP/one.db" x y > /dev/null
+check_eq "$?" 3 "too few runs: exit status"
+ra-compare --inconclusive pass --db "$TMP/one.db" x y > /dev/null
+check_eq "$?" 0 "too few runs, --inconclusive pass"
+ra-compare --db "$TMP/one.db" x nosuchlabel > /dev/null 2> "$TMP/err"
+check_eq "$?" 2 "unknown label: exit status"
+check_grep "^ra-compare: no runs labelled nosuchlabel in" "$TMP/err" "unknown label: message"
