@@ -1,74 +1,95 @@
 #!/bin/bash
 # The seed experiment of ratrace, end to end: is a larger read_ahead_kb better
-# on a slow disk, and why? A cold sequential dd bs=4k of a 32 MiB file on an
-# ext4 loop device throttled to 200 IOPS and 50 MB/s (a blkio cgroup emulates
-# the slow disk), recorded with ra-record at read_ahead_kb 16, 128, 512 and
-# 2048. Prints the table, writes demo/report.html (the 512 KiB run) and
-# demo/out/demo.db, and removes everything it set up, also on failure or
-# Ctrl-C.
+# on a slow disk, for how many readers, and why? fio sequential readers (1 and
+# 4 jobs, 4 KiB reads, one file each) on an ext4 loop device throttled to 200
+# IOPS and 50 MB/s (a blkio cgroup emulates the slow disk), recorded with
+# ra-record at read_ahead_kb 16, 128, 512 and 2048, 3 iterations each from a
+# cold cache. Prints a summary and the comparison against 128 KiB (ra-compare),
+# writes demo/report.html and demo/out/demo.db, and removes everything it set
+# up, also on failure or Ctrl-C.
+#
+# RA_DEMO_SIZES, RA_DEMO_JOBS, RA_DEMO_ITER, RA_DEMO_FILE_MB make it smaller.
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
 bin=$top/build
 out=$top/demo/out
 SIZES=${RA_DEMO_SIZES:-16 128 512 2048}
-FILE_MB=${RA_DEMO_FILE_MB:-32}
+JOBS=${RA_DEMO_JOBS:-1 4}
+ITER=${RA_DEMO_ITER:-3}
+FILE_MB=${RA_DEMO_FILE_MB:-16}
 [ "$(id -u)" -eq 0 ] || { echo "demo: run as root (it sets up a loop device and cgroups)" >&2; exit 2; }
 [ -d /sys/fs/cgroup/blkio ] || { echo "demo: needs the cgroup v1 blkio controller" >&2; exit 2; }
+command -v fio >/dev/null || { echo "demo: needs fio (make demo installs it)" >&2; exit 2; }
 
 work=$(mktemp -d /tmp/ratrace-demo.XXXXXX)
-CG=/sys/fs/cgroup/blkio/ratrace-demo.$$
 cleanup() {
 	set +e
-	if [ -d "$CG" ]; then
-		for p in $(cat "$CG/cgroup.procs" 2>/dev/null); do echo "$p" > /sys/fs/cgroup/blkio/cgroup.procs; done
-		rmdir "$CG"
-	fi
 	mountpoint -q "$work/mnt" && umount "$work/mnt"
 	[ -n "${LOOP:-}" ] && losetup -d "$LOOP"
 	rm -rf "$work"
 }
 trap cleanup EXIT
 trap 'echo "demo: interrupted" >&2; exit 130' INT TERM
-step() { printf '\n== %s\n' "$*"; }
+step() { printf '\n== [%s] %s\n' "$(date +%T)" "$*"; }
+maxjobs=0
+for j in $JOBS; do [ "$j" -gt $maxjobs ] && maxjobs=$j; done
 
-step "setting up an ext4 loop device with a ${FILE_MB} MiB file"
-truncate -s $((FILE_MB + 64))M "$work/img"
+step "setting up an ext4 loop device with $maxjobs files of $FILE_MB MiB"
+truncate -s $((maxjobs * FILE_MB + 64))M "$work/img"
 LOOP=$(losetup -f --show --direct-io=on "$work/img")
 NAME=$(basename "$LOOP")
 mkfs.ext4 -q -F "$LOOP"
 mkdir "$work/mnt"
 mount "$LOOP" "$work/mnt"
-dd if=/dev/urandom of="$work/mnt/data" bs=1M count="$FILE_MB" status=none conv=fsync
-
-step "emulating a slow disk: 200 IOPS and 50 MB/s on $NAME (blkio cgroup)"
-mkdir "$CG"
-echo "$(cat /sys/block/$NAME/dev) 200" > "$CG/blkio.throttle.read_iops_device"
-echo "$(cat /sys/block/$NAME/dev) 52428800" > "$CG/blkio.throttle.read_bps_device"
+for ((i = 0; i < maxjobs; i++)); do
+	dd if=/dev/urandom of="$work/mnt/job.$i.0" bs=1M count="$FILE_MB" status=none conv=fsync
+done
+cat > "$work/seq.fio" <<FIO
+[global]
+ioengine=psync
+rw=read
+bs=4k
+size=${FILE_MB}m
+directory=$work/mnt
+filename_format=job.\$jobnum.0
+numjobs=\${NR}
+[seq]
+FIO
 
 mkdir -p "$out"
 rm -f "$out"/demo.db*
-for kb in $SIZES; do
-	step "read_ahead_kb=$kb: recording a cold dd bs=4k of the file"
-	"$bin/ra-record" -o "$out/demo.db" --label "ra$kb" -d "$NAME" --read-ahead-kb "$NAME=$kb" \
-		--drop-caches -- sh -c 'echo $$ > "$1/cgroup.procs" && exec dd if="$2" of=/dev/null bs=4k' \
-		sh "$CG" "$work/mnt/data"
-done
+nsizes=$(echo $SIZES | wc -w)
+njobs=$(echo $JOBS | wc -w)
+step "recording $((nsizes * njobs * ITER)) runs: read_ahead_kb {$SIZES} x jobs {$JOBS} x $ITER," \
+	"on $NAME throttled to 200 IOPS, 50 MB/s"
+"$bin/ra-record" -q -o "$out/demo.db" -d "$NAME" --sweep "read_ahead_kb=$(echo $SIZES | tr ' ' ,)" \
+	--sweep-env "NR=$(echo $JOBS | tr ' ' ,)" --repeat "$ITER" \
+	--throttle "$NAME=iops:200,bps:52428800" -- fio --output-format=json "$work/seq.fio" \
+	> /dev/null
 
-step "results (same file, same device, only read_ahead_kb changes)"
+step "results: fio read bandwidth (harmonic mean of $ITER runs) and what readahead did"
 sqlite3 -header -column "$out/demo.db" "
-SELECT r.label AS setting,
-       ROUND($FILE_MB * 1048576 / (r.wall_ns / 1e9) / 1e6, 1) AS MB_per_s,
-       ROUND(r.wall_ns / 1e9, 2) AS seconds,
-       s.readahead AS windows, s.size AS avg_window_pages, s.hit_ratio,
-       d.reads_completed AS requests, ROUND(d.ra_avg_bytes / 1024, 1) AS ra_io_KiB,
-       ROUND(d.q2c_avg_ns / 1e6, 2) AS q2c_ms
-  FROM runs r
-  JOIN v_readahead_stats s ON s.run_id = r.run_id AND s.pattern = 'all'
-  JOIN v_device_io d ON d.run_id = r.run_id AND d.dev = (SELECT dev FROM v_devices
-       WHERE run_id = r.run_id AND role = 'filter')
- ORDER BY r.run_id"
-run512=$(sqlite3 "$out/demo.db" "SELECT run_id FROM runs WHERE label = 'ra512' UNION ALL
-	SELECT MAX(run_id) FROM runs LIMIT 1")
-"$bin/ra-report" --run "$run512" --html "$top/demo/report.html" "$out/demo.db"
-step "wrote $top/demo/report.html (run $run512) and $out/demo.db"
+WITH m AS (SELECT r.run_id, r.label, v.metric, v.value FROM v_run_metrics v JOIN runs r USING (run_id))
+SELECT replace(replace(label, 'read_ahead_kb=', 'ra'), ',NR=', ' jobs=') AS setting,
+       ROUND(COUNT(*) / SUM(1.0 / value) / 1e6, 1) AS MB_per_s,
+       (SELECT ROUND(AVG(value), 4) FROM m m2 WHERE m2.label = m.label AND metric = 'hit_ratio') AS hit_ratio,
+       (SELECT ROUND(AVG(value) / 1024, 1) FROM m m2 WHERE m2.label = m.label AND metric = 'ra_avg_bytes') AS ra_io_KiB,
+       (SELECT ROUND(AVG(value) / 1e6, 2) FROM m m2 WHERE m2.label = m.label AND metric = 'read_clat_p99_ns') AS p99_ms
+  FROM m WHERE metric = 'read_bw_bytes'
+ GROUP BY label ORDER BY MIN(run_id)"
+
+for j in $JOBS; do
+	sides=""
+	base="read_ahead_kb=128,NR=$j"
+	case " $SIZES " in *" 128 "*) ;; *) base="read_ahead_kb=${SIZES%% *},NR=$j" ;; esac
+	for kb in $SIZES; do
+		[ "read_ahead_kb=$kb,NR=$j" = "$base" ] || sides="$sides read_ahead_kb=$kb,NR=$j"
+	done
+	step "compared with ${base%%,*} ($j job(s)): ra-compare"
+	"$bin/ra-compare" --db "$out/demo.db" "$base" $sides || true
+done
+run=$(sqlite3 "$out/demo.db" "SELECT COALESCE((SELECT MAX(run_id) FROM runs
+	WHERE label = 'read_ahead_kb=512,NR=1'), MAX(run_id)) FROM runs")
+"$bin/ra-report" --run "$run" --html "$top/demo/report.html" "$out/demo.db"
+step "wrote $top/demo/report.html (run $run) and $out/demo.db"
 echo "   ra-report $out/demo.db lists the runs; ra-report --run N $out/demo.db prints one"
