@@ -61,6 +61,8 @@ struct device {
 struct window_io {
 	uint64_t bios, requests, bytes, ab;
 	int64_t first_q, first_c, last_c, open_ts;
+	int64_t outstanding;	/* bytes of the pages it added that no bio carried yet */
+	uint32_t fsdev;		/* device of the window's file */
 	bool sync;
 };
 
@@ -75,6 +77,7 @@ struct blk_state {
 	struct ra_map task_window;	/* pid -> current window id */
 	struct window_io *wio;		/* by window id */
 	int nwindows;
+	int owed;			/* oldest window that may still be owed bios */
 	uint64_t plugs, unplugs, unplug_explicit, unplug_timer, unplug_rqs;
 	int64_t stall_ns;
 	sqlite3_stmt *ins_req, *ins_stall;
@@ -423,6 +426,27 @@ static int on_complete(struct blk_state *st, struct device *d, const struct ra_e
 	return 0;
 }
 
+/*
+ * A read bio queued by a task without an open window: blk-throttle (and other
+ * deferred submitters) queue a throttled reader's bios later from a kernel
+ * worker. It belongs to the oldest window of its device, already open, that
+ * added pages no bio has carried yet.
+ */
+static int owed_window(struct blk_state *st, const struct ra_event *ev)
+{
+	while (st->owed < st->nwindows && st->wio[st->owed].outstanding <= 0)
+		st->owed++;
+	for (int i = st->owed; i < st->nwindows && i < st->owed + 64; i++) {
+		const struct window_io *w = &st->wio[i];
+
+		if (!w->open_ts || w->open_ts > (int64_t)ev->ts_ns)
+			break;
+		if (w->outstanding > 0 && w->fsdev == ev->blk.dev)
+			return i + 1;
+	}
+	return 0;
+}
+
 static int on_queue(struct blk_state *st, struct device *d, const struct ra_event *ev)
 {
 	int32_t *w = ra_map_get(&st->task_window, (uint64_t)(uint32_t)ev->pid + 1);
@@ -435,13 +459,19 @@ static int on_queue(struct blk_state *st, struct device *d, const struct ra_even
 	*b = (struct bio){ .q_ts = (int64_t)ev->ts_ns, .pid = ev->pid,
 			   .nr_sector = ev->blk.nr_sector,
 			   .ra = strchr(ev->blk.rwbs, 'A') != NULL };
+	if (!strchr(ev->blk.rwbs, 'R'))
+		return 0;
 	/* bios a task queues while its window is open belong to that window */
-	if (w && *w > 0 && strchr(ev->blk.rwbs, 'R')) {
-		struct window_io *wio = &st->wio[*w - 1];
-
+	if (w && *w > 0)
 		b->window = *w;
+	else
+		b->window = owed_window(st, ev);
+	if (b->window) {
+		struct window_io *wio = &st->wio[b->window - 1];
+
 		if (!wio->first_q)
 			wio->first_q = b->q_ts;
+		wio->outstanding -= (int64_t)ev->blk.nr_sector << 9;
 	}
 	return 0;
 }
@@ -558,15 +588,20 @@ static int load_sync_flags(struct blk_state *st)
 {
 	sqlite3_stmt *q = NULL;
 
-	if (sqlite3_prepare_v2(ra_db_sqlite(st->db), "SELECT window_id FROM windows"
-			       " WHERE run_id = ? AND trigger = 'sync'", -1, &q, NULL) != SQLITE_OK)
+	if (sqlite3_prepare_v2(ra_db_sqlite(st->db), "SELECT w.window_id, w.trigger = 'sync',"
+			       " w.dev, w.pages_added * COALESCE(r.page_size, 4096) FROM windows w"
+			       " JOIN runs r USING (run_id) WHERE w.run_id = ?", -1, &q,
+			       NULL) != SQLITE_OK)
 		return -1;
 	sqlite3_bind_int64(q, 1, st->run_id);
 	while (sqlite3_step(q) == SQLITE_ROW) {
 		int id = sqlite3_column_int(q, 0);
 
-		if (id > 0 && id <= st->nwindows)
-			st->wio[id - 1].sync = true;
+		if (id <= 0 || id > st->nwindows)
+			continue;
+		st->wio[id - 1].sync = sqlite3_column_int(q, 1);
+		st->wio[id - 1].fsdev = (uint32_t)sqlite3_column_int64(q, 2);
+		st->wio[id - 1].outstanding = sqlite3_column_int64(q, 3);
 	}
 	sqlite3_finalize(q);
 	return 0;
