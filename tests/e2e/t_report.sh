@@ -7,29 +7,29 @@ make_tmp
 
 check_report() {	# DB: a database with one run
 	local DB=$1
-ra-report "$DB" > "$TMP/out.txt" 2>"$TMP/err" || fail "ra-report: $(cat "$TMP/err")"
-cat "$TMP/out.txt"
-long=$(awk 'length($0) > 100' "$TMP/out.txt" | wc -l)
-check_eq "$long" 0 "lines longer than 100 columns"
-for s in "Readahead windows by pattern" "Files by readahead volume" "Streams" "Block I/O per device" "Block latencies"; do
-	check_grep "^$s" "$TMP/out.txt" "section '$s'"
-done
-# every pattern row of the view, as the text prints it
-q "$DB" "SELECT pattern, readahead, io, used, evicted_unused, thrashed FROM v_readahead_stats" |
-while IFS='|' read -r pat ra io used ev thr; do
-	grep -qE "^$pat +$ra +$io .* $used +$ev +[0-9]+ +$thr " "$TMP/out.txt" ||
-		fail "pattern $pat: '$ra $io ... $used $ev ... $thr' not in the text"
-	echo "ok: text row of $pat"
-done || exit 1
-q "$DB" "SELECT dev, reads_completed, sectors_read FROM v_device_io" |
-while IFS='|' read -r dev reads sectors; do
-	grep -qE "^$dev +$reads +$sectors " "$TMP/out.txt" || fail "device $dev not in the text"
-	echo "ok: text row of device $dev"
-done || exit 1
+	ra-report "$DB" > "$TMP/out.txt" 2>"$TMP/err" || fail "ra-report: $(cat "$TMP/err")"
+	cat "$TMP/out.txt"
+	long=$(awk 'length($0) > 100' "$TMP/out.txt" | wc -l)
+	check_eq "$long" 0 "lines longer than 100 columns"
+	for s in "Readahead windows by pattern" "Files by readahead volume" "Streams" "Block I/O per device" "Block latencies"; do
+		check_grep "^$s" "$TMP/out.txt" "section '$s'"
+	done
+	# every pattern row of the view, as the text prints it
+	q "$DB" "SELECT pattern, readahead, io, used, evicted_unused, thrashed FROM v_readahead_stats" |
+	while IFS='|' read -r pat ra io used ev thr; do
+		grep -qE "^$pat +$ra +$io .* $used +$ev +[0-9]+ +$thr " "$TMP/out.txt" ||
+			fail "pattern $pat: '$ra $io ... $used $ev ... $thr' not in the text"
+		echo "ok: text row of $pat"
+	done || exit 1
+	q "$DB" "SELECT dev, reads_completed, sectors_read FROM v_device_io" |
+	while IFS='|' read -r dev reads sectors; do
+		grep -qE "^$dev +$reads +$sectors " "$TMP/out.txt" || fail "device $dev not in the text"
+		echo "ok: text row of device $dev"
+	done || exit 1
 
-# JSON: parses, and its tables are the views' rows
-ra-report --json "$DB" > "$TMP/out.json" || fail "ra-report --json"
-python3 - "$TMP/out.json" "$DB" <<'PY' || fail "JSON does not match the views"
+	# JSON: parses, and its tables are the views' rows
+	ra-report --json "$DB" > "$TMP/out.json" || fail "ra-report --json"
+	python3 - "$TMP/out.json" "$DB" <<'PY' || fail "JSON does not match the views"
 import json, sqlite3, sys
 doc = json.load(open(sys.argv[1]))
 db = sqlite3.connect(sys.argv[2])
