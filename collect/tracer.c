@@ -199,6 +199,41 @@ int ra_events_validate(const char *list)
 	return 0;
 }
 
+/*
+ * The recorder leaves itself out with a filter on the events that run in the
+ * context of the task they describe. Not with set_event_notrace_pid: that
+ * drops every event fired while the recorder is the current task, also
+ * completions in interrupt context and page-cache deletions by reclaim that
+ * concern other tasks' I/O and pages.
+ */
+static bool task_context_event(int type)
+{
+	switch (type) {
+	case RA_EV_RQ_COMPLETE:
+	case RA_EV_BIO_COMPLETE:
+	case RA_EV_RQ_ERROR:
+	case RA_EV_RQ_REQUEUE:
+	case RA_EV_PAGE_DELETE:
+		return false;
+	default:
+		return true;
+	}
+}
+
+/* "FILTER" -> "(FILTER) && common_pid != PID", or "common_pid != PID" */
+static void add_pid_filter(char *buf, size_t len, int type, pid_t pid)
+{
+	char dev[1024];
+
+	if (pid <= 0 || !task_context_event(type))
+		return;
+	snprintf(dev, sizeof(dev), "%s", buf);
+	if (dev[0])
+		snprintf(buf, len, "(%s) && common_pid != %d", dev, (int)pid);
+	else
+		snprintf(buf, len, "common_pid != %d", (int)pid);
+}
+
 static int enable_event(struct ra_tracer *tr, int type, const struct ra_tracer_opts *o)
 {
 	const char *sys = ra_event_system(type), *name = ra_event_name(type);
@@ -213,6 +248,7 @@ static int enable_event(struct ra_tracer *tr, int type, const struct ra_tracer_o
 	} else {
 		dev_filter(filter, sizeof(filter), "s_dev", o->fs_devs, o->nfs_devs);
 	}
+	add_pid_filter(filter, sizeof(filter), type, o->notrace_pid);
 	if (filter[0] && tracefs_event_file_write(tr->inst, sys, name, "filter", filter) < 0) {
 		ra_set_error(RA_ERR_ENV, "cannot set the filter of %s:%s", sys, name);
 		return -1;
@@ -336,7 +372,7 @@ fail:
 static int configure(struct ra_tracer *tr, const struct ra_tracer_opts *o)
 {
 	static const char *const systems[] = { "readahead", "filemap", "block", NULL };
-	char buf[32], *dir;
+	char *dir;
 
 	if (tracefs_trace_off(tr->inst) < 0 ||
 	    tracefs_instance_set_buffer_size(tr->inst, o->buffer_kb, -1) < 0) {
@@ -348,12 +384,6 @@ static int configure(struct ra_tracer *tr, const struct ra_tracer_opts *o)
 	if (tracefs_instance_file_write(tr->inst, "trace_clock", tr->clock) < 0)
 		snprintf(tr->clock, sizeof(tr->clock), "local");
 	tracefs_instance_file_write(tr->inst, "buffer_percent", "20");
-	snprintf(buf, sizeof(buf), "%d", (int)o->notrace_pid);
-	if (o->notrace_pid > 0 &&
-	    tracefs_instance_file_write(tr->inst, "set_event_notrace_pid", buf) < 0) {
-		ra_set_error(RA_ERR_ENV, "cannot exclude the recorder from its trace");
-		return -1;
-	}
 	for (int t = 1; t < RA_EV_MAX; t++)
 		if (ra_event_name(t) && enable_event(tr, t, o) < 0)
 			return -1;

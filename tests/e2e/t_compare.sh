@@ -20,20 +20,16 @@ check_eq "$(q "$DB" "SELECT DISTINCT read_ahead_kb_before FROM v_devices d JOIN 
 
 # Throttled bios are queued later by a kernel worker, not by the reader: they
 # still belong to the windows that read the pages (the oldest window owed bios
-# takes them). Rarely a few small windows stay without their bio: at least 95%
-# of the bytes must be found, never more than the pages.
+# takes them). Every window's bytes are its pages, and every completion is in
+# the trace (the stat deltas match).
 ino=$(stat -c %i "$MNT/f")
 check_cmp "$(q "$DB" "SELECT COUNT(DISTINCT b.pid) FROM blk_events b WHERE b.event_id = 20 AND b.rwbs LIKE 'R%'")" -ge 2 \
 	"throttled bios were queued by more than the reader"
-w="FROM windows w LEFT JOIN window_io i USING (run_id, window_id) WHERE w.ino = $ino AND w.pages_added > 0"
-read -r got want < <(q "$DB" "SELECT SUM(COALESCE(i.bytes, 0)), SUM(w.pages_added * 4096) $w" | tr '|' ' ')
-note "throttled: window bytes $got of $want"
-check_cmp "$got" -le "$want" "throttled: no more bytes than pages"
-check_cmp $((got * 100)) -ge $((want * 95)) "throttled: at least 95% of the bytes found"
-off=$(q "$DB" "SELECT COUNT(*) $w AND COALESCE(i.bytes, 0) != w.pages_added * 4096")
-all=$(q "$DB" "SELECT COUNT(*) $w")
-note "windows whose bytes differ from their pages: $off of $all"
-check_cmp $((off * 10)) -le "$all" "throttled: at most a tenth of the windows off"
+check_eq "$(q "$DB" "SELECT COUNT(*) FROM windows w LEFT JOIN window_io i USING (run_id, window_id)
+	WHERE w.ino = $ino AND w.pages_added > 0 AND COALESCE(i.bytes, 0) != w.pages_added * 4096")" 0 \
+	"throttled: every window's bytes = its pages added"
+check_eq "$(q "$DB" "SELECT COUNT(*) FROM v_device_io WHERE dev = '$LOOP_DEV' AND stat_match = 1")" 8 \
+	"every run's completions match the stat delta"
 
 ra-compare "$DB:read_ahead_kb=512" "$DB:read_ahead_kb=16" > "$TMP/regress.txt"
 rc=$?
