@@ -25,6 +25,16 @@ struct ra_evstream *ra_evstream_open(struct ra_db *db, int64_t run_id, unsigned 
 int ra_evstream_next(struct ra_evstream *s, struct ra_event *ev, int64_t *seq);
 void ra_evstream_close(struct ra_evstream *s);
 
+typedef int (*ra_seq_event_cb)(const struct ra_event *ev, int64_t seq, void *arg);
+
+/**
+ * ra_evstream_each - call @cb for every event of @run_id of the classes in
+ * @mask, in seq order; stops when @cb returns < 0. Returns 0 or -1. A callback
+ * that fails without an error message of its own gets "out of memory".
+ */
+int ra_evstream_each(struct ra_db *db, int64_t run_id, unsigned int mask, ra_seq_event_cb cb,
+		     void *arg);
+
 /* ---- the passes ---- */
 
 struct ra_pass {

@@ -792,23 +792,13 @@ static void state_release(struct blk_state *st)
 	sqlite3_finalize(st->ins_stall);
 }
 
-static int replay(struct blk_state *st)
+static int on_event(const struct ra_event *ev, int64_t seq, void *arg)
 {
-	struct ra_evstream *s = ra_evstream_open(st->db, st->run_id, RA_STREAM_RA | RA_STREAM_BLK);
-	struct ra_event ev;
-	int64_t seq;
-	int rc, ret = 0;
+	struct blk_state *st = arg;
 
-	if (!s)
-		return -1;
-	while (ret == 0 && (rc = ra_evstream_next(s, &ev, &seq)) == 1) {
-		if (ra_event_class(ev.type) == RA_CLASS_RA)
-			ret = on_readahead(st, &ev, seq);
-		else
-			ret = on_block(st, &ev);
-	}
-	ra_evstream_close(s);
-	return ret < 0 || rc < 0 ? -1 : 0;
+	if (ra_event_class(ev->type) == RA_CLASS_RA)
+		return on_readahead(st, ev, seq);
+	return on_block(st, ev);
 }
 
 static int run_block(struct ra_db *db, int64_t run_id, const struct ra_analyze_opts *o)
@@ -832,7 +822,8 @@ static int run_block(struct ra_db *db, int64_t run_id, const struct ra_analyze_o
 	    sqlite3_prepare_v2(sq, "INSERT INTO stalls VALUES (?, ?, ?, ?, ?, ?, ?, ?)", -1,
 			       &st->ins_stall, NULL) != SQLITE_OK)
 		goto out;
-	if (load_windows(st) < 0 || load_sync_flags(st) < 0 || replay(st) < 0 ||
+	if (load_windows(st) < 0 || load_sync_flags(st) < 0 ||
+	    ra_evstream_each(db, run_id, RA_STREAM_RA | RA_STREAM_BLK, on_event, st) < 0 ||
 	    store_all(st) < 0)
 		goto out;
 	if (o && o->verbose > 0)

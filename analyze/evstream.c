@@ -204,3 +204,22 @@ void ra_evstream_close(struct ra_evstream *s)
 		sqlite3_finalize(s->c[i].st);
 	free(s);
 }
+
+int ra_evstream_each(struct ra_db *db, int64_t run_id, unsigned int mask, ra_seq_event_cb cb,
+		     void *arg)
+{
+	struct ra_evstream *s = ra_evstream_open(db, run_id, mask);
+	struct ra_event ev;
+	int64_t seq;
+	int rc = 0, ret = 0;
+
+	if (!s)
+		return -1;
+	ra_set_error(RA_OK, "%s", "");
+	while (ret == 0 && (rc = ra_evstream_next(s, &ev, &seq)) == 1)
+		ret = cb(&ev, seq, arg);
+	if (ret < 0 && ra_last_error_kind() == RA_OK)
+		ra_set_error(RA_ERR_IO, "out of memory");
+	ra_evstream_close(s);
+	return ret < 0 || rc < 0 ? -1 : 0;
+}

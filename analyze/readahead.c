@@ -750,25 +750,13 @@ static int state_init(struct ra_state *st)
 	return 0;
 }
 
-static int replay(struct ra_state *st, struct ra_db *db, int64_t run_id)
+static int on_event(const struct ra_event *ev, int64_t seq, void *arg)
 {
-	struct ra_evstream *s = ra_evstream_open(db, run_id, RA_STREAM_RA | RA_STREAM_PAGE);
-	struct ra_event ev;
-	int64_t seq;
-	int rc, ret = 0;
+	struct ra_state *st = arg;
 
-	if (!s)
-		return -1;
-	while (ret == 0 && (rc = ra_evstream_next(s, &ev, &seq)) == 1) {
-		if (ra_event_class(ev.type) == RA_CLASS_RA)
-			ret = on_readahead(st, &ev, seq);
-		else
-			ret = on_page(st, &ev);
-		if (ret < 0 && !ra_last_error_kind())
-			ra_set_error(RA_ERR_IO, "out of memory");
-	}
-	ra_evstream_close(s);
-	return ret < 0 || rc < 0 ? -1 : 0;
+	if (ra_event_class(ev->type) == RA_CLASS_RA)
+		return on_readahead(st, ev, seq);
+	return on_page(st, ev);
 }
 
 static int run_readahead(struct ra_db *db, int64_t run_id, const struct ra_analyze_opts *o)
@@ -779,7 +767,8 @@ static int run_readahead(struct ra_db *db, int64_t run_id, const struct ra_analy
 	if (state_init(&st) < 0)
 		goto out;
 	st.page_shift = page_shift(db, run_id);
-	if (load_sizes(&st, db, run_id) < 0 || replay(&st, db, run_id) < 0 ||
+	if (load_sizes(&st, db, run_id) < 0 ||
+	    ra_evstream_each(db, run_id, RA_STREAM_RA | RA_STREAM_PAGE, on_event, &st) < 0 ||
 	    write_windows(&st, db, run_id) < 0 || write_streams(&st, db, run_id) < 0)
 		goto out;
 	if (o && o->verbose > 0)
