@@ -209,9 +209,9 @@ static struct bio take_bio(struct device *d, uint64_t sector, uint32_t nr)
 	return b;
 }
 
-static int on_getrq(struct blk_state *st, struct device *d, const struct ra_event *ev)
+/* A request of the event's sector range, found by its start and its end. */
+static int new_request(struct blk_state *st, struct device *d, const struct ra_event *ev)
 {
-	struct bio b = take_bio(d, ev->blk.sector, ev->blk.nr_sector);
 	int i = req_alloc(st);
 	struct request *r;
 
@@ -220,14 +220,27 @@ static int on_getrq(struct blk_state *st, struct device *d, const struct ra_even
 	r = &st->reqs[i];
 	r->start = ev->blk.sector;
 	r->nr = ev->blk.nr_sector;
-	r->g_ts = (int64_t)ev->ts_ns;
 	snprintf(r->rwbs, sizeof(r->rwbs), "%s", ev->blk.rwbs);
+	if (req_index_put(&d->by_start, r->start, i) < 0 ||
+	    req_index_put(&d->by_end, r->start + r->nr, i) < 0)
+		return -1;
+	return i;
+}
+
+static int on_getrq(struct blk_state *st, struct device *d, const struct ra_event *ev)
+{
+	struct bio b = take_bio(d, ev->blk.sector, ev->blk.nr_sector);
+	int i = new_request(st, d, ev);
+	struct request *r;
+
+	if (i < 0)
+		return -1;
+	r = &st->reqs[i];
+	r->g_ts = (int64_t)ev->ts_ns;
 	d->getrq++;
 	if (b.q_ts && sample(&d->iv[IV_Q2G], r->g_ts - b.q_ts) < 0)
 		return -1;
-	if (req_add_bio(r, &b) < 0 || req_index_put(&d->by_start, r->start, i) < 0)
-		return -1;
-	return req_index_put(&d->by_end, r->start + r->nr, i);
+	return req_add_bio(r, &b);
 }
 
 static int on_merge(struct blk_state *st, struct device *d, const struct ra_event *ev, bool back)
@@ -259,25 +272,6 @@ static int on_merge(struct blk_state *st, struct device *d, const struct ra_even
 	return req_add_bio(r, &b);
 }
 
-/* A request issued without a get-request event: begun before the trace, a
- * flush, or a passthrough. */
-static int adopt(struct blk_state *st, struct device *d, const struct ra_event *ev)
-{
-	int i = req_alloc(st);
-	struct request *r;
-
-	if (i < 0)
-		return -1;
-	r = &st->reqs[i];
-	r->start = ev->blk.sector;
-	r->nr = ev->blk.nr_sector;
-	snprintf(r->rwbs, sizeof(r->rwbs), "%s", ev->blk.rwbs);
-	if (req_index_put(&d->by_start, r->start, i) < 0 ||
-	    req_index_put(&d->by_end, r->start + r->nr, i) < 0)
-		return -1;
-	return i;
-}
-
 static int store_stall(struct blk_state *st, struct device *d, const struct request *r,
 		       const struct bio *b, int64_t stall)
 {
@@ -306,7 +300,8 @@ static int on_issue(struct blk_state *st, struct device *d, const struct ra_even
 	struct request *r;
 
 	d->issues++;
-	if (i < 0 && (i = adopt(st, d, ev)) < 0)
+	/* issued without a get-request: begun before the trace, a flush, a passthrough */
+	if (i < 0 && (i = new_request(st, d, ev)) < 0)
 		return -1;
 	r = &st->reqs[i];
 	r->d_ts = (int64_t)ev->ts_ns;

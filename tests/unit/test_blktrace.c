@@ -8,7 +8,6 @@
 #include <byteswap.h>
 #include <endian.h>
 #include <errno.h>
-#include <ftw.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -51,7 +50,7 @@
 #define N_TIMESTAMP	(1 | TC(C_NOTIFY))
 #define N_MESSAGE	(2 | TC(C_NOTIFY))
 
-static char tmpdir[] = "/tmp/ra-test-blktrace.XXXXXX";
+static char tmpdir[64];
 
 /* ---- writing blktrace files ---- */
 
@@ -952,23 +951,7 @@ static const struct test_case cases[] = {
 	{ NULL, NULL },
 };
 
-static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-	return remove(path);
-}
-
 int main(void)
 {
-	int ret;
-
-	if (!mkdtemp(tmpdir)) {
-		perror("mkdtemp");
-		return 1;
-	}
-	ret = test_run("blktrace", cases);
-	if (nftw(tmpdir, remove_entry, 16, FTW_DEPTH | FTW_PHYS) != 0) {
-		perror(tmpdir);
-		ret = 1;
-	}
-	return ret;
+	return test_run_in_tmpdir("blktrace", cases, tmpdir);
 }

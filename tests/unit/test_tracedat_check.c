@@ -8,7 +8,6 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <ftw.h>
 #include <limits.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -23,7 +22,7 @@
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
-static char tmpdir[] = "/tmp/ra-test-tracedat-check.XXXXXX";
+static char tmpdir[64];
 static const char *const fixtures[] = {
 	"seq128.dat", "mmapread.dat", "par4thrash.dat", "sched-only.trace.dat",
 };
@@ -924,23 +923,7 @@ static const struct test_case cases[] = {
 	{ NULL, NULL },
 };
 
-static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-	return remove(path);
-}
-
 int main(void)
 {
-	int ret;
-
-	if (!mkdtemp(tmpdir)) {
-		perror("mkdtemp");
-		return 1;
-	}
-	ret = test_run("tracedat_check", cases);
-	if (nftw(tmpdir, remove_entry, 16, FTW_DEPTH | FTW_PHYS) != 0) {
-		perror(tmpdir);
-		ret = 1;
-	}
-	return ret;
+	return test_run_in_tmpdir("tracedat_check", cases, tmpdir);
 }
