@@ -4,6 +4,7 @@
  * replacing that run's derived rows.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "analyze_local.h"
@@ -12,6 +13,7 @@
 static const struct ra_pass *const passes[] = {
 	&ra_pass_readahead,
 	&ra_pass_block,
+	&ra_pass_model,
 	NULL
 };
 
@@ -138,6 +140,51 @@ static int run_pass(struct ra_db *db, int64_t run_id, const struct ra_pass *p,
 	return record(db, run_id, p, "ok", NULL);
 }
 
+/*
+ * A run's device model pools the runs recorded like it: a new run changes
+ * the models of the others in its pool, which are fitted again.
+ */
+static int refit_pool(struct ra_db *db, int64_t run_id, const struct ra_analyze_opts *o)
+{
+	char sql[2048];
+	sqlite3_stmt *st = NULL;
+	int64_t *ids = NULL;
+	size_t n = 0, cap = 0;
+	int rc, ret = -1;
+
+	snprintf(sql, sizeof(sql), "SELECT run_id FROM (%s) WHERE run_id != ?1 AND run_id IN"
+		 " (SELECT run_id FROM analyses WHERE pass = 'model')", ra_model_pool_sql);
+	if (sqlite3_prepare_v2(ra_db_sqlite(db), sql, -1, &st, NULL) != SQLITE_OK)
+		goto out;
+	sqlite3_bind_int64(st, 1, run_id);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		if (n == cap) {
+			int64_t *p = realloc(ids, (cap = cap ? cap * 2 : 16) * sizeof(*p));
+
+			if (!p)
+				goto out;
+			ids = p;
+		}
+		ids[n++] = sqlite3_column_int64(st, 0);
+	}
+	if (rc != SQLITE_DONE)
+		goto out;
+	for (size_t i = 0; i < n; i++)
+		if (run_pass(db, ids[i], &ra_pass_model, o) < 0) {
+			free(ids);
+			sqlite3_finalize(st);
+			return -1;
+		}
+	ret = 0;
+out:
+	if (ret < 0)
+		ra_set_error(RA_ERR_IO, "cannot read '%s': %s", ra_db_path(db),
+			     sqlite3_errmsg(ra_db_sqlite(db)));
+	free(ids);
+	sqlite3_finalize(st);
+	return ret;
+}
+
 int ra_analyze_in_load(struct ra_db *db, int64_t run_id, const struct ra_analyze_opts *o)
 {
 	int64_t exists;
@@ -152,7 +199,7 @@ int ra_analyze_in_load(struct ra_db *db, int64_t run_id, const struct ra_analyze
 	for (int i = 0; passes[i]; i++)
 		if (run_pass(db, run_id, passes[i], o) < 0)
 			return -1;
-	return 0;
+	return refit_pool(db, run_id, o);
 }
 
 int ra_analyze_run(struct ra_db *db, int64_t run_id, const struct ra_analyze_opts *o)

@@ -48,6 +48,9 @@ struct ra_pass {
 
 extern const struct ra_pass ra_pass_readahead;
 extern const struct ra_pass ra_pass_block;
+extern const struct ra_pass ra_pass_model;
+/* SQL of the run ids pooled with run ?1 by the model pass (itself included) */
+extern const char ra_model_pool_sql[];
 
 /* ---- analyze.c ---- */
 

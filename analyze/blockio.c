@@ -62,6 +62,7 @@ struct window_io {
 	uint64_t bios, requests, bytes, ab;
 	int64_t first_q, first_c, last_c, open_ts;
 	int64_t outstanding;	/* bytes of the pages it added that no bio carried yet */
+	int64_t service;	/* device time (window_service), -1 unknown */
 	uint32_t fsdev;		/* device of the window's file */
 	bool sync;
 };
@@ -695,8 +696,54 @@ static int store_device(struct blk_state *st, const struct device *d, sqlite3_st
 	return rc == SQLITE_DONE ? 0 : -1;
 }
 
+static const struct window_io *sort_wio;
+
+static int cmp_last_c(const void *a, const void *b)
+{
+	const struct window_io *x = &sort_wio[*(const int *)a], *y = &sort_wio[*(const int *)b];
+
+	if (x->fsdev != y->fsdev)
+		return x->fsdev < y->fsdev ? -1 : 1;
+	if (x->last_c != y->last_c)
+		return x->last_c < y->last_c ? -1 : 1;
+	return (*(const int *)a > *(const int *)b) - (*(const int *)a < *(const int *)b);
+}
+
+/*
+ * The device time of each window, as a single server's queue: the windows of
+ * a device in completion order, each served from the later of its opening and
+ * the previous window's completion until its own last completion. The sum
+ * over a busy period is the period: what a window costs the device, queueing
+ * behind an earlier window left out.
+ */
+static int window_service(struct blk_state *st)
+{
+	int *order = malloc(((size_t)st->nwindows + 1) * sizeof(*order)), n = 0;
+
+	if (!order)
+		return -1;
+	for (int i = 0; i < st->nwindows; i++)
+		if (st->wio[i].bios && st->wio[i].last_c)
+			order[n++] = i;
+	sort_wio = st->wio;
+	qsort(order, (size_t)n, sizeof(*order), cmp_last_c);
+	for (int k = 0; k < n; k++) {
+		struct window_io *w = &st->wio[order[k]];
+		int64_t start = w->open_ts ? w->open_ts : w->first_q;
+
+		if (k > 0 && st->wio[order[k - 1]].fsdev == w->fsdev &&
+		    st->wio[order[k - 1]].last_c > start)
+			start = st->wio[order[k - 1]].last_c;
+		w->service = start && w->last_c >= start ? w->last_c - start : -1;
+	}
+	free(order);
+	return 0;
+}
+
 static int store_windows_io(struct blk_state *st, sqlite3_stmt *q)
 {
+	if (window_service(st) < 0)
+		return -1;
 	for (int i = 0; i < st->nwindows; i++) {
 		const struct window_io *w = &st->wio[i];
 		int rc;
@@ -715,6 +762,7 @@ static int store_windows_io(struct blk_state *st, sqlite3_stmt *q)
 		else
 			sqlite3_bind_null(q, 8);
 		sqlite3_bind_int64(q, 9, (int64_t)w->ab);
+		w->service >= 0 ? sqlite3_bind_int64(q, 10, w->service) : sqlite3_bind_null(q, 10);
 		rc = sqlite3_step(q);
 		sqlite3_reset(q);
 		if (rc != SQLITE_DONE)
@@ -735,7 +783,7 @@ static int store_all(struct blk_state *st)
 			       " ?, ?)", -1, &lq, NULL) != SQLITE_OK ||
 	    sqlite3_prepare_v2(sq, "INSERT INTO latency_hist VALUES (?, ?, ?, ?, ?, ?)", -1, &hq,
 			       NULL) != SQLITE_OK ||
-	    sqlite3_prepare_v2(sq, "INSERT INTO window_io VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", -1,
+	    sqlite3_prepare_v2(sq, "INSERT INTO window_io VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", -1,
 			       &wq, NULL) != SQLITE_OK ||
 	    sqlite3_prepare_v2(sq, "INSERT INTO plugs VALUES (?, ?, ?, ?, ?, ?)", -1, &pq,
 			       NULL) != SQLITE_OK)

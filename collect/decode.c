@@ -46,6 +46,15 @@ static const struct field_spec unbounded_fields[] = {
 	RA(async_size, "lookahead_size"), { NULL }
 };
 
+/* the byte range goes to prev_pos (offset) and req_count (length) until advice_range() */
+static const struct field_spec fadvise_fields[] = {
+	RA(prev_pos, "offset"), RA(req_count, "len"), RA(size, "advice"), { NULL }
+};
+
+static const struct field_spec sys_readahead_fields[] = {
+	RA(prev_pos, "offset"), RA(req_count, "count"), { NULL }
+};
+
 static const struct field_spec cache_fields[] = {
 	PG(pfn, "pfn", RA_HAS_PFN), PG(ino, "i_ino", 0), PG(index, "index", 0),
 	PG(dev, "s_dev", 0), PG(order, "order", RA_HAS_ORDER), { NULL }
@@ -83,6 +92,7 @@ static const struct field_spec remap_fields[] = {
 static const struct field_spec *const type_fields[RA_EV_MAX] = {
 	[RA_EV_SYNC_RA] = trigger_fields,	[RA_EV_ASYNC_RA] = trigger_fields,
 	[RA_EV_RA_ORDER] = order_fields,	[RA_EV_RA_UNBOUNDED] = unbounded_fields,
+	[RA_EV_FADVISE] = fadvise_fields,	[RA_EV_SYS_READAHEAD] = sys_readahead_fields,
 	[RA_EV_PAGE_ADD] = cache_fields,	[RA_EV_PAGE_DELETE] = cache_fields,
 	[RA_EV_GET_PAGES] = range_fields,	[RA_EV_FAULT] = range_fields,
 	[RA_EV_MAP_PAGES] = range_fields,	[RA_EV_BIO_QUEUE] = bio_fields,
@@ -216,6 +226,23 @@ static void store_string(struct ra_event *ev, const struct field_spec *s,
 	dst[n] = '\0';
 }
 
+#define POSIX_FADV_WILLNEED 3
+
+/* A WILLNEED call's byte range as the pages it covers; other advice is not kept. */
+static int advice_range(struct ra_decoder *dec, struct ra_event *ev)
+{
+	uint64_t ps = tep_get_page_size(dec->tep) > 0 ? (uint64_t)tep_get_page_size(dec->tep) : 4096;
+	uint64_t off = (uint64_t)ev->ra.prev_pos, len = ev->ra.req_count;
+
+	if (ev->type == RA_EV_FADVISE && ev->ra.size != POSIX_FADV_WILLNEED)
+		return 0;
+	ev->ra.index = off / ps;
+	ev->ra.req_count = len ? (off + len + ps - 1) / ps - ev->ra.index : 0;
+	ev->ra.prev_pos = 0;
+	ev->ra.size = 0;
+	return 1;
+}
+
 int ra_decode(struct ra_decoder *dec, struct tep_record *rec, struct ra_event *ev)
 {
 	const char *data = rec->data;
@@ -245,5 +272,7 @@ int ra_decode(struct ra_decoder *dec, struct tep_record *rec, struct ra_event *e
 			continue;
 		store_number(ev, s, tep_read_number(dec->tep, data + f->offset, f->size));
 	}
+	if (de->type == RA_EV_FADVISE || de->type == RA_EV_SYS_READAHEAD)
+		return advice_range(dec, ev);
 	return 1;
 }

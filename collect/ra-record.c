@@ -62,6 +62,8 @@ struct rec {
 	const char *run_label;		/* label of the run being recorded */
 	char cgroup[256];		/* blkio cgroup of the workload, "" none */
 	char cgroup_procs[300];
+	uint32_t throttle_dev;		/* the throttled disk */
+	char throttle_iops[24], throttle_bps[24];	/* "" when not set */
 	/* devices */
 	struct ra_blockdev filter[MAX_DEVS];
 	int nfilter;
@@ -613,6 +615,15 @@ static int store_meta(struct rec *r, int64_t run_id)
 				      s->new_value, s->restored) < 0)
 			return -1;
 	}
+	/* the workload's blkio throttle: set for the run's cgroup, removed with it */
+	if (r->throttle_iops[0] &&
+	    ra_db_add_setting(r->db, run_id, r->throttle_dev, "blkio.throttle.read_iops_device",
+			      NULL, r->throttle_iops, 1) < 0)
+		return -1;
+	if (r->throttle_bps[0] &&
+	    ra_db_add_setting(r->db, run_id, r->throttle_dev, "blkio.throttle.read_bps_device",
+			      NULL, r->throttle_bps, 1) < 0)
+		return -1;
 	if (ra_vmstat_write(r->db, run_id, "before", &r->vm_before) < 0 ||
 	    ra_vmstat_write(r->db, run_id, "after", &r->vm_after) < 0)
 		return -1;
@@ -762,6 +773,7 @@ static int throttle_setup(struct rec *r)
 			     BLKIO);
 		return -1;
 	}
+	r->throttle_dev = bd.parent;
 	snprintf(r->cgroup, sizeof(r->cgroup), BLKIO "/ra-record.%d", (int)getpid());
 	snprintf(r->cgroup_procs, sizeof(r->cgroup_procs), "%s/cgroup.procs", r->cgroup);
 	if (mkdir(r->cgroup, 0755) < 0 && errno != EEXIST) {
@@ -773,12 +785,15 @@ static int throttle_setup(struct rec *r)
 		unsigned long long n;
 		const char *file;
 
-		if (sscanf(p, "iops:%llu", &n) == 1)
+		if (sscanf(p, "iops:%llu", &n) == 1) {
 			file = "blkio.throttle.read_iops_device";
-		else if (sscanf(p, "bps:%llu", &n) == 1)
+			snprintf(r->throttle_iops, sizeof(r->throttle_iops), "%llu", n);
+		} else if (sscanf(p, "bps:%llu", &n) == 1) {
 			file = "blkio.throttle.read_bps_device";
-		else
+			snprintf(r->throttle_bps, sizeof(r->throttle_bps), "%llu", n);
+		} else {
 			break;
+		}
 		snprintf(val, sizeof(val), "%u:%u %llu", RA_MAJOR(bd.parent), RA_MINOR(bd.parent), n);
 		if (cg_write(r->cgroup, file, val) < 0) {
 			ra_set_error(RA_ERR_ENV, "cannot set %s of '%s': %s", file, r->cgroup,

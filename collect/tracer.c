@@ -242,7 +242,11 @@ static int enable_event(struct ra_tracer *tr, int type, const struct ra_tracer_o
 	tr->available[type] = tracefs_event_file_exists(tr->inst, sys, name, "enable");
 	if (!tr->available[type] || !selected(o->events ? o->events : RA_DEFAULT_EVENTS, type))
 		return 0;
-	if (ra_event_class(type) == RA_CLASS_BLK) {
+	if (type == RA_EV_FADVISE) {
+		snprintf(filter, sizeof(filter), "advice == 3");	/* POSIX_FADV_WILLNEED */
+	} else if (type == RA_EV_SYS_READAHEAD) {
+		/* no device to filter on: the forced windows that follow are */
+	} else if (ra_event_class(type) == RA_CLASS_BLK) {
 		if (type != RA_EV_PLUG && type != RA_EV_UNPLUG)
 			dev_filter(filter, sizeof(filter), "dev", o->blk_devs, o->nblk_devs);
 	} else {
@@ -326,7 +330,8 @@ static ssize_t read_small(const char *path, char *buf, size_t len)
 }
 
 /*
- * The event formats of @systems in the instance directory @dir. Unlike
+ * The event formats of @systems ("system", or "system/event" for one event)
+ * in the instance directory @dir. Unlike
  * tracefs_local_events_system() this reads no kallsyms or printk formats,
  * which ratrace does not use and which cost more than the formats.
  */
@@ -342,9 +347,21 @@ static struct tep_handle *load_formats(const char *dir, const char *const *syste
 	if (!tep || len <= 0 || tep_parse_header_page(tep, buf, (unsigned long)len, sizeof(long)))
 		goto fail;
 	for (int i = 0; systems[i]; i++) {
+		const char *slash = strchr(systems[i], '/');
 		struct dirent *de;
 		DIR *d;
 
+		if (slash) {	/* one event of a large system */
+			char sys[64];
+			ssize_t n;
+
+			snprintf(sys, sizeof(sys), "%.*s", (int)(slash - systems[i]), systems[i]);
+			snprintf(path, sizeof(path), "%s/events/%s/format", dir, systems[i]);
+			n = read_small(path, buf, sizeof(buf));
+			if (n > 0)
+				tep_parse_event(tep, buf, (unsigned long)n, sys);
+			continue;
+		}
 		snprintf(path, sizeof(path), "%s/events/%s", dir, systems[i]);
 		d = opendir(path);
 		while (d && (de = readdir(d))) {
@@ -371,7 +388,9 @@ fail:
 
 static int configure(struct ra_tracer *tr, const struct ra_tracer_opts *o)
 {
-	static const char *const systems[] = { "readahead", "filemap", "block", NULL };
+	static const char *const systems[] = { "readahead", "filemap", "block",
+						"syscalls/sys_enter_fadvise64",
+						"syscalls/sys_enter_readahead", NULL };
 	char *dir;
 
 	if (tracefs_trace_off(tr->inst) < 0 ||

@@ -11,7 +11,7 @@
 
 #include "ra_event.h"
 
-#define RA_SCHEMA_VERSION 1
+#define RA_SCHEMA_VERSION 2
 #define RA_APPLICATION_ID 0x52415452 /* "RATR" */
 
 struct ra_db;

@@ -21,6 +21,10 @@ enum ra_event_type {
 	RA_EV_ASYNC_RA = 2,	/* page_cache_async_ra */
 	RA_EV_RA_ORDER = 3,	/* page_cache_ra_order */
 	RA_EV_RA_UNBOUNDED = 4, /* page_cache_ra_unbounded */
+	/* syscalls:* entries of the WILLNEED calls: ra.index and ra.req_count are the
+	 * range asked in pages (req_count 0: to the end of the file), dev and ino 0 */
+	RA_EV_FADVISE = 5,	/* sys_enter_fadvise64, POSIX_FADV_WILLNEED only */
+	RA_EV_SYS_READAHEAD = 6, /* sys_enter_readahead */
 
 	/* filemap:* */
 	RA_EV_PAGE_ADD = 10,	/* mm_filemap_add_to_page_cache */

@@ -71,21 +71,14 @@ static int pragma_int(struct ra_db *db, const char *sql, int64_t *out)
 	return 0;
 }
 
-static int create_schema(struct ra_db *db)
+/* The event_types rows of every event this ratrace knows (kept ones stay). */
+static int insert_event_types(struct ra_db *db)
 {
-	sqlite3_stmt *st = NULL;
-	char pragma[128];
+	sqlite3_stmt *st = ra_db_prepare(db, "INSERT OR IGNORE INTO event_types VALUES (?, ?, ?, ?)");
 	int ret = -1;
 
-	if (ra_db_exec(db, "BEGIN IMMEDIATE") < 0)
-		return -1;
-	snprintf(pragma, sizeof(pragma), "PRAGMA application_id = %d; PRAGMA user_version = %d;",
-		 RA_APPLICATION_ID, RA_SCHEMA_VERSION);
-	if (ra_db_exec(db, pragma) < 0 || ra_db_exec(db, ra_schema_sql) < 0)
-		goto out;
-	st = ra_db_prepare(db, "INSERT INTO event_types VALUES (?, ?, ?, ?)");
 	if (!st)
-		goto out;
+		return -1;
 	for (int i = 1; i < RA_EV_MAX; i++) {
 		static const char *const tables[] = { "", "ra_events", "page_events",
 						      "blk_events" };
@@ -102,12 +95,55 @@ static int create_schema(struct ra_db *db)
 		}
 		sqlite3_reset(st);
 	}
-	ret = ra_db_exec(db, "COMMIT");
+	ret = 0;
 out:
 	sqlite3_finalize(st);
+	return ret;
+}
+
+static int create_schema(struct ra_db *db)
+{
+	char pragma[128];
+	int ret = -1;
+
+	if (ra_db_exec(db, "BEGIN IMMEDIATE") < 0)
+		return -1;
+	snprintf(pragma, sizeof(pragma), "PRAGMA application_id = %d; PRAGMA user_version = %d;",
+		 RA_APPLICATION_ID, RA_SCHEMA_VERSION);
+	if (ra_db_exec(db, pragma) < 0 || ra_db_exec(db, ra_schema_sql) < 0 ||
+	    ra_db_exec(db, ra_schema_v2_sql) < 0)
+		goto out;
+	if (insert_event_types(db) < 0)
+		goto out;
+	ret = ra_db_exec(db, "COMMIT");
+out:
 	if (ret < 0)
 		sqlite3_exec(db->db, "ROLLBACK", NULL, NULL, NULL);
 	return ret;
+}
+
+/*
+ * Version 1 lacks the device model's tables: add them (and the new event
+ * types) in one transaction. A read-only open cannot, and says how to.
+ */
+static int upgrade_v1(struct ra_db *db)
+{
+	char pragma[64];
+
+	if (db->readonly) {
+		ra_set_error(RA_ERR_DATA, "'%s' has schema version 1; 'ra-analyze %s' upgrades it",
+			     db->path, db->path);
+		return -1;
+	}
+	snprintf(pragma, sizeof(pragma), "PRAGMA user_version = %d;", RA_SCHEMA_VERSION);
+	if (ra_db_exec(db, "BEGIN IMMEDIATE") < 0)
+		return -1;
+	if (ra_db_exec(db, ra_schema_upgrade_v1_sql) < 0 || insert_event_types(db) < 0 ||
+	    ra_db_exec(db, pragma) < 0 || ra_db_exec(db, "COMMIT") < 0) {
+		sqlite3_exec(db->db, "ROLLBACK", NULL, NULL, NULL);
+		return -1;
+	}
+	return 0;
 }
 
 /* Check what kind of database this is; create the schema in an empty one. */
@@ -137,6 +173,8 @@ static int check_schema(struct ra_db *db, int flags)
 			     db->path, (long long)version, RA_SCHEMA_VERSION);
 		return -1;
 	}
+	if (version == 1)
+		return upgrade_v1(db);
 	if (version < RA_SCHEMA_VERSION) {
 		ra_set_error(RA_ERR_DATA, "'%s' has an unknown old schema version %lld", db->path,
 			     (long long)version);

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: LGPL-2.1
 /*
- * Schema version 1. docs/schema.md describes every table, column and view;
+ * Schema version 2. docs/schema.md describes every table, column and view;
  * a change here bumps RA_SCHEMA_VERSION and that document in the same commit.
+ * ra_schema_v2_sql holds what version 2 added; a version 1 database opened
+ * for writing is upgraded with ra_schema_upgrade_v1_sql.
  */
 #include "schema.h"
 
@@ -325,6 +327,7 @@ const char ra_schema_sql[] =
 	"  last_c_ts_ns INTEGER,\n"
 	"  sync_wait_ns INTEGER,\n"
 	"  shared_bios INTEGER NOT NULL,\n"
+	"  service_ns INTEGER,\n"
 	"  PRIMARY KEY (run_id, window_id)\n"
 	");\n"
 	"CREATE TABLE plugs (\n"
@@ -472,3 +475,111 @@ const char ra_schema_sql[] =
 	"      ON b.run_id = d.run_id AND b.dev = d.dev AND b.phase = 'before'\n"
 	"    LEFT JOIN device_snapshots a\n"
 	"      ON a.run_id = d.run_id AND a.dev = d.dev AND a.phase = 'after';\n";
+
+#define V2_TABLES \
+	"CREATE TABLE model_points (\n" \
+	"  run_id INTEGER NOT NULL REFERENCES runs(run_id) ON DELETE CASCADE,\n" \
+	"  dev INTEGER NOT NULL,\n" \
+	"  source TEXT NOT NULL CHECK (source IN ('window', 'd2c')),\n" \
+	"  size_class INTEGER NOT NULL,\n" \
+	"  n INTEGER NOT NULL,\n" \
+	"  bytes REAL NOT NULL,\n" \
+	"  service_ns REAL NOT NULL,\n" \
+	"  p50_ns INTEGER NOT NULL,\n" \
+	"  used INTEGER NOT NULL,\n" \
+	"  PRIMARY KEY (run_id, dev, source, size_class)\n" \
+	");\n" \
+	"CREATE TABLE device_models (\n" \
+	"  run_id INTEGER NOT NULL REFERENCES runs(run_id) ON DELETE CASCADE,\n" \
+	"  dev INTEGER NOT NULL,\n" \
+	"  source TEXT NOT NULL CHECK (source IN ('window', 'd2c')),\n" \
+	"  form TEXT NOT NULL CHECK (form IN ('sum', 'max')),\n" \
+	"  status TEXT NOT NULL CHECK (status IN ('ok', 'unidentifiable')),\n" \
+	"  reason TEXT,\n" \
+	"  runs INTEGER NOT NULL,\n" \
+	"  samples INTEGER NOT NULL,\n" \
+	"  sizes INTEGER NOT NULL,\n" \
+	"  access_ns REAL,\n" \
+	"  bandwidth_bps REAL,\n" \
+	"  rms_rel_err REAL,\n" \
+	"  max_rel_err REAL,\n" \
+	"  chosen INTEGER NOT NULL,\n" \
+	"  PRIMARY KEY (run_id, dev, source, form)\n" \
+	");\n" \
+	"CREATE TABLE device_advice (\n" \
+	"  run_id INTEGER NOT NULL REFERENCES runs(run_id) ON DELETE CASCADE,\n" \
+	"  dev INTEGER NOT NULL,\n" \
+	"  fraction REAL NOT NULL,\n" \
+	"  form TEXT,\n" \
+	"  target_bytes REAL,\n" \
+	"  model_kb INTEGER,\n" \
+	"  thrash_kb INTEGER,\n" \
+	"  current_kb INTEGER,\n" \
+	"  recommended_kb INTEGER,\n" \
+	"  reasoning TEXT NOT NULL,\n" \
+	"  PRIMARY KEY (run_id, dev)\n" \
+	");\n" \
+	"CREATE TABLE advice_calls (\n" \
+	"  run_id INTEGER NOT NULL REFERENCES runs(run_id) ON DELETE CASCADE,\n" \
+	"  seq INTEGER NOT NULL,\n" \
+	"  ts_ns INTEGER NOT NULL,\n" \
+	"  pid INTEGER NOT NULL,\n" \
+	"  call TEXT NOT NULL,\n" \
+	"  dev INTEGER,\n" \
+	"  ino INTEGER,\n" \
+	"  offset_pages INTEGER NOT NULL,\n" \
+	"  asked_pages INTEGER,\n" \
+	"  windows INTEGER NOT NULL,\n" \
+	"  read_pages INTEGER NOT NULL,\n" \
+	"  pages_added INTEGER NOT NULL,\n" \
+	"  PRIMARY KEY (run_id, seq)\n" \
+	");\n" \
+	"CREATE VIEW v_device_models AS\n" \
+	"  SELECT m.run_id, (m.dev >> 20) || ':' || (m.dev & 1048575) AS dev, m.source, m.form,\n" \
+	"         m.status, m.runs, m.samples, m.sizes,\n" \
+	"         ROUND(m.access_ns / 1e6, 3) AS access_ms,\n" \
+	"         ROUND(m.bandwidth_bps / 1048576, 2) AS bandwidth_mib_s,\n" \
+	"         ROUND(m.rms_rel_err, 4) AS rms_rel_err, m.chosen, m.reason\n" \
+	"    FROM device_models m;\n" \
+	"CREATE VIEW v_model_table AS\n" \
+	"  WITH RECURSIVE sz(kb) AS (SELECT 4 UNION ALL SELECT kb * 2 FROM sz WHERE kb < 4096),\n" \
+	"  t AS (\n" \
+	"    SELECT m.run_id, m.dev, m.form, sz.kb, m.access_ns / 1e6 AS access_ms,\n" \
+	"           sz.kb * 1024.0 / m.bandwidth_bps * 1e3 AS transfer_ms\n" \
+	"      FROM device_models m, sz\n" \
+	"     WHERE m.source = 'window' AND m.chosen AND m.status = 'ok'\n" \
+	"  ), l AS (\n" \
+	"    SELECT *, CASE form WHEN 'max' THEN MAX(access_ms, transfer_ms)\n" \
+	"                        ELSE access_ms + transfer_ms END AS latency_ms FROM t\n" \
+	"  )\n" \
+	"  SELECT run_id, (dev >> 20) || ':' || (dev & 1048575) AS dev, form, kb AS io_kb,\n" \
+	"         ROUND(access_ms, 3) AS access_ms, ROUND(transfer_ms, 3) AS transfer_ms,\n" \
+	"         ROUND(latency_ms, 3) AS latency_ms,\n" \
+	"         ROUND(transfer_ms / latency_ms, 4) AS utilization,\n" \
+	"         ROUND(kb * 1024.0 / latency_ms * 1e3 / 1048576, 2) AS throughput_mib_s\n" \
+	"    FROM l;\n" \
+	"CREATE VIEW v_model_predictions AS\n" \
+	"  WITH m AS (\n" \
+	"    SELECT m.run_id, m.dev, m.form, m.access_ns / 1e9 AS a, m.bandwidth_bps AS bw,\n" \
+	"           s.read_ahead_kb * 1024.0 AS x\n" \
+	"      FROM device_models m\n" \
+	"      JOIN device_snapshots s ON s.run_id = m.run_id AND s.dev = m.dev\n" \
+	"           AND s.phase = 'before'\n" \
+	"     WHERE m.source = 'window' AND m.chosen AND m.status = 'ok'\n" \
+	"       AND s.read_ahead_kb > 0\n" \
+	"  )\n" \
+	"  SELECT m.run_id, (m.dev >> 20) || ':' || (m.dev & 1048575) AS dev,\n" \
+	"         CAST(m.x / 1024 AS INTEGER) AS read_ahead_kb,\n" \
+	"         m.x / CASE m.form WHEN 'max' THEN MAX(m.a, m.x / m.bw)\n" \
+	"                           ELSE m.a + m.x / m.bw END AS predicted_bps,\n" \
+	"         COALESCE((SELECT value FROM v_run_metrics v WHERE v.run_id = m.run_id\n" \
+	"                    AND v.metric = 'read_bw_bytes'),\n" \
+	"                  (SELECT value FROM v_run_metrics v WHERE v.run_id = m.run_id\n" \
+	"                    AND v.metric = 'device_read_bw_bytes')) AS measured_bps\n" \
+	"    FROM m;\n"
+
+const char ra_schema_v2_sql[] = V2_TABLES;
+
+const char ra_schema_upgrade_v1_sql[] =
+	"ALTER TABLE window_io ADD COLUMN service_ns INTEGER;\n"
+	V2_TABLES;

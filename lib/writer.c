@@ -87,13 +87,14 @@ static void bind_ra(sqlite3_stmt *st, int b, const struct ra_event *ev)
 {
 	const struct ra_ra_fields *f = &ev->ra;
 	int trig = ev->type == RA_EV_SYNC_RA || ev->type == RA_EV_ASYNC_RA;
-	int unb = ev->type == RA_EV_RA_UNBOUNDED;
+	int sys = ev->type == RA_EV_FADVISE || ev->type == RA_EV_SYS_READAHEAD;
+	int unb = ev->type == RA_EV_RA_UNBOUNDED || sys;
 
 	bind_common(st, b, ev);
 	sqlite3_bind_int64(st, b + 7, f->dev);
 	sqlite3_bind_int64(st, b + 8, (int64_t)f->ino);
 	sqlite3_bind_int64(st, b + 9, (int64_t)f->index);
-	bind_opt(st, b + 10, trig, (int64_t)f->req_count);
+	bind_opt(st, b + 10, trig || sys, (int64_t)f->req_count);
 	bind_opt(st, b + 11, !unb, f->order);
 	sqlite3_bind_int64(st, b + 12, f->size);
 	sqlite3_bind_int64(st, b + 13, f->async_size);

@@ -45,7 +45,7 @@ static void test_create(void)
 		return;
 	CHECK_INT(query_int(db, "PRAGMA user_version"), RA_SCHEMA_VERSION);
 	CHECK_INT(query_int(db, "PRAGMA application_id"), RA_APPLICATION_ID);
-	CHECK_INT(query_int(db, "SELECT COUNT(*) FROM event_types"), 27);
+	CHECK_INT(query_int(db, "SELECT COUNT(*) FROM event_types"), 29);
 	CHECK_INT(query_int(db, "SELECT event_id FROM event_types WHERE name = 'block_rq_complete'"),
 		  RA_EV_RQ_COMPLETE);
 	CHECK_INT(query_int(db, "SELECT COUNT(*) FROM v_runs"), 0);
@@ -115,6 +115,41 @@ static struct ra_event ev_at(int type, uint64_t ts, int pid, const char *comm)
 	ev.pid = pid;
 	snprintf(ev.comm, sizeof(ev.comm), "%s", comm);
 	return ev;
+}
+
+/*
+ * A version 1 database (a version 2 one stripped of what version 2 added):
+ * read-only opens refuse it with the way out; a writable open upgrades it.
+ */
+static void test_upgrade_v1(void)
+{
+	char cmd[1024];
+	struct ra_db *db = ra_db_open(tmp_path("v1.db"), RA_DB_CREATE);
+
+	CHECK(db != NULL);
+	CHECK_INT(ra_db_close(db), 0);
+	snprintf(cmd, sizeof(cmd),
+		 "sqlite3 %s 'DROP VIEW v_model_predictions; DROP VIEW v_model_table;"
+		 " DROP VIEW v_device_models; DROP TABLE advice_calls; DROP TABLE device_advice;"
+		 " DROP TABLE device_models; DROP TABLE model_points;"
+		 " ALTER TABLE window_io DROP COLUMN service_ns;"
+		 " DELETE FROM event_types WHERE system = \"syscalls\"; PRAGMA user_version = 1'",
+		 tmp_path("v1.db"));
+	CHECK_INT(system(cmd), 0);
+	expect_refusal(tmp_path("v1.db"), RA_DB_READONLY, "has schema version 1; 'ra-analyze");
+	db = ra_db_open(tmp_path("v1.db"), 0);
+	CHECK(db != NULL);
+	if (!db)
+		return;
+	CHECK_INT(query_int(db, "PRAGMA user_version"), RA_SCHEMA_VERSION);
+	CHECK_INT(query_int(db, "SELECT COUNT(*) FROM event_types"), 29);
+	CHECK_INT(query_int(db, "SELECT COUNT(*) FROM pragma_table_info('window_io')"
+			    " WHERE name = 'service_ns'"), 1);
+	CHECK_INT(query_int(db, "SELECT COUNT(*) FROM v_model_table"), 0);
+	CHECK_INT(ra_db_close(db), 0);
+	db = ra_db_open(tmp_path("v1.db"), RA_DB_READONLY);
+	CHECK(db != NULL);
+	CHECK_INT(ra_db_close(db), 0);
 }
 
 static void test_writer(void)
@@ -231,6 +266,7 @@ int main(void)
 	static const struct test_case cases[] = {
 		{ "create and reopen", test_create },
 		{ "refuse newer and foreign files", test_refusals },
+		{ "upgrade version 1", test_upgrade_v1 },
 		{ "writer and views", test_writer },
 		{ "aborted loads", test_abort },
 		{ NULL, NULL },
