@@ -533,6 +533,9 @@ static int on_block(struct blk_state *st, const struct ra_event *ev)
 /* Readahead events open and close the window a task's bios belong to. */
 static int on_readahead(struct blk_state *st, const struct ra_event *ev, int64_t seq)
 {
+	if (ev->type == RA_EV_FADVISE || ev->type == RA_EV_SYS_READAHEAD)
+		return 0;
+
 	int32_t *win = ra_map_get(&st->window_of_seq, (uint64_t)seq);
 	bool fresh;
 	int32_t *cur = ra_map_put(&st->task_window, (uint64_t)(uint32_t)ev->pid + 1, &fresh);

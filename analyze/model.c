@@ -194,8 +194,8 @@ static void kib(char *buf, size_t len, double bytes)
 				 __VA_ARGS__);                                             \
 	} while (0)
 
-void ra_model_advise(const struct ra_model_fit *f, double fraction, int thrash_kb,
-		     int current_kb, struct ra_advice *a)
+void ra_model_advise(const struct ra_model_fit *f, const struct ra_model_fit *other,
+		     double fraction, int thrash_kb, int current_kb, struct ra_advice *a)
 {
 	char b1[32], b2[32];
 
@@ -216,6 +216,13 @@ void ra_model_advise(const struct ra_model_fit *f, double fraction, int thrash_k
 		APPEND(a, "Access %.3f ms and bandwidth %.1f MiB/s (%s form) make a "
 		       "bandwidth-delay product of %s. ", f->access_ns / 1e6, f->bw_bps / 1048576,
 		       ra_model_form_name(f->form), b1);
+		if (other && other->ok)
+			APPEND(a, "The %s form fits the sizes within %.1f%% (rms), the %s form "
+			       "within %.1f%%%s. ", ra_model_form_name(f->form), f->rms_rel * 100,
+			       ra_model_form_name(other->form), other->rms_rel * 100,
+			       f->form == RA_FORM_MAX && other->rms_rel > 2 * f->rms_rel ?
+			       ": the device limits I/Os and bytes per second like a throttle, "
+			       "rather than seeking then transferring" : "");
 		kib(b2, sizeof(b2), a->target_bytes);
 		if (f->form == RA_FORM_MAX)
 			APPEND(a, "Each I/O costs max(access, size/bandwidth), so throughput reaches "

@@ -228,7 +228,7 @@ static int store_model(struct model_ctx *m, const struct mdev *d, const char *so
  * with the smaller error (the sum form on a tie within 1%). Fills @best.
  */
 static int fit_device(struct model_ctx *m, struct mdev *d, const char *source,
-		      struct ra_model_fit *best)
+		      struct ra_model_fit *best, struct ra_model_fit *other)
 {
 	struct ra_model_point pts[MAX_CLASSES];
 	struct ra_model_fit f[2];
@@ -275,6 +275,7 @@ static int fit_device(struct model_ctx *m, struct mdev *d, const char *source,
 		if (store_model(m, d, source, &f[i], samples, sizes, i == pick) < 0)
 			return -1;
 	*best = f[pick];
+	*other = f[!pick];
 	return 0;
 }
 
@@ -333,7 +334,8 @@ static int thrash_kb(struct ra_db *db, int64_t run_id, uint32_t dev, int *out)
 	return 0;
 }
 
-static int advise(struct model_ctx *m, uint32_t dev, const struct ra_model_fit *f)
+static int advise(struct model_ctx *m, uint32_t dev, const struct ra_model_fit *f,
+		  const struct ra_model_fit *other)
 {
 	sqlite3_stmt *q = m->ins_advice;
 	struct ra_advice a;
@@ -348,7 +350,7 @@ static int advise(struct model_ctx *m, uint32_t dev, const struct ra_model_fit *
 				 " / 1024 FROM windows w JOIN runs r USING (run_id)"
 				 " WHERE w.run_id = ?1 AND w.dev = ?2", m->run_id, dev, &cur) < 0)
 		return -1;
-	ra_model_advise(f, ADVICE_FRACTION, tk, (int)cur, &a);
+	ra_model_advise(f, other, ADVICE_FRACTION, tk, (int)cur, &a);
 	sqlite3_bind_int64(q, 1, m->run_id);
 	sqlite3_bind_int64(q, 2, dev);
 	sqlite3_bind_double(q, 3, ADVICE_FRACTION);
@@ -410,10 +412,10 @@ static int run_model(struct ra_db *db, int64_t run_id, const struct ra_analyze_o
 		if (collect(db, run_id, sql, s) < 0)
 			goto out;
 		for (int i = 0; i < s->ndevs; i++) {
-			struct ra_model_fit best;
+			struct ra_model_fit best, other;
 
-			if (fit_device(&m, &s->devs[i], src_name[k], &best) < 0 ||
-			    (k == 0 && advise(&m, s->devs[i].dev, &best) < 0))
+			if (fit_device(&m, &s->devs[i], src_name[k], &best, &other) < 0 ||
+			    (k == 0 && advise(&m, s->devs[i].dev, &best, &other) < 0))
 				goto out;
 		}
 		if (o && o->verbose > 0)

@@ -349,9 +349,13 @@ static bool is_fallback(struct ra_state *st, struct task *t, const struct ra_eve
 
 static int on_readahead(struct ra_state *st, const struct ra_event *ev, int64_t seq)
 {
-	int file = file_of(st, ev->ra.dev, ev->ra.ino);
-	struct task *t = task_of(st, ev->pid);
+	int file;
+	struct task *t;
 
+	if (ev->type == RA_EV_FADVISE || ev->type == RA_EV_SYS_READAHEAD)
+		return 0;	/* advice_calls() pairs them with their windows */
+	file = file_of(st, ev->ra.dev, ev->ra.ino);
+	t = task_of(st, ev->pid);
 	if (file < 0 || !t)
 		return -1;
 	switch (ev->type) {
@@ -759,6 +763,33 @@ static int on_event(const struct ra_event *ev, int64_t seq, void *arg)
 	return on_page(st, ev);
 }
 
+/*
+ * Each WILLNEED system call and the forced windows its task opened before its
+ * next trigger, window of another kind or system call: what was asked against
+ * what the kernel read (force_page_cache_ra caps a call at max(io_pages,
+ * ra_pages) pages).
+ */
+static int advice_calls(struct ra_db *db, int64_t run_id)
+{
+	return ra_analyze_exec(db,
+		"INSERT INTO advice_calls"
+		" SELECT e.run_id, e.seq, e.ts_ns, e.pid,"
+		"  CASE e.event_id WHEN 5 THEN 'fadvise64' ELSE 'readahead' END,"
+		"  MIN(w.dev), MIN(w.ino), e.page_index,"
+		"  CASE WHEN e.req_count_pages > 0 THEN"
+		"   MIN(e.req_count_pages, COALESCE(MIN(w.eof_page) - e.page_index, e.req_count_pages))"
+		"  ELSE MIN(w.eof_page) - e.page_index END,"
+		"  COUNT(w.window_id), COALESCE(SUM(w.size_pages), 0), COALESCE(SUM(w.pages_added), 0)"
+		" FROM runs r JOIN ra_events e ON e.seq BETWEEN r.seq_first AND r.seq_last"
+		"  AND e.run_id = r.run_id AND e.event_id IN (5, 6)"
+		" LEFT JOIN windows w ON w.run_id = e.run_id AND w.pid = e.pid"
+		"  AND w.pattern = 'forced' AND w.seq > e.seq"
+		"  AND w.seq < COALESCE((SELECT n.seq FROM ra_events n WHERE n.seq > e.seq"
+		"   AND n.seq <= r.seq_last AND n.run_id = e.run_id AND n.pid = e.pid"
+		"   AND n.event_id IN (1, 2, 3, 5, 6) ORDER BY n.seq LIMIT 1), r.seq_last + 1)"
+		" WHERE r.run_id = ?1 GROUP BY e.seq", run_id);
+}
+
 static int run_readahead(struct ra_db *db, int64_t run_id, const struct ra_analyze_opts *o)
 {
 	struct ra_state st;
@@ -769,7 +800,8 @@ static int run_readahead(struct ra_db *db, int64_t run_id, const struct ra_analy
 	st.page_shift = page_shift(db, run_id);
 	if (load_sizes(&st, db, run_id) < 0 ||
 	    ra_evstream_each(db, run_id, RA_STREAM_RA | RA_STREAM_PAGE, on_event, &st) < 0 ||
-	    write_windows(&st, db, run_id) < 0 || write_streams(&st, db, run_id) < 0)
+	    write_windows(&st, db, run_id) < 0 || write_streams(&st, db, run_id) < 0 ||
+	    advice_calls(db, run_id) < 0)
 		goto out;
 	if (o && o->verbose > 0)
 		fprintf(stderr, "readahead: %d windows, %d streams, %d files\n", st.nwins,
@@ -781,7 +813,7 @@ out:
 }
 
 static const char *const readahead_needs[] = { "readahead:page_cache_ra_order", NULL };
-static const char *const readahead_tables[] = { "windows", "streams", NULL };
+static const char *const readahead_tables[] = { "windows", "streams", "advice_calls", NULL };
 
 const struct ra_pass ra_pass_readahead = {
 	.name = "readahead",

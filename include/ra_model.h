@@ -76,9 +76,10 @@ struct ra_advice {
  * ra_model_advise - the recommended read_ahead_kb: the smallest power of two
  * that reaches @fraction of the asymptotic throughput under @f (NULL or !ok:
  * none), lowered below @thrash_kb when windows that large thrashed. The
- * reasoning is written in sentences.
+ * reasoning is written in sentences; @other (the other form's fit, or NULL)
+ * adds how much worse it fits.
  */
-void ra_model_advise(const struct ra_model_fit *f, double fraction, int thrash_kb,
-		     int current_kb, struct ra_advice *a);
+void ra_model_advise(const struct ra_model_fit *f, const struct ra_model_fit *other,
+		     double fraction, int thrash_kb, int current_kb, struct ra_advice *a);
 
 #endif /* RA_MODEL_H */

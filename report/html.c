@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ra_model.h"
 #include "report.h"
 
 #define CW 720		/* chart size */
@@ -386,6 +387,85 @@ static void chart_sizes(FILE *out, const struct ra_report *r)
 	svg_end(out, "Completed readahead requests (A in rwbs) by size.");
 }
 
+/*
+ * Throughput against I/O size: the size classes the window model was fitted
+ * to (filled when used), the fitted forms as curves, the advice's target.
+ */
+static void chart_model(FILE *out, const struct ra_report *r)
+{
+	const struct ra_table *t = ra_report_table(r, "chart_model");
+	const struct ra_table *m = ra_report_table(r, "model");
+	const struct ra_table *a = ra_report_table(r, "advice");
+	struct frame f = { .x0 = 4096, .x1 = 4194304, .xlog = true };
+	int legend = 0;
+
+	if (!t || !m || !t->nrows)
+		return;
+	for (int i = 0; i < t->nrows; i++)
+		if (strcmp(text(t, i, "source"), "window") == 0 && num(t, i, "service_ns") > 0)
+			f.y1 = fmax(f.y1, num(t, i, "bytes") / num(t, i, "service_ns") * 1e9 / 1048576);
+	for (int i = 0; i < m->nrows; i++)
+		if (strcmp(text(m, i, "source"), "window") == 0)
+			f.y1 = fmax(f.y1, num(m, i, "bandwidth_mib_s"));
+	if (f.y1 <= 0)
+		return;
+	f.y1 = nice(f.y1 * 1.1);
+	svg_begin(out, "Throughput by I/O size: measured classes and the fitted model", "c-model");
+	svg_axes(out, &f, "I/O size (bytes, log scale)", "B", "MiB/s");
+	for (int i = 0; i < m->nrows; i++) {
+		struct ra_model_fit fit = { .ok = true };
+		bool chosen = num(m, i, "chosen") > 0;
+		char name[64];
+
+		if (strcmp(text(m, i, "source"), "window") != 0 ||
+		    strcmp(text(m, i, "status"), "ok") != 0)
+			continue;
+		fit.form = strcmp(text(m, i, "form"), "max") == 0 ? RA_FORM_MAX : RA_FORM_SUM;
+		fit.access_ns = num(m, i, "access_ms") * 1e6;
+		fit.bw_bps = num(m, i, "bandwidth_mib_s") * 1048576;
+		if (fit.bw_bps <= 0)
+			continue;
+		snprintf(name, sizeof(name), "%s %s form", text(m, i, "dev"), text(m, i, "form"));
+		svg_legend(out, legend, name);
+		fprintf(out, "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"%s\"%s points=\"",
+			palette[legend % MAX_SERIES], chosen ? "2" : "1",
+			chosen ? "" : " stroke-dasharray=\"4 3\"");
+		for (int k = 0; k <= 60; k++) {
+			double x = exp2(12 + k * 10.0 / 60);
+
+			fprintf(out, "%.1f,%.1f ", px(&f, x),
+				py(&f, fmin(ra_model_throughput(&fit, x) / 1048576, f.y1)));
+		}
+		fputs("\"/>\n", out);
+		legend++;
+	}
+	svg_legend_color(out, legend++, "measured (hollow: not fitted)", "#000");
+	for (int i = 0; i < t->nrows; i++) {
+		double x = num(t, i, "bytes"), y = num(t, i, "service_ns");
+
+		if (strcmp(text(t, i, "source"), "window") != 0 || y <= 0 || x < f.x0 || x > f.x1)
+			continue;
+		y = x / y * 1e9 / 1048576;
+		fprintf(out, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"4\" fill=\"%s\" stroke=\"#000\">"
+			"<title>%.0f KiB: %.2f MiB/s, %.0f windows</title></circle>\n", px(&f, x),
+			py(&f, fmin(y, f.y1)), num(t, i, "used") > 0 ? "#000" : "none", x / 1024, y,
+			num(t, i, "n"));
+	}
+	for (int i = 0; a && i < a->nrows; i++) {
+		double kb = num(a, i, "recommended_kb");
+
+		if (kb <= 0)
+			continue;
+		fprintf(out, "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" stroke=\"%s\""
+			" stroke-dasharray=\"2 2\"/><text x=\"%.1f\" y=\"%d\" class=\"xt\">"
+			"advice %.0f KiB</text>\n", px(&f, kb * 1024), MT, px(&f, kb * 1024), CH - MB,
+			palette[3], px(&f, kb * 1024), MT - 4, kb);
+	}
+	svg_end(out, "Points: windows of one size class, their bytes over their mean device"
+		     " time. Curves: size / latency(size) of each fitted form, the chosen one"
+		     " solid. The dotted line is the recommended read_ahead_kb.");
+}
+
 /* ---- tables ---- */
 
 static void html_table(FILE *out, const struct ra_table *t)
@@ -485,6 +565,7 @@ static int html_render(FILE *out, const struct ra_report *r, int index)
 	chart_latency(out, r);
 	chart_throughput(out, r);
 	chart_sizes(out, r);
+	chart_model(out, r);
 	for (int i = 1; i < r->ntables; i++)
 		if (strncmp(r->tables[i].key, "chart_", 6) != 0)
 			html_table(out, &r->tables[i]);

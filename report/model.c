@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ra_model.h"
 #include "report.h"
 
 struct section {
@@ -74,6 +75,34 @@ static const struct section sections[] = {
 	  " ROUND(AVG(i.sync_wait_ns), 0) AS avg_sync_wait_ns, SUM(i.shared_bios) AS shared_bios"
 	  " FROM window_io i JOIN windows w USING (run_id, window_id) WHERE i.run_id = ?1"
 	  " GROUP BY w.pattern ORDER BY windows DESC" },
+	{ "model", "Device service model",
+	  "window: device time of a window; d2c: request issue to completion; see metrics.md",
+	  "SELECT (dev >> 20) || ':' || (dev & 1048575) AS dev, source, form, status, runs,"
+	  " samples, sizes, ROUND(access_ns / 1e6, 3) AS access_ms,"
+	  " ROUND(bandwidth_bps / 1048576, 2) AS bandwidth_mib_s,"
+	  " ROUND(rms_rel_err, 4) AS rms_rel_err, ROUND(max_rel_err, 4) AS max_rel_err, chosen,"
+	  " reason FROM device_models WHERE run_id = ?1 ORDER BY dev, source DESC, chosen DESC" },
+	{ "model_table", "I/O size against throughput under the window model",
+	  "the table of the 2010 readahead discussion, for this device on this kernel",
+	  "SELECT dev, form, io_kb, access_ms, transfer_ms, latency_ms, utilization,"
+	  " throughput_mib_s FROM v_model_table WHERE run_id = ?1 ORDER BY dev, io_kb" },
+	{ "predictions", "Predicted and measured throughput per read_ahead_kb",
+	  "runs sharing this run's model; measured: benchmark, else device bytes / wall time",
+	  "SELECT p.dev, p.read_ahead_kb, COUNT(*) AS runs,"
+	  " ROUND(AVG(p.predicted_bps) / 1048576, 2) AS predicted_mib_s,"
+	  " ROUND(AVG(p.measured_bps) / 1048576, 2) AS measured_mib_s,"
+	  " ROUND((AVG(p.predicted_bps) - AVG(p.measured_bps)) * 100 / AVG(p.measured_bps), 1)"
+	  " AS error_pct FROM v_model_predictions p"
+	  " JOIN device_models m ON m.run_id = p.run_id AND m.source = 'window' AND m.chosen"
+	  " AND (m.dev >> 20) || ':' || (m.dev & 1048575) = p.dev"
+	  " JOIN device_models me ON me.run_id = ?1 AND me.dev = m.dev AND me.source = 'window'"
+	  " AND me.chosen AND me.form = m.form AND me.access_ns = m.access_ns"
+	  " AND me.bandwidth_bps = m.bandwidth_bps"
+	  " WHERE p.measured_bps > 0 GROUP BY p.dev, p.read_ahead_kb ORDER BY p.dev, p.read_ahead_kb" },
+	{ "chart_model", "Model points", NULL,
+	  "SELECT (p.dev >> 20) || ':' || (p.dev & 1048575) AS dev, p.source, p.bytes,"
+	  " p.service_ns, p.n, p.used FROM model_points p WHERE p.run_id = ?1"
+	  " ORDER BY p.dev, p.source, p.bytes" },
 	/* Series for the charts of the HTML page (and in the JSON), summarized: a few
 	 * hundred points each, whatever the length of the trace. */
 	{ "chart_window_sizes", "Window size over time (busiest streams)", NULL,
@@ -126,6 +155,34 @@ static const char *const warning_sql[] = {
 	" JOIN devices dv ON dv.run_id = ?1 AND dv.dev = w.dev"
 	" JOIN v_devices d ON d.run_id = ?1 AND d.dev = dv.major || ':' || dv.minor"
 	" WHERE d.read_ahead_kb_before IS NOT NULL AND w.ra_pages * 4 != d.read_ahead_kb_before",
+	/* readahead off or tiny, by the device setting or by the trace's ra_pages */
+	"SELECT 'readahead is disabled on ' || d.name || ': read_ahead_kb 0, so a cache miss"
+	" reads only the pages asked for' FROM v_devices d WHERE d.run_id = ?1"
+	" AND d.read_ahead_kb_before = 0 AND d.role != 'traced'"
+	" UNION ALL SELECT 'readahead is disabled for ' || (w.dev >> 20) || ':' || (w.dev & 1048575)"
+	" || ' in the trace: ra_pages 0' FROM windows w WHERE w.run_id = ?1"
+	" AND w.trigger != 'none' GROUP BY w.dev HAVING MAX(w.ra_pages) = 0"
+	" AND NOT EXISTS (SELECT 1 FROM v_devices d WHERE d.run_id = ?1"
+	" AND d.read_ahead_kb_before = 0 AND d.role != 'traced')",
+	"SELECT 'readahead is tiny on ' || d.name || ': read_ahead_kb ' || d.read_ahead_kb_before"
+	" || ', under 16 KB (4 KB after boot was reported in 2010); sequential reads reach the"
+	" device in I/Os of ' || d.read_ahead_kb_before || ' KB' FROM v_devices d"
+	" WHERE d.run_id = ?1 AND d.read_ahead_kb_before BETWEEN 1 AND 15 AND d.role != 'traced'"
+	" UNION ALL SELECT 'readahead is tiny for ' || (w.dev >> 20) || ':' || (w.dev & 1048575)"
+	" || ' in the trace: ra_pages ' || MAX(w.ra_pages) || ' (' || MAX(w.ra_pages) * 4"
+	" || ' KB, under 16 KB)' FROM windows w WHERE w.run_id = ?1 AND w.trigger != 'none'"
+	" GROUP BY w.dev HAVING MAX(w.ra_pages) BETWEEN 1 AND 3"
+	" AND NOT EXISTS (SELECT 1 FROM v_devices d WHERE d.run_id = ?1"
+	" AND d.read_ahead_kb_before BETWEEN 1 AND 15 AND d.role != 'traced')",
+	/* WILLNEED calls the kernel cut short */
+	"SELECT a.call || '(WILLNEED) of ' || COALESCE(f.path, 'ino ' || a.ino) || ': '"
+	" || COUNT(*) || ' call(s) asked ' || SUM(a.asked_pages) * 4 || ' KB and the kernel read '"
+	" || SUM(a.read_pages) * 4 || ' KB (' || ROUND(SUM(a.read_pages) * 100.0"
+	" / SUM(a.asked_pages), 1) || '%): force_page_cache_ra caps a call at'"
+	" || ' max(io_pages, ra_pages); the rest is read on demand'"
+	" FROM advice_calls a LEFT JOIN files f ON f.run_id = a.run_id AND f.dev = a.dev"
+	" AND f.ino = a.ino WHERE a.run_id = ?1 AND a.asked_pages > 0"
+	" AND a.read_pages * 2 < a.asked_pages GROUP BY a.call, a.dev, a.ino",
 };
 
 static int fail(struct ra_db *db)
@@ -240,9 +297,109 @@ static int load_warnings(struct ra_db *db, struct ra_report *r, const struct ra_
 	return 0;
 }
 
+static int set_text(struct ra_value *v, const char *s)
+{
+	v->type = SQLITE_TEXT;
+	v->s = strdup(s);
+	return v->s ? 0 : -1;
+}
+
+static void set_int(struct ra_value *v, int64_t i, bool null)
+{
+	v->type = null ? SQLITE_NULL : SQLITE_INTEGER;
+	v->i = i;
+}
+
+/* A stored fit from the columns form, status, access_ns, bandwidth_bps (at @c), rms. */
+static void column_fit(sqlite3_stmt *st, int c, struct ra_model_fit *f)
+{
+	const unsigned char *form = sqlite3_column_text(st, c), *status;
+
+	memset(f, 0, sizeof(*f));
+	f->form = form && strcmp((const char *)form, "max") == 0 ? RA_FORM_MAX : RA_FORM_SUM;
+	status = sqlite3_column_text(st, c + 1);
+	f->ok = status && strcmp((const char *)status, "ok") == 0;
+	f->access_ns = sqlite3_column_double(st, c + 2);
+	f->bw_bps = sqlite3_column_double(st, c + 3);
+	f->rms_rel = sqlite3_column_double(st, c == 3 ? c + 5 : c + 4);
+}
+
+/*
+ * The advice table: per device of the windows, ra_model_advise() on the
+ * chosen window model at the report's fraction (the stored device_advice is
+ * the same at 0.8).
+ */
+static int load_advice(struct ra_db *db, struct ra_table *t, int64_t run_id,
+		       const struct ra_report_opts *o)
+{
+	static const char *const cols[] = { "dev", "fraction", "recommended_kb", "model_kb",
+					    "target_kb", "thrash_kb", "current_kb", "reasoning" };
+	static const char sql[] =
+		"SELECT (a.dev >> 20) || ':' || (a.dev & 1048575), a.thrash_kb, a.current_kb,"
+		" m.form, m.status, m.access_ns, m.bandwidth_bps, m.reason, m.rms_rel_err,"
+		" o.form, o.status, o.access_ns, o.bandwidth_bps, o.rms_rel_err"
+		" FROM device_advice a LEFT JOIN device_models m ON m.run_id = a.run_id"
+		" AND m.dev = a.dev AND m.source = 'window' AND m.chosen"
+		" LEFT JOIN device_models o ON o.run_id = a.run_id AND o.dev = a.dev"
+		" AND o.source = 'window' AND NOT o.chosen WHERE a.run_id = ?1 ORDER BY a.dev";
+	double fraction = o->fraction > 0 ? o->fraction : 0.8;
+	sqlite3_stmt *st = prepare(db, sql, run_id, o);
+	int ncols = (int)(sizeof(cols) / sizeof(cols[0])), rc;
+
+	if (!st)
+		return fail(db);
+	t->key = "advice";
+	t->title = "Recommended read_ahead_kb";
+	t->note = "the smallest power of two reaching the fraction of the bandwidth, below thrashing";
+	t->ncols = ncols;
+	t->cols = calloc((size_t)ncols, sizeof(*t->cols));
+	if (!t->cols)
+		goto nomem;
+	for (int c = 0; c < ncols; c++)
+		if (!(t->cols[c] = strdup(cols[c])))
+			goto nomem;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		struct ra_model_fit f, other;
+		struct ra_value *v;
+		struct ra_advice a;
+
+		column_fit(st, 3, &f);
+		column_fit(st, 9, &other);
+		snprintf(f.why, sizeof(f.why), "%s", sqlite3_column_type(st, 7) == SQLITE_TEXT ?
+			 (const char *)sqlite3_column_text(st, 7) : "no window with device time");
+		ra_model_advise(&f, &other, fraction, sqlite3_column_int(st, 1),
+				sqlite3_column_type(st, 2) == SQLITE_NULL ? -1 :
+				sqlite3_column_int(st, 2), &a);
+		v = realloc(t->cells, (size_t)(t->nrows + 1) * (size_t)ncols * sizeof(*v));
+		if (!v)
+			goto nomem;
+		t->cells = v;
+		v += (size_t)t->nrows * (size_t)ncols;
+		memset(v, 0, (size_t)ncols * sizeof(*v));
+		t->nrows++;
+		if (set_text(&v[0], (const char *)sqlite3_column_text(st, 0)) < 0)
+			goto nomem;
+		v[1].type = SQLITE_FLOAT;
+		v[1].d = fraction;
+		set_int(&v[2], a.recommended_kb, !a.recommended_kb);
+		set_int(&v[3], a.model_kb, !a.model_kb);
+		set_int(&v[4], (int64_t)((a.target_bytes + 1023) / 1024), !a.model_kb);
+		set_int(&v[5], a.thrash_kb, !a.thrash_kb);
+		set_int(&v[6], a.current_kb, a.current_kb < 0);
+		if (set_text(&v[7], a.reasoning) < 0)
+			goto nomem;
+	}
+	sqlite3_finalize(st);
+	return rc == SQLITE_DONE ? 0 : fail(db);
+nomem:
+	sqlite3_finalize(st);
+	ra_set_error(RA_ERR_IO, "out of memory");
+	return -1;
+}
+
 struct ra_report *ra_report_load(struct ra_db *db, int64_t run_id, const struct ra_report_opts *o)
 {
-	size_t n = sizeof(sections) / sizeof(sections[0]);
+	size_t n = sizeof(sections) / sizeof(sections[0]) + 1;
 	struct ra_report *r = calloc(1, sizeof(*r));
 
 	if (!r || !(r->tables = calloc(n, sizeof(*r->tables)))) {
@@ -251,9 +408,13 @@ struct ra_report *ra_report_load(struct ra_db *db, int64_t run_id, const struct 
 		return NULL;
 	}
 	r->run_id = run_id;
-	for (size_t i = 0; i < n; i++, r->ntables++)
-		if (load_table(db, &r->tables[i], &sections[i], run_id, o) < 0)
+	for (size_t i = 0; i + 1 < n; i++) {
+		if (load_table(db, &r->tables[r->ntables++], &sections[i], run_id, o) < 0)
 			goto fail;
+		if (strcmp(sections[i].key, "predictions") == 0 &&
+		    load_advice(db, &r->tables[r->ntables++], run_id, o) < 0)
+			goto fail;
+	}
 	if (!r->tables[0].nrows) {
 		ra_set_error(RA_ERR_USAGE, "no run %lld in '%s'", (long long)run_id,
 			     ra_db_path(db));
@@ -343,8 +504,14 @@ void ra_fmt_value(char *buf, size_t len, const char *col, const struct ra_value 
 	}
 	if (ends_with(col, "_ns") && strcmp(col, "q_ts_ns") != 0)
 		ra_fmt_ns(buf, len, x);
-	else if (strcmp(col, "hit_ratio") == 0)
+	else if (strcmp(col, "hit_ratio") == 0 || ends_with(col, "_rel_err") ||
+		 strcmp(col, "utilization") == 0)
 		snprintf(buf, len, "%.4f", x);
+	else if (ends_with(col, "_ms") && v->type == SQLITE_FLOAT)
+		snprintf(buf, len, "%.3f", x);
+	else if ((ends_with(col, "_mib_s") || strcmp(col, "fraction") == 0) &&
+		 v->type == SQLITE_FLOAT)
+		snprintf(buf, len, "%.2f", x);
 	else if (ends_with(col, "_bytes"))
 		snprintf(buf, len, "%.0f", x);
 	else if (v->type == SQLITE_FLOAT)

@@ -30,6 +30,8 @@ static const char usage_text[] =
 	"      --json          JSON on standard output (docs/report.md)\n"
 	"      --html FILE     write a self-contained HTML page with charts to FILE\n"
 	"  -n, --top N         rows of the files, streams and stalls tables (10)\n"
+	"      --fraction F    the read_ahead_kb advice aims at this share of the device's\n"
+	"                      bandwidth: 0.8, 80 or 80%% (0.8)\n"
 	"      --stall-ms MS   list readahead stalls of at least MS ms (1)\n"
 	"  -h, --help          this text\n"
 	"      --version       print the version\n"
@@ -60,6 +62,7 @@ static int parse(struct opts *o, int argc, char **argv)
 		{ "html", required_argument, NULL, 'H' },
 		{ "top", required_argument, NULL, 'n' },
 		{ "stall-ms", required_argument, NULL, 's' },
+		{ "fraction", required_argument, NULL, 'f' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 }
@@ -95,6 +98,16 @@ static int parse(struct opts *o, int argc, char **argv)
 			if (*end || ms < 0)
 				goto bad;
 			o->ro.stall_ns = (int64_t)(ms * 1e6);
+			break;
+		case 'f':
+			/* a fraction (0.8) or a percentage (80, 80%) */
+			o->ro.fraction = strtod(optarg, &end);
+			if (*end == '%')
+				end++;
+			if (o->ro.fraction >= 1)
+				o->ro.fraction /= 100;
+			if (*end || !(o->ro.fraction > 0 && o->ro.fraction < 1))
+				goto bad;
 			break;
 		case 'h':
 			fputs(usage_text, stdout);

@@ -42,6 +42,7 @@ struct ra_report {
 struct ra_report_opts {
 	int top;		/* rows of the top-N tables */
 	int64_t stall_ns;	/* threshold of the stalls table */
+	double fraction;	/* of the asymptotic throughput the advice aims at; 0: 0.8 */
 };
 
 /**

@@ -31,6 +31,10 @@ static const char *label(const char *col)
 		{ "unplugs_explicit", "explicit" }, { "unplugs_timer", "timer" },
 		{ "avg_sync_wait_ns", "sync_wait" }, { "avg_io_ns", "io_time" },
 		{ "shared_bios", "shared" }, { "hit_ratio", "hit" },
+		{ "bandwidth_mib_s", "bw_mib_s" }, { "rms_rel_err", "rms_err" },
+		{ "max_rel_err", "max_err" }, { "throughput_mib_s", "thru_mib_s" },
+		{ "predicted_mib_s", "predicted" }, { "measured_mib_s", "measured" },
+		{ "utilization", "util" }, { "transfer_ms", "xfer_ms" },
 	};
 
 	for (size_t i = 0; i < sizeof(map) / sizeof(map[0]); i++)
@@ -146,6 +150,49 @@ static void print_table(FILE *out, const struct ra_table *t)
 	free(w);
 }
 
+/* Words of @s in lines of at most WIDTH columns, indented by @indent. */
+static void wrap(FILE *out, const char *s, int indent)
+{
+	int col = indent;
+
+	fprintf(out, "%*s", indent, "");
+	while (*s) {
+		int n = (int)strcspn(s, " ");
+
+		if (col > indent && col + 1 + n > WIDTH) {
+			fprintf(out, "\n%*s", indent, "");
+			col = indent;
+		} else if (col > indent) {
+			fputc(' ', out);
+			col++;
+		}
+		fprintf(out, "%.*s", n, s);
+		col += n;
+		s += n;
+		while (*s == ' ')
+			s++;
+	}
+	fputc('\n', out);
+}
+
+/* The advice: a line per device, then its reasoning as a paragraph. */
+static void print_advice(FILE *out, const struct ra_table *t)
+{
+	char rec[CELL], cur[CELL];
+
+	fprintf(out, "\n%s\n", t->title);
+	if (!t->nrows)
+		fprintf(out, "  none\n");
+	for (int r = 0; r < t->nrows; r++) {
+		cell_text(t, r, ra_table_col(t, "recommended_kb"), rec);
+		cell_text(t, r, ra_table_col(t, "current_kb"), cur);
+		fprintf(out, "  %s: read_ahead_kb %s (recorded with %s; aiming at %.0f%% of the"
+			" bandwidth)\n", ra_table_cell(t, r, 0)->s, rec, cur,
+			ra_table_cell(t, r, ra_table_col(t, "fraction"))->d * 100);
+		wrap(out, ra_table_cell(t, r, ra_table_col(t, "reasoning"))->s, 4);
+	}
+}
+
 static void print_run(FILE *out, const struct ra_table *t)
 {
 	char buf[CELL];
@@ -176,7 +223,9 @@ static int text_render(FILE *out, const struct ra_report *r, int index)
 			fprintf(out, "  ! %s\n", r->warnings[i]);
 	}
 	for (int i = 1; i < r->ntables; i++)
-		if (strncmp(r->tables[i].key, "chart_", 6) != 0)
+		if (strcmp(r->tables[i].key, "advice") == 0)
+			print_advice(out, &r->tables[i]);
+		else if (strncmp(r->tables[i].key, "chart_", 6) != 0)
 			print_table(out, &r->tables[i]);
 	return ferror(out) ? -1 : 0;
 }
