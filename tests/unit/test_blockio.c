@@ -72,6 +72,51 @@ static void test_windows_and_stalls(void)
 		  "2|1|2|1:1:16384:1,2:1:32768:1");
 }
 
+/*
+ * The device time of windows: the first served from its opening, the second
+ * (opened while the first was in flight) from the first's completion, the
+ * third (opened on an idle device) from its opening again.
+ */
+static void test_window_service(void)
+{
+	uint64_t o1, c1, c2, o3, c3;
+	char want[128];
+
+	begin("service");
+	trig(1, 10, 5, 0, 1, 32);
+	o1 = now;
+	order(10, 5, 0, 4, 3);
+	blk(RA_EV_BIO_QUEUE, 10, 1000, 32, "RA");
+	blk(RA_EV_GETRQ, 10, 1000, 32, "RA");
+	blk(RA_EV_RQ_ISSUE, 10, 1000, 32, "RA");
+	now += 1000000;
+	trig(0, 10, 5, 1, 1, 32);
+	order(10, 5, 4, 8, 8);
+	blk(RA_EV_BIO_QUEUE, 10, 1032, 64, "RA");
+	blk(RA_EV_GETRQ, 10, 1032, 64, "RA");
+	blk(RA_EV_RQ_ISSUE, 10, 1032, 64, "RA");
+	now += 2000000;
+	c1 = now;
+	blk(RA_EV_RQ_COMPLETE, 10, 1000, 32, "RA");
+	now += 3000000;
+	c2 = now;
+	blk(RA_EV_RQ_COMPLETE, 10, 1032, 64, "RA");
+	now += 10000000;
+	trig(0, 10, 5, 4, 1, 32);
+	o3 = now;
+	order(10, 5, 12, 8, 8);
+	blk(RA_EV_BIO_QUEUE, 10, 1096, 64, "RA");
+	blk(RA_EV_GETRQ, 10, 1096, 64, "RA");
+	blk(RA_EV_RQ_ISSUE, 10, 1096, 64, "RA");
+	now += 4000000;
+	c3 = now;
+	blk(RA_EV_RQ_COMPLETE, 10, 1096, 64, "RA");
+	snprintf(want, sizeof(want), "1:%llu,2:%llu,3:%llu", (unsigned long long)(c1 - o1),
+		 (unsigned long long)(c2 - c1), (unsigned long long)(c3 - o3));
+	CHECK_STR(result("SELECT group_concat(window_id || ':' || service_ns) FROM"
+			 " (SELECT * FROM window_io ORDER BY window_id)"), want);
+}
+
 int main(void)
 {
 	static const struct test_case cases[] = {
@@ -79,6 +124,7 @@ int main(void)
 		{ "missing insert, issue, get-request", test_missing_events },
 		{ "counts: splits, requeues, unmatched", test_counts },
 		{ "windows' bios and plug stalls", test_windows_and_stalls },
+		{ "windows' device time", test_window_service },
 		{ NULL, NULL },
 	};
 	return test_run_in_tmpdir("test_blockio", cases, dir);
