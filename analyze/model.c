@@ -236,6 +236,11 @@ void ra_model_advise(const struct ra_model_fit *f, const struct ra_model_fit *ot
 		       "%.1f MiB/s, %.0f%% of the bandwidth.", kb,
 		       ra_model_throughput(f, kb * 1024.0) / 1048576,
 		       ra_model_throughput(f, kb * 1024.0) / f->bw_bps * 100);
+		if (f->rms_rel > RA_MODEL_POOR_FIT)
+			APPEND(a, " The fit is poor (%.0f%% rms): the sizes do not follow one curve "
+			       "(mixed workloads, a cache in front of the device); take the advice as "
+			       "a rough guide, and a --sweep of read_ahead_kb for cleaner points.",
+			       f->rms_rel * 100);
 	} else {
 		APPEND(a, "No model: %s.", f && f->why[0] ? f->why : "no I/O to fit");
 	}

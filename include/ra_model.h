@@ -34,6 +34,9 @@ struct ra_model_fit {
 	char why[160];		/* when !ok: why the points do not determine the model */
 };
 
+/* A fit whose rms relative error exceeds this is called poor in the advice. */
+#define RA_MODEL_POOR_FIT 0.25
+
 /* The smallest number of samples a size class needs to be a point of the fit. */
 #define RA_MODEL_MIN_SAMPLES 5
 

@@ -150,7 +150,8 @@ static const char *const warning_sql[] = {
 	" FROM v_device_io WHERE run_id = ?1 AND stat_match = 0",
 	"SELECT 'ra_pages ' || w.ra_pages || ' in the trace disagrees with read_ahead_kb '"
 	" || d.read_ahead_kb_before || ' of ' || d.name || ' (' || (d.read_ahead_kb_before / 4)"
-	" || ' pages)' FROM (SELECT DISTINCT dev, ra_pages FROM windows WHERE run_id = ?1"
+	" || ' pages): the setting changed during the run, or files were opened before it'"
+	" || ' changed, or POSIX_FADV_SEQUENTIAL doubled it' FROM (SELECT DISTINCT dev, ra_pages FROM windows WHERE run_id = ?1"
 	" AND ra_pages IS NOT NULL AND pattern NOT IN ('around', 'forced')) w"
 	" JOIN devices dv ON dv.run_id = ?1 AND dv.dev = w.dev"
 	" JOIN v_devices d ON d.run_id = ?1 AND d.dev = dv.major || ':' || dv.minor"
