@@ -170,15 +170,15 @@ static const char *const warning_sql[] = {
 	" device in I/Os of ' || d.read_ahead_kb_before || ' KB' FROM v_devices d"
 	" WHERE d.run_id = ?1 AND d.read_ahead_kb_before BETWEEN 1 AND 15 AND d.role != 'traced'"
 	" UNION ALL SELECT 'readahead is tiny for ' || (w.dev >> 20) || ':' || (w.dev & 1048575)"
-	" || ' in the trace: ra_pages ' || MAX(w.ra_pages) || ' (' || MAX(w.ra_pages) * 4"
+	" || ' in the trace: ra_pages ' || MAX(w.ra_pages) || ' (' || (MAX(w.ra_pages) * 4)"
 	" || ' KB, under 16 KB)' FROM windows w WHERE w.run_id = ?1 AND w.trigger != 'none'"
 	" GROUP BY w.dev HAVING MAX(w.ra_pages) BETWEEN 1 AND 3"
 	" AND NOT EXISTS (SELECT 1 FROM v_devices d WHERE d.run_id = ?1"
 	" AND d.read_ahead_kb_before BETWEEN 1 AND 15 AND d.role != 'traced')",
 	/* WILLNEED calls the kernel cut short */
 	"SELECT a.call || '(WILLNEED) of ' || COALESCE(f.path, 'ino ' || a.ino) || ': '"
-	" || COUNT(*) || ' call(s) asked ' || SUM(a.asked_pages) * 4 || ' KB and the kernel read '"
-	" || SUM(a.read_pages) * 4 || ' KB (' || ROUND(SUM(a.read_pages) * 100.0"
+	" || COUNT(*) || ' call(s) asked ' || (SUM(a.asked_pages) * 4) || ' KB and the kernel"
+	" read ' || (SUM(a.read_pages) * 4) || ' KB (' || ROUND(SUM(a.read_pages) * 100.0"
 	" / SUM(a.asked_pages), 1) || '%): force_page_cache_ra caps a call at'"
 	" || ' max(io_pages, ra_pages); the rest is read on demand'"
 	" FROM advice_calls a LEFT JOIN files f ON f.run_id = a.run_id AND f.dev = a.dev"
