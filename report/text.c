@@ -34,7 +34,8 @@ static const char *label(const char *col)
 		{ "bandwidth_mib_s", "bw_mib_s" }, { "rms_rel_err", "rms_err" },
 		{ "max_rel_err", "max_err" }, { "throughput_mib_s", "thru_mib_s" },
 		{ "predicted_mib_s", "predicted" }, { "measured_mib_s", "measured" },
-		{ "utilization", "util" }, { "transfer_ms", "xfer_ms" },
+		{ "utilization", "util" }, { "transfer_ms", "xfer_ms" }, { "samples", "n" },
+		{ "chosen", "use" },
 	};
 
 	for (size_t i = 0; i < sizeof(map) / sizeof(map[0]); i++)
@@ -48,12 +49,14 @@ static void cell_text(const struct ra_table *t, int row, int col, char *buf)
 	ra_fmt_value(buf, CELL, t->cols[col], ra_table_cell(t, row, col));
 }
 
-/* Columns the text leaves out: they repeat another column of the same row. */
+/* Columns the text leaves out: they repeat another column of the same row, or
+ * matter less than the width they take (the JSON and HTML have them). */
 static bool hidden(const struct ra_table *t, int col)
 {
 	static const char *const cols[][2] = {
 		{ "readahead_stats", "readahead_pages" }, { "files", "dev" }, { "files", "ino" },
-		{ "streams", "stream_id" },
+		{ "streams", "stream_id" }, { "model", "status" }, { "model", "sizes" },
+		{ "model", "max_rel_err" },
 	};
 
 	for (size_t i = 0; i < sizeof(cols) / sizeof(cols[0]); i++)
