@@ -2,7 +2,8 @@
 /*
  * Results of the benchmark a run recorded: fio's JSON output
  * (--output-format=json), parsed with SQLite's JSON functions from the
- * workload output stored with the run.
+ * workload output stored with the run. fio names the clones of a job
+ * (numjobs=N) alike: each job's row is keyed by its name and its index.
  */
 #include <stdio.h>
 #include <string.h>
@@ -26,7 +27,7 @@ int ra_bench_parse_fio(struct ra_db *db, int64_t run_id)
 		"  FROM runs WHERE run_id = ?1 AND instr(workload_output, '{') > 0"
 		"  AND json_valid(substr(workload_output, instr(workload_output, '{'))))"
 		" INSERT OR REPLACE INTO bench_results"
-		" SELECT ?1, COALESCE(json_extract(j.value, '$.jobname'), 'job' || j.key), ?2,"
+		" SELECT ?1, COALESCE(json_extract(j.value, '$.jobname'), 'job') || '#' || j.key, ?2,"
 		"  json_extract(j.value, ?3)"
 		"  FROM d, json_each(d.doc, '$.jobs') j"
 		" WHERE json_extract(j.value, ?3) IS NOT NULL";
