@@ -372,11 +372,13 @@ static int advise(struct model_ctx *m, uint32_t dev, const struct ra_model_fit *
 	return rc == SQLITE_DONE ? 0 : -1;
 }
 
-/* the windows' device time, on their file's device */
+/* the device time of the windows at their stream's largest size, on their file's device */
 #define WINDOW_SQL                                                                          \
 	"SELECT w.dev, w.run_id, i.bytes, i.service_ns FROM window_io i"                    \
 	" JOIN windows w USING (run_id, window_id)"                                         \
-	" WHERE i.service_ns IS NOT NULL AND w.run_id IN (%s)"                              \
+	" JOIN streams s ON s.run_id = w.run_id AND s.stream_id = w.stream_id"              \
+	" WHERE i.service_ns IS NOT NULL AND w.size_pages >= s.max_size_pages"              \
+	" AND w.run_id IN (%s)"                                                             \
 	" AND w.dev IN (SELECT dev FROM windows WHERE run_id = ?1) ORDER BY w.run_id"
 /* the read requests' D2C */
 #define D2C_SQL                                                                             \

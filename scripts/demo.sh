@@ -4,7 +4,8 @@
 # 4 jobs, 4 KiB reads, one file each) on an ext4 loop device throttled to 200
 # IOPS and 50 MB/s (a blkio cgroup emulates the slow disk), recorded with
 # ra-record at read_ahead_kb 16, 128, 512 and 2048, 3 iterations each from a
-# cold cache. Prints a summary and the comparison against 128 KiB (ra-compare),
+# cold cache. Prints a summary, the comparison against 128 KiB (ra-compare) and
+# the device model with its recommended read_ahead_kb (ra-report),
 # writes demo/report.html and demo/out/demo.db, and removes everything it set
 # up, also on failure or Ctrl-C.
 #
@@ -90,6 +91,8 @@ for j in $JOBS; do
 done
 run=$(sqlite3 "$out/demo.db" "SELECT COALESCE((SELECT MAX(run_id) FROM runs
 	WHERE label = 'read_ahead_kb=512,NR=1'), MAX(run_id)) FROM runs")
+step "the device model of $NAME and the read_ahead_kb it recommends (run $run, all runs pooled)"
+"$bin/ra-report" --run "$run" "$out/demo.db" | sed -n '/^Device service model/,/^Readahead I\/O/p' | sed '$d'
 "$bin/ra-report" --run "$run" --html "$top/demo/report.html" "$out/demo.db"
 step "wrote $top/demo/report.html (run $run) and $out/demo.db"
 echo "   ra-report $out/demo.db lists the runs; ra-report --run N $out/demo.db prints one"
