@@ -256,8 +256,10 @@ void ra_model_advise(const struct ra_model_fit *f, const struct ra_model_fit *ot
 			APPEND(a, " Windows of %d KiB and more thrashed; %d KiB stays below them.",
 			       thrash_kb, a->recommended_kb);
 		} else {
-			APPEND(a, " Windows of %d KiB and more thrashed: stay below %d KiB.",
-			       thrash_kb, thrash_kb);
+			APPEND(a, " Windows of %d KiB and more thrashed (pages read ahead, evicted "
+			       "unused and read again): without a model the advice is only to stay "
+			       "below them, %d KiB at most.", thrash_kb, below);
+			a->recommended_kb = below;
 		}
 	}
 	if (a->recommended_kb && current_kb >= 0)

@@ -77,8 +77,9 @@ struct ra_advice {
 
 /**
  * ra_model_advise - the recommended read_ahead_kb: the smallest power of two
- * that reaches @fraction of the asymptotic throughput under @f (NULL or !ok:
- * none), lowered below @thrash_kb when windows that large thrashed. The
+ * that reaches @fraction of the asymptotic throughput under @f, lowered below
+ * @thrash_kb when windows that large thrashed. Without a model (@f NULL or
+ * !ok) only the thrashing gives an advice: half of @thrash_kb; else none. The
  * reasoning is written in sentences; @other (the other form's fit, or NULL)
  * adds how much worse it fits.
  */

@@ -559,17 +559,26 @@ const char ra_schema_sql[] =
 	"         ROUND(kb * 1024.0 / latency_ms * 1e3 / 1048576, 2) AS throughput_mib_s\n" \
 	"    FROM l;\n" \
 	"CREATE VIEW v_model_predictions AS\n" \
-	"  WITH m AS (\n" \
+	"  WITH k AS (\n" \
 	"    SELECT m.run_id, m.dev, m.form, m.access_ns / 1e9 AS a, m.bandwidth_bps AS bw,\n" \
-	"           s.read_ahead_kb * 1024.0 AS x\n" \
+	"           s.read_ahead_kb,\n" \
+	"           (SELECT w.size_pages * COALESCE(r.page_size, 4096) FROM windows w\n" \
+	"              JOIN streams t ON t.run_id = w.run_id AND t.stream_id = w.stream_id\n" \
+	"              JOIN runs r ON r.run_id = w.run_id\n" \
+	"             WHERE w.run_id = m.run_id AND w.dev = m.dev\n" \
+	"               AND w.size_pages >= t.max_size_pages AND w.pages_added > 0\n" \
+	"             GROUP BY w.size_pages ORDER BY COUNT(*) DESC, w.size_pages DESC\n" \
+	"             LIMIT 1) AS window_bytes\n" \
 	"      FROM device_models m\n" \
 	"      JOIN device_snapshots s ON s.run_id = m.run_id AND s.dev = m.dev\n" \
 	"           AND s.phase = 'before'\n" \
 	"     WHERE m.source = 'window' AND m.chosen AND m.status = 'ok'\n" \
 	"       AND s.read_ahead_kb > 0\n" \
+	"  ), m AS (\n" \
+	"    SELECT *, COALESCE(window_bytes, read_ahead_kb * 1024.0) AS x FROM k\n" \
 	"  )\n" \
 	"  SELECT m.run_id, (m.dev >> 20) || ':' || (m.dev & 1048575) AS dev,\n" \
-	"         CAST(m.x / 1024 AS INTEGER) AS read_ahead_kb,\n" \
+	"         m.read_ahead_kb, CAST(m.x / 1024 AS INTEGER) AS window_kb,\n" \
 	"         m.x / CASE m.form WHEN 'max' THEN MAX(m.a, m.x / m.bw)\n" \
 	"                           ELSE m.a + m.x / m.bw END AS predicted_bps,\n" \
 	"         COALESCE((SELECT value FROM v_run_metrics v WHERE v.run_id = m.run_id\n" \

@@ -88,7 +88,7 @@ static const struct section sections[] = {
 	  " throughput_mib_s FROM v_model_table WHERE run_id = ?1 ORDER BY dev, io_kb" },
 	{ "predictions", "Predicted and measured throughput per read_ahead_kb",
 	  "runs sharing this run's model; measured: benchmark, else device bytes / wall time",
-	  "SELECT p.dev, p.read_ahead_kb, COUNT(*) AS runs,"
+	  "SELECT p.dev, p.read_ahead_kb, p.window_kb, COUNT(*) AS runs,"
 	  " ROUND(AVG(p.predicted_bps) / 1048576, 2) AS predicted_mib_s,"
 	  " ROUND(AVG(p.measured_bps) / 1048576, 2) AS measured_mib_s,"
 	  " ROUND((AVG(p.predicted_bps) - AVG(p.measured_bps)) * 100 / AVG(p.measured_bps), 1)"
@@ -98,7 +98,8 @@ static const struct section sections[] = {
 	  " JOIN device_models me ON me.run_id = ?1 AND me.dev = m.dev AND me.source = 'window'"
 	  " AND me.chosen AND me.form = m.form AND me.access_ns = m.access_ns"
 	  " AND me.bandwidth_bps = m.bandwidth_bps"
-	  " WHERE p.measured_bps > 0 GROUP BY p.dev, p.read_ahead_kb ORDER BY p.dev, p.read_ahead_kb" },
+	  " WHERE p.measured_bps > 0 GROUP BY p.dev, p.read_ahead_kb, p.window_kb"
+	  " ORDER BY p.dev, p.read_ahead_kb, p.window_kb" },
 	{ "chart_model", "Model points", NULL,
 	  "SELECT (p.dev >> 20) || ':' || (p.dev & 1048575) AS dev, p.source, p.bytes,"
 	  " p.service_ns, p.n, p.used FROM model_points p WHERE p.run_id = ?1"

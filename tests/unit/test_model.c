@@ -120,9 +120,10 @@ static void test_unidentifiable(void)
 	CHECK_INT(a.recommended_kb, 0);
 	CHECK(strncmp(a.reasoning, "No model: ", 10) == 0);
 	ra_model_advise(NULL, NULL, 0.8, 512, -1, &a);
-	CHECK_INT(a.recommended_kb, 0);
+	CHECK_INT(a.recommended_kb, 256);
+	CHECK_INT(a.model_kb, 0);
 	CHECK_INT(a.thrash_kb, 512);
-	CHECK(strstr(a.reasoning, "stay below 512 KiB") != NULL);
+	CHECK(strstr(a.reasoning, "256 KiB at most") != NULL);
 }
 
 int main(void)
