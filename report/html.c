@@ -405,7 +405,7 @@ static void chart_model(FILE *out, const struct ra_report *r)
 		if (strcmp(text(t, i, "source"), "window") == 0 && num(t, i, "service_ns") > 0)
 			f.y1 = fmax(f.y1, num(t, i, "bytes") / num(t, i, "service_ns") * 1e9 / 1048576);
 	for (int i = 0; i < m->nrows; i++)
-		if (strcmp(text(m, i, "source"), "window") == 0)
+		if (strcmp(text(m, i, "source"), "window") == 0 && num(m, i, "chosen") > 0)
 			f.y1 = fmax(f.y1, num(m, i, "bandwidth_mib_s"));
 	if (f.y1 <= 0)
 		return;
@@ -439,7 +439,7 @@ static void chart_model(FILE *out, const struct ra_report *r)
 		fputs("\"/>\n", out);
 		legend++;
 	}
-	svg_legend_color(out, legend++, "measured (hollow: not fitted)", "#000");
+	svg_legend_color(out, legend++, "measured", "#000");
 	for (int i = 0; i < t->nrows; i++) {
 		double x = num(t, i, "bytes"), y = num(t, i, "service_ns");
 
@@ -457,13 +457,14 @@ static void chart_model(FILE *out, const struct ra_report *r)
 		if (kb <= 0)
 			continue;
 		fprintf(out, "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" stroke=\"%s\""
-			" stroke-dasharray=\"2 2\"/><text x=\"%.1f\" y=\"%d\" class=\"xt\">"
+			" stroke-dasharray=\"2 2\"/><text x=\"%.1f\" y=\"%d\">"
 			"advice %.0f KiB</text>\n", px(&f, kb * 1024), MT, px(&f, kb * 1024), CH - MB,
-			palette[3], px(&f, kb * 1024), MT - 4, kb);
+			palette[3], px(&f, kb * 1024) + 4, MT + 12, kb);
 	}
 	svg_end(out, "Points: windows of one size class, their bytes over their mean device"
-		     " time. Curves: size / latency(size) of each fitted form, the chosen one"
-		     " solid. The dotted line is the recommended read_ahead_kb.");
+		     " time (hollow: too few to be fitted). Curves: size / latency(size) of each"
+		     " fitted form, the chosen one solid. The dotted line is the recommended"
+		     " read_ahead_kb.");
 }
 
 /* ---- tables ---- */
