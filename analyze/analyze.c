@@ -142,7 +142,8 @@ static int run_pass(struct ra_db *db, int64_t run_id, const struct ra_pass *p,
 
 /*
  * A run's device model pools the runs recorded like it: a new run changes
- * the models of the others in its pool, which are fitted again.
+ * the models of the others in its pool. They pool the same samples, so they
+ * get the fits just made for @run_id, each with the advice of its setting.
  */
 static int refit_pool(struct ra_db *db, int64_t run_id, const struct ra_analyze_opts *o)
 {
@@ -153,7 +154,9 @@ static int refit_pool(struct ra_db *db, int64_t run_id, const struct ra_analyze_
 	int rc, ret = -1;
 
 	snprintf(sql, sizeof(sql), "SELECT run_id FROM (%s) WHERE run_id != ?1 AND run_id IN"
-		 " (SELECT run_id FROM analyses WHERE pass = 'model')", ra_model_pool_sql);
+		 " (SELECT run_id FROM analyses WHERE pass = 'model' AND state = 'ok')"
+		 " AND EXISTS (SELECT 1 FROM analyses WHERE run_id = ?1 AND pass = 'model'"
+		 " AND state = 'ok')", ra_model_pool_sql);
 	if (sqlite3_prepare_v2(ra_db_sqlite(db), sql, -1, &st, NULL) != SQLITE_OK)
 		goto out;
 	sqlite3_bind_int64(st, 1, run_id);
@@ -169,8 +172,9 @@ static int refit_pool(struct ra_db *db, int64_t run_id, const struct ra_analyze_
 	}
 	if (rc != SQLITE_DONE)
 		goto out;
+	(void)o;
 	for (size_t i = 0; i < n; i++)
-		if (run_pass(db, ids[i], &ra_pass_model, o) < 0) {
+		if (ra_model_share(db, run_id, ids[i]) < 0) {
 			free(ids);
 			sqlite3_finalize(st);
 			return -1;

@@ -334,16 +334,16 @@ static int thrash_kb(struct ra_db *db, int64_t run_id, uint32_t dev, int *out)
 	return 0;
 }
 
+/* The advice of the run in @m for @dev, from the pool's fits and thrashing limit. */
 static int advise(struct model_ctx *m, uint32_t dev, const struct ra_model_fit *f,
-		  const struct ra_model_fit *other)
+		  const struct ra_model_fit *other, int tk)
 {
 	sqlite3_stmt *q = m->ins_advice;
 	struct ra_advice a;
 	int64_t cur;
-	int tk, rc;
+	int rc;
 
-	if (thrash_kb(m->db, m->run_id, dev, &tk) < 0 ||
-	    query_int(m->db, "SELECT read_ahead_kb FROM device_snapshots WHERE run_id = ?1"
+	if (query_int(m->db, "SELECT read_ahead_kb FROM device_snapshots WHERE run_id = ?1"
 		      " AND dev = ?2 AND phase = 'before'", m->run_id, dev, &cur) < 0)
 		return -1;
 	if (cur < 0 && query_int(m->db, "SELECT MAX(w.ra_pages) * COALESCE(r.page_size, 4096)"
@@ -415,9 +415,11 @@ static int run_model(struct ra_db *db, int64_t run_id, const struct ra_analyze_o
 			goto out;
 		for (int i = 0; i < s->ndevs; i++) {
 			struct ra_model_fit best, other;
+			int tk = 0;
 
 			if (fit_device(&m, &s->devs[i], src_name[k], &best, &other) < 0 ||
-			    (k == 0 && advise(&m, s->devs[i].dev, &best, &other) < 0))
+			    (k == 0 && (thrash_kb(db, run_id, s->devs[i].dev, &tk) < 0 ||
+					advise(&m, s->devs[i].dev, &best, &other, tk) < 0)))
 				goto out;
 		}
 		if (o && o->verbose > 0)
@@ -435,6 +437,93 @@ out:
 	sqlite3_finalize(m.ins_model);
 	sqlite3_finalize(m.ins_advice);
 	return ret;
+}
+
+static int exec2(struct ra_db *db, const char *sql, int64_t a, int64_t b)
+{
+	sqlite3_stmt *q = NULL;
+	int rc;
+
+	if (sqlite3_prepare_v2(ra_db_sqlite(db), sql, -1, &q, NULL) != SQLITE_OK)
+		return -1;
+	sqlite3_bind_int64(q, 1, a);
+	sqlite3_bind_int64(q, 2, b);
+	rc = sqlite3_step(q);
+	sqlite3_finalize(q);
+	return rc == SQLITE_DONE ? 0 : -1;
+}
+
+/* A stored fit: form, status, access_ns, bandwidth_bps, rms_rel_err from column @c. */
+static void row_fit(sqlite3_stmt *q, int c, struct ra_model_fit *f)
+{
+	const unsigned char *form = sqlite3_column_text(q, c), *status = sqlite3_column_text(q, c + 1);
+
+	memset(f, 0, sizeof(*f));
+	f->form = form && strcmp((const char *)form, "max") == 0 ? RA_FORM_MAX : RA_FORM_SUM;
+	f->ok = status && strcmp((const char *)status, "ok") == 0;
+	f->access_ns = sqlite3_column_double(q, c + 2);
+	f->bw_bps = sqlite3_column_double(q, c + 3);
+	f->rms_rel = sqlite3_column_double(q, c + 4);
+	if (sqlite3_column_type(q, c + 5) == SQLITE_TEXT)
+		snprintf(f->why, sizeof(f->why), "%s", (const char *)sqlite3_column_text(q, c + 5));
+}
+
+int ra_model_share(struct ra_db *db, int64_t from, int64_t to)
+{
+	static const char *const copy[] = {
+		"DELETE FROM model_points WHERE run_id = ?2 AND (dev, source) IN"
+		" (SELECT dev, source FROM model_points WHERE run_id = ?1)",
+		"INSERT INTO model_points SELECT ?2, dev, source, size_class, n, bytes, service_ns,"
+		" p50_ns, used FROM model_points WHERE run_id = ?1",
+		"DELETE FROM device_models WHERE run_id = ?2 AND (dev, source) IN"
+		" (SELECT dev, source FROM device_models WHERE run_id = ?1)",
+		"INSERT INTO device_models SELECT ?2, dev, source, form, status, reason, runs, samples,"
+		" sizes, access_ns, bandwidth_bps, rms_rel_err, max_rel_err, chosen"
+		" FROM device_models WHERE run_id = ?1",
+		"DELETE FROM device_advice WHERE run_id = ?2 AND dev IN"
+		" (SELECT dev FROM device_advice WHERE run_id = ?1)",
+	};
+	struct model_ctx m = { .db = db, .run_id = to };
+	sqlite3_stmt *q = NULL;
+	int rc = SQLITE_ERROR;
+
+	for (size_t i = 0; i < sizeof(copy) / sizeof(copy[0]); i++)
+		if (exec2(db, copy[i], from, to) < 0)
+			goto out;
+	if (sqlite3_prepare_v2(ra_db_sqlite(db), "INSERT INTO device_advice VALUES (?, ?, ?, ?, ?,"
+			       " ?, ?, ?, ?, ?)", -1, &m.ins_advice, NULL) != SQLITE_OK ||
+	    sqlite3_prepare_v2(ra_db_sqlite(db),
+			       "SELECT a.dev, COALESCE(a.thrash_kb, 0), c.form, c.status, c.access_ns,"
+			       " c.bandwidth_bps, c.rms_rel_err, c.reason, o.form, o.status,"
+			       " o.access_ns, o.bandwidth_bps, o.rms_rel_err, o.reason"
+			       " FROM device_advice a"
+			       " LEFT JOIN device_models c ON c.run_id = a.run_id AND c.dev = a.dev"
+			       " AND c.source = 'window' AND c.chosen"
+			       " LEFT JOIN device_models o ON o.run_id = a.run_id AND o.dev = a.dev"
+			       " AND o.source = 'window' AND NOT o.chosen WHERE a.run_id = ?1",
+			       -1, &q, NULL) != SQLITE_OK)
+		goto out;
+	sqlite3_bind_int64(q, 1, from);
+	while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
+		struct ra_model_fit f, other;
+
+		row_fit(q, 2, &f);
+		row_fit(q, 8, &other);
+		if (advise(&m, (uint32_t)sqlite3_column_int64(q, 0), &f, &other,
+			   sqlite3_column_int(q, 1)) < 0) {
+			rc = SQLITE_ERROR;
+			break;
+		}
+	}
+out:
+	sqlite3_finalize(q);
+	sqlite3_finalize(m.ins_advice);
+	if (rc != SQLITE_DONE) {
+		ra_set_error(RA_ERR_IO, "cannot share the model of run %lld in '%s': %s",
+			     (long long)from, ra_db_path(db), sqlite3_errmsg(ra_db_sqlite(db)));
+		return -1;
+	}
+	return 0;
 }
 
 static const char *const model_needs[] = { "block:block_rq_complete", NULL };

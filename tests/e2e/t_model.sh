@@ -38,6 +38,17 @@ check_eq "$(q "$DB" "SELECT COUNT(*) FROM device_models d JOIN device_models w U
 check_eq "$(q "$DB" "SELECT COUNT(*) FROM model_points WHERE run_id = 1 AND source = 'window' AND used
 	AND size_class IN (32768, 131072, 524288, 2097152)")" 4 "one fitted point per read_ahead_kb"
 
+# the first runs got the fits of the last (their pool's), which are what
+# analysing them again gives: the same rows, whatever the order
+models() { q "$DB" "SELECT dev, source, form, status, runs, samples, sizes, access_ns, bandwidth_bps,
+	rms_rel_err, chosen FROM device_models WHERE run_id = $1 ORDER BY dev, source, form"; }
+check_eq "$(models 1)" "$(models 4)" "run 1 shares the pool's fits"
+dump() { q "$DB" "SELECT * FROM model_points ORDER BY 1, 2, 3, 4; SELECT * FROM device_models
+	ORDER BY 1, 2, 3, 4; SELECT * FROM device_advice ORDER BY 1, 2" | sha256sum; }
+before=$(dump)
+ra-analyze -q "$DB" || fail "ra-analyze"
+check_eq "$(dump)" "$before" "analysing again gives the same model tables"
+
 q "$DB" "SELECT run_id, recommended_kb, reasoning FROM device_advice" | sed 's/^/# /'
 check_eq "$(q "$DB" "SELECT COUNT(*) FROM device_advice WHERE dev = $kdev AND recommended_kb BETWEEN 256 AND 1024")" 4 \
 	"recommended read_ahead_kb between 256 and 1024"
