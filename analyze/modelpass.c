@@ -32,6 +32,8 @@ struct sclass {
 	int64_t *ns;
 	size_t n, cap;
 	double bytes, sum_ns;
+	double sum_lat;		/* windows: opened to last completed, queueing included */
+	size_t n_lat;
 };
 
 struct mdev {
@@ -78,7 +80,8 @@ static struct mdev *mdev_of(struct msrc *s, uint32_t dev)
 	return &s->devs[s->ndevs++];
 }
 
-static int add_sample(struct msrc *s, uint32_t dev, int64_t run, double bytes, int64_t ns)
+static int add_sample(struct msrc *s, uint32_t dev, int64_t run, double bytes, int64_t ns,
+		      int64_t lat)
 {
 	struct mdev *d = mdev_of(s, dev);
 	struct sclass *c;
@@ -102,7 +105,19 @@ static int add_sample(struct msrc *s, uint32_t dev, int64_t run, double bytes, i
 	c->ns[c->n++] = ns;
 	c->bytes += bytes;
 	c->sum_ns += (double)ns;
+	if (lat >= 0) {
+		c->sum_lat += (double)lat;
+		c->n_lat++;
+	}
 	return 0;
+}
+
+static int mdev_index(const struct msrc *s, uint32_t dev)
+{
+	for (int i = 0; i < s->ndevs; i++)
+		if (s->devs[i].dev == dev)
+			return i;
+	return -1;
 }
 
 static void msrc_release(struct msrc *s)
@@ -131,20 +146,25 @@ static int merge_run(struct msrc *s, struct msrc *run, int64_t run_id)
 			total += d->cls[c].n;
 		for (int c = 0; c < MAX_CLASSES; c++) {
 			struct sclass *k = &d->cls[c];
+			int di;
 
 			if (!k->n || (double)k->n < RUN_CLASS_SHARE * (double)total)
 				continue;
 			for (size_t j = 0; j < k->n; j++)
 				if (add_sample(s, d->dev, run_id, k->bytes / (double)k->n,
-					       k->ns[j]) < 0)
+					       k->ns[j], -1) < 0)
 					return -1;
+			if ((di = mdev_index(s, d->dev)) >= 0) {
+				s->devs[di].cls[c].sum_lat += k->sum_lat;
+				s->devs[di].cls[c].n_lat += k->n_lat;
+			}
 		}
 	}
 	msrc_release(run);
 	return 0;
 }
 
-/* Rows (dev, run_id, bytes, ns) ordered by run_id. */
+/* Rows (dev, run_id, bytes, ns, latency ns or NULL) ordered by run_id. */
 static int collect(struct ra_db *db, int64_t run_id, const char *sql, struct msrc *s)
 {
 	struct msrc *run = calloc(1, sizeof(*run));
@@ -165,7 +185,9 @@ static int collect(struct ra_db *db, int64_t run_id, const char *sql, struct msr
 		}
 		cur = r;
 		if (bytes > 0 && ns > 0 &&
-		    add_sample(run, (uint32_t)sqlite3_column_int64(q, 0), r, bytes, ns) < 0) {
+		    add_sample(run, (uint32_t)sqlite3_column_int64(q, 0), r, bytes, ns,
+			       sqlite3_column_type(q, 4) == SQLITE_NULL ? -1 :
+			       sqlite3_column_int64(q, 4)) < 0) {
 			rc = SQLITE_NOMEM;
 			break;
 		}
@@ -259,7 +281,11 @@ static int fit_device(struct model_ctx *m, struct mdev *d, const char *source,
 		sqlite3_bind_double(q, 6, s->bytes / (double)s->n);
 		sqlite3_bind_double(q, 7, s->sum_ns / (double)s->n);
 		sqlite3_bind_int64(q, 8, s->ns[(s->n - 1) / 2]);
-		sqlite3_bind_int(q, 9, used);
+		if (s->n_lat)
+			sqlite3_bind_double(q, 9, s->sum_lat / (double)s->n_lat);
+		else
+			sqlite3_bind_null(q, 9);
+		sqlite3_bind_int(q, 10, used);
 		rc = sqlite3_step(q);
 		sqlite3_reset(q);
 		if (rc != SQLITE_DONE)
@@ -374,7 +400,8 @@ static int advise(struct model_ctx *m, uint32_t dev, const struct ra_model_fit *
 
 /* the device time of the windows at their stream's largest size, on their file's device */
 #define WINDOW_SQL                                                                          \
-	"SELECT w.dev, w.run_id, i.bytes, i.service_ns FROM window_io i"                    \
+	"SELECT w.dev, w.run_id, i.bytes, i.service_ns, i.last_c_ts_ns - w.ts_ns"            \
+	" FROM window_io i"                                                                 \
 	" JOIN windows w USING (run_id, window_id)"                                         \
 	" JOIN streams s ON s.run_id = w.run_id AND s.stream_id = w.stream_id"              \
 	" WHERE i.service_ns IS NOT NULL AND w.size_pages >= s.max_size_pages"              \
@@ -382,7 +409,7 @@ static int advise(struct model_ctx *m, uint32_t dev, const struct ra_model_fit *
 	" AND w.dev IN (SELECT dev FROM windows WHERE run_id = ?1) ORDER BY w.run_id"
 /* the read requests' D2C */
 #define D2C_SQL                                                                             \
-	"SELECT dev, run_id, nr_sector * 512.0, c_ts_ns - d_ts_ns FROM requests"            \
+	"SELECT dev, run_id, nr_sector * 512.0, c_ts_ns - d_ts_ns, NULL FROM requests"      \
 	" WHERE d_ts_ns IS NOT NULL AND rwbs LIKE '%%R%%' AND run_id IN (%s)"               \
 	" AND dev IN (SELECT dev FROM requests WHERE run_id = ?1) ORDER BY run_id"
 
@@ -399,7 +426,7 @@ static int run_model(struct ra_db *db, int64_t run_id, const struct ra_analyze_o
 		ra_set_error(RA_ERR_IO, "out of memory");
 		return -1;
 	}
-	if (sqlite3_prepare_v2(sq, "INSERT INTO model_points VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+	if (sqlite3_prepare_v2(sq, "INSERT INTO model_points VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
 			       -1, &m.ins_point, NULL) != SQLITE_OK ||
 	    sqlite3_prepare_v2(sq, "INSERT INTO device_models VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?,"
 			       " ?, ?, ?, ?, ?)", -1, &m.ins_model, NULL) != SQLITE_OK ||
@@ -474,7 +501,7 @@ int ra_model_share(struct ra_db *db, int64_t from, int64_t to)
 		"DELETE FROM model_points WHERE run_id = ?2 AND (dev, source) IN"
 		" (SELECT dev, source FROM model_points WHERE run_id = ?1)",
 		"INSERT INTO model_points SELECT ?2, dev, source, size_class, n, bytes, service_ns,"
-		" p50_ns, used FROM model_points WHERE run_id = ?1",
+		" p50_ns, latency_ns, used FROM model_points WHERE run_id = ?1",
 		"DELETE FROM device_models WHERE run_id = ?2 AND (dev, source) IN"
 		" (SELECT dev, source FROM device_models WHERE run_id = ?1)",
 		"INSERT INTO device_models SELECT ?2, dev, source, form, status, reason, runs, samples,"

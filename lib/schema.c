@@ -486,6 +486,7 @@ const char ra_schema_sql[] =
 	"  bytes REAL NOT NULL,\n" \
 	"  service_ns REAL NOT NULL,\n" \
 	"  p50_ns INTEGER NOT NULL,\n" \
+	"  latency_ns REAL,\n" \
 	"  used INTEGER NOT NULL,\n" \
 	"  PRIMARY KEY (run_id, dev, source, size_class)\n" \
 	");\n" \

@@ -393,7 +393,7 @@ static void chart_sizes(FILE *out, const struct ra_report *r)
  */
 static void chart_model(FILE *out, const struct ra_report *r)
 {
-	const struct ra_table *t = ra_report_table(r, "chart_model");
+	const struct ra_table *t = ra_report_table(r, "model_points");
 	const struct ra_table *m = ra_report_table(r, "model");
 	const struct ra_table *a = ra_report_table(r, "advice");
 	struct frame f = { .x0 = 4096, .x1 = 4194304, .xlog = true };
@@ -402,8 +402,8 @@ static void chart_model(FILE *out, const struct ra_report *r)
 	if (!t || !m || !t->nrows)
 		return;
 	for (int i = 0; i < t->nrows; i++)
-		if (strcmp(text(t, i, "source"), "window") == 0 && num(t, i, "service_ns") > 0)
-			f.y1 = fmax(f.y1, num(t, i, "bytes") / num(t, i, "service_ns") * 1e9 / 1048576);
+		if (strcmp(text(t, i, "source"), "window") == 0 && num(t, i, "service_ms") > 0)
+			f.y1 = fmax(f.y1, num(t, i, "avg_bytes") / num(t, i, "service_ms") * 1e3 / 1048576);
 	for (int i = 0; i < m->nrows; i++)
 		if (strcmp(text(m, i, "source"), "window") == 0 && num(m, i, "chosen") > 0)
 			f.y1 = fmax(f.y1, num(m, i, "bandwidth_mib_s"));
@@ -441,7 +441,7 @@ static void chart_model(FILE *out, const struct ra_report *r)
 	}
 	svg_legend_color(out, legend++, "measured", "#000");
 	for (int i = 0; i < t->nrows; i++) {
-		double x = num(t, i, "bytes"), y = num(t, i, "service_ns");
+		double x = num(t, i, "avg_bytes"), y = num(t, i, "service_ms") * 1e6;
 
 		if (strcmp(text(t, i, "source"), "window") != 0 || y <= 0 || x < f.x0 || x > f.x1)
 			continue;

@@ -100,10 +100,13 @@ static const struct section sections[] = {
 	  " AND me.bandwidth_bps = m.bandwidth_bps"
 	  " WHERE p.measured_bps > 0 GROUP BY p.dev, p.read_ahead_kb, p.window_kb"
 	  " ORDER BY p.dev, p.read_ahead_kb, p.window_kb" },
-	{ "chart_model", "Model points", NULL,
-	  "SELECT (p.dev >> 20) || ':' || (p.dev & 1048575) AS dev, p.source, p.bytes,"
-	  " p.service_ns, p.n, p.used FROM model_points p WHERE p.run_id = ?1"
-	  " ORDER BY p.dev, p.source, p.bytes" },
+	{ "model_points", "Size classes of the model",
+	  "device time per I/O of each size; latency: window opened to last completion",
+	  "SELECT (p.dev >> 20) || ':' || (p.dev & 1048575) AS dev, p.source,"
+	  " p.size_class / 1024 AS class_kb, p.n, ROUND(p.bytes, 0) AS avg_bytes,"
+	  " ROUND(p.service_ns / 1e6, 3) AS service_ms, ROUND(p.p50_ns / 1e6, 3) AS p50_ms,"
+	  " ROUND(p.latency_ns / 1e6, 3) AS latency_ms, p.used FROM model_points p"
+	  " WHERE p.run_id = ?1 ORDER BY p.dev, p.source DESC, p.size_class" },
 	/* Series for the charts of the HTML page (and in the JSON), summarized: a few
 	 * hundred points each, whatever the length of the trace. */
 	{ "chart_window_sizes", "Window size over time (busiest streams)", NULL,
