@@ -152,6 +152,7 @@ int ra_model_fit(const struct ra_model_point *p, int n, int form, struct ra_mode
 {
 	memset(f, 0, sizeof(*f));
 	f->form = form;
+	f->points = n;
 	if (n < 1) {
 		snprintf(f->why, sizeof(f->why), "no size class with %d samples or more",
 			 RA_MODEL_MIN_SAMPLES);
@@ -173,6 +174,7 @@ int ra_model_fit(const struct ra_model_point *p, int n, int form, struct ra_mode
 		fit_max(p, n, f);
 	else
 		fit_sum(p, n, f);
+	f->points = n;
 	if (f->ok)
 		residuals(p, n, f);
 	return 0;
@@ -216,7 +218,10 @@ void ra_model_advise(const struct ra_model_fit *f, const struct ra_model_fit *ot
 		APPEND(a, "Access %.3f ms and bandwidth %.1f MiB/s (%s form) make a "
 		       "bandwidth-delay product of %s. ", f->access_ns / 1e6, f->bw_bps / 1048576,
 		       ra_model_form_name(f->form), b1);
-		if (other && other->ok)
+		if (f->points == 2)
+			APPEND(a, "Two sizes only: a two-parameter form passes through both, so "
+			       "the fit's error says nothing; a third size would test it. ");
+		else if (other && other->ok)
 			APPEND(a, "The %s form fits the sizes within %.1f%% (rms), the %s form "
 			       "within %.1f%%%s. ", ra_model_form_name(f->form), f->rms_rel * 100,
 			       ra_model_form_name(other->form), other->rms_rel * 100,

@@ -522,7 +522,7 @@ int ra_model_share(struct ra_db *db, int64_t from, int64_t to)
 	    sqlite3_prepare_v2(ra_db_sqlite(db),
 			       "SELECT a.dev, COALESCE(a.thrash_kb, 0), c.form, c.status, c.access_ns,"
 			       " c.bandwidth_bps, c.rms_rel_err, c.reason, o.form, o.status,"
-			       " o.access_ns, o.bandwidth_bps, o.rms_rel_err, o.reason"
+			       " o.access_ns, o.bandwidth_bps, o.rms_rel_err, o.reason, c.sizes"
 			       " FROM device_advice a"
 			       " LEFT JOIN device_models c ON c.run_id = a.run_id AND c.dev = a.dev"
 			       " AND c.source = 'window' AND c.chosen"
@@ -536,6 +536,7 @@ int ra_model_share(struct ra_db *db, int64_t from, int64_t to)
 
 		row_fit(q, 2, &f);
 		row_fit(q, 8, &other);
+		f.points = other.points = sqlite3_column_int(q, 14);
 		if (advise(&m, (uint32_t)sqlite3_column_int64(q, 0), &f, &other,
 			   sqlite3_column_int(q, 1)) < 0) {
 			rc = SQLITE_ERROR;

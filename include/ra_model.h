@@ -31,6 +31,7 @@ struct ra_model_fit {
 	double bw_bps;		/* bytes per second */
 	double rms_rel;		/* weighted root mean square of the relative residuals */
 	double max_rel;		/* the largest relative residual */
+	int points;		/* size classes fitted */
 	char why[160];		/* when !ok: why the points do not determine the model */
 };
 

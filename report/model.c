@@ -179,6 +179,11 @@ static const char *const warning_sql[] = {
 	" GROUP BY w.dev HAVING MAX(w.ra_pages) BETWEEN 1 AND 3"
 	" AND NOT EXISTS (SELECT 1 FROM v_devices d WHERE d.run_id = ?1"
 	" AND d.read_ahead_kb_before BETWEEN 1 AND 15 AND d.role != 'traced')",
+	/* a model that does not describe the device */
+	"SELECT 'the device model of ' || (dev >> 20) || ':' || (dev & 1048575) || ' fits poorly ('"
+	" || CAST(ROUND(rms_rel_err * 100) AS INTEGER) || '% rms over ' || sizes || ' sizes):"
+	" its table and advice are rough' FROM device_models WHERE run_id = ?1"
+	" AND source = 'window' AND chosen AND status = 'ok' AND rms_rel_err > 0.25",
 	/* WILLNEED calls the kernel cut short */
 	"SELECT a.call || '(WILLNEED) of ' || COALESCE(f.path, 'ino ' || a.ino) || ': '"
 	" || COUNT(*) || ' call(s) asked ' || (SUM(a.asked_pages) * 4) || ' KB and the kernel"
@@ -342,7 +347,7 @@ static int load_advice(struct ra_db *db, struct ra_table *t, int64_t run_id,
 	static const char sql[] =
 		"SELECT (a.dev >> 20) || ':' || (a.dev & 1048575), a.thrash_kb, a.current_kb,"
 		" m.form, m.status, m.access_ns, m.bandwidth_bps, m.reason, m.rms_rel_err,"
-		" o.form, o.status, o.access_ns, o.bandwidth_bps, o.rms_rel_err"
+		" o.form, o.status, o.access_ns, o.bandwidth_bps, o.rms_rel_err, m.sizes"
 		" FROM device_advice a LEFT JOIN device_models m ON m.run_id = a.run_id"
 		" AND m.dev = a.dev AND m.source = 'window' AND m.chosen"
 		" LEFT JOIN device_models o ON o.run_id = a.run_id AND o.dev = a.dev"
@@ -370,6 +375,7 @@ static int load_advice(struct ra_db *db, struct ra_table *t, int64_t run_id,
 
 		column_fit(st, 3, &f);
 		column_fit(st, 9, &other);
+		f.points = other.points = sqlite3_column_int(st, 14);
 		snprintf(f.why, sizeof(f.why), "%s", sqlite3_column_type(st, 7) == SQLITE_TEXT ?
 			 (const char *)sqlite3_column_text(st, 7) : "no window with device time");
 		ra_model_advise(&f, &other, fraction, sqlite3_column_int(st, 1),

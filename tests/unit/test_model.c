@@ -75,6 +75,12 @@ static void test_throttle(void)
 	ra_model_advise(&max, &sum, 0.8, 0, 128, &a);
 	CHECK_INT(a.recommended_kb, 256);
 	CHECK(strstr(a.reasoning, "like a throttle") != NULL);
+	CHECK_INT(max.points, 4);
+	ra_model_fit(p + 1, 2, RA_FORM_SUM, &sum);	/* 128 and 512 KiB: exact, untested */
+	CHECK(sum.ok && sum.rms_rel < 1e-9);
+	ra_model_advise(&sum, &max, 0.8, 0, 128, &a);
+	CHECK(strstr(a.reasoning, "Two sizes only") != NULL);
+	ra_model_fit(p, 4, RA_FORM_SUM, &sum);
 	/* windows of 256 KiB and more thrashed: the advice goes below them */
 	ra_model_advise(&max, &sum, 0.8, 256, 128, &a);
 	CHECK_INT(a.model_kb, 256);
