@@ -53,6 +53,8 @@ struct side {
 	int n[NMETRICS];
 	int runs;
 	struct ra_summary sum[NMETRICS];
+	char models[4][160];	/* the device models of the side's runs, as a line each */
+	int nmodels;
 };
 
 struct verdict {
@@ -155,6 +157,37 @@ static int metric_index(const char *name)
 	return -1;
 }
 
+/*
+ * The device models behind a side's figures: the chosen window model of its
+ * runs (one per pool and device) and the advice at 80%, as lines of text.
+ */
+static int load_models(struct side *s, struct ra_db *db)
+{
+	static const char sql[] =
+		"SELECT DISTINCT (m.dev >> 20) || ':' || (m.dev & 1048575), m.form, m.access_ns,"
+		" m.bandwidth_bps, m.rms_rel_err, m.runs, a.recommended_kb, m.sizes"
+		" FROM device_models m JOIN runs r USING (run_id)"
+		" LEFT JOIN device_advice a ON a.run_id = m.run_id AND a.dev = m.dev"
+		" WHERE (?1 IS NULL OR r.label = ?1) AND m.source = 'window' AND m.chosen"
+		" AND m.status = 'ok' ORDER BY 1 LIMIT 4";
+	sqlite3_stmt *st = NULL;
+	int rc;
+
+	if (sqlite3_prepare_v2(ra_db_sqlite(db), sql, -1, &st, NULL) != SQLITE_OK)
+		return SQLITE_ERROR;
+	if (s->label)
+		sqlite3_bind_text(st, 1, s->label, -1, SQLITE_STATIC);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW && s->nmodels < 4)
+		snprintf(s->models[s->nmodels++], sizeof(s->models[0]),
+			 "%s %s form, access %.3f ms, bandwidth %.1f MiB/s, %.1f%% rms over %d sizes"
+			 " of %d runs; advice %d KiB", (const char *)sqlite3_column_text(st, 0),
+			 (const char *)sqlite3_column_text(st, 1), sqlite3_column_double(st, 2) / 1e6,
+			 sqlite3_column_double(st, 3) / 1048576, sqlite3_column_double(st, 4) * 100,
+			 sqlite3_column_int(st, 7), sqlite3_column_int(st, 5), sqlite3_column_int(st, 6));
+	sqlite3_finalize(st);
+	return rc == SQLITE_ROW || rc == SQLITE_DONE ? SQLITE_DONE : rc;
+}
+
 static int load_side(struct side *s)
 {
 	static const char sql[] =
@@ -186,6 +219,8 @@ static int load_side(struct side *s)
 			break;
 	}
 	sqlite3_finalize(st);
+	if (rc == SQLITE_DONE)
+		rc = load_models(s, db);
 	ra_db_close(db);
 	if (rc != SQLITE_DONE)
 		return fail("cannot read the runs of '%s'", s->db_path);
@@ -249,6 +284,20 @@ static const char *mark(const struct verdict *v)
 	return v->significant ? " *" : "";
 }
 
+static void print_models(const struct side *sides, int n)
+{
+	bool any = false;
+
+	for (int i = 0; i < n; i++)
+		any |= sides[i].nmodels > 0;
+	if (!any)
+		return;
+	printf("\ndevice models (ra-report shows them whole):\n");
+	for (int i = 0; i < n; i++)
+		for (int k = 0; k < sides[i].nmodels; k++)
+			printf("  %s: %s\n", sides[i].name, sides[i].models[k]);
+}
+
 static void print_text(struct side *sides, int n, const struct opts *o, bool md)
 {
 	char buf[64];
@@ -290,9 +339,11 @@ static void print_text(struct side *sides, int n, const struct opts *o, bool md)
 		}
 		printf("\n");
 	}
-	if (!md)
+	if (!md) {
+		print_models(sides, n);
 		printf("\n%%change: positive is better.  * significant  R regression (beyond the"
 		       " %.0f%% noise floor)  ? too few runs\n", o->noise);
+	}
 }
 
 static void print_csv(struct side *sides, int n, const struct opts *o)
@@ -329,6 +380,13 @@ static void print_json(struct side *sides, int n, const struct opts *o)
 	printf("{\n  \"ratrace_compare_version\": 1,\n  \"noise_pct\": %g,\n  \"sides\": [", o->noise);
 	for (int i = 0; i < n; i++)
 		printf("%s\"%s\"", i ? ", " : "", sides[i].name);
+	printf("],\n  \"device_models\": [");
+	for (int i = 0; i < n; i++) {
+		printf("%s[", i ? ", " : "");
+		for (int k = 0; k < sides[i].nmodels; k++)
+			printf("%s\"%s\"", k ? ", " : "", sides[i].models[k]);
+		printf("]");
+	}
 	printf("],\n  \"metrics\": [");
 	for (size_t m = 0, first = 1; m < NMETRICS; m++) {
 		if (!sides[0].sum[m].n)

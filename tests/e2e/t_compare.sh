@@ -36,6 +36,9 @@ rc=$?
 cat "$TMP/regress.txt"
 check_eq "$rc" 1 "16 against 512: exit status"
 check_grep "^device_read_bw_bytes .* -9[0-9]\.[0-9]% R" "$TMP/regress.txt" "bandwidth regression flagged"
+# both sides pool into one device model (same device, settings but read_ahead_kb)
+check_eq "$(grep -cE "^  read_ahead_kb=(16|512): $LOOP_DEV (sum|max) form, access [0-9.]+ ms, bandwidth [0-9.]+ MiB/s, .* over 2 sizes of 8 runs" "$TMP/regress.txt")" 2 \
+	"the device model behind each side"
 ra-compare --db "$DB" read_ahead_kb=16 read_ahead_kb=512 > "$TMP/improve.txt"
 check_eq "$?" 0 "512 against 16: exit status"
 check_grep "^device_read_bw_bytes .* \+[0-9]+\.[0-9]% \*" "$TMP/improve.txt" "bandwidth improvement, significant"
@@ -47,6 +50,7 @@ m = {x["metric"]: x for x in d["metrics"]}
 new = m["device_read_bw_bytes"]["sides"][1]
 assert new["regression"] and new["significant"] and new["change_pct"] < -50, new
 assert abs(new["p_value"] - 2 / 70) < 1e-9, new["p_value"]   # complete separation, 4 vs 4
+assert all(len(side) == 1 and " form, access " in side[0] for side in d["device_models"]), d["device_models"]
 print("ok: JSON verdict, p =", new["p_value"])' "$TMP/c.json" || fail "JSON output"
 ra-compare -f csv --db "$DB" read_ahead_kb=512 read_ahead_kb=16 | grep -q '^device_read_bw_bytes,read_ahead_kb=16,4,' || fail "CSV output"
 ra-compare -f markdown --db "$DB" read_ahead_kb=512 read_ahead_kb=16 | grep -q '^| metric |' || fail "markdown output"
