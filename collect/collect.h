@@ -247,6 +247,27 @@ int ra_events_validate(const char *list);
 /** ra_tracer_cleanup_stale - remove instances of recorders that no longer run */
 int ra_tracer_cleanup_stale(int verbose);
 
+/* ---- journal.c: what a recorder must put back, for when it cannot ---- */
+
+struct ra_journal_item {
+	const char *cgroup;	/* a cgroup to remove, or NULL for a read_ahead_kb */
+	uint32_t dev;
+	const char *name;
+	const char *old_value;
+};
+
+/**
+ * ra_journal_write - replace this process's journal in /run/ratrace with
+ * @items (none: remove it); 0 or -1 (errno)
+ */
+int ra_journal_write(const struct ra_journal_item *items, int n);
+
+/**
+ * ra_journal_recover - put back what the journals of recorders that no
+ * longer run list, saying so on stderr; returns the journals done with
+ */
+int ra_journal_recover(void);
+
 /**
  * ra_tracer_create - a tracefs instance "ra-record.<pid>" set up but not started
  * Returns NULL with ra_last_error() (RA_ERR_ENV when tracing is unavailable).

@@ -363,6 +363,28 @@ static int collect_snapdevs(struct rec *r)
 	return 0;
 }
 
+/*
+ * The journal of what is to be put back (settings applied and not restored,
+ * the throttle's cgroup), so that the next recorder restores it if this one
+ * is killed.
+ */
+static void journal_sync(struct rec *r)
+{
+	struct ra_journal_item items[MAX_DEVS + 1];
+	int n = 0;
+
+	for (int i = 0; i < r->nsettings; i++)
+		if (r->settings[i].applied && !r->settings[i].restored)
+			items[n++] = (struct ra_journal_item){ .dev = r->settings[i].bd.dev,
+							       .name = r->settings[i].bd.name,
+							       .old_value = r->settings[i].old_value };
+	if (r->cgroup[0])
+		items[n++] = (struct ra_journal_item){ .cgroup = r->cgroup };
+	if (ra_journal_write(items, n) < 0 && r->verbose > 0)
+		fprintf(stderr, "ra-record: cannot write the restore journal: %s\n",
+			strerror(errno));
+}
+
 static int apply_settings(struct rec *r)
 {
 	for (int i = 0; i < r->nsettings; i++) {
@@ -372,9 +394,14 @@ static int apply_settings(struct rec *r)
 			ra_set_error(RA_ERR_ENV, "cannot read read_ahead_kb of '%s'", s->bd.name);
 			return -1;
 		}
+		s->applied = true;	/* from here on restore_settings() writes it back */
+	}
+	journal_sync(r);
+	for (int i = 0; i < r->nsettings; i++) {
+		struct setting *s = &r->settings[i];
+
 		if (ra_queue_write(&s->bd, "read_ahead_kb", s->new_value) < 0)
 			return -1;
-		s->applied = true;
 		if (r->verbose > 0)
 			fprintf(stderr, "ra-record: %s read_ahead_kb %s -> %s\n", s->bd.name,
 				s->old_value, s->new_value);
@@ -395,6 +422,7 @@ static void restore_settings(struct rec *r)
 			fprintf(stderr, "ra-record: cannot restore read_ahead_kb of '%s' to %s\n",
 				s->bd.name, s->old_value);
 	}
+	journal_sync(r);
 }
 
 static int drop_caches(void)
@@ -782,6 +810,7 @@ static int throttle_setup(struct rec *r)
 		r->cgroup[0] = '\0';
 		return -1;
 	}
+	journal_sync(r);
 	for (p = eq + 1; *p; p += strcspn(p, ",") + (p[strcspn(p, ",")] == ',')) {
 		unsigned long long n;
 		const char *file;
@@ -813,9 +842,14 @@ static int throttle_setup(struct rec *r)
 
 static void throttle_remove(struct rec *r)
 {
-	if (r->cgroup[0] && rmdir(r->cgroup) < 0)
+	if (!r->cgroup[0])
+		return;
+	if (rmdir(r->cgroup) < 0) {
 		fprintf(stderr, "ra-record: cannot remove '%s': %s\n", r->cgroup, strerror(errno));
+		return;	/* the journal keeps it for the next recorder */
+	}
 	r->cgroup[0] = '\0';
+	journal_sync(r);
 }
 
 /* ---- one run ---- */
@@ -953,6 +987,8 @@ int main(int argc, char **argv)
 	if (!r.db)
 		return die(ra_last_error());
 	r.run_label = r.label;
+	if (getuid() == 0)
+		ra_journal_recover();	/* what killed recorders left behind */
 	if (r.throttle && throttle_setup(&r) < 0) {
 		ret = die(ra_last_error());
 		ra_db_load_abort(r.db);

@@ -1,6 +1,8 @@
 # SIGINT and SIGTERM during a recording: the workload gets the signal, the
 # database keeps what was recorded and passes integrity_check, the tracefs
-# instance is removed and read_ahead_kb restored.
+# instance is removed and read_ahead_kb restored. SIGKILL, which no process
+# can handle: the next ra-record restores read_ahead_kb, removes the
+# throttle's cgroup and the instance the killed one left, from its journal.
 . "$(dirname "$0")/lib.sh"
 need_tracefs
 make_tmp
@@ -33,3 +35,32 @@ for sig in INT TERM; do
 	n=$(q "$DB" "SELECT n FROM v_event_counts WHERE event = 'mm_filemap_add_to_page_cache'")
 	check_cmp "${n:-0}" -gt 0 "page-cache adds kept after SIG$sig"
 done
+
+# SIGKILL while throttled at read_ahead_kb 64: the killed recorder leaves
+# the setting, its cgroup and its instance; the next recorder puts them back
+DB=$TMP/KILL.db
+marker="sleep 7$RANDOM.5"
+ra-record -o "$DB" -d "$LOOP_NAME" --read-ahead-kb "$LOOP_NAME=64" \
+	--throttle "$LOOP_NAME=iops:1000" -- sh -c "exec $marker" &
+rec=$!
+for _ in $(seq 100); do pgrep -f "^$marker" >/dev/null && break; sleep 0.1; done
+pgrep -f "^$marker" >/dev/null || fail "the workload did not start"
+check_eq "$(cat /sys/block/$LOOP_NAME/queue/read_ahead_kb)" 64 "read_ahead_kb while recording (KILL)"
+check_eq "$(cat /run/ratrace/ra-record.$rec.restore | cut -d' ' -f1 | tr '\n' ' ')" "read_ahead_kb cgroup " \
+	"the journal lists the setting and the cgroup"
+kill -KILL $rec
+wait $rec 2>/dev/null
+pkill -KILL -f "^$marker"
+for _ in $(seq 50); do pgrep -f "^$marker" >/dev/null || break; sleep 0.1; done
+check_eq "$(cat /sys/block/$LOOP_NAME/queue/read_ahead_kb)" 64 "SIGKILL: read_ahead_kb left at 64"
+ra-record -v -o "$TMP/next.db" -d "$LOOP_NAME" -- true 2> "$TMP/next.err"
+check_eq "$?" 0 "the next recorder"
+cat "$TMP/next.err"
+check_grep "restored read_ahead_kb of '$LOOP_NAME' to $ra_before, left by recorder $rec" "$TMP/next.err" \
+	"the next recorder says what it restored"
+check_eq "$(cat /sys/block/$LOOP_NAME/queue/read_ahead_kb)" "$ra_before" "read_ahead_kb restored after SIGKILL"
+check_eq "$(ls /sys/fs/cgroup/blkio | grep -c "^ra-record\.$rec\$")" 0 "the killed recorder's cgroup removed"
+check_eq "$(instances_left)" 0 "the killed recorder's instance removed"
+[ -e /run/ratrace/ra-record.$rec.restore ] && fail "journal left"
+[ -d /run/ratrace ] && [ -z "$(pgrep -x ra-record)" ] && fail "/run/ratrace left"
+echo "ok: the journal is gone"
