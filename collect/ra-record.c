@@ -5,6 +5,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <ftw.h>
 #include <getopt.h>
 #include <libgen.h>
 #include <poll.h>
@@ -51,6 +52,8 @@ struct rec {
 	const char *events;
 	size_t buffer_kb;
 	bool drop_caches;
+	const char *evict[16];		/* --evict paths */
+	int nevict;
 	bool capture;
 	bool analyze;
 	int verbose;
@@ -99,6 +102,9 @@ static const char usage_text[] =
 	"                              on it (name, /dev path or MAJ:MIN; repeatable)\n"
 	"      --read-ahead-kb DEV=KB  set DEV's read_ahead_kb for the run, restore after\n"
 	"      --drop-caches           drop the page cache before the run (cold start)\n"
+	"      --evict PATH            evict the pages of PATH (a file, or the files under a\n"
+	"                              directory) before each run, instead of the whole\n"
+	"                              page cache (POSIX_FADV_DONTNEED; repeatable)\n"
 	"      --repeat N              record N runs, each from a cold page cache\n"
 	"      --sweep read_ahead_kb=V1,V2,...\n"
 	"                              one run set per value on the --device devices,\n"
@@ -186,7 +192,7 @@ static int add_filter(struct rec *r, const char *arg)
 
 enum {
 	OPT_RA_KB = 256, OPT_DROP, OPT_TMPDIR, OPT_NOCAPTURE, OPT_NOANALYZE, OPT_VERSION,
-	OPT_REPEAT, OPT_SWEEP, OPT_SWEEP_ENV, OPT_THROTTLE,
+	OPT_REPEAT, OPT_SWEEP, OPT_SWEEP_ENV, OPT_THROTTLE, OPT_EVICT,
 };
 
 static int parse_args(struct rec *r, int argc, char **argv)
@@ -197,6 +203,7 @@ static int parse_args(struct rec *r, int argc, char **argv)
 		{ "device", required_argument, NULL, 'd' },
 		{ "read-ahead-kb", required_argument, NULL, OPT_RA_KB },
 		{ "drop-caches", no_argument, NULL, OPT_DROP },
+		{ "evict", required_argument, NULL, OPT_EVICT },
 		{ "buffer-kb", required_argument, NULL, 'b' },
 		{ "events", required_argument, NULL, 'e' },
 		{ "tmpdir", required_argument, NULL, OPT_TMPDIR },
@@ -233,6 +240,18 @@ static int parse_args(struct rec *r, int argc, char **argv)
 			break;
 		case OPT_DROP:
 			r->drop_caches = true;
+			break;
+		case OPT_EVICT:
+			if (access(optarg, R_OK) < 0) {
+				ra_set_error(RA_ERR_USAGE, "cannot evict '%s': %s", optarg,
+					     strerror(errno));
+				return -1;
+			}
+			if (r->nevict == (int)(sizeof(r->evict) / sizeof(r->evict[0]))) {
+				ra_set_error(RA_ERR_USAGE, "too many --evict paths");
+				return -1;
+			}
+			r->evict[r->nevict++] = optarg;
 			break;
 		case 'b':
 			r->buffer_kb = strtoul(optarg, &end, 10);
@@ -423,6 +442,41 @@ static void restore_settings(struct rec *r)
 				s->bd.name, s->old_value);
 	}
 	journal_sync(r);
+}
+
+/* One file's page-cache pages: written back first, then dropped. */
+static int evict_one(const char *path, const struct stat *sb, int type, struct FTW *ftw)
+{
+	int fd, err;
+
+	(void)sb;
+	(void)ftw;
+	if (type != FTW_F)
+		return 0;
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+	if (fd < 0)
+		return 0;	/* not ours to read: its pages stay */
+	fdatasync(fd);
+	err = posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
+	close(fd);
+	if (err) {
+		ra_set_error(RA_ERR_ENV, "cannot evict '%s': %s", path, strerror(err));
+		return -1;
+	}
+	return 0;
+}
+
+/* The --evict paths, files under directories included (one file system each). */
+static int evict_paths(struct rec *r)
+{
+	for (int i = 0; i < r->nevict; i++)
+		if (nftw(r->evict[i], evict_one, 16, FTW_PHYS | FTW_MOUNT) != 0) {
+			if (ra_last_error_kind() != RA_ERR_ENV)
+				ra_set_error(RA_ERR_ENV, "cannot evict '%s': %s", r->evict[i],
+					     strerror(errno));
+			return -1;
+		}
+	return 0;
 }
 
 static int drop_caches(void)
@@ -866,7 +920,8 @@ static int record_one(struct rec *r)
 	for (int i = 0; i < r->nsettings; i++)
 		r->settings[i].applied = r->settings[i].restored = false;
 	if (collect_snapdevs(r) < 0 || setup_tracer(r) < 0 || apply_settings(r) < 0 ||
-	    ((r->drop_caches || r->repeat > 1) && drop_caches() < 0) || run_workload(r) < 0) {
+	    ((r->drop_caches || (r->repeat > 1 && !r->nevict)) && drop_caches() < 0) ||
+	    evict_paths(r) < 0 || run_workload(r) < 0) {
 		ret = die(ra_last_error());
 		ra_db_load_abort(r->db);	/* a database made for this run goes again */
 		goto out;

@@ -69,3 +69,21 @@ check_eq "$(q "$DB" "SELECT COUNT(*) $wsel AND COALESCE(i.requests, 0) = 0")" 0 
 check_eq "$(q "$DB" "SELECT COUNT(*) $wsel AND i.bytes != w.pages_added * 4096")" 0 "window bytes = pages added"
 check_eq "$(q "$DB" "SELECT SUM(i.bytes) $wsel")" 67108864 "the windows' I/O covers the file"
 check_eq "$(q "$DB" "SELECT COUNT(*) FROM window_io i JOIN windows w USING (run_id, window_id) WHERE w.run_id = $run AND w.trigger = 'sync' AND w.ino = $ino AND i.sync_wait_ns > 0")" 1 "the initial window's reader waited"
+
+# --evict instead of --drop-caches: the file's pages (cached by the run
+# above and a read now) are dropped before the run, the rest of the page
+# cache is not; the run reads the whole file from the device again.
+cat "$MNT/seq" > /dev/null
+ra-record -q -o "$TMP/evict.db" -d "$LOOP_NAME" --read-ahead-kb "$LOOP_NAME=128" --evict "$MNT" \
+	-- dd if="$MNT/seq" of=/dev/null bs=4k 2>/dev/null
+check_eq "$?" 0 "ra-record --evict"
+check_eq "$(q "$TMP/evict.db" "SELECT SUM(pages_added) FROM windows WHERE ino = $ino AND dev = $kdev")" 16384 \
+	"--evict DIR: the file is read from the device again"
+check_eq "$(q "$TMP/evict.db" "SELECT stat_sectors_delta FROM v_devices WHERE dev = '$LOOP_DEV'")" 131072 \
+	"--evict DIR: 64 MiB read from the device"
+ra-record -q -o "$TMP/evict2.db" --evict "$MNT/nosuchfile" -- true 2> "$TMP/err"
+check_eq "$?" 2 "--evict of a missing path: exit status"
+check_grep "^ra-record: cannot evict '$MNT/nosuchfile': No such file or directory$" "$TMP/err" \
+	"--evict of a missing path: message"
+[ -e "$TMP/evict2.db" ] && fail "--evict of a missing path left a database"
+echo "ok: no database left"
