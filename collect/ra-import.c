@@ -3,14 +3,23 @@
  * ra-import: bring trace-cmd trace.dat files and blktrace binary files into a
  * ratrace database. The format is told by content. An import is atomic: when
  * any file fails, the database is left as it was.
+ *
+ * The import runs in a child process, watched by the parent: libtraceevent
+ * can crash on a damaged trace (a garbled event format), and a signal can end
+ * the import at any point. The child's transaction then never commits, and a
+ * database file the import created is removed by the parent, which names the
+ * file that was being read.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -19,6 +28,10 @@
 #include "ra_version.h"
 
 #define EXIT_ERROR 2
+
+/* The path the child is reading, in memory shared with the parent. */
+static char *reading;
+#define READING_MAX 4096
 
 enum fmt { FMT_TRACEDAT, FMT_BLKTRACE };
 
@@ -382,6 +395,8 @@ static int import_item(struct imp *im, struct item *it)
 	int ret;
 
 	im->first_ts = im->last_ts = 0;
+	if (reading)
+		snprintf(reading, READING_MAX, "%s", it->paths[0]);
 	if (it->fmt == FMT_TRACEDAT)
 		ret = import_tracedat(im, it);
 	else
@@ -465,16 +480,97 @@ static void free_items(struct imp *im)
 	free(im->items);
 }
 
+static pid_t child;
+
+static void forward(int sig)
+{
+	if (child > 0)
+		kill(child, sig);
+}
+
+/* A database file the dead child created: removed with its journal files. */
+static void remove_created(const char *path)
+{
+	static const char *const suffix[] = { "", "-wal", "-shm", "-journal" };
+	char p[4096];
+
+	for (size_t i = 0; i < sizeof(suffix) / sizeof(suffix[0]); i++) {
+		snprintf(p, sizeof(p), "%s%s", path, suffix[i]);
+		unlink(p);
+	}
+}
+
+/*
+ * Run the import in a child and wait for it. Returns the child's exit status,
+ * or, when it died of a signal, 128 + the signal for an interruption and
+ * EXIT_ERROR for a crash, after one line that says so.
+ */
+static int supervise(const char *output, bool *is_child)
+{
+	static const int forwarded[] = { SIGINT, SIGTERM, SIGHUP };
+	struct sigaction sa = { .sa_handler = forward };
+	struct stat sb;
+	bool existed = stat(output, &sb) == 0;
+	int status, sig;
+
+	reading = mmap(NULL, READING_MAX, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1,
+		       0);
+	if (reading == MAP_FAILED)
+		reading = NULL;
+	fflush(NULL);
+	child = fork();
+	if (child <= 0) {
+		*is_child = true;	/* or no child could be made: import here */
+		return 0;
+	}
+	/* passed on to the child, but for signals ignored from the start */
+	for (size_t i = 0; i < sizeof(forwarded) / sizeof(forwarded[0]); i++) {
+		struct sigaction old;
+
+		if (sigaction(forwarded[i], NULL, &old) == 0 && old.sa_handler != SIG_IGN)
+			sigaction(forwarded[i], &sa, NULL);
+	}
+	while (waitpid(child, &status, 0) < 0)
+		if (errno != EINTR)
+			return EXIT_ERROR;
+	if (WIFEXITED(status) && (WEXITSTATUS(status) == 0 || WEXITSTATUS(status) == EXIT_ERROR))
+		return WEXITSTATUS(status);
+	if (!existed)
+		remove_created(output);
+	if (WIFSIGNALED(status)) {
+		sig = WTERMSIG(status);
+		if (sig == SIGINT || sig == SIGTERM || sig == SIGHUP) {
+			fprintf(stderr, "ra-import: interrupted; '%s' %s\n", output,
+				existed ? "is as it was" : "removed");
+			return 128 + sig;
+		}
+		fprintf(stderr, "ra-import: '%s': the import crashed reading it (%s): corrupt input;"
+			" '%s' %s\n", reading && reading[0] ? reading : "?", strsignal(sig), output,
+			existed ? "is as it was" : "removed");
+		return EXIT_ERROR;
+	}
+	/* a sanitizer that reports a crash ends the child with a status of its own */
+	fprintf(stderr, "ra-import: '%s': the import failed reading it (exit status %d); '%s' %s\n",
+		reading && reading[0] ? reading : "?", WEXITSTATUS(status), output,
+		existed ? "is as it was" : "removed");
+	return EXIT_ERROR;
+}
+
 int main(int argc, char **argv)
 {
 	struct imp im = { .analyze = true };
 	int ret = EXIT_ERROR;
+	bool is_child = false;
 
 	ra_malloc_tune();
 	if (parse_args(&im, argc, argv) < 0) {
 		ret = die(ra_last_error());
 		goto out;
 	}
+	ret = supervise(im.output, &is_child);
+	if (!is_child)
+		goto out;
+	ret = EXIT_ERROR;
 	im.progress = im.verbose >= 0 && isatty(STDERR_FILENO);
 	im.db = ra_db_open(im.output, RA_DB_CREATE);
 	if (!im.db) {
