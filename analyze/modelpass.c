@@ -267,9 +267,10 @@ static int fit_device(struct model_ctx *m, struct mdev *d, const char *source,
 			continue;
 		qsort(s->ns, s->n, sizeof(*s->ns), cmp_i64);
 		if (used) {
-			pts[n++] = (struct ra_model_point){ .bytes = s->bytes / (double)s->n,
-							    .ns = s->sum_ns / (double)s->n,
-							    .n = (double)s->n };
+			pts[n].bytes = s->bytes / (double)s->n;
+			pts[n].ns = s->sum_ns / (double)s->n;
+			pts[n].n = (double)s->n;
+			n++;
 			samples += (int64_t)s->n;
 			sizes++;
 		}
