@@ -64,6 +64,7 @@ struct window_io {
 	int64_t outstanding;	/* bytes of the pages it added that no bio carried yet */
 	int64_t service;	/* device time (window_service), -1 unknown */
 	uint32_t fsdev;		/* device of the window's file */
+	uint32_t blkdev;	/* block device of its last completed request */
 	bool sync;
 };
 
@@ -354,8 +355,8 @@ static int store_request(struct blk_state *st, struct device *d, const struct re
 }
 
 /* The windows whose bios a completed request carried. */
-static void account_windows(struct blk_state *st, const struct request *r, int64_t c_ts,
-			    int *first, int *count)
+static void account_windows(struct blk_state *st, const struct device *d,
+			    const struct request *r, int64_t c_ts, int *first, int *count)
 {
 	*first = 0;
 	*count = 0;
@@ -375,8 +376,10 @@ static void account_windows(struct blk_state *st, const struct request *r, int64
 			*first = w;
 		(*count)++;
 		st->wio[w - 1].requests++;
-		if (!st->wio[w - 1].last_c || c_ts > st->wio[w - 1].last_c)
+		if (!st->wio[w - 1].last_c || c_ts > st->wio[w - 1].last_c) {
 			st->wio[w - 1].last_c = c_ts;
+			st->wio[w - 1].blkdev = d->dev;
+		}
 		if (!st->wio[w - 1].first_c || c_ts < st->wio[w - 1].first_c)
 			st->wio[w - 1].first_c = c_ts;
 	}
@@ -415,7 +418,7 @@ static int on_complete(struct blk_state *st, struct device *d, const struct ra_e
 	for (int k = 0; k < r->nbios; k++)
 		if (r->bios[k].q_ts && sample(&d->iv[IV_Q2C], c_ts - r->bios[k].q_ts) < 0)
 			return -1;
-	account_windows(st, r, c_ts, &first, &count);
+	account_windows(st, d, r, c_ts, &first, &count);
 	if (store_request(st, d, r, c_ts, ev->blk.error, first, count) < 0)
 		return -1;
 	req_free(st, d, i);
@@ -705,8 +708,8 @@ static int cmp_last_c(const void *a, const void *b)
 {
 	const struct window_io *x = &sort_wio[*(const int *)a], *y = &sort_wio[*(const int *)b];
 
-	if (x->fsdev != y->fsdev)
-		return x->fsdev < y->fsdev ? -1 : 1;
+	if (x->blkdev != y->blkdev)
+		return x->blkdev < y->blkdev ? -1 : 1;
 	if (x->last_c != y->last_c)
 		return x->last_c < y->last_c ? -1 : 1;
 	return (*(const int *)a > *(const int *)b) - (*(const int *)a < *(const int *)b);
@@ -714,10 +717,11 @@ static int cmp_last_c(const void *a, const void *b)
 
 /*
  * The device time of each window, as a single server's queue: the windows of
- * a device in completion order, each served from the later of its opening and
- * the previous window's completion until its own last completion. The sum
- * over a busy period is the period: what a window costs the device, queueing
- * behind an earlier window left out.
+ * a block device in completion order, each served from the later of its
+ * opening and the previous window's completion until its own last
+ * completion. The sum over a busy period is the period: what a window costs
+ * the device, queueing behind an earlier window left out. Windows completed
+ * by one request (an "AB" merge) share its time by their bytes.
  */
 static int window_service(struct blk_state *st)
 {
@@ -730,14 +734,32 @@ static int window_service(struct blk_state *st)
 			order[n++] = i;
 	sort_wio = st->wio;
 	qsort(order, (size_t)n, sizeof(*order), cmp_last_c);
-	for (int k = 0; k < n; k++) {
-		struct window_io *w = &st->wio[order[k]];
-		int64_t start = w->open_ts ? w->open_ts : w->first_q;
+	for (int k = 0, g; k < n; k = g) {
+		const struct window_io *w0 = &st->wio[order[k]];
+		int64_t start = 0, total;
+		uint64_t bytes = 0;
 
-		if (k > 0 && st->wio[order[k - 1]].fsdev == w->fsdev &&
+		/* the group: windows of this device completed at the same time */
+		for (g = k; g < n && st->wio[order[g]].blkdev == w0->blkdev &&
+			    st->wio[order[g]].last_c == w0->last_c; g++) {
+			const struct window_io *w = &st->wio[order[g]];
+			int64_t open = w->open_ts ? w->open_ts : w->first_q;
+
+			if (open && (!start || open < start))
+				start = open;
+			bytes += w->bytes;
+		}
+		if (k > 0 && st->wio[order[k - 1]].blkdev == w0->blkdev &&
 		    st->wio[order[k - 1]].last_c > start)
 			start = st->wio[order[k - 1]].last_c;
-		w->service = start && w->last_c >= start ? w->last_c - start : -1;
+		total = start && w0->last_c >= start ? w0->last_c - start : -1;
+		for (int j = k; j < g; j++) {
+			struct window_io *w = &st->wio[order[j]];
+
+			w->service = total < 0 ? -1 : bytes ? (int64_t)((double)total *
+							      (double)w->bytes / (double)bytes) :
+							      total / (g - k);
+		}
 	}
 	free(order);
 	return 0;

@@ -51,7 +51,7 @@ struct msrc {
 /* The pool of run ?1: the run ids of its runs (itself included). */
 const char ra_model_pool_sql[] =
 	"SELECT p.run_id FROM runs p, runs r WHERE r.run_id = ?1"
-	" AND p.kernel IS r.kernel AND p.hostname IS r.hostname"
+	" AND (p.run_id = r.run_id OR (p.kernel = r.kernel AND p.hostname = r.hostname))"
 	" AND (SELECT group_concat(x, ';') FROM (SELECT dev || ':' || name || '=' ||"
 	"      COALESCE(new_value, '') AS x FROM settings WHERE run_id = p.run_id"
 	"      AND name != 'read_ahead_kb' ORDER BY dev, name))"
@@ -345,7 +345,12 @@ static int thrash_kb(struct ra_db *db, int64_t run_id, uint32_t dev, int *out)
 	sqlite3_bind_int64(q, 1, run_id);
 	sqlite3_bind_int64(q, 2, dev);
 	while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
-		int c = size_class(sqlite3_column_double(q, 0));
+		double bytes = sqlite3_column_double(q, 0);
+		/* down to a power of two: "windows of c and more" stays true */
+		int c = bytes >= 1 ? (int)floor(log2(bytes)) : 0;
+
+		if (c >= MAX_CLASSES)
+			c = MAX_CLASSES - 1;
 
 		added[c] += sqlite3_column_int64(q, 1);
 		thrashed[c] += sqlite3_column_int64(q, 2);
@@ -370,8 +375,14 @@ static int advise(struct model_ctx *m, uint32_t dev, const struct ra_model_fit *
 	int64_t cur;
 	int rc;
 
-	if (query_int(m->db, "SELECT read_ahead_kb FROM device_snapshots WHERE run_id = ?1"
-		      " AND dev = ?2 AND phase = 'before'", m->run_id, dev, &cur) < 0)
+	/* the setting of the file system's device, or of the disk that served its windows */
+	if (query_int(m->db, "SELECT COALESCE((SELECT read_ahead_kb FROM device_snapshots"
+		      " WHERE run_id = ?1 AND dev = ?2 AND phase = 'before'),"
+		      " (SELECT s.read_ahead_kb FROM requests q JOIN windows w"
+		      " ON w.run_id = q.run_id AND w.window_id = q.window_id"
+		      " JOIN device_snapshots s ON s.run_id = q.run_id AND s.dev = q.dev"
+		      " AND s.phase = 'before' WHERE q.run_id = ?1 AND w.dev = ?2 LIMIT 1))",
+		      m->run_id, dev, &cur) < 0)
 		return -1;
 	if (cur < 0 && query_int(m->db, "SELECT MAX(w.ra_pages) * COALESCE(r.page_size, 4096)"
 				 " / 1024 FROM windows w JOIN runs r USING (run_id)"
@@ -496,20 +507,26 @@ static void row_fit(sqlite3_stmt *q, int c, struct ra_model_fit *f)
 		snprintf(f->why, sizeof(f->why), "%s", (const char *)sqlite3_column_text(q, c + 5));
 }
 
+/* rows of the devices run ?2 read itself: what its own fit would have */
+#define OWN                                                                             \
+	" AND ((source = 'window' AND dev IN (SELECT dev FROM windows WHERE run_id = ?2))"  \
+	" OR (source = 'd2c' AND dev IN (SELECT dev FROM requests WHERE run_id = ?2)))"
+
 int ra_model_share(struct ra_db *db, int64_t from, int64_t to)
 {
 	static const char *const copy[] = {
 		"DELETE FROM model_points WHERE run_id = ?2 AND (dev, source) IN"
-		" (SELECT dev, source FROM model_points WHERE run_id = ?1)",
+		" (SELECT dev, source FROM model_points WHERE run_id = ?1)" OWN,
 		"INSERT INTO model_points SELECT ?2, dev, source, size_class, n, bytes, service_ns,"
-		" p50_ns, latency_ns, used FROM model_points WHERE run_id = ?1",
+		" p50_ns, latency_ns, used FROM model_points WHERE run_id = ?1" OWN,
 		"DELETE FROM device_models WHERE run_id = ?2 AND (dev, source) IN"
-		" (SELECT dev, source FROM device_models WHERE run_id = ?1)",
+		" (SELECT dev, source FROM device_models WHERE run_id = ?1)" OWN,
 		"INSERT INTO device_models SELECT ?2, dev, source, form, status, reason, runs, samples,"
 		" sizes, access_ns, bandwidth_bps, rms_rel_err, max_rel_err, chosen"
-		" FROM device_models WHERE run_id = ?1",
+		" FROM device_models WHERE run_id = ?1" OWN,
 		"DELETE FROM device_advice WHERE run_id = ?2 AND dev IN"
-		" (SELECT dev FROM device_advice WHERE run_id = ?1)",
+		" (SELECT dev FROM device_advice WHERE run_id = ?1)"
+		" AND dev IN (SELECT dev FROM windows WHERE run_id = ?2)",
 	};
 	struct model_ctx m = { .db = db, .run_id = to };
 	sqlite3_stmt *q = NULL;
@@ -528,10 +545,12 @@ int ra_model_share(struct ra_db *db, int64_t from, int64_t to)
 			       " LEFT JOIN device_models c ON c.run_id = a.run_id AND c.dev = a.dev"
 			       " AND c.source = 'window' AND c.chosen"
 			       " LEFT JOIN device_models o ON o.run_id = a.run_id AND o.dev = a.dev"
-			       " AND o.source = 'window' AND NOT o.chosen WHERE a.run_id = ?1",
+			       " AND o.source = 'window' AND NOT o.chosen WHERE a.run_id = ?1"
+			       " AND a.dev IN (SELECT dev FROM windows WHERE run_id = ?2)",
 			       -1, &q, NULL) != SQLITE_OK)
 		goto out;
 	sqlite3_bind_int64(q, 1, from);
+	sqlite3_bind_int64(q, 2, to);
 	while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
 		struct ra_model_fit f, other;
 

@@ -562,31 +562,40 @@ const char ra_schema_sql[] =
 	"CREATE VIEW v_model_predictions AS\n" \
 	"  WITH k AS (\n" \
 	"    SELECT m.run_id, m.dev, m.form, m.access_ns / 1e9 AS a, m.bandwidth_bps AS bw,\n" \
-	"           s.read_ahead_kb,\n" \
+	"           COALESCE((SELECT s.dev FROM device_snapshots s WHERE s.run_id = m.run_id\n" \
+	"                       AND s.dev = m.dev AND s.phase = 'before'),\n" \
+	"                    (SELECT q.dev FROM requests q JOIN windows w\n" \
+	"                       ON w.run_id = q.run_id AND w.window_id = q.window_id\n" \
+	"                      WHERE q.run_id = m.run_id AND w.dev = m.dev LIMIT 1)) AS sdev,\n" \
 	"           (SELECT w.size_pages * COALESCE(r.page_size, 4096) FROM windows w\n" \
 	"              JOIN streams t ON t.run_id = w.run_id AND t.stream_id = w.stream_id\n" \
 	"              JOIN runs r ON r.run_id = w.run_id\n" \
 	"             WHERE w.run_id = m.run_id AND w.dev = m.dev\n" \
 	"               AND w.size_pages >= t.max_size_pages AND w.pages_added > 0\n" \
 	"             GROUP BY w.size_pages ORDER BY COUNT(*) DESC, w.size_pages DESC\n" \
-	"             LIMIT 1) AS window_bytes\n" \
+	"             LIMIT 1) AS window_bytes,\n" \
+	"           (SELECT COUNT(*) FROM device_models d WHERE d.run_id = m.run_id\n" \
+	"               AND d.source = 'window' AND d.chosen AND d.status = 'ok') AS ndevs\n" \
 	"      FROM device_models m\n" \
-	"      JOIN device_snapshots s ON s.run_id = m.run_id AND s.dev = m.dev\n" \
-	"           AND s.phase = 'before'\n" \
 	"     WHERE m.source = 'window' AND m.chosen AND m.status = 'ok'\n" \
-	"       AND s.read_ahead_kb > 0\n" \
 	"  ), m AS (\n" \
-	"    SELECT *, COALESCE(window_bytes, read_ahead_kb * 1024.0) AS x FROM k\n" \
+	"    SELECT k.*, b.read_ahead_kb,\n" \
+	"           COALESCE(k.window_bytes, b.read_ahead_kb * 1024.0) AS x,\n" \
+	"           (e.sectors_read - b.sectors_read) * 512.0 / (r.wall_ns / 1e9) AS dev_bps\n" \
+	"      FROM k JOIN runs r ON r.run_id = k.run_id\n" \
+	"      LEFT JOIN device_snapshots b ON b.run_id = k.run_id AND b.dev = k.sdev\n" \
+	"           AND b.phase = 'before'\n" \
+	"      LEFT JOIN device_snapshots e ON e.run_id = k.run_id AND e.dev = k.sdev\n" \
+	"           AND e.phase = 'after'\n" \
 	"  )\n" \
 	"  SELECT m.run_id, (m.dev >> 20) || ':' || (m.dev & 1048575) AS dev,\n" \
 	"         m.read_ahead_kb, CAST(m.x / 1024 AS INTEGER) AS window_kb,\n" \
 	"         m.x / CASE m.form WHEN 'max' THEN MAX(m.a, m.x / m.bw)\n" \
 	"                           ELSE m.a + m.x / m.bw END AS predicted_bps,\n" \
-	"         COALESCE((SELECT value FROM v_run_metrics v WHERE v.run_id = m.run_id\n" \
-	"                    AND v.metric = 'read_bw_bytes'),\n" \
-	"                  (SELECT value FROM v_run_metrics v WHERE v.run_id = m.run_id\n" \
-	"                    AND v.metric = 'device_read_bw_bytes')) AS measured_bps\n" \
-	"    FROM m;\n"
+	"         CASE WHEN m.ndevs = 1 THEN COALESCE((SELECT value FROM v_run_metrics v\n" \
+	"                WHERE v.run_id = m.run_id AND v.metric = 'read_bw_bytes'), m.dev_bps)\n" \
+	"              ELSE m.dev_bps END AS measured_bps\n" \
+	"    FROM m WHERE m.x > 0;\n"
 
 const char ra_schema_v2_sql[] = V2_TABLES;
 

@@ -103,7 +103,7 @@ static const struct section sections[] = {
 	{ "model_points", "Size classes of the model",
 	  "device time per I/O of each size; latency: window opened to last completion",
 	  "SELECT (p.dev >> 20) || ':' || (p.dev & 1048575) AS dev, p.source,"
-	  " p.size_class / 1024 AS class_kb, p.n, ROUND(p.bytes, 0) AS avg_bytes,"
+	  " p.size_class / 1024.0 AS class_kb, p.n, ROUND(p.bytes, 0) AS avg_bytes,"
 	  " ROUND(p.service_ns / 1e6, 3) AS service_ms, ROUND(p.p50_ns / 1e6, 3) AS p50_ms,"
 	  " ROUND(p.latency_ns / 1e6, 3) AS latency_ms, p.used FROM model_points p"
 	  " WHERE p.run_id = ?1 ORDER BY p.dev, p.source DESC, p.size_class" },
@@ -153,13 +153,16 @@ static const char *const warning_sql[] = {
 	" || stat_reads_delta || ' reads, ' || stat_sectors_delta || ' sectors'"
 	" FROM v_device_io WHERE run_id = ?1 AND stat_match = 0",
 	"SELECT 'ra_pages ' || w.ra_pages || ' in the trace disagrees with read_ahead_kb '"
-	" || d.read_ahead_kb_before || ' of ' || d.name || ' (' || (d.read_ahead_kb_before / 4)"
-	" || ' pages): the setting changed during the run, or files were opened before it'"
-	" || ' changed, or POSIX_FADV_SEQUENTIAL doubled it' FROM (SELECT DISTINCT dev, ra_pages FROM windows WHERE run_id = ?1"
+	" || d.read_ahead_kb_before || ' of ' || d.name || ' (' || (d.read_ahead_kb_before"
+	" / w.page_kb) || ' pages): the setting changed during the run, or files were opened'"
+	" || ' before it changed, or POSIX_FADV_SEQUENTIAL doubled it'"
+	" FROM (SELECT DISTINCT dev, ra_pages, COALESCE((SELECT page_size FROM runs"
+	" WHERE run_id = ?1), 4096) / 1024 AS page_kb FROM windows WHERE run_id = ?1"
 	" AND ra_pages IS NOT NULL AND pattern NOT IN ('around', 'forced')) w"
 	" JOIN devices dv ON dv.run_id = ?1 AND dv.dev = w.dev"
 	" JOIN v_devices d ON d.run_id = ?1 AND d.dev = dv.major || ':' || dv.minor"
-	" WHERE d.read_ahead_kb_before IS NOT NULL AND w.ra_pages * 4 != d.read_ahead_kb_before",
+	" WHERE d.read_ahead_kb_before IS NOT NULL"
+	" AND w.ra_pages * w.page_kb != d.read_ahead_kb_before",
 	/* readahead off or tiny, by the device setting or by the trace's ra_pages */
 	"SELECT 'readahead is disabled on ' || d.name || ': read_ahead_kb 0, so a cache miss"
 	" reads only the pages asked for' FROM v_devices d WHERE d.run_id = ?1"
@@ -168,16 +171,20 @@ static const char *const warning_sql[] = {
 	" || ' in the trace: ra_pages 0' FROM windows w WHERE w.run_id = ?1"
 	" AND w.trigger != 'none' GROUP BY w.dev HAVING MAX(w.ra_pages) = 0"
 	" AND NOT EXISTS (SELECT 1 FROM v_devices d WHERE d.run_id = ?1"
+	" AND d.dev = (w.dev >> 20) || ':' || (w.dev & 1048575)"
 	" AND d.read_ahead_kb_before = 0 AND d.role != 'traced')",
 	"SELECT 'readahead is tiny on ' || d.name || ': read_ahead_kb ' || d.read_ahead_kb_before"
 	" || ', under 16 KB (4 KB after boot was reported in 2010); sequential reads reach the"
 	" device in I/Os of ' || d.read_ahead_kb_before || ' KB' FROM v_devices d"
 	" WHERE d.run_id = ?1 AND d.read_ahead_kb_before BETWEEN 1 AND 15 AND d.role != 'traced'"
 	" UNION ALL SELECT 'readahead is tiny for ' || (w.dev >> 20) || ':' || (w.dev & 1048575)"
-	" || ' in the trace: ra_pages ' || MAX(w.ra_pages) || ' (' || (MAX(w.ra_pages) * 4)"
-	" || ' KB, under 16 KB)' FROM windows w WHERE w.run_id = ?1 AND w.trigger != 'none'"
-	" GROUP BY w.dev HAVING MAX(w.ra_pages) BETWEEN 1 AND 3"
+	" || ' in the trace: ra_pages ' || MAX(w.ra_pages) || ' (' || (MAX(w.ra_pages)"
+	" * r.page_kb) || ' KB, under 16 KB)' FROM windows w,"
+	" (SELECT COALESCE(page_size, 4096) / 1024 AS page_kb FROM runs WHERE run_id = ?1) r"
+	" WHERE w.run_id = ?1 AND w.trigger != 'none'"
+	" GROUP BY w.dev HAVING MAX(w.ra_pages) * r.page_kb BETWEEN 1 AND 15"
 	" AND NOT EXISTS (SELECT 1 FROM v_devices d WHERE d.run_id = ?1"
+	" AND d.dev = (w.dev >> 20) || ':' || (w.dev & 1048575)"
 	" AND d.read_ahead_kb_before BETWEEN 1 AND 15 AND d.role != 'traced')",
 	/* a model that does not describe the device */
 	"SELECT 'the device model of ' || (dev >> 20) || ':' || (dev & 1048575) || ' fits poorly ('"
@@ -186,12 +193,14 @@ static const char *const warning_sql[] = {
 	" AND source = 'window' AND chosen AND status = 'ok' AND rms_rel_err > 0.25",
 	/* WILLNEED calls the kernel cut short */
 	"SELECT a.call || '(WILLNEED) of ' || COALESCE(f.path, 'ino ' || a.ino) || ': '"
-	" || COUNT(*) || ' call(s) asked ' || (SUM(a.asked_pages) * 4) || ' KB and the kernel"
-	" read ' || (SUM(a.read_pages) * 4) || ' KB (' || ROUND(SUM(a.read_pages) * 100.0"
-	" / SUM(a.asked_pages), 1) || '%): force_page_cache_ra caps a call at'"
+	" || COUNT(*) || ' call(s) asked ' || (SUM(a.asked_pages) * r.page_kb) || ' KB and the"
+	" kernel read ' || (SUM(a.read_pages) * r.page_kb) || ' KB (' || ROUND(SUM(a.read_pages)"
+	" * 100.0 / SUM(a.asked_pages), 1) || '%): force_page_cache_ra caps a call at'"
 	" || ' max(io_pages, ra_pages); the rest is read on demand'"
 	" FROM advice_calls a LEFT JOIN files f ON f.run_id = a.run_id AND f.dev = a.dev"
-	" AND f.ino = a.ino WHERE a.run_id = ?1 AND a.asked_pages > 0"
+	" AND f.ino = a.ino,"
+	" (SELECT COALESCE(page_size, 4096) / 1024 AS page_kb FROM runs WHERE run_id = ?1) r"
+	" WHERE a.run_id = ?1 AND a.windows > 0 AND a.ino IS NOT NULL AND a.asked_pages > 0"
 	" AND a.read_pages * 2 < a.asked_pages GROUP BY a.call, a.dev, a.ino",
 };
 
@@ -291,8 +300,11 @@ static int load_warnings(struct ra_db *db, struct ra_report *r, const struct ra_
 		if (!st)
 			return fail(db);
 		while (sqlite3_step(st) == SQLITE_ROW) {
-			char **w = realloc(r->warnings, (size_t)(r->nwarnings + 1) * sizeof(*w));
+			char **w;
 
+			if (sqlite3_column_type(st, 0) == SQLITE_NULL)
+				continue;
+			w = realloc(r->warnings, (size_t)(r->nwarnings + 1) * sizeof(*w));
 			if (!w) {
 				sqlite3_finalize(st);
 				return -1;

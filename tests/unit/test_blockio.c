@@ -117,6 +117,28 @@ static void test_window_service(void)
 			 " (SELECT * FROM window_io ORDER BY window_id)"), want);
 }
 
+/* Two windows completed by one request share its time by their bytes (1:2). */
+static void test_shared_service(void)
+{
+	begin("shared");
+	trig(1, 10, 5, 0, 1, 32);
+	order(10, 5, 0, 4, 3);
+	blk(RA_EV_BIO_QUEUE, 10, 1000, 32, "RA");
+	blk(RA_EV_GETRQ, 10, 1000, 32, "RA");
+	trig(0, 10, 5, 1, 1, 32);
+	order(10, 5, 4, 8, 8);
+	blk(RA_EV_BIO_QUEUE, 10, 1032, 64, "RA");
+	blk(RA_EV_BIO_BACKMERGE, 10, 1032, 64, "RA");
+	blk(RA_EV_RQ_ISSUE, 10, 1000, 96, "RA");
+	now += 3000000;
+	blk(RA_EV_RQ_COMPLETE, 10, 1000, 96, "RA");
+	CHECK_STR(result("SELECT ROUND(b.service_ns * 1.0 / a.service_ns, 2),"
+			 " ABS(a.service_ns + b.service_ns - (a.last_c_ts_ns - w.ts_ns)) <= 1"
+			 " FROM window_io a, window_io b, windows w"
+			 " WHERE a.window_id = 1 AND b.window_id = 2 AND w.window_id = 1"),
+		  "2.0|1");
+}
+
 int main(void)
 {
 	static const struct test_case cases[] = {
@@ -125,6 +147,7 @@ int main(void)
 		{ "counts: splits, requeues, unmatched", test_counts },
 		{ "windows' bios and plug stalls", test_windows_and_stalls },
 		{ "windows' device time", test_window_service },
+		{ "device time shared by a merged request", test_shared_service },
 		{ NULL, NULL },
 	};
 	return test_run_in_tmpdir("test_blockio", cases, dir);
