@@ -58,6 +58,22 @@ cat "$TMP/w4"
 check_grep "! fadvise64\(WILLNEED\) of $MNT/f: 1 call\(s\) asked 32768 KB and the kernel read $((cap * 4)) KB" \
 	"$TMP/w4" "WILLNEED cut short"
 
+# a WILLNEED call that fails (a pipe: ESPIPE) is recorded at its entry and
+# reads nothing: no warning, and the report does not trip over it
+P=$TMP/pipe.db
+ra-record -q -o "$P" -d "$LOOP_NAME" -- python3 -c '
+import os
+r, w = os.pipe()
+try:
+    os.posix_fadvise(r, 0, 1 << 20, os.POSIX_FADV_WILLNEED)
+except OSError as e:
+    print("fadvise:", e.strerror)' || fail "record the failed call"
+check_eq "$(q "$P" "SELECT call || ' ' || windows || ' ' || COALESCE(ino, '-') FROM advice_calls")" "fadvise64 0 -" \
+	"the failed call: recorded, no window"
+ra-report "$P" > "$TMP/pipe.txt" || fail "ra-report with a failed WILLNEED call"
+grep -q "WILLNEED" "$TMP/pipe.txt" && fail "a warning for a call that read nothing"
+echo "ok: no warning for the failed call"
+
 # one run, one I/O size: no model and no advice
 ra-report --run 1 "$C" > "$TMP/one.txt"
 check_eq "$(q "$C" "SELECT status FROM device_models WHERE dev = $kdev AND source = 'window' AND chosen")" \
