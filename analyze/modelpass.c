@@ -80,44 +80,56 @@ static struct mdev *mdev_of(struct msrc *s, uint32_t dev)
 	return &s->devs[s->ndevs++];
 }
 
-static int add_sample(struct msrc *s, uint32_t dev, int64_t run, double bytes, int64_t ns,
-		      int64_t lat)
+/* @n samples of device time @ns (bytes @bytes in all) into class @c. */
+static int class_add(struct sclass *c, const int64_t *ns, size_t n, double bytes)
 {
-	struct mdev *d = mdev_of(s, dev);
-	struct sclass *c;
-	bool fresh;
+	if (c->n + n > c->cap) {
+		size_t cap = c->cap ? c->cap : 64;
+		int64_t *p;
 
-	if (!d)
-		return 0;	/* more devices than a model is kept for */
-	if (!ra_map_put(&d->runs, (uint64_t)run + 1, &fresh))
-		return -1;
-	d->nruns += fresh;
-	c = &d->cls[size_class(bytes)];
-	if (c->n == c->cap) {
-		size_t cap = c->cap ? c->cap * 2 : 64;
-		int64_t *p = realloc(c->ns, cap * sizeof(*p));
-
+		while (cap < c->n + n)
+			cap *= 2;
+		p = realloc(c->ns, cap * sizeof(*p));
 		if (!p)
 			return -1;
 		c->ns = p;
 		c->cap = cap;
 	}
-	c->ns[c->n++] = ns;
+	for (size_t i = 0; i < n; i++) {
+		c->ns[c->n++] = ns[i];
+		c->sum_ns += (double)ns[i];
+	}
 	c->bytes += bytes;
-	c->sum_ns += (double)ns;
+	return 0;
+}
+
+/* @run gave samples of @d */
+static int mark_run(struct mdev *d, int64_t run)
+{
+	bool fresh;
+
+	if (!ra_map_put(&d->runs, (uint64_t)run + 1, &fresh))
+		return -1;
+	d->nruns += fresh;
+	return 0;
+}
+
+static int add_sample(struct msrc *s, uint32_t dev, int64_t run, double bytes, int64_t ns,
+		      int64_t lat)
+{
+	struct mdev *d = mdev_of(s, dev);
+	struct sclass *c;
+
+	if (!d)
+		return 0;	/* more devices than a model is kept for */
+	c = &d->cls[size_class(bytes)];
+	if (mark_run(d, run) < 0 || class_add(c, &ns, 1, bytes) < 0)
+		return -1;
 	if (lat >= 0) {
 		c->sum_lat += (double)lat;
 		c->n_lat++;
 	}
 	return 0;
-}
-
-static int mdev_index(const struct msrc *s, uint32_t dev)
-{
-	for (int i = 0; i < s->ndevs; i++)
-		if (s->devs[i].dev == dev)
-			return i;
-	return -1;
 }
 
 static void msrc_release(struct msrc *s)
@@ -139,25 +151,22 @@ static void msrc_release(struct msrc *s)
 static int merge_run(struct msrc *s, struct msrc *run, int64_t run_id)
 {
 	for (int i = 0; i < run->ndevs; i++) {
-		struct mdev *d = &run->devs[i];
+		struct mdev *d = &run->devs[i], *to = NULL;
 		size_t total = 0;
 
 		for (int c = 0; c < MAX_CLASSES; c++)
 			total += d->cls[c].n;
 		for (int c = 0; c < MAX_CLASSES; c++) {
 			struct sclass *k = &d->cls[c];
-			int di;
 
 			if (!k->n || (double)k->n < RUN_CLASS_SHARE * (double)total)
 				continue;
-			for (size_t j = 0; j < k->n; j++)
-				if (add_sample(s, d->dev, run_id, k->bytes / (double)k->n,
-					       k->ns[j], -1) < 0)
-					return -1;
-			if ((di = mdev_index(s, d->dev)) >= 0) {
-				s->devs[di].cls[c].sum_lat += k->sum_lat;
-				s->devs[di].cls[c].n_lat += k->n_lat;
-			}
+			if (!to && !(to = mdev_of(s, d->dev)))
+				break;	/* more devices than a model is kept for */
+			if (mark_run(to, run_id) < 0 || class_add(&to->cls[c], k->ns, k->n, k->bytes) < 0)
+				return -1;
+			to->cls[c].sum_lat += k->sum_lat;
+			to->cls[c].n_lat += k->n_lat;
 		}
 	}
 	msrc_release(run);
@@ -306,18 +315,20 @@ static int fit_device(struct model_ctx *m, struct mdev *d, const char *source,
 	return 0;
 }
 
+/* One statement with ?1 = @a, ?2 = @b; @out (may be NULL): its first value, -1 if none. */
 static int query_int(struct ra_db *db, const char *sql, int64_t a, int64_t b, int64_t *out)
 {
 	sqlite3_stmt *q = NULL;
 	int rc;
 
-	*out = -1;
+	if (out)
+		*out = -1;
 	if (sqlite3_prepare_v2(ra_db_sqlite(db), sql, -1, &q, NULL) != SQLITE_OK)
 		return -1;
 	sqlite3_bind_int64(q, 1, a);
 	sqlite3_bind_int64(q, 2, b);
 	rc = sqlite3_step(q);
-	if (rc == SQLITE_ROW && sqlite3_column_type(q, 0) != SQLITE_NULL)
+	if (out && rc == SQLITE_ROW && sqlite3_column_type(q, 0) != SQLITE_NULL)
 		*out = sqlite3_column_int64(q, 0);
 	sqlite3_finalize(q);
 	return rc == SQLITE_ROW || rc == SQLITE_DONE ? 0 : -1;
@@ -478,22 +489,7 @@ out:
 	return ret;
 }
 
-static int exec2(struct ra_db *db, const char *sql, int64_t a, int64_t b)
-{
-	sqlite3_stmt *q = NULL;
-	int rc;
-
-	if (sqlite3_prepare_v2(ra_db_sqlite(db), sql, -1, &q, NULL) != SQLITE_OK)
-		return -1;
-	sqlite3_bind_int64(q, 1, a);
-	sqlite3_bind_int64(q, 2, b);
-	rc = sqlite3_step(q);
-	sqlite3_finalize(q);
-	return rc == SQLITE_DONE ? 0 : -1;
-}
-
-/* A stored fit: form, status, access_ns, bandwidth_bps, rms_rel_err from column @c. */
-static void row_fit(sqlite3_stmt *q, int c, struct ra_model_fit *f)
+void ra_model_fit_row(sqlite3_stmt *q, int c, struct ra_model_fit *f)
 {
 	const unsigned char *form = sqlite3_column_text(q, c), *status = sqlite3_column_text(q, c + 1);
 
@@ -533,7 +529,7 @@ int ra_model_share(struct ra_db *db, int64_t from, int64_t to)
 	int rc = SQLITE_ERROR;
 
 	for (size_t i = 0; i < sizeof(copy) / sizeof(copy[0]); i++)
-		if (exec2(db, copy[i], from, to) < 0)
+		if (query_int(db, copy[i], from, to, NULL) < 0)
 			goto out;
 	if (sqlite3_prepare_v2(ra_db_sqlite(db), "INSERT INTO device_advice VALUES (?, ?, ?, ?, ?,"
 			       " ?, ?, ?, ?, ?)", -1, &m.ins_advice, NULL) != SQLITE_OK ||
@@ -554,8 +550,8 @@ int ra_model_share(struct ra_db *db, int64_t from, int64_t to)
 	while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
 		struct ra_model_fit f, other;
 
-		row_fit(q, 2, &f);
-		row_fit(q, 8, &other);
+		ra_model_fit_row(q, 2, &f);
+		ra_model_fit_row(q, 8, &other);
 		f.points = other.points = sqlite3_column_int(q, 14);
 		if (advise(&m, (uint32_t)sqlite3_column_int64(q, 0), &f, &other,
 			   sqlite3_column_int(q, 1)) < 0) {

@@ -488,18 +488,6 @@ static void forward(int sig)
 		kill(child, sig);
 }
 
-/* A database file the dead child created: removed with its journal files. */
-static void remove_created(const char *path)
-{
-	static const char *const suffix[] = { "", "-wal", "-shm", "-journal" };
-	char p[4096];
-
-	for (size_t i = 0; i < sizeof(suffix) / sizeof(suffix[0]); i++) {
-		snprintf(p, sizeof(p), "%s%s", path, suffix[i]);
-		unlink(p);
-	}
-}
-
 /*
  * Run the import in a child and wait for it. Returns the child's exit status,
  * or, when it died of a signal, 128 + the signal for an interruption and
@@ -536,7 +524,7 @@ static int supervise(const char *output, bool *is_child)
 	if (WIFEXITED(status) && (WEXITSTATUS(status) == 0 || WEXITSTATUS(status) == EXIT_ERROR))
 		return WEXITSTATUS(status);
 	if (!existed)
-		remove_created(output);
+		ra_db_remove_files(output);	/* created by the dead child */
 	if (WIFSIGNALED(status)) {
 		sig = WTERMSIG(status);
 		if (sig == SIGINT || sig == SIGTERM || sig == SIGHUP) {

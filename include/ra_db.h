@@ -33,6 +33,9 @@ enum ra_db_flags {
  */
 struct ra_db *ra_db_open(const char *path, int flags);
 
+/** ra_db_remove_files - unlink a database file and its -wal, -shm, -journal */
+void ra_db_remove_files(const char *path);
+
 /** ra_db_close - finalize, close and free; returns 0 or -1 (ra_last_error()) */
 int ra_db_close(struct ra_db *db);
 

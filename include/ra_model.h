@@ -14,6 +14,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <sqlite3.h>
 
 enum ra_model_form { RA_FORM_SUM, RA_FORM_MAX };
 
@@ -51,6 +52,12 @@ const char *ra_model_form_name(int form);
  * with !@f->ok and the reason in @f->why.
  */
 int ra_model_fit(const struct ra_model_point *p, int n, int form, struct ra_model_fit *f);
+
+/**
+ * ra_model_fit_row - a fit stored in device_models, from the columns form,
+ * status, access_ns, bandwidth_bps, rms_rel_err, reason of @st from @col on
+ */
+void ra_model_fit_row(sqlite3_stmt *st, int col, struct ra_model_fit *f);
 
 /** ra_model_latency_ns - the model's time for an I/O of @bytes */
 double ra_model_latency_ns(const struct ra_model_fit *f, double bytes);

@@ -254,7 +254,7 @@ fail:
 	return NULL;
 }
 
-static void remove_files(const char *path)
+void ra_db_remove_files(const char *path)
 {
 	static const char *const suffix[] = { "", "-wal", "-shm", "-journal" };
 	char buf[4096];
@@ -276,7 +276,7 @@ int ra_db_close(struct ra_db *db)
 		ret = -1;
 	}
 	if (db->discard)
-		remove_files(db->path);
+		ra_db_remove_files(db->path);
 	free(db->path);
 	free(db);
 	return ret;

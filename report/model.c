@@ -332,20 +332,6 @@ static void set_int(struct ra_value *v, int64_t i, bool null)
 	v->i = i;
 }
 
-/* A stored fit from the columns form, status, access_ns, bandwidth_bps (at @c), rms. */
-static void column_fit(sqlite3_stmt *st, int c, struct ra_model_fit *f)
-{
-	const unsigned char *form = sqlite3_column_text(st, c), *status;
-
-	memset(f, 0, sizeof(*f));
-	f->form = form && strcmp((const char *)form, "max") == 0 ? RA_FORM_MAX : RA_FORM_SUM;
-	status = sqlite3_column_text(st, c + 1);
-	f->ok = status && strcmp((const char *)status, "ok") == 0;
-	f->access_ns = sqlite3_column_double(st, c + 2);
-	f->bw_bps = sqlite3_column_double(st, c + 3);
-	f->rms_rel = sqlite3_column_double(st, c == 3 ? c + 5 : c + 4);
-}
-
 /*
  * The advice table: per device of the windows, ra_model_advise() on the
  * chosen window model at the report's fraction (the stored device_advice is
@@ -358,8 +344,8 @@ static int load_advice(struct ra_db *db, struct ra_table *t, int64_t run_id,
 					    "target_kb", "thrash_kb", "current_kb", "reasoning" };
 	static const char sql[] =
 		"SELECT (a.dev >> 20) || ':' || (a.dev & 1048575), a.thrash_kb, a.current_kb,"
-		" m.form, m.status, m.access_ns, m.bandwidth_bps, m.reason, m.rms_rel_err,"
-		" o.form, o.status, o.access_ns, o.bandwidth_bps, o.rms_rel_err, m.sizes"
+		" m.form, m.status, m.access_ns, m.bandwidth_bps, m.rms_rel_err, m.reason,"
+		" o.form, o.status, o.access_ns, o.bandwidth_bps, o.rms_rel_err, o.reason, m.sizes"
 		" FROM device_advice a LEFT JOIN device_models m ON m.run_id = a.run_id"
 		" AND m.dev = a.dev AND m.source = 'window' AND m.chosen"
 		" LEFT JOIN device_models o ON o.run_id = a.run_id AND o.dev = a.dev"
@@ -385,11 +371,11 @@ static int load_advice(struct ra_db *db, struct ra_table *t, int64_t run_id,
 		struct ra_value *v;
 		struct ra_advice a;
 
-		column_fit(st, 3, &f);
-		column_fit(st, 9, &other);
-		f.points = other.points = sqlite3_column_int(st, 14);
-		snprintf(f.why, sizeof(f.why), "%s", sqlite3_column_type(st, 7) == SQLITE_TEXT ?
-			 (const char *)sqlite3_column_text(st, 7) : "no window with device time");
+		ra_model_fit_row(st, 3, &f);
+		ra_model_fit_row(st, 9, &other);
+		f.points = other.points = sqlite3_column_int(st, 15);
+		if (!f.why[0])
+			snprintf(f.why, sizeof(f.why), "no window with device time");
 		ra_model_advise(&f, &other, fraction, sqlite3_column_int(st, 1),
 				sqlite3_column_type(st, 2) == SQLITE_NULL ? -1 :
 				sqlite3_column_int(st, 2), &a);
