@@ -80,7 +80,7 @@ $(TOOL_BINS): $(BUILD)/tools/%: $(BUILD)/tests/tools/%.o
 
 # The test command of the README: installs what is missing, builds, runs every suite.
 check:
-	@scripts/deps.sh chromium chromium-driver python3
+	@scripts/deps.sh chromium chromium-driver python3 xfsprogs btrfs-progs
 	@$(MAKE) --no-print-directory all
 	@RA_BUILD=$(BUILD) tests/run.sh
 

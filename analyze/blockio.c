@@ -810,7 +810,9 @@ static int store_all(struct blk_state *st)
 			       NULL) != SQLITE_OK ||
 	    sqlite3_prepare_v2(sq, "INSERT INTO window_io VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", -1,
 			       &wq, NULL) != SQLITE_OK ||
-	    sqlite3_prepare_v2(sq, "INSERT INTO plugs VALUES (?, ?, ?, ?, ?, ?)", -1, &pq,
+	    sqlite3_prepare_v2(sq, "INSERT INTO plugs (run_id, dev, plugs, unplugs,"
+			       " unplugs_explicit, unplugs_timer, unplug_requests, plugged_bios)"
+			       " VALUES (?, 0, ?, ?, ?, ?, ?, 0)", -1, &pq,
 			       NULL) != SQLITE_OK)
 		goto out;
 	for (int i = 0; i < st->ndevs; i++) {

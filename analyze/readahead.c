@@ -634,8 +634,13 @@ static int write_windows(struct ra_state *st, struct ra_db *db, int64_t run_id)
 	int ret = 0;
 
 	if (sqlite3_prepare_v2(ra_db_sqlite(db),
-			       "INSERT INTO windows VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?,"
-			       " ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+			       "INSERT INTO windows (run_id, window_id, seq, ts_ns, pid, dev, ino,"
+			       " stream_id, trigger, trigger_seq, trigger_index, req_count_pages,"
+			       " pattern, mmap, start_page, size_pages, async_size_pages, folio_order,"
+			       " ra_pages, fallback, demand_start, demand_pages, eof_page, pages_added,"
+			       " ra_pages_added, used, evicted_unused, thrashed, pending, end_ts_ns,"
+			       " mapped, used_inferred) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?,"
+			       " ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0, 0)",
 			       -1, &q, NULL) != SQLITE_OK)
 		return step_reset(db, q);
 	for (int i = 0; i < st->nwins && ret == 0; i++) {
@@ -652,7 +657,10 @@ static int write_streams(struct ra_state *st, struct ra_db *db, int64_t run_id)
 	int ret = 0;
 
 	if (sqlite3_prepare_v2(ra_db_sqlite(db),
-			       "INSERT INTO streams VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+			       "INSERT INTO streams (run_id, stream_id, dev, ino, pid, windows,"
+			       " first_ts_ns, last_ts_ns, initial_size_pages, max_size_pages,"
+			       " ramp_windows, collapses, ra_pages, sizes)"
+			       " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
 			       -1, &q, NULL) != SQLITE_OK)
 		return step_reset(db, q);
 	for (int i = 0; i < st->nstreams && ret == 0; i++) {

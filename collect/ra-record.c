@@ -694,18 +694,22 @@ static int store_meta(struct rec *r, int64_t run_id)
 	for (int i = 0; i < r->nsettings; i++) {
 		struct setting *s = &r->settings[i];
 
-		if (ra_db_add_setting(r->db, run_id, s->bd.dev, "read_ahead_kb", s->old_value,
+		char path[300];
+
+		snprintf(path, sizeof(path), "/sys/class/block/%s/queue/read_ahead_kb",
+			 s->bd.parent_name);
+		if (ra_db_add_setting(r->db, run_id, s->bd.dev, "read_ahead_kb", path, s->old_value,
 				      s->new_value, s->restored) < 0)
 			return -1;
 	}
 	/* the workload's blkio throttle: set for the run's cgroup, removed with it */
 	if (r->throttle_iops[0] &&
 	    ra_db_add_setting(r->db, run_id, r->throttle_dev, "blkio.throttle.read_iops_device",
-			      NULL, r->throttle_iops, 1) < 0)
+			      r->cgroup, NULL, r->throttle_iops, 1) < 0)
 		return -1;
 	if (r->throttle_bps[0] &&
 	    ra_db_add_setting(r->db, run_id, r->throttle_dev, "blkio.throttle.read_bps_device",
-			      NULL, r->throttle_bps, 1) < 0)
+			      r->cgroup, NULL, r->throttle_bps, 1) < 0)
 		return -1;
 	if (ra_vmstat_write(r->db, run_id, "before", &r->vm_before) < 0 ||
 	    ra_vmstat_write(r->db, run_id, "after", &r->vm_after) < 0)

@@ -11,7 +11,7 @@
 
 #include "ra_event.h"
 
-#define RA_SCHEMA_VERSION 2
+#define RA_SCHEMA_VERSION 3
 #define RA_APPLICATION_ID 0x52415452 /* "RATR" */
 
 struct ra_db;
@@ -105,8 +105,21 @@ int ra_db_add_dev_snapshot(struct ra_db *db, int64_t run_id, uint32_t dev, const
 			   const struct ra_dev_snapshot *snap);
 int ra_db_add_vmstat(struct ra_db *db, int64_t run_id, const char *phase, const char *name,
 		     int64_t value);
+/* @path: the file the setting was written to (NULL: not known) */
 int ra_db_add_setting(struct ra_db *db, int64_t run_id, uint32_t dev, const char *name,
-		      const char *old_value, const char *new_value, int restored);
+		      const char *path, const char *old_value, const char *new_value,
+		      int restored);
+/* a setting seen at @observed while the run expected @expected; ts_ns -1: not known */
+int ra_db_add_setting_change(struct ra_db *db, int64_t run_id, uint32_t dev, const char *name,
+			     const char *path, int64_t ts_ns, const char *expected,
+			     const char *observed);
+/* a file system @fs_dev on block device @dev; read_ahead_kb -1: not known */
+int ra_db_add_filesystem(struct ra_db *db, int64_t run_id, uint32_t fs_dev, uint32_t dev,
+			 const char *fstype, const char *mount_point, const char *bdi,
+			 int64_t read_ahead_kb);
+/* @n events of system:name that the source held and ratrace does not store */
+int ra_db_add_skipped(struct ra_db *db, int64_t run_id, const char *system, const char *name,
+		      int64_t n);
 int ra_db_add_tracepoint(struct ra_db *db, int64_t run_id, const char *system, const char *name,
 			 int available, int enabled);
 int ra_db_add_lost(struct ra_db *db, int64_t run_id, int cpu, int64_t overrun, int64_t dropped,

@@ -25,6 +25,9 @@ enum ra_event_type {
 	 * range asked in pages (req_count 0: to the end of the file), dev and ino 0 */
 	RA_EV_FADVISE = 5,	/* sys_enter_fadvise64, POSIX_FADV_WILLNEED only */
 	RA_EV_SYS_READAHEAD = 6, /* sys_enter_readahead */
+	/* sys_enter_madvise, MADV_WILLNEED only: an address range, not a file:
+	 * ra.index is the start address in pages, ra.req_count the length in pages */
+	RA_EV_MADVISE = 7,
 
 	/* filemap:* */
 	RA_EV_PAGE_ADD = 10,	/* mm_filemap_add_to_page_cache */

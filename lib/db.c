@@ -101,45 +101,53 @@ out:
 	return ret;
 }
 
-static int create_schema(struct ra_db *db)
-{
-	char pragma[128];
-	int ret = -1;
-
-	if (ra_db_exec(db, "BEGIN IMMEDIATE") < 0)
-		return -1;
-	snprintf(pragma, sizeof(pragma), "PRAGMA application_id = %d; PRAGMA user_version = %d;",
-		 RA_APPLICATION_ID, RA_SCHEMA_VERSION);
-	if (ra_db_exec(db, pragma) < 0 || ra_db_exec(db, ra_schema_sql) < 0 ||
-	    ra_db_exec(db, ra_schema_v2_sql) < 0)
-		goto out;
-	if (insert_event_types(db) < 0)
-		goto out;
-	ret = ra_db_exec(db, "COMMIT");
-out:
-	if (ret < 0)
-		sqlite3_exec(db->db, "ROLLBACK", NULL, NULL, NULL);
-	return ret;
-}
-
 /*
- * Version 1 lacks the device model's tables: add them (and the new event
- * types) in one transaction. A read-only open cannot, and says how to.
+ * The steps from version @from to this one and the views, in the open
+ * transaction: a new database comes from version 1 the way an old one does.
  */
-static int upgrade_v1(struct ra_db *db)
+static int apply_steps(struct ra_db *db, int64_t from)
 {
 	char pragma[64];
 
-	if (db->readonly) {
-		ra_set_error(RA_ERR_DATA, "'%s' has schema version 1; 'ra-analyze %s' upgrades it",
-			     db->path, db->path);
-		return -1;
-	}
+	for (int64_t v = from + 1; v <= RA_SCHEMA_VERSION; v++)
+		if (ra_db_exec(db, ra_schema_steps[v - 2]) < 0)
+			return -1;
 	snprintf(pragma, sizeof(pragma), "PRAGMA user_version = %d;", RA_SCHEMA_VERSION);
+	if (ra_db_exec(db, ra_schema_drop_views_sql) < 0 ||
+	    ra_db_exec(db, ra_schema_views_sql) < 0 || insert_event_types(db) < 0)
+		return -1;
+	return ra_db_exec(db, pragma);
+}
+
+static int create_schema(struct ra_db *db)
+{
+	char pragma[64];
+
 	if (ra_db_exec(db, "BEGIN IMMEDIATE") < 0)
 		return -1;
-	if (ra_db_exec(db, ra_schema_upgrade_v1_sql) < 0 || insert_event_types(db) < 0 ||
-	    ra_db_exec(db, pragma) < 0 || ra_db_exec(db, "COMMIT") < 0) {
+	snprintf(pragma, sizeof(pragma), "PRAGMA application_id = %d;", RA_APPLICATION_ID);
+	if (ra_db_exec(db, pragma) < 0 || ra_db_exec(db, ra_schema_sql) < 0 ||
+	    apply_steps(db, 1) < 0 || ra_db_exec(db, "COMMIT") < 0) {
+		sqlite3_exec(db->db, "ROLLBACK", NULL, NULL, NULL);
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * An older version gets what the versions after it added, in one
+ * transaction. A read-only open cannot, and says how to.
+ */
+static int upgrade(struct ra_db *db, int64_t version)
+{
+	if (db->readonly) {
+		ra_set_error(RA_ERR_DATA, "'%s' has schema version %lld; 'ra-analyze %s' upgrades it",
+			     db->path, (long long)version, db->path);
+		return -1;
+	}
+	if (ra_db_exec(db, "BEGIN IMMEDIATE") < 0)
+		return -1;
+	if (apply_steps(db, version) < 0 || ra_db_exec(db, "COMMIT") < 0) {
 		sqlite3_exec(db->db, "ROLLBACK", NULL, NULL, NULL);
 		return -1;
 	}
@@ -173,9 +181,9 @@ static int check_schema(struct ra_db *db, int flags)
 			     db->path, (long long)version, RA_SCHEMA_VERSION);
 		return -1;
 	}
-	if (version == 1)
-		return upgrade_v1(db);
-	if (version < RA_SCHEMA_VERSION) {
+	if (version >= 1 && version < RA_SCHEMA_VERSION)
+		return upgrade(db, version);
+	if (version < 1) {
 		ra_set_error(RA_ERR_DATA, "'%s' has an unknown old schema version %lld", db->path,
 			     (long long)version);
 		return -1;

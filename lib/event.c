@@ -20,6 +20,7 @@ static const struct ra_event_desc descs[RA_EV_MAX] = {
 	[RA_EV_RA_UNBOUNDED] = { "readahead", "page_cache_ra_unbounded", RA_CLASS_RA, 0 },
 	[RA_EV_FADVISE] = { "syscalls", "sys_enter_fadvise64", RA_CLASS_RA, 1 },
 	[RA_EV_SYS_READAHEAD] = { "syscalls", "sys_enter_readahead", RA_CLASS_RA, 1 },
+	[RA_EV_MADVISE] = { "syscalls", "sys_enter_madvise", RA_CLASS_RA, 1 },
 
 	[RA_EV_PAGE_ADD] = { "filemap", "mm_filemap_add_to_page_cache", RA_CLASS_PAGE, 0 },
 	[RA_EV_PAGE_DELETE] = { "filemap", "mm_filemap_delete_from_page_cache", RA_CLASS_PAGE, 0 },

@@ -190,10 +190,39 @@ int ra_db_add_vmstat(struct ra_db *db, int64_t run_id, const char *phase, const 
 }
 
 int ra_db_add_setting(struct ra_db *db, int64_t run_id, uint32_t dev, const char *name,
-		      const char *old_value, const char *new_value, int restored)
+		      const char *path, const char *old_value, const char *new_value,
+		      int restored)
 {
-	return exec_args(db, "INSERT OR REPLACE INTO settings VALUES (?, ?, ?, ?, ?, ?)", "iitttn",
-			 run_id, (int64_t)dev, name, old_value, new_value, (int64_t)restored);
+	return exec_args(db, "INSERT OR REPLACE INTO settings (run_id, dev, name, old_value,"
+			 " new_value, restored, path) VALUES (?, ?, ?, ?, ?, ?, ?)", "iitttnt",
+			 run_id, (int64_t)dev, name, old_value, new_value, (int64_t)restored, path);
+}
+
+int ra_db_add_setting_change(struct ra_db *db, int64_t run_id, uint32_t dev, const char *name,
+			     const char *path, int64_t ts_ns, const char *expected,
+			     const char *observed)
+{
+	return exec_args(db, "INSERT INTO setting_changes (run_id, dev, name, path, ts_ns,"
+			 " expected, observed) VALUES (?, ?, ?, ?, ?, ?, ?)", "iittntt", run_id,
+			 (int64_t)dev, name, path, ts_ns, expected, observed);
+}
+
+int ra_db_add_filesystem(struct ra_db *db, int64_t run_id, uint32_t fs_dev, uint32_t dev,
+			 const char *fstype, const char *mount_point, const char *bdi,
+			 int64_t read_ahead_kb)
+{
+	return exec_args(db, "INSERT OR REPLACE INTO filesystems (run_id, fs_dev, dev, fstype,"
+			 " mount_point, bdi, read_ahead_kb) VALUES (?, ?, ?, ?, ?, ?, ?)",
+			 "iiitttn", run_id, (int64_t)fs_dev, (int64_t)dev, fstype, mount_point, bdi,
+			 read_ahead_kb);
+}
+
+int ra_db_add_skipped(struct ra_db *db, int64_t run_id, const char *system, const char *name,
+		      int64_t n)
+{
+	return exec_args(db, "INSERT INTO skipped_events (run_id, system, name, n)"
+			 " VALUES (?, ?, ?, ?) ON CONFLICT (run_id, system, name)"
+			 " DO UPDATE SET n = n + excluded.n", "itti", run_id, system, name, n);
 }
 
 int ra_db_add_tracepoint(struct ra_db *db, int64_t run_id, const char *system, const char *name,

@@ -1,10 +1,15 @@
 // SPDX-License-Identifier: LGPL-2.1
 /*
- * Schema version 2. docs/schema.md describes every table, column and view;
+ * Schema version 3. docs/schema.md describes every table, column and view;
  * a change here bumps RA_SCHEMA_VERSION and that document in the same commit.
- * ra_schema_v2_sql holds what version 2 added; a version 1 database opened
- * for writing is upgraded with ra_schema_upgrade_v1_sql.
+ *
+ * ra_schema_sql is version 1; each later version is a step from the one
+ * before (ra_schema_steps). A new database runs version 1 and every step, an
+ * old one the steps it lacks, so both end with the same tables, columns and
+ * column order. The views are made last, from ra_schema_views_sql, in both.
  */
+#include <stddef.h>
+
 #include "schema.h"
 
 const char ra_schema_sql[] =
@@ -327,7 +332,6 @@ const char ra_schema_sql[] =
 	"  last_c_ts_ns INTEGER,\n"
 	"  sync_wait_ns INTEGER,\n"
 	"  shared_bios INTEGER NOT NULL,\n"
-	"  service_ns INTEGER,\n"
 	"  PRIMARY KEY (run_id, window_id)\n"
 	");\n"
 	"CREATE TABLE plugs (\n"
@@ -344,7 +348,134 @@ const char ra_schema_sql[] =
 	"  metric TEXT NOT NULL,\n"
 	"  value REAL NOT NULL,\n"
 	"  PRIMARY KEY (run_id, job, metric)\n"
+	");\n";
+
+/* Version 2: the device model and the WILLNEED calls. */
+const char ra_schema_v2_sql[] =
+	"ALTER TABLE window_io ADD COLUMN service_ns INTEGER;\n"
+	"CREATE TABLE model_points (\n"
+	"  run_id INTEGER NOT NULL REFERENCES runs(run_id) ON DELETE CASCADE,\n"
+	"  dev INTEGER NOT NULL,\n"
+	"  source TEXT NOT NULL CHECK (source IN ('window', 'd2c')),\n"
+	"  size_class INTEGER NOT NULL,\n"
+	"  n INTEGER NOT NULL,\n"
+	"  bytes REAL NOT NULL,\n"
+	"  service_ns REAL NOT NULL,\n"
+	"  p50_ns INTEGER NOT NULL,\n"
+	"  latency_ns REAL,\n"
+	"  used INTEGER NOT NULL,\n"
+	"  PRIMARY KEY (run_id, dev, source, size_class)\n"
 	");\n"
+	"CREATE TABLE device_models (\n"
+	"  run_id INTEGER NOT NULL REFERENCES runs(run_id) ON DELETE CASCADE,\n"
+	"  dev INTEGER NOT NULL,\n"
+	"  source TEXT NOT NULL CHECK (source IN ('window', 'd2c')),\n"
+	"  form TEXT NOT NULL CHECK (form IN ('sum', 'max')),\n"
+	"  status TEXT NOT NULL CHECK (status IN ('ok', 'unidentifiable')),\n"
+	"  reason TEXT,\n"
+	"  runs INTEGER NOT NULL,\n"
+	"  samples INTEGER NOT NULL,\n"
+	"  sizes INTEGER NOT NULL,\n"
+	"  access_ns REAL,\n"
+	"  bandwidth_bps REAL,\n"
+	"  rms_rel_err REAL,\n"
+	"  max_rel_err REAL,\n"
+	"  chosen INTEGER NOT NULL,\n"
+	"  PRIMARY KEY (run_id, dev, source, form)\n"
+	");\n"
+	"CREATE TABLE device_advice (\n"
+	"  run_id INTEGER NOT NULL REFERENCES runs(run_id) ON DELETE CASCADE,\n"
+	"  dev INTEGER NOT NULL,\n"
+	"  fraction REAL NOT NULL,\n"
+	"  form TEXT,\n"
+	"  target_bytes REAL,\n"
+	"  model_kb INTEGER,\n"
+	"  thrash_kb INTEGER,\n"
+	"  current_kb INTEGER,\n"
+	"  recommended_kb INTEGER,\n"
+	"  reasoning TEXT NOT NULL,\n"
+	"  PRIMARY KEY (run_id, dev)\n"
+	");\n"
+	"CREATE TABLE advice_calls (\n"
+	"  run_id INTEGER NOT NULL REFERENCES runs(run_id) ON DELETE CASCADE,\n"
+	"  seq INTEGER NOT NULL,\n"
+	"  ts_ns INTEGER NOT NULL,\n"
+	"  pid INTEGER NOT NULL,\n"
+	"  call TEXT NOT NULL,\n"
+	"  dev INTEGER,\n"
+	"  ino INTEGER,\n"
+	"  offset_pages INTEGER NOT NULL,\n"
+	"  asked_pages INTEGER,\n"
+	"  windows INTEGER NOT NULL,\n"
+	"  read_pages INTEGER NOT NULL,\n"
+	"  pages_added INTEGER NOT NULL,\n"
+	"  PRIMARY KEY (run_id, seq)\n"
+	");\n";
+
+/* Version 3: the mapped fate, plugs per device, what a recording changed or skipped. */
+const char ra_schema_v3_sql[] =
+	"ALTER TABLE windows ADD COLUMN mapped INTEGER NOT NULL DEFAULT 0;\n"
+	"ALTER TABLE windows ADD COLUMN used_inferred INTEGER NOT NULL DEFAULT 0;\n"
+	"ALTER TABLE settings ADD COLUMN path TEXT;\n"
+	/* plugs were counted per run over every task of the machine: dev 0 keeps those */
+	"CREATE TABLE plugs_v3 (\n"
+	"  run_id INTEGER NOT NULL REFERENCES runs(run_id) ON DELETE CASCADE,\n"
+	"  dev INTEGER NOT NULL,\n"
+	"  plugs INTEGER NOT NULL,\n"
+	"  unplugs INTEGER NOT NULL,\n"
+	"  unplugs_explicit INTEGER,\n"
+	"  unplugs_timer INTEGER,\n"
+	"  unplug_requests INTEGER NOT NULL,\n"
+	"  plugged_bios INTEGER NOT NULL,\n"
+	"  PRIMARY KEY (run_id, dev)\n"
+	");\n"
+	"INSERT INTO plugs_v3 SELECT run_id, 0, plugs, unplugs, unplugs_explicit, unplugs_timer,\n"
+	"  unplug_requests, 0 FROM plugs;\n"
+	"DROP TABLE plugs;\n"
+	"ALTER TABLE plugs_v3 RENAME TO plugs;\n"
+	"CREATE TABLE filesystems (\n"
+	"  run_id INTEGER NOT NULL REFERENCES runs(run_id) ON DELETE CASCADE,\n"
+	"  fs_dev INTEGER NOT NULL,\n"
+	"  dev INTEGER NOT NULL,\n"
+	"  fstype TEXT,\n"
+	"  mount_point TEXT,\n"
+	"  bdi TEXT,\n"
+	"  read_ahead_kb INTEGER,\n"
+	"  PRIMARY KEY (run_id, fs_dev, dev)\n"
+	");\n"
+	"CREATE TABLE setting_changes (\n"
+	"  run_id INTEGER NOT NULL REFERENCES runs(run_id) ON DELETE CASCADE,\n"
+	"  dev INTEGER NOT NULL,\n"
+	"  name TEXT NOT NULL,\n"
+	"  path TEXT,\n"
+	"  ts_ns INTEGER,\n"
+	"  expected TEXT,\n"
+	"  observed TEXT\n"
+	");\n"
+	"CREATE TABLE skipped_events (\n"
+	"  run_id INTEGER NOT NULL REFERENCES runs(run_id) ON DELETE CASCADE,\n"
+	"  system TEXT NOT NULL,\n"
+	"  name TEXT NOT NULL,\n"
+	"  n INTEGER NOT NULL,\n"
+	"  PRIMARY KEY (run_id, system, name)\n"
+	");\n";
+
+/* Each version's step from the one before: ra_schema_steps[v - 2] makes v from v - 1. */
+const char *const ra_schema_steps[] = { ra_schema_v2_sql, ra_schema_v3_sql, NULL };
+
+/*
+ * The views, dropped and made again by every upgrade: their columns keep their
+ * names and meaning; new columns are added at the end.
+ */
+const char ra_schema_drop_views_sql[] =
+	"DROP VIEW IF EXISTS v_runs; DROP VIEW IF EXISTS v_event_counts;\n"
+	"DROP VIEW IF EXISTS v_windows; DROP VIEW IF EXISTS v_readahead_stats;\n"
+	"DROP VIEW IF EXISTS v_file_fates; DROP VIEW IF EXISTS v_device_io;\n"
+	"DROP VIEW IF EXISTS v_run_metrics; DROP VIEW IF EXISTS v_devices;\n"
+	"DROP VIEW IF EXISTS v_device_models; DROP VIEW IF EXISTS v_model_table;\n"
+	"DROP VIEW IF EXISTS v_model_predictions; DROP VIEW IF EXISTS v_filesystems;\n";
+
+const char ra_schema_views_sql[] =
 	"CREATE VIEW v_runs AS\n"
 	"  SELECT r.run_id, r.label, r.kernel, r.started_at, r.wall_ns, r.workload,\n"
 	"         r.exit_status,\n"
@@ -367,7 +498,7 @@ const char ra_schema_sql[] =
 	"         w.size_pages AS size, w.async_size_pages AS async_size, w.ra_pages,\n"
 	"         w.req_count_pages AS req_count, w.demand_pages, w.pages_added,\n"
 	"         w.ra_pages_added AS readahead_pages, w.used, w.evicted_unused, w.thrashed,\n"
-	"         w.pending, w.fallback, w.folio_order\n"
+	"         w.pending, w.fallback, w.folio_order, w.mapped, w.used_inferred\n"
 	"    FROM windows w\n"
 	"    LEFT JOIN tasks t ON t.run_id = w.run_id AND t.pid = w.pid\n"
 	"    LEFT JOIN files f ON f.run_id = w.run_id AND f.dev = w.dev AND f.ino = w.ino;\n"
@@ -384,7 +515,7 @@ const char ra_schema_sql[] =
 	"           SUM(pages_added) AS added, MAX(ra_pages) AS ra_pages,\n"
 	"           SUM(ra_pages_added) AS ra_added, SUM(used) AS used,\n"
 	"           SUM(evicted_unused) AS evicted_unused, SUM(pending) AS pending,\n"
-	"           SUM(thrashed) AS thrashed\n"
+	"           SUM(thrashed) AS thrashed, SUM(mapped) AS mapped\n"
 	"      FROM windows GROUP BY run_id, pattern\n"
 	"  ), a AS (\n"
 	"    SELECT run_id, 'all' AS pattern, SUM(readahead) AS readahead, SUM(io) AS io,\n"
@@ -393,7 +524,7 @@ const char ra_schema_sql[] =
 	"           SUM(async_size * readahead) / SUM(readahead) AS async_size,\n"
 	"           SUM(added) AS added, MAX(ra_pages) AS ra_pages, SUM(ra_added) AS ra_added,\n"
 	"           SUM(used) AS used, SUM(evicted_unused) AS evicted_unused,\n"
-	"           SUM(pending) AS pending, SUM(thrashed) AS thrashed\n"
+	"           SUM(pending) AS pending, SUM(thrashed) AS thrashed, SUM(mapped) AS mapped\n"
 	"      FROM s GROUP BY run_id\n"
 	"  )\n"
 	"  SELECT run_id, pattern, readahead, io, sync_io, mmap_io, cache_hit, eof_hit,\n"
@@ -401,7 +532,8 @@ const char ra_schema_sql[] =
 	"         ROUND(CAST(added AS REAL) / NULLIF(io, 0), 1) AS io_size, ra_pages,\n"
 	"         used, evicted_unused, pending, thrashed,\n"
 	"         ROUND(CAST(used AS REAL) / NULLIF(ra_added, 0), 4) AS hit_ratio,\n"
-	"         ra_added AS readahead_pages\n"
+	"         ra_added AS readahead_pages, mapped,\n"
+	"         ROUND(CAST(used + mapped AS REAL) / NULLIF(ra_added, 0), 4) AS hit_ratio_max\n"
 	"    FROM (SELECT * FROM s UNION ALL SELECT * FROM a);\n"
 	"CREATE VIEW v_file_fates AS\n"
 	"  SELECT w.run_id, (w.dev >> 20) || ':' || (w.dev & 1048575) AS dev, w.ino, f.path,\n"
@@ -409,7 +541,9 @@ const char ra_schema_sql[] =
 	"         SUM(w.evicted_unused) AS evicted_unused, SUM(w.pending) AS pending,\n"
 	"         SUM(w.thrashed) AS thrashed,\n"
 	"         ROUND(CAST(SUM(w.used) AS REAL) / NULLIF(SUM(w.ra_pages_added), 0), 4)\n"
-	"           AS hit_ratio\n"
+	"           AS hit_ratio, SUM(w.mapped) AS mapped,\n"
+	"         ROUND(CAST(SUM(w.used) + SUM(w.mapped) AS REAL) /\n"
+	"               NULLIF(SUM(w.ra_pages_added), 0), 4) AS hit_ratio_max\n"
 	"    FROM windows w\n"
 	"    LEFT JOIN files f ON f.run_id = w.run_id AND f.dev = w.dev AND f.ino = w.ino\n"
 	"   GROUP BY w.run_id, w.dev, w.ino;\n"
@@ -436,10 +570,17 @@ const char ra_schema_sql[] =
 	/* One value per run and metric: the benchmark's, the device's, readahead's. */
 	"CREATE VIEW v_run_metrics AS\n"
 	"  SELECT run_id, metric, SUM(value) AS value FROM bench_results\n"
-	"   WHERE metric IN ('read_bw_bytes', 'read_iops') GROUP BY run_id, metric\n"
+	"   WHERE metric IN ('read_bw_bytes', 'read_iops') AND job LIKE '(group %'\n"
+	"   GROUP BY run_id, metric\n"
+	"  UNION ALL\n"
+	"  SELECT b.run_id, b.metric, SUM(b.value) FROM bench_results b\n"
+	"   WHERE b.metric IN ('read_bw_bytes', 'read_iops') AND NOT EXISTS (SELECT 1\n"
+	"     FROM bench_results g WHERE g.run_id = b.run_id AND g.job LIKE '(group %')\n"
+	"   GROUP BY b.run_id, b.metric\n"
 	"  UNION ALL\n"
 	"  SELECT run_id, metric, MAX(value) FROM bench_results\n"
-	"   WHERE metric NOT IN ('read_bw_bytes', 'read_iops') GROUP BY run_id, metric\n"
+	"   WHERE metric NOT IN ('read_bw_bytes', 'read_iops') AND job NOT LIKE '(group %'\n"
+	"   GROUP BY run_id, metric\n"
 	"  UNION ALL\n"
 	"  SELECT run_id, 'wall_s', wall_ns / 1e9 FROM runs WHERE wall_ns > 0\n"
 	"  UNION ALL\n"
@@ -451,6 +592,9 @@ const char ra_schema_sql[] =
 	"  UNION ALL\n"
 	"  SELECT run_id, 'hit_ratio', hit_ratio FROM v_readahead_stats\n"
 	"   WHERE pattern = 'all' AND hit_ratio IS NOT NULL\n"
+	"  UNION ALL\n"
+	"  SELECT run_id, 'hit_ratio_max', hit_ratio_max FROM v_readahead_stats\n"
+	"   WHERE pattern = 'all' AND hit_ratio_max IS NOT NULL\n"
 	"  UNION ALL\n"
 	"  SELECT run_id, 'thrashed_pages', thrashed FROM v_readahead_stats WHERE pattern = 'all'\n"
 	"  UNION ALL\n"
@@ -474,131 +618,71 @@ const char ra_schema_sql[] =
 	"    LEFT JOIN device_snapshots b\n"
 	"      ON b.run_id = d.run_id AND b.dev = d.dev AND b.phase = 'before'\n"
 	"    LEFT JOIN device_snapshots a\n"
-	"      ON a.run_id = d.run_id AND a.dev = d.dev AND a.phase = 'after';\n";
-
-#define V2_TABLES \
-	"CREATE TABLE model_points (\n" \
-	"  run_id INTEGER NOT NULL REFERENCES runs(run_id) ON DELETE CASCADE,\n" \
-	"  dev INTEGER NOT NULL,\n" \
-	"  source TEXT NOT NULL CHECK (source IN ('window', 'd2c')),\n" \
-	"  size_class INTEGER NOT NULL,\n" \
-	"  n INTEGER NOT NULL,\n" \
-	"  bytes REAL NOT NULL,\n" \
-	"  service_ns REAL NOT NULL,\n" \
-	"  p50_ns INTEGER NOT NULL,\n" \
-	"  latency_ns REAL,\n" \
-	"  used INTEGER NOT NULL,\n" \
-	"  PRIMARY KEY (run_id, dev, source, size_class)\n" \
-	");\n" \
-	"CREATE TABLE device_models (\n" \
-	"  run_id INTEGER NOT NULL REFERENCES runs(run_id) ON DELETE CASCADE,\n" \
-	"  dev INTEGER NOT NULL,\n" \
-	"  source TEXT NOT NULL CHECK (source IN ('window', 'd2c')),\n" \
-	"  form TEXT NOT NULL CHECK (form IN ('sum', 'max')),\n" \
-	"  status TEXT NOT NULL CHECK (status IN ('ok', 'unidentifiable')),\n" \
-	"  reason TEXT,\n" \
-	"  runs INTEGER NOT NULL,\n" \
-	"  samples INTEGER NOT NULL,\n" \
-	"  sizes INTEGER NOT NULL,\n" \
-	"  access_ns REAL,\n" \
-	"  bandwidth_bps REAL,\n" \
-	"  rms_rel_err REAL,\n" \
-	"  max_rel_err REAL,\n" \
-	"  chosen INTEGER NOT NULL,\n" \
-	"  PRIMARY KEY (run_id, dev, source, form)\n" \
-	");\n" \
-	"CREATE TABLE device_advice (\n" \
-	"  run_id INTEGER NOT NULL REFERENCES runs(run_id) ON DELETE CASCADE,\n" \
-	"  dev INTEGER NOT NULL,\n" \
-	"  fraction REAL NOT NULL,\n" \
-	"  form TEXT,\n" \
-	"  target_bytes REAL,\n" \
-	"  model_kb INTEGER,\n" \
-	"  thrash_kb INTEGER,\n" \
-	"  current_kb INTEGER,\n" \
-	"  recommended_kb INTEGER,\n" \
-	"  reasoning TEXT NOT NULL,\n" \
-	"  PRIMARY KEY (run_id, dev)\n" \
-	");\n" \
-	"CREATE TABLE advice_calls (\n" \
-	"  run_id INTEGER NOT NULL REFERENCES runs(run_id) ON DELETE CASCADE,\n" \
-	"  seq INTEGER NOT NULL,\n" \
-	"  ts_ns INTEGER NOT NULL,\n" \
-	"  pid INTEGER NOT NULL,\n" \
-	"  call TEXT NOT NULL,\n" \
-	"  dev INTEGER,\n" \
-	"  ino INTEGER,\n" \
-	"  offset_pages INTEGER NOT NULL,\n" \
-	"  asked_pages INTEGER,\n" \
-	"  windows INTEGER NOT NULL,\n" \
-	"  read_pages INTEGER NOT NULL,\n" \
-	"  pages_added INTEGER NOT NULL,\n" \
-	"  PRIMARY KEY (run_id, seq)\n" \
-	");\n" \
-	"CREATE VIEW v_device_models AS\n" \
-	"  SELECT m.run_id, (m.dev >> 20) || ':' || (m.dev & 1048575) AS dev, m.source, m.form,\n" \
-	"         m.status, m.runs, m.samples, m.sizes,\n" \
-	"         ROUND(m.access_ns / 1e6, 3) AS access_ms,\n" \
-	"         ROUND(m.bandwidth_bps / 1048576, 2) AS bandwidth_mib_s,\n" \
-	"         ROUND(m.rms_rel_err, 4) AS rms_rel_err, m.chosen, m.reason\n" \
-	"    FROM device_models m;\n" \
-	"CREATE VIEW v_model_table AS\n" \
-	"  WITH RECURSIVE sz(kb) AS (SELECT 4 UNION ALL SELECT kb * 2 FROM sz WHERE kb < 4096),\n" \
-	"  t AS (\n" \
-	"    SELECT m.run_id, m.dev, m.form, sz.kb, m.access_ns / 1e6 AS access_ms,\n" \
-	"           sz.kb * 1024.0 / m.bandwidth_bps * 1e3 AS transfer_ms\n" \
-	"      FROM device_models m, sz\n" \
-	"     WHERE m.source = 'window' AND m.chosen AND m.status = 'ok'\n" \
-	"  ), l AS (\n" \
-	"    SELECT *, CASE form WHEN 'max' THEN MAX(access_ms, transfer_ms)\n" \
-	"                        ELSE access_ms + transfer_ms END AS latency_ms FROM t\n" \
-	"  )\n" \
-	"  SELECT run_id, (dev >> 20) || ':' || (dev & 1048575) AS dev, form, kb AS io_kb,\n" \
-	"         ROUND(access_ms, 3) AS access_ms, ROUND(transfer_ms, 3) AS transfer_ms,\n" \
-	"         ROUND(latency_ms, 3) AS latency_ms,\n" \
-	"         ROUND(transfer_ms / latency_ms, 4) AS utilization,\n" \
-	"         ROUND(kb * 1024.0 / latency_ms * 1e3 / 1048576, 2) AS throughput_mib_s\n" \
-	"    FROM l;\n" \
-	"CREATE VIEW v_model_predictions AS\n" \
-	"  WITH k AS (\n" \
-	"    SELECT m.run_id, m.dev, m.form, m.access_ns / 1e9 AS a, m.bandwidth_bps AS bw,\n" \
-	"           COALESCE((SELECT s.dev FROM device_snapshots s WHERE s.run_id = m.run_id\n" \
-	"                       AND s.dev = m.dev AND s.phase = 'before'),\n" \
-	"                    (SELECT q.dev FROM requests q JOIN windows w\n" \
-	"                       ON w.run_id = q.run_id AND w.window_id = q.window_id\n" \
-	"                      WHERE q.run_id = m.run_id AND w.dev = m.dev LIMIT 1)) AS sdev,\n" \
-	"           (SELECT w.size_pages * COALESCE(r.page_size, 4096) FROM windows w\n" \
-	"              JOIN streams t ON t.run_id = w.run_id AND t.stream_id = w.stream_id\n" \
-	"              JOIN runs r ON r.run_id = w.run_id\n" \
-	"             WHERE w.run_id = m.run_id AND w.dev = m.dev\n" \
-	"               AND w.size_pages >= t.max_size_pages AND w.pages_added > 0\n" \
-	"             GROUP BY w.size_pages ORDER BY COUNT(*) DESC, w.size_pages DESC\n" \
-	"             LIMIT 1) AS window_bytes,\n" \
-	"           (SELECT COUNT(*) FROM device_models d WHERE d.run_id = m.run_id\n" \
-	"               AND d.source = 'window' AND d.chosen AND d.status = 'ok') AS ndevs\n" \
-	"      FROM device_models m\n" \
-	"     WHERE m.source = 'window' AND m.chosen AND m.status = 'ok'\n" \
-	"  ), m AS (\n" \
-	"    SELECT k.*, b.read_ahead_kb,\n" \
-	"           COALESCE(k.window_bytes, b.read_ahead_kb * 1024.0) AS x,\n" \
-	"           (e.sectors_read - b.sectors_read) * 512.0 / (r.wall_ns / 1e9) AS dev_bps\n" \
-	"      FROM k JOIN runs r ON r.run_id = k.run_id\n" \
-	"      LEFT JOIN device_snapshots b ON b.run_id = k.run_id AND b.dev = k.sdev\n" \
-	"           AND b.phase = 'before'\n" \
-	"      LEFT JOIN device_snapshots e ON e.run_id = k.run_id AND e.dev = k.sdev\n" \
-	"           AND e.phase = 'after'\n" \
-	"  )\n" \
-	"  SELECT m.run_id, (m.dev >> 20) || ':' || (m.dev & 1048575) AS dev,\n" \
-	"         m.read_ahead_kb, CAST(m.x / 1024 AS INTEGER) AS window_kb,\n" \
-	"         m.x / CASE m.form WHEN 'max' THEN MAX(m.a, m.x / m.bw)\n" \
-	"                           ELSE m.a + m.x / m.bw END AS predicted_bps,\n" \
-	"         CASE WHEN m.ndevs = 1 THEN COALESCE((SELECT value FROM v_run_metrics v\n" \
-	"                WHERE v.run_id = m.run_id AND v.metric = 'read_bw_bytes'), m.dev_bps)\n" \
-	"              ELSE m.dev_bps END AS measured_bps\n" \
+	"      ON a.run_id = d.run_id AND a.dev = d.dev AND a.phase = 'after';\n"
+	"CREATE VIEW v_device_models AS\n"
+	"  SELECT m.run_id, (m.dev >> 20) || ':' || (m.dev & 1048575) AS dev, m.source, m.form,\n"
+	"         m.status, m.runs, m.samples, m.sizes,\n"
+	"         ROUND(m.access_ns / 1e6, 3) AS access_ms,\n"
+	"         ROUND(m.bandwidth_bps / 1048576, 2) AS bandwidth_mib_s,\n"
+	"         ROUND(m.rms_rel_err, 4) AS rms_rel_err, m.chosen, m.reason\n"
+	"    FROM device_models m;\n"
+	"CREATE VIEW v_model_table AS\n"
+	"  WITH RECURSIVE sz(kb) AS (SELECT 4 UNION ALL SELECT kb * 2 FROM sz WHERE kb < 4096),\n"
+	"  t AS (\n"
+	"    SELECT m.run_id, m.dev, m.form, sz.kb, m.access_ns / 1e6 AS access_ms,\n"
+	"           sz.kb * 1024.0 / m.bandwidth_bps * 1e3 AS transfer_ms\n"
+	"      FROM device_models m, sz\n"
+	"     WHERE m.source = 'window' AND m.chosen AND m.status = 'ok'\n"
+	"  ), l AS (\n"
+	"    SELECT *, CASE form WHEN 'max' THEN MAX(access_ms, transfer_ms)\n"
+	"                        ELSE access_ms + transfer_ms END AS latency_ms FROM t\n"
+	"  )\n"
+	"  SELECT run_id, (dev >> 20) || ':' || (dev & 1048575) AS dev, form, kb AS io_kb,\n"
+	"         ROUND(access_ms, 3) AS access_ms, ROUND(transfer_ms, 3) AS transfer_ms,\n"
+	"         ROUND(latency_ms, 3) AS latency_ms,\n"
+	"         ROUND(transfer_ms / latency_ms, 4) AS utilization,\n"
+	"         ROUND(kb * 1024.0 / latency_ms * 1e3 / 1048576, 2) AS throughput_mib_s\n"
+	"    FROM l;\n"
+	"CREATE VIEW v_model_predictions AS\n"
+	"  WITH k AS (\n"
+	"    SELECT m.run_id, m.dev, m.form, m.access_ns / 1e9 AS a, m.bandwidth_bps AS bw,\n"
+	"           COALESCE((SELECT s.dev FROM device_snapshots s WHERE s.run_id = m.run_id\n"
+	"                       AND s.dev = m.dev AND s.phase = 'before'),\n"
+	"                    (SELECT q.dev FROM requests q JOIN windows w\n"
+	"                       ON w.run_id = q.run_id AND w.window_id = q.window_id\n"
+	"                      WHERE q.run_id = m.run_id AND w.dev = m.dev LIMIT 1)) AS sdev,\n"
+	"           (SELECT w.size_pages * COALESCE(r.page_size, 4096) FROM windows w\n"
+	"              JOIN streams t ON t.run_id = w.run_id AND t.stream_id = w.stream_id\n"
+	"              JOIN runs r ON r.run_id = w.run_id\n"
+	"             WHERE w.run_id = m.run_id AND w.dev = m.dev\n"
+	"               AND w.size_pages >= t.max_size_pages AND w.pages_added > 0\n"
+	"             GROUP BY w.size_pages ORDER BY COUNT(*) DESC, w.size_pages DESC\n"
+	"             LIMIT 1) AS window_bytes,\n"
+	"           (SELECT COUNT(*) FROM device_models d WHERE d.run_id = m.run_id\n"
+	"               AND d.source = 'window' AND d.chosen AND d.status = 'ok') AS ndevs\n"
+	"      FROM device_models m\n"
+	"     WHERE m.source = 'window' AND m.chosen AND m.status = 'ok'\n"
+	"  ), m AS (\n"
+	"    SELECT k.*, b.read_ahead_kb,\n"
+	"           COALESCE(k.window_bytes, b.read_ahead_kb * 1024.0) AS x,\n"
+	"           (e.sectors_read - b.sectors_read) * 512.0 / (r.wall_ns / 1e9) AS dev_bps\n"
+	"      FROM k JOIN runs r ON r.run_id = k.run_id\n"
+	"      LEFT JOIN device_snapshots b ON b.run_id = k.run_id AND b.dev = k.sdev\n"
+	"           AND b.phase = 'before'\n"
+	"      LEFT JOIN device_snapshots e ON e.run_id = k.run_id AND e.dev = k.sdev\n"
+	"           AND e.phase = 'after'\n"
+	"  )\n"
+	"  SELECT m.run_id, (m.dev >> 20) || ':' || (m.dev & 1048575) AS dev,\n"
+	"         m.read_ahead_kb, CAST(m.x / 1024 AS INTEGER) AS window_kb,\n"
+	"         m.x / CASE m.form WHEN 'max' THEN MAX(m.a, m.x / m.bw)\n"
+	"                           ELSE m.a + m.x / m.bw END AS predicted_bps,\n"
+	"         CASE WHEN m.ndevs = 1 THEN COALESCE((SELECT value FROM v_run_metrics v\n"
+	"                WHERE v.run_id = m.run_id AND v.metric = 'read_bw_bytes'), m.dev_bps)\n"
+	"              ELSE m.dev_bps END AS measured_bps\n"
 	"    FROM m WHERE m.x > 0;\n"
-
-const char ra_schema_v2_sql[] = V2_TABLES;
-
-const char ra_schema_upgrade_v1_sql[] =
-	"ALTER TABLE window_io ADD COLUMN service_ns INTEGER;\n"
-	V2_TABLES;
+	"CREATE VIEW v_filesystems AS\n"
+	"  SELECT f.run_id, (f.fs_dev >> 20) || ':' || (f.fs_dev & 1048575) AS fs_dev,\n"
+	"         (f.dev >> 20) || ':' || (f.dev & 1048575) AS dev, d.name AS device, f.fstype,\n"
+	"         f.mount_point, f.bdi, f.read_ahead_kb\n"
+	"    FROM filesystems f\n"
+	"    LEFT JOIN devices d ON d.run_id = f.run_id AND d.dev = f.dev;\n";

@@ -1,0 +1,47 @@
+# A database written by an older ratrace (schema version 2, tests/fixtures/
+# schema-v2.db.xz): read-only tools refuse it with the way out and leave it as
+# it is; ra-analyze upgrades it in place to the tables, columns and views of a
+# new database, keeps every event, and analyses its runs again.
+. "$(dirname "$0")/lib.sh"
+command -v xz >/dev/null || skip "xz is not installed"
+make_tmp
+OLD=$TMP/old.db
+xz -dc "$RA_FIXTURES/schema-v2.db.xz" > "$OLD" || fail "unpack the fixture"
+check_eq "$(q "$OLD" 'PRAGMA user_version')" 2 "the fixture is version 2"
+events() {
+	q "$1" "SELECT (SELECT COUNT(*) FROM ra_events) || '|' || (SELECT COUNT(*) FROM page_events)
+		|| '|' || (SELECT COUNT(*) FROM blk_events) || '|' || (SELECT COUNT(*) FROM runs)"
+}
+before=$(events "$OLD")
+sum_before=$(sha256sum "$OLD" | cut -d' ' -f1)
+
+ra-report "$OLD" > "$TMP/out" 2> "$TMP/err"
+check_eq "$?" 2 "ra-report of version 2: exit status"
+check_eq "$(cat "$TMP/err")" "ra-report: '$OLD' has schema version 2; 'ra-analyze $OLD' upgrades it" \
+	"ra-report of version 2: the way out"
+check_eq "$(sha256sum "$OLD" | cut -d' ' -f1)" "$sum_before" "the refused database is unchanged"
+
+ra-analyze "$OLD" 2> "$TMP/err" || fail "ra-analyze of version 2: $(cat "$TMP/err")"
+check_eq "$(q "$OLD" 'PRAGMA user_version')" 3 "upgraded to version 3"
+check_eq "$(q "$OLD" 'PRAGMA integrity_check')" ok "integrity after the upgrade"
+check_eq "$(events "$OLD")" "$before" "every event and run kept"
+
+# The same tables, columns (order, types, constraints) and views as a new database.
+shape() {
+	q "$1" "SELECT m.type || ' ' || m.name || '.' || p.cid || ' ' || p.name || ' ' || p.type || ' '
+		|| p.\"notnull\" || ' ' || COALESCE(p.dflt_value, '-') || ' ' || p.pk
+		FROM sqlite_schema m, pragma_table_info(m.name) p
+		WHERE m.type IN ('table', 'view') ORDER BY m.name, p.cid"
+}
+ra-import -o "$TMP/new.db" "$RA_FIXTURES/mmapread.dat" 2>/dev/null || fail "import into a new database"
+diff <(shape "$TMP/new.db") <(shape "$OLD") > "$TMP/diff" || fail "shapes differ: $(head -c 600 "$TMP/diff")"
+echo "ok: the upgraded schema equals a new one ($(shape "$OLD" | wc -l) columns)"
+check_eq "$(q "$OLD" "SELECT group_concat(event_id) FROM event_types WHERE system = 'syscalls'")" \
+	"$(q "$TMP/new.db" "SELECT group_concat(event_id) FROM event_types WHERE system = 'syscalls'")" \
+	"event types of a new database"
+
+# The analyses are of this version now, and the report reads the upgraded file.
+check_eq "$(q "$OLD" "SELECT hit_ratio_max IS NOT NULL FROM v_readahead_stats WHERE run_id = 1 AND pattern = 'all'")" \
+	1 "the new view columns are filled"
+ra-report --run 1 "$OLD" > "$TMP/report" 2> "$TMP/err" || fail "ra-report after the upgrade: $(cat "$TMP/err")"
+check_grep "Readahead" "$TMP/report" "the report of the upgraded database"
