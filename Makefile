@@ -56,9 +56,15 @@ pkgcheck:
 			exit 1; }; \
 	done
 
-$(BUILD)/%.o: %.c $(wildcard include/*.h lib/*.h collect/*.h analyze/*.h report/*.h)
+# -MMD: each object's .d file lists the headers it read, so a header change
+# rebuilds exactly what includes it (tests/unit/*.h too).
+$(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
-	$(call echo_cmd,CC,$<)$(CC) $(ALL_CFLAGS) -c -o $@ $<
+	$(call echo_cmd,CC,$<)$(CC) $(ALL_CFLAGS) -MMD -MP -c -o $@ $<
+
+-include $(shell find $(BUILD) -name '*.d' 2>/dev/null)
+# Objects of the commands and tests are intermediate: keep them between builds.
+.SECONDARY:
 
 $(BUILD)/libratrace.a: $(LIB_OBJ)
 	$(call echo_cmd,AR,$@)$(AR) rcs $@ $^

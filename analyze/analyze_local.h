@@ -18,6 +18,8 @@ struct ra_evstream;
 #define RA_STREAM_RA	(1u << RA_CLASS_RA)
 #define RA_STREAM_PAGE	(1u << RA_CLASS_PAGE)
 #define RA_STREAM_BLK	(1u << RA_CLASS_BLK)
+/* only the completions of block_bio_complete and block_rq_complete */
+#define RA_STREAM_BLK_DONE (1u << (RA_CLASS_BLK + 1))
 
 /** ra_evstream_open - the events of @run_id of the classes in @mask, merged by seq */
 struct ra_evstream *ra_evstream_open(struct ra_db *db, int64_t run_id, unsigned int mask);

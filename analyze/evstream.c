@@ -17,9 +17,12 @@ struct cursor {
 	int64_t seq;
 };
 
+/* The block completions only, for passes that need to know when I/O ended. */
+#define CLASS_BLK_DONE (RA_CLASS_BLK + 1)
+
 struct ra_evstream {
 	struct ra_db *db;
-	struct cursor c[3];
+	struct cursor c[4];
 	int n;
 };
 
@@ -35,6 +38,11 @@ static const char *const queries[] = {
 			 " bytes, rwbs, error, nr_rq, explicit_unplug, new_sector, old_dev,"
 			 " old_sector FROM blk_events"
 			 " WHERE seq BETWEEN ?1 AND ?2 AND run_id = ?3 ORDER BY seq",
+	[CLASS_BLK_DONE] = "SELECT seq, ts_ns, cpu, pid, event_id, dev, sector, nr_sector,"
+			   " bytes, rwbs, error, nr_rq, explicit_unplug, new_sector, old_dev,"
+			   " old_sector FROM blk_events"
+			   " WHERE seq BETWEEN ?1 AND ?2 AND run_id = ?3 AND event_id IN (23, 30)"
+			   " ORDER BY seq",
 };
 
 static int seq_range(struct ra_db *db, int64_t run_id, int64_t *first, int64_t *last)
@@ -90,7 +98,9 @@ struct ra_evstream *ra_evstream_open(struct ra_db *db, int64_t run_id, unsigned 
 	s->db = db;
 	if (seq_range(db, run_id, &first, &last) < 0)
 		goto fail;
-	for (int cls = RA_CLASS_RA; cls <= RA_CLASS_BLK; cls++) {
+	if ((mask & RA_STREAM_BLK) && (mask & RA_STREAM_BLK_DONE))
+		mask &= ~RA_STREAM_BLK_DONE;	/* the completions are among them */
+	for (int cls = RA_CLASS_RA; cls <= CLASS_BLK_DONE; cls++) {
 		struct cursor *c = &s->c[s->n];
 
 		if (!(mask & (1u << cls)))

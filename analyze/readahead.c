@@ -17,8 +17,15 @@
 #include "pagemap.h"
 
 enum trig { TRIG_NONE, TRIG_SYNC, TRIG_ASYNC };
-enum pstate { PG_RA_UNUSED = 1, PG_RA_USED, PG_OTHER };
+/* a readahead page not yet accessed, accessed, or mapped into a process with
+ * no access seen; a page of a window that is not a readahead page (demand) */
+enum pstate { PG_RA_UNUSED = 1, PG_RA_USED, PG_RA_MAPPED, PG_OTHER };
 enum access { ACC_NONE, ACC_READ, ACC_FAULT, ACC_MAP };
+
+/* Streams of one task on one file followed at once (open descriptors). */
+#define HEADS 8
+/* Recent read() ranges of one task on one file (one per descriptor, roughly). */
+#define RANGES 4
 
 struct trigger {
 	enum trig kind;
@@ -27,11 +34,22 @@ struct trigger {
 	uint64_t index;
 	uint64_t req_count;
 	uint32_t ra_pages;
-	bool mmap;
+	bool mmap;		/* the task's latest access of the file was a fault */
+	bool fault;		/* ...and it faulted on the trigger's page */
+	uint32_t ra_size, ra_async;	/* the readahead state the kernel had */
+};
+
+/* The task's latest async trigger, as a read() that shows only its tail left it. */
+struct async_mark {
+	int file;
+	uint64_t index, req_count;
+	int64_t seq;
+	uint64_t done;			/* block completions seen before it */
 };
 
 struct task {
 	struct trigger pending;		/* trigger waiting for its window */
+	struct async_mark mark;
 	int win;			/* window collecting this task's page adds, or -1 */
 	bool last_was_order;		/* the task's latest readahead event was ra_order */
 	enum access acc;		/* the task's latest access */
@@ -44,6 +62,7 @@ struct file {
 	uint64_t ino;
 	uint64_t eof;			/* pages: one past the highest page seen */
 	int64_t size_pages;		/* from the file's size when known, else -1 */
+	uint64_t tracked_end;		/* one past the highest page of a window added */
 };
 
 struct stream {
@@ -51,7 +70,11 @@ struct stream {
 	int pid;
 	uint32_t n, max, ramp, collapses, last_size, run;
 	int64_t first_ts, last_ts;
-	uint64_t last_end;		/* end of the latest window: where "subsequent" starts */
+	uint64_t prev_start;		/* start of the window before the latest */
+	uint64_t last_start;		/* the latest window: [last_start, last_end) */
+	uint64_t last_end;		/* where a window that continues the stream starts */
+	uint32_t ra_size, ra_async;	/* the readahead state its latest ra_order window left */
+	bool random_only;		/* every window read nothing ahead */
 	uint32_t ra_pages;
 	char *sizes;			/* "4 8 16 32x514" */
 	size_t len, cap;
@@ -66,7 +89,20 @@ struct window {
 	uint64_t start, trigger_index, req_count, demand_start;
 	uint32_t size, async, order, ra_pages, demand_pages;
 	bool has_order, has_ra_pages, has_req;
-	uint64_t added, ra_added, used, evicted, thrashed;
+	uint64_t added, ra_added, used, evicted, thrashed, mapped, inferred;
+};
+
+/* What one task does on one file: its streams and its recent read() ranges. */
+struct taskfile {
+	int heads[HEADS];		/* stream indices, most recent first */
+	int nheads;
+	uint64_t first[RANGES], last[RANGES];
+	int64_t seq[RANGES];		/* the latest event of each range */
+	uint64_t age[RANGES];		/* for replacing the least recent range */
+	int nranges;
+	uint64_t span_min, span_max;	/* pages of the task's whole read() ranges */
+	bool skips;			/* it left pages out between reads */
+	uint64_t clock;
 };
 
 struct page {
@@ -88,7 +124,7 @@ struct ra_state {
 	struct file *files;
 	int nfiles, cap_files;
 	struct ra_map tasks;		/* pid -> struct task */
-	struct ra_map streams_by_key;	/* (file, pid) -> stream index + 1 */
+	struct ra_map taskfiles;	/* (file, pid) -> struct taskfile */
 	struct stream *streams;
 	int nstreams, cap_streams;
 	struct window *wins;
@@ -98,9 +134,13 @@ struct ra_state {
 	struct ghost *ghost;		/* the ghosts, with a free list through next */
 	int nghost, cap_ghost, free_ghost;
 	int page_shift;
+	uint64_t done;			/* block completions so far */
+	bool has_done;			/* the run recorded block completions */
 };
 
 #define KEY(file, index) ((((uint64_t)(file) + 1) << 40) | ((index) & ((1ULL << 40) - 1)))
+/* Larger folios than this are not in any kernel: such an event is damaged. */
+#define MAX_FOLIO_ORDER 20
 
 static int grow_array(void **arr, int *cap, int need, size_t elem)
 {
@@ -160,25 +200,78 @@ static void see_page(struct ra_state *st, int file, uint64_t last)
 		st->files[file].eof = last + 1;
 }
 
-/* ---- streams: windows of one task on one file ---- */
+/* ---- streams: windows of one task on one file that continue one another ---- */
 
-static int stream_of(struct ra_state *st, int file, int pid)
+static struct taskfile *taskfile_of(struct ra_state *st, int file, int pid)
 {
 	uint64_t key = ((uint64_t)(file + 1) << 32) | (uint32_t)pid;
 	bool fresh;
-	int *slot = ra_map_put(&st->streams_by_key, key, &fresh);
 
-	if (!slot)
-		return -1;
-	if (!fresh)
-		return *slot - 1;
+	return ra_map_put(&st->taskfiles, key, &fresh);
+}
+
+static int stream_new(struct ra_state *st, struct taskfile *tf, int file, int pid)
+{
+	struct stream *s;
+
 	if (grow_array((void **)&st->streams, &st->cap_streams, st->nstreams + 1,
 		       sizeof(*st->streams)))
 		return -1;
-	st->streams[st->nstreams].file = file;
-	st->streams[st->nstreams].pid = pid;
-	*slot = ++st->nstreams;
-	return *slot - 1;
+	s = &st->streams[st->nstreams];
+	s->file = file;
+	s->pid = pid;
+	s->random_only = true;
+	if (tf->nheads < HEADS)
+		tf->nheads++;
+	memmove(tf->heads + 1, tf->heads, (size_t)(tf->nheads - 1) * sizeof(tf->heads[0]));
+	tf->heads[0] = st->nstreams;
+	return st->nstreams++;
+}
+
+/* Make head @k the most recent one; returns its stream. */
+static int stream_touch(struct taskfile *tf, int k)
+{
+	int id = tf->heads[k];
+
+	memmove(tf->heads + 1, tf->heads, (size_t)k * sizeof(tf->heads[0]));
+	tf->heads[0] = id;
+	return id;
+}
+
+/*
+ * The stream a window continues (the kernel keeps readahead state per open
+ * file, so one task can follow several streams of one file): the one whose
+ * latest window ends where this one starts; else the one whose last two
+ * windows hold the trigger (the reader is in that stream: a miss after its
+ * pages were lost, an async hit of its mark). A window that reads nothing
+ * ahead and continues nothing joins the task's latest stream when that one
+ * read nothing ahead either (a random reader is one stream); any other window
+ * starts a stream. *exact tells whether the window starts where the stream's
+ * latest window ended.
+ */
+static int stream_for(struct ra_state *st, const struct window *w, const struct trigger *tr,
+		      bool random, bool *exact)
+{
+	struct taskfile *tf = taskfile_of(st, w->file, w->pid);
+	uint64_t at = tr ? tr->index : w->start;
+
+	*exact = false;
+	if (!tf)
+		return -1;
+	for (int k = 0; k < tf->nheads; k++)
+		if (st->streams[tf->heads[k]].last_end == w->start) {
+			*exact = true;
+			return stream_touch(tf, k);
+		}
+	for (int k = 0; k < tf->nheads; k++) {
+		const struct stream *s = &st->streams[tf->heads[k]];
+
+		if (at >= s->prev_start && at < s->last_end)
+			return stream_touch(tf, k);
+	}
+	if (random && tf->nheads && st->streams[tf->heads[0]].random_only)
+		return tf->heads[0];
+	return stream_new(st, tf, w->file, w->pid);
 }
 
 static int sizes_append(struct stream *s, const char *text)
@@ -217,10 +310,21 @@ static int sizes_flush(struct stream *s)
 	return sizes_append(s, buf);
 }
 
-static int stream_add(struct stream *s, const struct window *w)
+/* A window smaller than the one before is a collapse unless it is the
+ * stream's subsequent window: large-folio kernels trim a window's end to a
+ * folio boundary without losing the stream. */
+static int stream_add(struct stream *s, const struct window *w, bool random)
 {
-	if (s->n && w->size < s->last_size)
+	if (s->n && w->size < s->last_size && strcmp(w->pattern, "subsequent") != 0)
 		s->collapses++;
+	s->prev_start = s->n ? s->last_start : w->start;
+	s->last_start = w->start;
+	s->last_end = w->start + w->size;
+	if (w->has_order) {	/* page_cache_ra_order() reads ra->size and async_size */
+		s->ra_size = w->size;
+		s->ra_async = w->async;
+	}
+	s->random_only &= random;
 	if (!s->n)
 		s->first_ts = w->ts;
 	s->last_ts = w->ts;
@@ -240,28 +344,47 @@ static int stream_add(struct stream *s, const struct window *w)
 
 /* ---- windows ---- */
 
-/* DESIGN pattern rules: sync ones checked in order, then async, then none. */
-static const char *pattern_of(struct ra_state *st, const struct window *w,
-			      const struct trigger *tr, bool unbounded)
+/*
+ * Pages the triggering access demanded: for a read, the pages it asked for;
+ * for a fault, the faulting page (under VM_SEQ_READ the kernel calls
+ * page_cache_sync_ra() with ra_pages as req_count, which is the kernel's size,
+ * not the program's demand).
+ */
+static uint64_t demanded(const struct trigger *tr)
 {
-	const struct stream *s = &st->streams[w->stream];
+	return tr->fault ? 1 : tr->req_count;
+}
 
-	switch (tr ? tr->kind : TRIG_NONE) {
-	case TRIG_SYNC:
-		if (w->start == 0)
-			return "initial";
-		if (tr->req_count > tr->ra_pages)
-			return "oversize";
-		if (w->size <= tr->req_count)
-			return "random";
-		return "sync";
-	case TRIG_ASYNC:
-		if (s->n && s->last_end == w->start)
-			return "subsequent";
-		return "context";
-	default:
-		return unbounded ? "forced" : "around";
-	}
+/* DESIGN pattern rules for a window after a sync trigger, checked in order. */
+static const char *sync_pattern(const struct window *w, const struct trigger *tr)
+{
+	if (w->start == 0)
+		return "initial";
+	if (demanded(tr) > tr->ra_pages)
+		return "oversize";
+	if (w->size <= demanded(tr))
+		return "random";
+	return "sync";
+}
+
+/*
+ * After an async trigger the window is subsequent when it continues its
+ * stream with the stream's own readahead state: it starts where the stream's
+ * latest window ended, and the trigger carried that window's size and async
+ * size (the state of the descriptor that read it). Otherwise the kernel
+ * rebuilt the state from the page cache (context readahead: interleaved
+ * reads through one descriptor, several readers of one file). Without a
+ * trigger, the kind of readahead event says.
+ */
+static const char *pattern_of(const struct window *w, const struct trigger *tr,
+			      const struct stream *s, bool unbounded, bool exact)
+{
+	if (tr && tr->kind == TRIG_SYNC)
+		return sync_pattern(w, tr);
+	if (tr)
+		return exact && tr->ra_size == s->ra_size && tr->ra_async == s->ra_async ?
+			       "subsequent" : "context";
+	return unbounded ? "forced" : "around";
 }
 
 static void close_window(struct ra_state *st, struct task *t, int64_t ts)
@@ -271,13 +394,13 @@ static void close_window(struct ra_state *st, struct task *t, int64_t ts)
 	t->win = -1;
 }
 
-/* Demand pages are not readahead pages: the request of a sync trigger, the
- * faulting page of a read-around. */
+/* Demand pages are not readahead pages: what a sync trigger's access asked
+ * for (demanded()), the faulting page of a read-around. */
 static void set_demand(struct window *w, const struct trigger *tr, const struct task *t)
 {
 	if (tr && tr->kind == TRIG_SYNC) {
 		w->demand_start = tr->index;
-		w->demand_pages = (uint32_t)tr->req_count;
+		w->demand_pages = (uint32_t)(demanded(tr) < UINT32_MAX ? demanded(tr) : UINT32_MAX);
 	} else if (!tr && !w->has_order) {
 		return;		/* forced: all of it was asked for ahead of use */
 	} else if (!tr && t->acc == ACC_FAULT && t->acc_file == w->file) {
@@ -286,24 +409,11 @@ static void set_demand(struct window *w, const struct trigger *tr, const struct 
 	}
 }
 
-static int open_window(struct ra_state *st, const struct ra_event *ev, int64_t seq, int file)
+/* What the window event and the trigger say: size, order, ra_pages, trigger. */
+static void window_fields(struct window *w, const struct ra_event *ev, const struct trigger *tr)
 {
-	struct task *t = task_of(st, ev->pid);
-	struct trigger *tr;
-	struct window *w;
 	bool unbounded = ev->type == RA_EV_RA_UNBOUNDED;
 
-	if (!t || grow_array((void **)&st->wins, &st->cap_wins, st->nwins + 1, sizeof(*w)))
-		return -1;
-	tr = t->pending.kind != TRIG_NONE && t->pending.file == file ? &t->pending : NULL;
-	close_window(st, t, (int64_t)ev->ts_ns);
-	w = &st->wins[st->nwins];
-	*w = (struct window){ .seq = seq, .ts = (int64_t)ev->ts_ns, .pid = ev->pid, .file = file,
-			      .start = ev->ra.index, .size = ev->ra.size,
-			      .async = ev->ra.async_size };
-	w->stream = stream_of(st, file, ev->pid);
-	if (w->stream < 0)
-		return -1;
 	if (!unbounded) {
 		w->has_order = true;
 		w->order = ev->ra.order;
@@ -323,12 +433,33 @@ static int open_window(struct ra_state *st, const struct ra_event *ev, int64_t s
 	} else {
 		w->mmap = !unbounded;
 	}
-	w->pattern = pattern_of(st, w, tr, unbounded);
-	set_demand(w, tr, t);
-	see_page(st, file, w->start);
-	if (stream_add(&st->streams[w->stream], w) < 0)
+}
+
+static int open_window(struct ra_state *st, const struct ra_event *ev, int64_t seq, int file)
+{
+	struct task *t = task_of(st, ev->pid);
+	bool unbounded = ev->type == RA_EV_RA_UNBOUNDED, exact, random;
+	struct trigger *tr;
+	struct window *w;
+
+	if (!t || grow_array((void **)&st->wins, &st->cap_wins, st->nwins + 1, sizeof(*w)))
 		return -1;
-	st->streams[w->stream].last_end = w->start + w->size;
+	tr = t->pending.kind != TRIG_NONE && t->pending.file == file ? &t->pending : NULL;
+	close_window(st, t, (int64_t)ev->ts_ns);
+	w = &st->wins[st->nwins];
+	*w = (struct window){ .seq = seq, .ts = (int64_t)ev->ts_ns, .pid = ev->pid, .file = file,
+			      .start = ev->ra.index, .size = ev->ra.size,
+			      .async = ev->ra.async_size };
+	window_fields(w, ev, tr);
+	set_demand(w, tr, t);
+	random = tr && tr->kind == TRIG_SYNC && !strcmp(sync_pattern(w, tr), "random");
+	w->stream = stream_for(st, w, tr, random, &exact);
+	if (w->stream < 0)
+		return -1;
+	w->pattern = pattern_of(w, tr, &st->streams[w->stream], unbounded, exact);
+	see_page(st, file, w->start);
+	if (stream_add(&st->streams[w->stream], w, random) < 0)
+		return -1;
 	t->pending.kind = TRIG_NONE;
 	t->win = st->nwins++;
 	t->last_was_order = !unbounded;
@@ -368,6 +499,13 @@ static int on_readahead(struct ra_state *st, const struct ra_event *ev, int64_t 
 			.req_count = ev->ra.req_count, .ra_pages = ev->ra.ra_pages,
 			.mmap = t->acc == ACC_FAULT && t->acc_file == file,
 		};
+		t->pending.fault = t->pending.mmap && t->acc_index == ev->ra.index;
+		t->pending.ra_size = ev->ra.size;
+		t->pending.ra_async = ev->ra.async_size;
+		if (ev->type == RA_EV_ASYNC_RA)
+			t->mark = (struct async_mark){ .file = file, .index = ev->ra.index,
+						       .req_count = ev->ra.req_count, .seq = seq,
+						       .done = st->done };
 		t->last_was_order = false;
 		see_page(st, file, ev->ra.index);
 		return 0;
@@ -404,6 +542,8 @@ static int on_add(struct ra_state *st, const struct ra_event *ev, int file)
 	if (!t)
 		return -1;
 	see_page(st, file, first + n - 1);
+	if (first + n > st->files[file].tracked_end)
+		st->files[file].tracked_end = first + n;
 	if (t->win < 0 || st->wins[t->win].file != file)
 		return 0;
 	w = &st->wins[t->win];
@@ -446,6 +586,9 @@ static int on_delete(struct ra_state *st, const struct ra_event *ev, int file)
 {
 	uint64_t first = ev->page.index, n = 1ULL << ev->page.order;
 
+	if (first >= st->files[file].tracked_end)
+		return 0;	/* no page of a window there */
+
 	for (uint64_t i = first; i < first + n; i++) {
 		uint64_t key = KEY(file, i);
 		struct page *p = ra_map_get(&st->cache, key);
@@ -471,22 +614,27 @@ static int on_delete(struct ra_state *st, const struct ra_event *ev, int file)
 	return 0;
 }
 
-/* An access of one page: a readahead page is used; an evicted one thrashed. */
-static void touch(struct ra_state *st, int file, uint64_t index, bool cached_only)
+/* An access of one page: a readahead page is used; an evicted one thrashed.
+ * Returns true when it made a readahead page used. */
+static bool touch(struct ra_state *st, int file, uint64_t index, bool cached_only)
 {
 	uint64_t key = KEY(file, index);
 	struct page *p = ra_map_get(&st->cache, key);
+	bool made_used = false;
 	int32_t *ghost;
 
-	if (p && p->state == PG_RA_UNUSED) {
+	if (p && (p->state == PG_RA_UNUSED || p->state == PG_RA_MAPPED)) {
+		if (p->state == PG_RA_MAPPED)
+			st->wins[p->win].mapped--;
 		p->state = PG_RA_USED;
 		st->wins[p->win].used++;
+		made_used = true;
 	}
 	if (cached_only && !p)
-		return;
+		return made_used;
 	ghost = ra_map_get(&st->ghosts, key);
 	if (!ghost)
-		return;
+		return made_used;
 	for (int g = *ghost - 1, next; g >= 0; g = next) {
 		next = st->ghost[g].next;
 		st->wins[st->ghost[g].win].thrashed++;
@@ -494,59 +642,205 @@ static void touch(struct ra_state *st, int file, uint64_t index, bool cached_onl
 		st->free_ghost = g;
 	}
 	ra_map_del(&st->ghosts, key);
+	return made_used;
 }
 
-/* mmap maps whole folios: every page of the cached folio holding @index. */
-static void touch_folio(struct ra_state *st, int file, uint64_t index, bool cached_only)
+/*
+ * Mapped into a process with no access seen: fault-around maps the cached
+ * folios of its range (whole large folios since Linux 6.18, so every page of
+ * each folio the range touches), and a page then touched through the mapping
+ * raises no event. Returns the first page after the folio of @index.
+ */
+static uint64_t map_folio(struct ra_state *st, int file, uint64_t index)
 {
 	struct page *p = ra_map_get(&st->cache, KEY(file, index));
 	uint64_t n, first;
 
-	if (!p) {
-		touch(st, file, index, cached_only);
-		return;
-	}
+	if (!p)
+		return index + 1;
 	n = 1ULL << p->order;
 	first = index & ~(n - 1);
-	for (uint64_t i = first; i < first + n; i++)
-		touch(st, file, i, cached_only);
+	for (uint64_t i = first; i < first + n; i++) {
+		p = ra_map_get(&st->cache, KEY(file, i));
+		if (p && p->state == PG_RA_UNUSED) {
+			p->state = PG_RA_MAPPED;
+			st->wins[p->win].mapped++;
+		}
+	}
+	return first + n;
 }
 
-static int on_access(struct ra_state *st, const struct ra_event *ev, int file)
+/*
+ * A read() that shows only its tail. filemap_get_pages() emits
+ * mm_filemap_get_pages only on its fully successful path: when the last folio
+ * of a batch is still being read, it returns the folios before it to
+ * filemap_read() without the event, and the next call of the same read()
+ * starts at that folio, waits for its I/O, and emits [folio, end of read].
+ * That folio carries the PG_readahead mark of a window whose I/O is in
+ * flight, so the first call also triggered async readahead at it, for the
+ * pages up to the read's end. The kernel's own trace of such a read: an
+ * async trigger of the task at @first with req_count last + 1 - first, after
+ * the task's previous event of the range, then a block completion (the wait),
+ * then the event.
+ */
+static bool is_tail(const struct ra_state *st, const struct task *t, const struct taskfile *tf,
+		    int k, int file, uint64_t first, uint64_t last)
+{
+	const struct async_mark *m = &t->mark;
+
+	return m->file == file && m->index == first && m->req_count == last + 1 - first &&
+	       m->seq > tf->seq[k] && (!st->has_done || st->done > m->done);
+}
+
+/*
+ * The pages before a tail that its read() copied: from where the range's
+ * previous read ended (a reader that never leaves pages out continues there)
+ * or, for one that does, from the latest page a read of its shortest width
+ * ending at @last could start at. Only when every one of them is a cached
+ * page of a window, as pages of a batch are. Returns the pages made used.
+ */
+static uint64_t fill_tail(struct ra_state *st, const struct taskfile *tf, int k, int file,
+			  uint64_t first, uint64_t last)
+{
+	uint64_t from = tf->last[k] + 1, n = 0;
+
+	if (!tf->skips && last - tf->last[k] > tf->span_max)
+		return 0;	/* wider than any read the task made of the file */
+	if (tf->skips) {
+		if (tf->span_min > last + 1)
+			return 0;
+		from = from > last + 1 - tf->span_min ? from : last + 1 - tf->span_min;
+	}
+	for (uint64_t i = from; i < first; i++)
+		if (!ra_map_get(&st->cache, KEY(file, i)))
+			return 0;
+	for (uint64_t i = from; i < first; i++) {
+		struct page *p = ra_map_get(&st->cache, KEY(file, i));
+		int32_t win = p->win;
+
+		if (touch(st, file, i, true)) {
+			st->wins[win].inferred++;
+			n++;
+		}
+	}
+	return n;
+}
+
+static void note_span(struct taskfile *tf, uint64_t first, uint64_t last)
+{
+	uint64_t span = last - first + 1;
+
+	if (!tf->span_min || span < tf->span_min)
+		tf->span_min = span;
+	if (span > tf->span_max)
+		tf->span_max = span;
+}
+
+/* The range a new read() goes to: a free one, else the least recent. */
+static int range_slot(struct taskfile *tf)
+{
+	int k = 0;
+
+	if (tf->nranges < RANGES)
+		return tf->nranges++;
+	for (int j = 1; j < RANGES; j++)
+		k = tf->age[j] < tf->age[k] ? j : k;
+	return k;
+}
+
+/*
+ * One mm_filemap_get_pages range of a task on a file, against its recent
+ * ranges (one per descriptor, roughly): a range that adjoins or overlaps one
+ * continues it (a sequential read, or a later batch of the same read); a tail
+ * fills the pages its read copied without an event; any other range is a new
+ * read, and one that starts a little past a range's end shows a reader that
+ * leaves pages out (strides), whose tails are filled more cautiously.
+ */
+static void read_range(struct ra_state *st, struct task *t, struct taskfile *tf, int file,
+		       uint64_t first, uint64_t last, int64_t seq)
+{
+	int k, best = -1;
+
+	tf->clock++;
+	for (k = 0; k < tf->nranges; k++)
+		if (first <= tf->last[k] + 1 && last + 1 >= tf->first[k])
+			break;
+	if (k < tf->nranges && last != tf->last[k])
+		note_span(tf, first, last);	/* the first batch of the next read */
+	for (int j = 0; k == tf->nranges && j < tf->nranges; j++)
+		if (tf->last[j] + 1 < first && (best < 0 || tf->last[j] > tf->last[best]))
+			best = j;
+	if (best >= 0 && is_tail(st, t, tf, best, file, first, last)) {
+		fill_tail(st, tf, best, file, first, last);
+		k = best;
+	} else if (k == tf->nranges) {
+		if (best >= 0 && first - tf->last[best] - 1 <= tf->span_max)
+			tf->skips = true;
+		note_span(tf, first, last);
+		k = range_slot(tf);
+	}
+	tf->first[k] = first;
+	tf->last[k] = last;
+	tf->seq[k] = seq;
+	tf->age[k] = tf->clock;
+}
+
+static int on_access(struct ra_state *st, const struct ra_event *ev, int64_t seq, int file)
 {
 	struct task *t = task_of(st, ev->pid);
-	uint64_t first = ev->page.index, last = first;
+	uint64_t first = ev->page.index, last = first, end = st->files[file].tracked_end;
+	struct taskfile *tf;
 
 	if (!t)
 		return -1;
 	if (ev->has_mask & RA_HAS_LAST_INDEX && ev->page.last_index >= first)
 		last = ev->page.last_index;
 	see_page(st, file, last);
+	t->acc_file = file;
+	t->acc_index = first;
 	switch (ev->type) {
 	case RA_EV_GET_PAGES:	/* exactly the pages of its range */
-		for (uint64_t i = first; i <= last; i++)
-			touch(st, file, i, false);
 		t->acc = ACC_READ;
+		tf = taskfile_of(st, file, ev->pid);
+		if (!tf)
+			return -1;
+		read_range(st, t, tf, file, first, last, seq);
 		break;
 	case RA_EV_FAULT:	/* fires before the page is read: a miss is a demand */
-		touch_folio(st, file, first, false);
 		t->acc = ACC_FAULT;
 		break;
-	default:		/* map_pages maps only pages already cached */
-		for (uint64_t i = first; i <= last; i++)
-			touch_folio(st, file, i, true);
+	default:
 		t->acc = ACC_MAP;
 		break;
 	}
-	t->acc_file = file;
-	t->acc_index = first;
+	/* no page at or past the end of the windows' pages is a readahead page */
+	if (first >= end)
+		return 0;
+	last = last < end ? last : end - 1;
+	switch (ev->type) {
+	case RA_EV_GET_PAGES:
+		for (uint64_t i = first; i <= last; i++)
+			touch(st, file, i, false);
+		break;
+	case RA_EV_FAULT:	/* a file fault maps the faulting page only */
+		touch(st, file, first, false);
+		break;
+	default:		/* map_pages maps the cached folios of its range */
+		for (uint64_t i = first; i <= last;)
+			i = map_folio(st, file, i);
+		break;
+	}
 	return 0;
 }
 
-static int on_page(struct ra_state *st, const struct ra_event *ev)
+static int on_page(struct ra_state *st, const struct ra_event *ev, int64_t seq)
 {
-	int file = file_of(st, ev->page.dev, ev->page.ino);
+	int file;
 
+	if ((ev->type == RA_EV_PAGE_ADD || ev->type == RA_EV_PAGE_DELETE) &&
+	    ev->page.order > MAX_FOLIO_ORDER)
+		return 0;	/* damaged: no kernel has folios this large */
+	file = file_of(st, ev->page.dev, ev->page.ino);
 	if (file < 0)
 		return -1;
 	switch (ev->type) {
@@ -555,7 +849,7 @@ static int on_page(struct ra_state *st, const struct ra_event *ev)
 	case RA_EV_PAGE_DELETE:
 		return on_delete(st, ev, file);
 	default:
-		return on_access(st, ev, file);
+		return on_access(st, ev, seq, file);
 	}
 }
 
@@ -581,7 +875,7 @@ static void bind_window(struct ra_state *st, sqlite3_stmt *q, int64_t run_id, in
 	const struct window *w = &st->wins[id];
 	const struct file *f = &st->files[w->file];
 	static const char *const trig[] = { "none", "sync", "async" };
-	int64_t pending = (int64_t)(w->ra_added - w->used - w->evicted);
+	int64_t pending = (int64_t)(w->ra_added - w->used - w->evicted - w->mapped);
 
 	sqlite3_bind_int64(q, 1, run_id);
 	sqlite3_bind_int(q, 2, id + 1);
@@ -613,6 +907,8 @@ static void bind_window(struct ra_state *st, sqlite3_stmt *q, int64_t run_id, in
 	sqlite3_bind_int64(q, 28, (int64_t)w->thrashed);
 	sqlite3_bind_int64(q, 29, pending);
 	bind_opt(q, 30, w->end_ts != 0, w->end_ts);
+	sqlite3_bind_int64(q, 31, (int64_t)w->mapped);
+	sqlite3_bind_int64(q, 32, (int64_t)w->inferred);
 }
 
 static int step_reset(struct ra_db *db, sqlite3_stmt *q)
@@ -640,7 +936,7 @@ static int write_windows(struct ra_state *st, struct ra_db *db, int64_t run_id)
 			       " ra_pages, fallback, demand_start, demand_pages, eof_page, pages_added,"
 			       " ra_pages_added, used, evicted_unused, thrashed, pending, end_ts_ns,"
 			       " mapped, used_inferred) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?,"
-			       " ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0, 0)",
+			       " ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
 			       -1, &q, NULL) != SQLITE_OK)
 		return step_reset(db, q);
 	for (int i = 0; i < st->nwins && ret == 0; i++) {
@@ -732,6 +1028,22 @@ static int page_shift(struct ra_db *db, int64_t run_id)
 	return shift;
 }
 
+/* Did the run record block completions (a read() that waited shows one)? */
+static bool records_completions(struct ra_db *db, int64_t run_id)
+{
+	sqlite3_stmt *q = NULL;
+	bool yes = false;
+
+	if (sqlite3_prepare_v2(ra_db_sqlite(db), "SELECT 1 FROM tracepoints WHERE run_id = ?"
+			       " AND system = 'block' AND name IN ('block_rq_complete',"
+			       " 'block_bio_complete') AND enabled", -1, &q, NULL) == SQLITE_OK) {
+		sqlite3_bind_int64(q, 1, run_id);
+		yes = sqlite3_step(q) == SQLITE_ROW;
+	}
+	sqlite3_finalize(q);
+	return yes;
+}
+
 static void state_release(struct ra_state *st)
 {
 	for (int i = 0; i < st->nstreams; i++)
@@ -742,7 +1054,7 @@ static void state_release(struct ra_state *st)
 	free(st->ghost);
 	ra_map_release(&st->files_by_key);
 	ra_map_release(&st->tasks);
-	ra_map_release(&st->streams_by_key);
+	ra_map_release(&st->taskfiles);
 	ra_map_release(&st->cache);
 	ra_map_release(&st->ghosts);
 }
@@ -753,7 +1065,7 @@ static int state_init(struct ra_state *st)
 	st->free_ghost = -1;
 	if (ra_map_init(&st->files_by_key, sizeof(int)) < 0 ||
 	    ra_map_init(&st->tasks, sizeof(struct task)) < 0 ||
-	    ra_map_init(&st->streams_by_key, sizeof(int)) < 0 ||
+	    ra_map_init(&st->taskfiles, sizeof(struct taskfile)) < 0 ||
 	    ra_map_init(&st->cache, sizeof(struct page)) < 0 ||
 	    ra_map_init(&st->ghosts, sizeof(int)) < 0) {
 		ra_set_error(RA_ERR_IO, "out of memory");
@@ -766,9 +1078,15 @@ static int on_event(const struct ra_event *ev, int64_t seq, void *arg)
 {
 	struct ra_state *st = arg;
 
-	if (ra_event_class(ev->type) == RA_CLASS_RA)
+	switch (ra_event_class(ev->type)) {
+	case RA_CLASS_RA:
 		return on_readahead(st, ev, seq);
-	return on_page(st, ev);
+	case RA_CLASS_PAGE:
+		return on_page(st, ev, seq);
+	default:
+		st->done++;	/* a block completion */
+		return 0;
+	}
 }
 
 /*
@@ -806,8 +1124,10 @@ static int run_readahead(struct ra_db *db, int64_t run_id, const struct ra_analy
 	if (state_init(&st) < 0)
 		goto out;
 	st.page_shift = page_shift(db, run_id);
+	st.has_done = records_completions(db, run_id);
 	if (load_sizes(&st, db, run_id) < 0 ||
-	    ra_evstream_each(db, run_id, RA_STREAM_RA | RA_STREAM_PAGE, on_event, &st) < 0 ||
+	    ra_evstream_each(db, run_id, RA_STREAM_RA | RA_STREAM_PAGE | RA_STREAM_BLK_DONE, on_event,
+			     &st) < 0 ||
 	    write_windows(&st, db, run_id) < 0 || write_streams(&st, db, run_id) < 0 ||
 	    advice_calls(db, run_id) < 0)
 		goto out;

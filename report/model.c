@@ -35,15 +35,16 @@ static const struct section sections[] = {
 	{ "readahead_stats", "Readahead windows by pattern",
 	  "sizes in pages; fates of the read-ahead pages (demand pages excluded)",
 	  "SELECT pattern, readahead, io, sync_io, mmap_io, cache_hit, eof_hit, size, async_size,"
-	  " io_size, ra_pages, used, evicted_unused, pending, thrashed, hit_ratio,"
-	  " readahead_pages FROM v_readahead_stats WHERE run_id = ?1"
+	  " io_size, ra_pages, used, mapped, evicted_unused, pending, thrashed, hit_ratio,"
+	  " hit_ratio_max, readahead_pages FROM v_readahead_stats WHERE run_id = ?1"
 	  " ORDER BY pattern = 'all', readahead DESC" },
 	{ "files", "Files by readahead volume", NULL,
 	  "SELECT COALESCE(path, dev || ' ino ' || ino) AS file, dev, ino, windows,"
-	  " ra_pages AS readahead_pages, used, evicted_unused, pending, thrashed, hit_ratio"
-	  " FROM v_file_fates WHERE run_id = ?1 ORDER BY ra_pages DESC, windows DESC LIMIT ?2" },
-	{ "streams", "Streams (windows of one task on one file)",
-	  "ramp: windows to reach the largest size; collapses: windows smaller than the one before",
+	  " ra_pages AS readahead_pages, used, mapped, evicted_unused, pending, thrashed,"
+	  " hit_ratio, hit_ratio_max FROM v_file_fates WHERE run_id = ?1"
+	  " ORDER BY ra_pages DESC, windows DESC LIMIT ?2" },
+	{ "streams", "Streams (windows of one task on one file that continue one another)",
+	  "ramp: windows to reach the largest size; collapses: smaller windows that lost the stream",
 	  "SELECT s.stream_id, COALESCE(f.path, (s.dev >> 20) || ':' || (s.dev & 1048575) || ' ino '"
 	  " || s.ino) AS file, s.pid, t.comm, s.windows, s.initial_size_pages AS initial,"
 	  " s.max_size_pages AS max, s.ra_pages, s.ramp_windows AS ramp, s.collapses, s.sizes"
@@ -513,7 +514,7 @@ void ra_fmt_value(char *buf, size_t len, const char *col, const struct ra_value 
 	}
 	if (ends_with(col, "_ns") && strcmp(col, "q_ts_ns") != 0)
 		ra_fmt_ns(buf, len, x);
-	else if (strcmp(col, "hit_ratio") == 0 || ends_with(col, "_rel_err") ||
+	else if (strncmp(col, "hit_ratio", 9) == 0 || ends_with(col, "_rel_err") ||
 		 strcmp(col, "utilization") == 0)
 		snprintf(buf, len, "%.4f", x);
 	else if (ends_with(col, "_ms") && v->type == SQLITE_FLOAT)

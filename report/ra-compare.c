@@ -36,7 +36,8 @@ static const struct metric metrics[] = {
 	{ "read_clat_p50_ns", -1, false, "ns" }, { "read_clat_p95_ns", -1, false, "ns" },
 	{ "read_clat_p99_ns", -1, false, "ns" }, { "read_clat_max_ns", -1, false, "ns" },
 	{ "device_read_bw_bytes", 1, true, "B/s" }, { "wall_s", -1, false, "s" },
-	{ "hit_ratio", 1, false, "" },		{ "thrashed_pages", -1, false, "" },
+	{ "hit_ratio", 1, false, "" },		{ "hit_ratio_max", 1, false, "" },
+	{ "thrashed_pages", -1, false, "" },
 	{ "windows", 0, false, "" },		{ "ra_requests", 0, false, "" },
 	{ "ra_avg_bytes", 0, false, "B" },
 	/* per request: larger readahead makes larger, slower requests by design, so

@@ -1,44 +1,72 @@
 # Windows of two interleaved sequential streams of one task on one file (rawl
-# interleave: two descriptors, the first half through one, the second half
-# through the other, alternating 4 KiB reads), read_ahead_kb=128. The analysis
-# keys streams by (dev, inode, task), so an async trigger whose window does not
-# start where the task's previous window on the file ended is a context window.
+# interleave: the first half and the second half in turn, 4 KiB reads),
+# read_ahead_kb=128, read through two descriptors and then through one.
+#
+# The kernel keeps readahead state per open file. Its async path continues a
+# stream (subsequent) when the trigger is at the mark of the state's own
+# window: the new window then starts at ra->start + ra->size of that state;
+# otherwise it rebuilds the state from the page cache (context). With two
+# descriptors the state of a half is the previous window of that half; with
+# one, the task's previous window whatever its half. The analysis, which does
+# not know how many descriptors there were, must find the kernel's count of
+# subsequent and context windows in both cases.
 . "$(dirname "$0")/lib.sh"
 setup_rawl 16
-record_rawl interleave "$MNT/f"
-half=$(( size / 2 / 4096 ))
-check_grep "^interleave: $((half * 4096)) \+ $((size - half * 4096)) bytes" <(q "$DB" "SELECT workload_output FROM runs") "rawl read both halves"
+half=$(( $(stat -c %s "$MNT/f") / 2 / 4096 ))
 
-# The raw recording: ra_order windows in both halves from one task, alternating;
-# async triggers whose window does not continue the task's previous window.
-ra="FROM ra_events WHERE run_id = $run AND dev = $kdev AND ino = $ino"
-note "raw: $(q "$DB" "SELECT GROUP_CONCAT(n || ' ' || e, ', ') FROM (SELECT CASE event_id WHEN 1 THEN 'sync' WHEN 2 THEN 'async' WHEN 3 THEN 'ra_order' ELSE 'ra_unbounded' END AS e, COUNT(*) AS n $ra GROUP BY event_id)")"
-check_eq "$(q "$DB" "SELECT COUNT(DISTINCT pid) $ra")" 1 "one task"
-nlow=$(q "$DB" "SELECT COUNT(*) $ra AND event_id = 3 AND page_index < $half")
-nhigh=$(q "$DB" "SELECT COUNT(*) $ra AND event_id = 3 AND page_index >= $half")
-switches=$(q "$DB" "WITH o AS (SELECT page_index >= $half AS hi, LAG(page_index >= $half) OVER (ORDER BY seq) AS prev_hi
-	$ra AND event_id = 3) SELECT COUNT(*) FROM o WHERE hi != prev_hi")
-note "raw: ra_order windows $nlow in the first half, $nhigh in the second, $switches switches between them"
-check_cmp "$nlow" -ge 10 "windows in the first half"
-check_cmp "$nhigh" -ge 10 "windows in the second half"
-check_cmp "$switches" -ge 10 "windows of the two halves interleave"
-# For each async trigger: the task's previous window (ra_order/ra_unbounded)
-# and the ra_order that the trigger opens.
-ctx_sql="WITH e AS (SELECT seq, pid, event_id, page_index, size_pages $ra),
-	t AS (SELECT a.seq,
-		(SELECT p.page_index + p.size_pages FROM e p WHERE p.pid = a.pid AND p.event_id IN (3, 4)
-		  AND p.seq < a.seq ORDER BY p.seq DESC LIMIT 1) AS prev_end,
-		(SELECT n.page_index FROM e n WHERE n.pid = a.pid AND n.event_id = 3 AND n.seq > a.seq
-		  ORDER BY n.seq LIMIT 1) AS next_start
-	  FROM e a WHERE a.event_id = 2)"
-nasync=$(q "$DB" "$ctx_sql SELECT COUNT(*) FROM t WHERE next_start IS NOT NULL")
-nctx=$(q "$DB" "$ctx_sql SELECT COUNT(*) FROM t WHERE next_start IS NOT NULL AND next_start IS NOT prev_end")
-note "raw: $nasync async triggers opened a window, $nctx of them not where the task's previous window ended"
-check_cmp "$nctx" -ge 1 "raw context candidates"
+# The kernel's own verdict from the raw events: a window after an async
+# trigger that starts where its state's window ended. A window belongs to the
+# half its trigger was in (each descriptor reads its own half; its windows may
+# run past it). $1: 1 when the state is per half (two descriptors), 0 when one
+# state serves both.
+kernel_sql() {
+	echo "WITH o AS (SELECT e.seq, e.page_index AS start, e.size_pages AS size, t.event_id AS before,
+		t.page_index >= $half AS hi FROM ra_events e JOIN ra_events t ON t.seq = (SELECT MAX(x.seq)
+		FROM ra_events x WHERE x.run_id = $run AND x.pid = e.pid AND x.seq < e.seq
+		AND x.event_id IN (1, 2, 3, 4)) WHERE e.run_id = $run AND e.dev = $kdev AND e.ino = $ino
+		AND e.event_id = 3),
+	p AS (SELECT o.*, (SELECT q.start + q.size FROM o q WHERE q.seq < o.seq
+		AND ($1 = 0 OR q.hi = o.hi) ORDER BY q.seq DESC LIMIT 1) AS state_end FROM o)
+	SELECT SUM(before = 2 AND start = state_end) || '|' || SUM(before = 2 AND start IS NOT state_end) FROM p"
+}
+analysed() {
+	q "$DB" "SELECT SUM(pattern = 'subsequent') || '|' || SUM(pattern = 'context')
+		FROM v_windows WHERE run_id = $run AND dev = '$LOOP_DEV' AND ino = $ino"
+}
 
-# The analysis.
-w="FROM v_windows WHERE run_id = $run AND dev = '$LOOP_DEV' AND ino = $ino"
-note "v_windows patterns: $(q "$DB" "SELECT GROUP_CONCAT(pattern || '=' || n, ' ') FROM (SELECT pattern, COUNT(*) AS n $w GROUP BY pattern)")"
-check_cmp "$(q "$DB" "SELECT COUNT(*) $w AND pattern = 'context'")" -ge 1 "context windows"
-check_eq "$(q "$DB" "SELECT COUNT(*) $w AND pattern = 'context'")" "$nctx" "context windows = raw context candidates"
-check_eq "$(q "$DB" "SELECT COUNT(*) $w AND pattern = 'context' AND trigger != 'async'")" 0 "context windows are async-triggered"
+for fds in 2 1; do
+	record_rawl interleave "$MNT/f" --fds "$fds"
+	check_grep "^interleave: $((half * 4096)) \+ $((half * 4096)) bytes .* $fds descriptor" \
+		<(q "$DB" "SELECT workload_output FROM runs") "rawl read both halves through $fds descriptor(s)"
+	ra="FROM ra_events WHERE run_id = $run AND dev = $kdev AND ino = $ino"
+	check_eq "$(q "$DB" "SELECT COUNT(DISTINCT pid) $ra")" 1 "$fds fd: one task"
+	switches=$(q "$DB" "WITH o AS (SELECT page_index >= $half AS hi, LAG(page_index >= $half)
+		OVER (ORDER BY seq) AS prev_hi $ra AND event_id = 3) SELECT COUNT(*) FROM o WHERE hi != prev_hi")
+	check_cmp "$switches" -ge 10 "$fds fd: windows of the two halves interleave"
+	kernel=$(q "$DB" "$(kernel_sql $((fds == 2)))")
+	note "$fds fd: kernel subsequent|context = $kernel; analysis: $(analysed)"
+	check_eq "$(analysed)" "$kernel" "$fds fd: subsequent and context windows as the kernel decided"
+	w="FROM v_windows WHERE run_id = $run AND dev = '$LOOP_DEV' AND ino = $ino"
+	check_eq "$(q "$DB" "SELECT COUNT(*) $w AND pattern = 'context' AND trigger != 'async'")" 0 \
+		"$fds fd: context windows are async-triggered"
+	# one stream per half, each in one half only
+	streams=$(q "$DB" "SELECT COUNT(DISTINCT stream_id) $w AND pattern != 'random'")
+	mixed=$(q "$DB" "SELECT COUNT(*) FROM (SELECT stream_id FROM windows WHERE run_id = $run
+		AND ino = $ino AND trigger_index IS NOT NULL GROUP BY stream_id
+		HAVING MIN(trigger_index >= $half) != MAX(trigger_index >= $half))")
+	note "$fds fd: $streams streams: $(q "$DB" "SELECT group_concat(sizes, ' / ') FROM streams WHERE run_id = $run AND ino = $ino")"
+	check_eq "$mixed" 0 "$fds fd: no stream has triggers in both halves"
+	if [ "$fds" = 2 ]; then
+		c=$(echo "$kernel" | cut -d'|' -f2)
+		check_eq "$c" 0 "2 fd: the kernel continued both streams (no context readahead)"
+		check_eq "$streams" 2 "2 fd: two streams"
+		check_eq "$(q "$DB" "SELECT SUM(collapses) FROM streams WHERE run_id = $run AND ino = $ino")" 0 \
+			"2 fd: no collapse: each stream ramps up to ra_pages and stays"
+	else
+		c=$(echo "$kernel" | cut -d'|' -f2)
+		check_cmp "$c" -ge 10 "1 fd: the kernel rebuilt the state from the page cache"
+		check_cmp "$(q "$DB" "SELECT SUM(collapses) FROM streams WHERE run_id = $run AND ino = $ino")" -ge 1 \
+			"1 fd: context windows restart small: collapses"
+	fi
+	rm -f "$DB" "$DB-wal" "$DB-shm"
+done

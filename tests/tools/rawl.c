@@ -5,12 +5,17 @@
  *
  *   rawl seq FILE [--bs N]                          read(2) the whole file in order
  *   rawl random FILE [--count N] [--bs N] [--seed S] reads at far-apart random offsets
- *   rawl interleave FILE                            two descriptors, one per half, alternating
+ *   rawl interleave FILE [--fds 1|2]                the two halves in turn, through two
+ *                                                   descriptors (one per half) or one
+ *   rawl stride FILE [--bs N] [--skip N]            read bs bytes, skip N, to the end
+ *   rawl backward FILE [--bs N]                     read bs-byte blocks from the end back
  *   rawl fadvise FILE [--len N]                     POSIX_FADV_WILLNEED, pause, then read
- *   rawl mmap FILE                                  touch every page of a read-only mapping
+ *   rawl mmap FILE [--advice normal|sequential]     touch every page of a read-only mapping
+ *   rawl touch FILE [--count N] [--gap P] [--seed S] one byte in each of N random places
+ *                                                   of a mapping, P pages apart
  *
- * No mode gives the kernel an access hint except fadvise's WILLNEED. Errors
- * print one line naming the file and exit 2.
+ * No mode gives the kernel an access hint except fadvise's WILLNEED and mmap's
+ * --advice. Errors print one line naming the file and exit 2.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -33,6 +38,10 @@ struct opts {
 	unsigned long long seed;
 	unsigned long long len;
 	int has_len;
+	unsigned long long fds;
+	unsigned long long skip;
+	unsigned long long gap;
+	int advice;
 };
 
 static const char *file;
@@ -41,9 +50,12 @@ static void usage(void)
 {
 	fprintf(stderr, "usage: rawl seq FILE [--bs N]\n"
 			"       rawl random FILE [--count N] [--bs N] [--seed S]\n"
-			"       rawl interleave FILE\n"
+			"       rawl interleave FILE [--fds 1|2]\n"
+			"       rawl stride FILE [--bs N] [--skip N]\n"
+			"       rawl backward FILE [--bs N]\n"
 			"       rawl fadvise FILE [--len N]\n"
-			"       rawl mmap FILE\n");
+			"       rawl mmap FILE [--advice normal|sequential]\n"
+			"       rawl touch FILE [--count N] [--gap PAGES] [--seed S]\n");
 	exit(2);
 }
 
@@ -103,6 +115,18 @@ static size_t read_some(int fd, char *buf, size_t len)
 	} while (n < 0 && errno == EINTR);
 	if (n < 0)
 		fail("read", errno);
+	return (size_t)n;
+}
+
+static size_t pread_some(int fd, char *buf, size_t len, unsigned long long off)
+{
+	ssize_t n;
+
+	do {
+		n = pread(fd, buf, len, (off_t)off);
+	} while (n < 0 && errno == EINTR);
+	if (n < 0)
+		fail("pread", errno);
 	return (size_t)n;
 }
 
@@ -200,30 +224,31 @@ static int mode_random(const struct opts *o)
 	return 0;
 }
 
-/* Two descriptors, two readahead states: fd1 reads the first half, fd2 the second. */
+/*
+ * The first half and the second half in turn, 4 KiB at a time: through two
+ * descriptors (two readahead states, one per half) or, with --fds 1, through
+ * one (pread, one readahead state for both).
+ */
 static int mode_interleave(const struct opts *o)
 {
-	int fd1 = open_file(), fd2 = open_file();
+	int fd1 = open_file(), fd2 = o->fds == 1 ? fd1 : open_file();
 	unsigned long long size = file_size(fd1);
 	unsigned long long half = size / 2 / PAGE * PAGE;
 	unsigned long long pos1 = 0, pos2 = half, nreads = 0;
 	char *buf = alloc_buf(PAGE);
 	int done1 = 0, done2 = 0;
 
-	(void)o;
-	if (lseek(fd2, (off_t)half, SEEK_SET) < 0)
-		fail("lseek", errno);
 	while (!done1 || !done2) {
 		if (!done1) {
 			size_t want = half - pos1 < PAGE ? (size_t)(half - pos1) : (size_t)PAGE;
-			size_t n = want ? read_some(fd1, buf, want) : 0;
+			size_t n = want ? pread_some(fd1, buf, want, pos1) : 0;
 
 			pos1 += n;
 			nreads += n > 0;
 			done1 = !n || pos1 >= half;
 		}
 		if (!done2) {
-			size_t n = read_some(fd2, buf, PAGE);
+			size_t n = pread_some(fd2, buf, PAGE, pos2);
 
 			pos2 += n;
 			nreads += n > 0;
@@ -232,9 +257,48 @@ static int mode_interleave(const struct opts *o)
 	}
 	free(buf);
 	close(fd1);
-	close(fd2);
-	printf("interleave: %llu + %llu bytes in %llu reads, second half from %llu\n", pos1,
-	       pos2 - half, nreads, half);
+	if (fd2 != fd1)
+		close(fd2);
+	printf("interleave: %llu + %llu bytes in %llu reads, second half from %llu, %d descriptor(s)\n",
+	       pos1, pos2 - half, nreads, half, fd2 == fd1 ? 1 : 2);
+	return 0;
+}
+
+/* bs bytes read, skip bytes skipped, to the end of the file (pread). */
+static int mode_stride(const struct opts *o)
+{
+	int fd = open_file();
+	unsigned long long size = file_size(fd), off, total = 0, nreads = 0;
+	char *buf = alloc_buf(o->bs);
+
+	for (off = 0; off < size; off += o->bs + o->skip) {
+		total += pread_some(fd, buf, (size_t)o->bs, off);
+		nreads++;
+	}
+	free(buf);
+	close(fd);
+	printf("stride: %llu bytes in %llu reads of %llu, %llu skipped after each\n", total,
+	       nreads, o->bs, o->skip);
+	return 0;
+}
+
+/* The file in bs-byte blocks from the last to the first (pread). */
+static int mode_backward(const struct opts *o)
+{
+	int fd = open_file();
+	unsigned long long size = file_size(fd), end = size, total = 0, nreads = 0;
+	char *buf = alloc_buf(o->bs);
+
+	while (end > 0) {
+		unsigned long long off = end > o->bs ? end - o->bs : 0;
+
+		total += pread_some(fd, buf, (size_t)(end - off), off);
+		nreads++;
+		end = off;
+	}
+	free(buf);
+	close(fd);
+	printf("backward: %llu bytes in %llu reads of %llu\n", total, nreads, o->bs);
 	return 0;
 }
 
@@ -275,14 +339,68 @@ static int mode_mmap(const struct opts *o)
 	map = mmap(NULL, size, PROT_READ, MAP_SHARED, fd, 0);
 	if (map == MAP_FAILED)
 		fail("mmap", errno);
+	if (o->advice != MADV_NORMAL && madvise(map, size, o->advice) < 0)
+		fail("madvise", errno);
 	p = map;
 	for (off = 0; off < size; off += PAGE)
 		sum += p[off];
 	if (munmap(map, size) < 0)
 		fail("munmap", errno);
 	close(fd);
-	printf("mmap: %llu pages, sum %llu\n", (size + PAGE - 1) / PAGE, sum);
+	printf("mmap: %llu pages, sum %llu, advice %s\n", (size + PAGE - 1) / PAGE, sum,
+	       o->advice == MADV_SEQUENTIAL ? "sequential" : "normal");
 	return 0;
+}
+
+/*
+ * One byte in each of count places of a read-only mapping, in random order:
+ * the file is cut into slots of gap pages and a place is the first page of a
+ * slot, each slot at most once.
+ */
+static int mode_touch(const struct opts *o)
+{
+	int fd = open_file();
+	unsigned long long size = file_size(fd), nslots, i, sum = 0;
+	uint64_t state = o->seed;
+	const volatile unsigned char *p;
+	unsigned long long *slot;
+	void *map;
+
+	nslots = o->gap ? size / PAGE / o->gap : 0;
+	if (o->count > nslots)
+		fail_msg("file too small for this many places this far apart");
+	slot = malloc((nslots ? nslots : 1) * sizeof(*slot));
+	if (!slot)
+		fail("malloc", ENOMEM);
+	for (i = 0; i < nslots; i++)
+		slot[i] = i;
+	map = mmap(NULL, size, PROT_READ, MAP_SHARED, fd, 0);
+	if (map == MAP_FAILED)
+		fail("mmap", errno);
+	p = map;
+	for (i = 0; i < o->count; i++) {	/* a partial Fisher-Yates shuffle */
+		unsigned long long j = i + next_rand(&state) % (nslots - i), k = slot[j];
+
+		slot[j] = slot[i];
+		slot[i] = k;
+		sum += p[k * o->gap * PAGE];
+	}
+	munmap(map, size);
+	free(slot);
+	close(fd);
+	printf("touch: %llu places %llu pages apart, sum %llu, seed %llu\n", o->count, o->gap,
+	       sum, o->seed);
+	return 0;
+}
+
+static int parse_advice(const char *s)
+{
+	if (!strcmp(s, "normal"))
+		return MADV_NORMAL;
+	if (!strcmp(s, "sequential"))
+		return MADV_SEQUENTIAL;
+	fprintf(stderr, "rawl: --advice: want normal or sequential, not '%s'\n", s);
+	exit(2);
 }
 
 struct mode {
@@ -294,9 +412,12 @@ struct mode {
 static const struct mode modes[] = {
 	{ "seq", mode_seq, "--bs" },
 	{ "random", mode_random, "--count --bs --seed" },
-	{ "interleave", mode_interleave, "" },
+	{ "interleave", mode_interleave, "--fds" },
+	{ "stride", mode_stride, "--bs --skip" },
+	{ "backward", mode_backward, "--bs" },
 	{ "fadvise", mode_fadvise, "--len" },
-	{ "mmap", mode_mmap, "" },
+	{ "mmap", mode_mmap, "--advice" },
+	{ "touch", mode_touch, "--count --gap --seed" },
 };
 
 static int takes(const struct mode *m, const char *opt)
@@ -314,7 +435,8 @@ static int takes(const struct mode *m, const char *opt)
 
 int main(int argc, char **argv)
 {
-	struct opts o = { .bs = PAGE, .count = 2000, .seed = 1 };
+	struct opts o = { .bs = PAGE, .count = 2000, .seed = 1, .fds = 2, .skip = PAGE, .gap = 64,
+			  .advice = MADV_NORMAL };
 	const struct mode *m = NULL;
 	size_t i;
 	int a;
@@ -343,7 +465,18 @@ int main(int argc, char **argv)
 		else if (!strcmp(opt, "--len")) {
 			o.len = parse_num(opt, argv[a + 1]);
 			o.has_len = 1;
-		}
+		} else if (!strcmp(opt, "--fds"))
+			o.fds = parse_num(opt, argv[a + 1]);
+		else if (!strcmp(opt, "--skip"))
+			o.skip = parse_num(opt, argv[a + 1]);
+		else if (!strcmp(opt, "--gap"))
+			o.gap = parse_num(opt, argv[a + 1]);
+		else if (!strcmp(opt, "--advice"))
+			o.advice = parse_advice(argv[a + 1]);
+	}
+	if (o.fds != 1 && o.fds != 2) {
+		fprintf(stderr, "rawl: --fds must be 1 or 2\n");
+		exit(2);
 	}
 	if (!o.bs || o.bs > BS_MAX) {
 		fprintf(stderr, "rawl: --bs must be 1 to %llu\n", BS_MAX);

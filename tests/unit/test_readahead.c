@@ -16,7 +16,7 @@ static void test_initial_subsequent(void)
 	add(10, 5, 0, 4, 0);
 	access_ev(RA_EV_GET_PAGES, 10, 5, 0, 0);
 	access_ev(RA_EV_GET_PAGES, 10, 5, 1, 1);	/* hits the PG_readahead mark */
-	trig(0, 10, 5, 1, 1, 32);
+	atrig(10, 5, 1, 1, 4, 3);
 	order(10, 5, 4, 8, 8);
 	add(10, 5, 4, 8, 0);
 	access_ev(RA_EV_GET_PAGES, 10, 5, 2, 11);
@@ -64,12 +64,138 @@ static void test_around_and_folios(void)
 	access_ev(RA_EV_FAULT, 10, 5, 20, 20);	/* major fault on page 20 */
 	order(10, 5, 4, 32, 8);			/* read-around, no trigger */
 	add(10, 5, 4, 8, 2);			/* eight folios of 4 pages */
-	access_ev(RA_EV_FAULT, 10, 5, 9, 9);	/* maps the whole folio 8..11 */
-	access_ev(RA_EV_MAP_PAGES, 10, 5, 12, 13);	/* touches folio 12..15 */
+	access_ev(RA_EV_FAULT, 10, 5, 9, 9);	/* a file fault maps page 9 only */
+	access_ev(RA_EV_MAP_PAGES, 10, 5, 12, 13);	/* fault-around maps folio 12..15: no access seen */
 	access_ev(RA_EV_MAP_PAGES, 10, 5, 40, 50);	/* nothing cached there */
+	access_ev(RA_EV_GET_PAGES, 11, 5, 13, 13);	/* a read of a mapped page is an access */
 	CHECK_STR(result("SELECT pattern, mmap, demand_start, demand_pages, ra_pages_added, used,"
-			 " pending FROM windows"),
-		  "around|1|20|1|31|8|23");
+			 " mapped, pending FROM windows"),
+		  "around|1|20|1|31|2|3|26");
+}
+
+/*
+ * mmap under MADV_SEQUENTIAL: the fault's sync trigger asks for ra_pages
+ * (the kernel's size), but the program demanded the faulting page only.
+ */
+static void test_fault_sync_demand(void)
+{
+	begin("seqfault");
+	access_ev(RA_EV_FAULT, 10, 5, 0, 0);
+	trig(1, 10, 5, 0, 32, 32);
+	order(10, 5, 0, 32, 16);
+	add(10, 5, 0, 32, 0);
+	access_ev(RA_EV_FAULT, 10, 5, 64, 64);	/* a fault elsewhere, then its trigger */
+	trig(1, 10, 5, 64, 32, 32);
+	order(10, 5, 64, 32, 16);
+	add(10, 5, 64, 32, 0);
+	access_ev(RA_EV_MAP_PAGES, 10, 5, 64, 79);
+	CHECK_STR(result("SELECT pattern, demand_start, demand_pages, ra_pages_added, mapped"
+			 " FROM windows ORDER BY window_id"),
+		  "initial|0|1|31|0;sync|64|1|31|15");
+}
+
+/*
+ * A read() whose first batch ended at a folio still under I/O shows only its
+ * tail: the kernel triggered async readahead at that folio for the pages up
+ * to the read's end, waited for the folio (a completion), and emitted
+ * mm_filemap_get_pages for the tail only.
+ */
+static void tail(int pid, uint64_t ino, uint64_t first, uint64_t last, int wait)
+{
+	atrig(pid, ino, first, last + 1 - first, 32, 32);
+	if (wait)
+		blk(RA_EV_RQ_COMPLETE, 0, 0, 8, "RA");
+	access_ev(RA_EV_GET_PAGES, pid, ino, first, last);
+}
+
+static void test_partial_batches(void)
+{
+	begin("partial");
+	trig(1, 10, 5, 0, 3, 32);
+	order(10, 5, 0, 64, 32);
+	add(10, 5, 0, 64, 0);
+	access_ev(RA_EV_GET_PAGES, 10, 5, 0, 2);	/* demand 0..2 */
+	access_ev(RA_EV_GET_PAGES, 10, 5, 2, 4);	/* 3, 4 */
+	tail(10, 5, 6, 7, 1);				/* 5 copied without an event */
+	access_ev(RA_EV_GET_PAGES, 10, 5, 10, 12);	/* no tail: 8, 9 were not read */
+	access_ev(RA_EV_GET_PAGES, 10, 5, 14, 16);	/* a reader that skips: 13 */
+	tail(10, 5, 19, 20, 1);				/* 17..20 at most one read: 18 */
+	tail(10, 5, 30, 31, 0);				/* no completion, no wait: no tail */
+	tail(10, 5, 40, 41, 1);				/* 32..39: further than the shortest read */
+	CHECK_STR(result("SELECT ra_pages_added, used, used_inferred FROM windows"), "61|18|2");
+	CHECK_STR(result("SELECT SUM(pending) FROM windows"), "43");
+	/* a second descriptor of the same task: each reader's tails on its own */
+	begin("partial2");
+	trig(1, 10, 5, 0, 3, 32);
+	order(10, 5, 0, 32, 16);
+	add(10, 5, 0, 32, 0);
+	access_ev(RA_EV_GET_PAGES, 10, 5, 0, 2);
+	access_ev(RA_EV_GET_PAGES, 10, 5, 16, 18);
+	tail(10, 5, 4, 5, 1);				/* 3 copied without an event */
+	tail(10, 5, 20, 21, 1);				/* 19 too */
+	CHECK_STR(result("SELECT used, used_inferred FROM windows"), "9|2");
+}
+
+/* One task, two descriptors, two sequential streams: each window continues
+ * its own stream; a window trimmed to a folio boundary is not a collapse. */
+static void test_two_streams(void)
+{
+	begin("streams");
+	trig(1, 10, 5, 0, 1, 32);
+	order(10, 5, 0, 4, 3);
+	trig(1, 10, 5, 1000, 1, 32);
+	order(10, 5, 1000, 4, 3);
+	atrig(10, 5, 1, 1, 4, 3);		/* each descriptor's own state */
+	order(10, 5, 4, 8, 8);
+	atrig(10, 5, 1001, 1, 4, 3);
+	order(10, 5, 1004, 8, 8);
+	atrig(10, 5, 4, 1, 8, 8);
+	order(10, 5, 12, 4, 4);			/* trimmed: ends on a boundary of 16 */
+	atrig(10, 5, 1004, 1, 8, 8);
+	order(10, 5, 1012, 16, 16);
+	trig(1, 10, 5, 500, 1, 32);		/* a seek on the first descriptor */
+	order(10, 5, 500, 4, 3);
+	CHECK_STR(result("SELECT stream_id, pattern FROM windows ORDER BY window_id"),
+		  "1|initial;2|sync;1|subsequent;2|subsequent;1|subsequent;2|subsequent;3|sync");
+	CHECK_STR(result("SELECT stream_id, windows, collapses, sizes FROM streams ORDER BY stream_id"),
+		  "1|3|0|4 8 4;2|3|0|4 8 16;3|1|0|4");
+	/* a smaller window that does not continue its stream is a collapse */
+	begin("collapse");
+	trig(1, 10, 5, 0, 1, 32);
+	order(10, 5, 0, 16, 8);
+	trig(1, 10, 5, 8, 1, 32);		/* a miss inside it: the state was lost */
+	order(10, 5, 8, 4, 3);
+	CHECK_STR(result("SELECT windows, collapses, sizes FROM streams"), "2|1|16 4");
+	/*
+	 * One descriptor reading two places in turn: the async trigger carries the
+	 * other place's state, so the kernel rebuilt it from the page cache
+	 * (context), though the window starts where its stream ended; its size
+	 * fell back, a collapse.
+	 */
+	begin("onefd");
+	trig(1, 10, 5, 0, 1, 32);
+	order(10, 5, 0, 32, 32);
+	trig(1, 10, 5, 5000, 1, 32);
+	order(10, 5, 5000, 16, 16);
+	atrig(10, 5, 0, 1, 16, 16);		/* page 0's mark, the state of 5000 */
+	order(10, 5, 32, 4, 4);
+	CHECK_STR(result("SELECT group_concat(stream_id || ':' || pattern, ' ') FROM windows"),
+		  "1:initial 2:sync 1:context");
+	CHECK_STR(result("SELECT windows, collapses, sizes FROM streams WHERE stream_id = 1"),
+		  "2|1|32 4");
+}
+
+/* A random reader is one stream, however many windows it opens. */
+static void test_random_stream(void)
+{
+	begin("random");
+	for (int i = 1; i <= 5; i++) {
+		trig(1, 10, 5, (uint64_t)i * 100, 1, 32);
+		unbounded(10, 5, (uint64_t)i * 100, 1);
+	}
+	CHECK_STR(result("SELECT COUNT(*), MIN(pattern), MAX(pattern) FROM windows"),
+		  "5|random|random");
+	CHECK_STR(result("SELECT windows, collapses, sizes FROM streams"), "5|0|1x5");
 }
 
 static void test_evicted_and_thrashed(void)
@@ -124,7 +250,11 @@ int main(void)
 		{ "initial and subsequent, demand page", test_initial_subsequent },
 		{ "random, oversize, sync, context", test_demand_and_patterns },
 		{ "fallback window and forced", test_fallback_and_forced },
-		{ "read-around and large folios", test_around_and_folios },
+		{ "read-around, faults and fault-around", test_around_and_folios },
+		{ "fault-triggered sync window demands one page", test_fault_sync_demand },
+		{ "read() batches without an event", test_partial_batches },
+		{ "two streams of one task, trimmed windows", test_two_streams },
+		{ "a random reader is one stream", test_random_stream },
 		{ "evicted unused, thrashed, pending", test_evicted_and_thrashed },
 		{ "attribution of page adds", test_attribution },
 		{ "kernel without readahead events", test_unavailable },
