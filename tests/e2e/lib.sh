@@ -62,10 +62,12 @@ make_tmp() {
 	on_exit rm -rf "$TMP"
 }
 
-# make_loop SIZE_MB: an ext4 file system on a loop device with direct I/O.
-# Sets LOOP (/dev/loopN), LOOP_NAME (loopN), LOOP_DEV (MAJ:MIN), MNT.
+# make_loop SIZE_MB [FSTYPE]: a file system (ext4, xfs or btrfs; ext4 by
+# default) on a loop device with direct I/O. Sets LOOP (/dev/loopN), LOOP_NAME
+# (loopN), LOOP_DEV (MAJ:MIN), MNT. Skips when the file system's tools or
+# kernel support are missing.
 make_loop() {
-	local size=$1 dir img
+	local size=$1 fs=${2:-ext4} dir img
 	command -v losetup >/dev/null || skip "no losetup"
 	dir=$(mktemp -d /tmp/ratrace-loop.XXXXXX)
 	on_exit rm -rf "$dir"
@@ -78,7 +80,14 @@ make_loop() {
 	local ra_old
 	ra_old=$(cat "/sys/block/$LOOP_NAME/queue/read_ahead_kb")
 	on_exit "echo $ra_old > /sys/block/$LOOP_NAME/queue/read_ahead_kb"
-	mkfs.ext4 -q -F "$LOOP" || fail "mkfs.ext4 $LOOP"
+	command -v "mkfs.$fs" >/dev/null || skip "no mkfs.$fs"
+	grep -qw "$fs" /proc/filesystems || skip "no $fs in this kernel"
+	case $fs in
+	ext4) mkfs.ext4 -q -F "$LOOP" ;;
+	xfs) mkfs.xfs -q -f "$LOOP" ;;
+	btrfs) mkfs.btrfs -q -f "$LOOP" >/dev/null ;;
+	*) false ;;
+	esac || fail "mkfs.$fs $LOOP"
 	MNT=$dir/mnt
 	mkdir -p "$MNT"
 	mount "$LOOP" "$MNT" || fail "mount $LOOP"

@@ -33,3 +33,54 @@ check_cmp "$(q "$DB" "SELECT COUNT(*) $w AND pattern = 'around'")" -ge 1 "around
 check_cmp "$(q "$DB" "SELECT COUNT(*) $w AND pattern = 'around' AND mmap = 1")" -ge 1 "around windows with mmap = 1"
 check_eq "$(q "$DB" "SELECT COUNT(*) $w AND pattern = 'around' AND (mmap != 1 OR trigger != 'none')")" 0 "every around window: mmap = 1, no trigger"
 check_eq "$(q "$DB" "SELECT COUNT(*) $w AND pattern = 'around'")" "$naround" "around windows = raw untriggered ra_order"
+
+# Mapping is not access. A mapped page touched raises no event, so the pages
+# fault-around maps are "mapped" (access unknown): the hit ratio is a range.
+# The whole file touched page by page: every read-ahead page was read, and
+# used + mapped = all of them (hit_ratio_max 1.0).
+f="FROM v_file_fates WHERE run_id = $run AND dev = '$LOOP_DEV' AND ino = $ino"
+note "sequential mmap: $(q "$DB" "SELECT 'readahead ' || ra_pages || ', used ' || used || ', mapped ' || mapped || ', pending ' || pending || ', hit ' || hit_ratio || '..' || hit_ratio_max $f")"
+check_eq "$(q "$DB" "SELECT (used + mapped = ra_pages) || '|' || pending || '|' || evicted_unused || '|' || hit_ratio_max $f")" \
+	"1|0|0|1.0" "sequential mmap: used + mapped = every read-ahead page"
+faulted=$(q "$DB" "SELECT COUNT(DISTINCT p.page_index) FROM page_events p JOIN windows w ON w.run_id = p.run_id
+	AND w.ino = p.ino AND p.page_index >= w.start_page AND p.page_index < w.start_page + w.size_pages
+	AND p.seq > w.seq AND (w.demand_pages = 0 OR p.page_index NOT BETWEEN w.demand_start
+	AND w.demand_start + w.demand_pages - 1)
+	WHERE p.run_id = $run AND p.ino = $ino AND p.event_id = 13")
+check_eq "$(q "$DB" "SELECT used $f")" "$faulted" "sequential mmap: used = read-ahead pages faulted on"
+rm -f "$DB" "$DB-wal" "$DB-shm"
+
+# MADV_SEQUENTIAL: each fault's sync trigger asks for ra_pages (the kernel's
+# window), but the program demanded the faulting page: the first window is
+# initial with one demand page, no window is random for it.
+record_rawl mmap "$MNT/f" --advice sequential
+check_grep "advice sequential" <(q "$DB" "SELECT workload_output FROM runs") "rawl used MADV_SEQUENTIAL"
+w="FROM v_windows WHERE run_id = $run AND dev = '$LOOP_DEV' AND ino = $ino"
+f="FROM v_file_fates WHERE run_id = $run AND dev = '$LOOP_DEV' AND ino = $ino"
+note "MADV_SEQUENTIAL: $(q "$DB" "SELECT GROUP_CONCAT(pattern || '=' || n, ' ') FROM (SELECT pattern, COUNT(*) AS n $w GROUP BY pattern)"); first: $(q "$DB" "SELECT trigger || ' req ' || req_count || ' demand ' || demand_pages $w ORDER BY window_id LIMIT 1")"
+check_eq "$(q "$DB" "SELECT pattern || '|' || trigger || '|' || (req_count > 1) || '|' || demand_pages $w ORDER BY window_id LIMIT 1")" \
+	"initial|sync|1|1" "MADV_SEQUENTIAL: the first window: sync, req_count is ra_pages, one demand page"
+check_eq "$(q "$DB" "SELECT COUNT(*) $w AND pattern = 'random'")" 0 "MADV_SEQUENTIAL: no random window"
+check_eq "$(q "$DB" "SELECT ra_pages || '|' || (used + mapped) || '|' || hit_ratio_max $f")" \
+	"$((pages - 1))|$((pages - 1))|1.0" "MADV_SEQUENTIAL: every page but the first read ahead, all of them used or mapped"
+rm -f "$DB" "$DB-wal" "$DB-shm"
+
+# One byte in each of 60 random places 64 pages apart: each fault's page is
+# the demand of its read-around window, fault-around maps some of the window's
+# other pages, and the program reads none of them: used 0.
+record_rawl touch "$MNT/f" --count 60 --gap 64 --seed 5
+check_grep "^touch: 60 places 64 pages apart" <(q "$DB" "SELECT workload_output FROM runs") "rawl touched 60 places"
+w="FROM v_windows WHERE run_id = $run AND dev = '$LOOP_DEV' AND ino = $ino"
+f="FROM v_file_fates WHERE run_id = $run AND dev = '$LOOP_DEV' AND ino = $ino"
+note "random touches: $(q "$DB" "SELECT 'windows ' || windows || ', readahead ' || ra_pages || ', used ' || used || ', mapped ' || mapped || ', hit ' || hit_ratio || '..' || hit_ratio_max $f")"
+check_eq "$(q "$DB" "SELECT COUNT(*) $w AND pattern = 'around' AND demand_pages = 1")" 60 "random touches: 60 read-around windows, one demand page each"
+check_eq "$(q "$DB" "SELECT used $f")" 0 "random touches: no read-ahead page used"
+check_cmp "$(q "$DB" "SELECT mapped $f")" -gt 0 "random touches: fault-around pages are mapped"
+# mapped = the read-ahead pages inside the fault-around ranges (whole folios)
+in_ranges=$(q "$DB" "WITH RECURSIVE m(i, last) AS (SELECT page_index, last_index $pe AND event_id = 14
+		UNION ALL SELECT i + 1, last FROM m WHERE i < last)
+	SELECT COUNT(DISTINCT m.i) FROM m JOIN windows w ON w.run_id = $run AND w.ino = $ino
+	 AND m.i >= w.start_page AND m.i < w.start_page + w.size_pages AND m.i != w.demand_start")
+note "random touches: read-ahead pages inside the map_pages ranges: $in_ranges"
+check_cmp "$(q "$DB" "SELECT mapped $f")" -ge "$in_ranges" "random touches: mapped covers the fault-around ranges"
+check_eq "$(q "$DB" "SELECT hit_ratio $f")" 0.0 "random touches: hit ratio lower bound 0"

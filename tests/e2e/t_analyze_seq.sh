@@ -62,3 +62,13 @@ note "v_file_fates: $(q "$DB" "SELECT windows, ra_pages, used, evicted_unused, p
 check_eq "$(q "$DB" "SELECT ra_pages $f")" $((pages - 1)) "readahead pages = file pages - 1 (the initial demand page)"
 check_eq "$(q "$DB" "SELECT evicted_unused || '|' || thrashed $f")" "0|0" "nothing evicted unused"
 check_eq "$(q "$DB" "SELECT hit_ratio = 1 $f")" 1 "hit ratio 1"
+# One stream, and no collapse: the windows the kernel trimmed to a folio
+# boundary continue the stream exactly (subsequent), they did not lose it.
+s="FROM streams WHERE run_id = $run AND dev = $kdev AND ino = $ino"
+note "stream: $(q "$DB" "SELECT sizes || ' (ramp ' || ramp_windows || ', collapses ' || collapses || ')' $s")"
+check_eq "$(q "$DB" "SELECT COUNT(*) $s")" 1 "one stream"
+check_eq "$(q "$DB" "SELECT collapses $s")" 0 "no collapse in a healthy sequential stream"
+check_eq "$(q "$DB" "SELECT COUNT(*) FROM (SELECT size_pages AS size, LAG(size_pages) OVER (ORDER BY window_id) AS prev,
+	start_page, LAG(start_page + size_pages) OVER (ORDER BY window_id) AS prev_end
+	FROM windows WHERE run_id = $run AND ino = $ino) WHERE prev IS NOT NULL AND start_page != prev_end")" 0 \
+	"every window starts where the one before ended"
