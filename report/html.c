@@ -229,9 +229,10 @@ static void chart_windows(FILE *out, const struct ra_report *r)
 
 static void chart_fates(FILE *out, const struct ra_report *r)
 {
-	static const char *const names[] = { "used", "evicted, not re-read", "thrashed",
-					     "pending" };
-	static const char *const colors[] = { "#1f77b4", "#ff7f0e", "#d62728", "#aaaaaa" };
+	static const char *const names[] = { "used", "mapped, access unknown",
+					     "evicted, not re-read", "thrashed", "pending" };
+	static const char *const colors[] = { "#1f77b4", "#9ecae1", "#ff7f0e", "#d62728",
+					      "#aaaaaa" };
 	const struct ra_table *t = ra_report_table(r, "files");
 	int n = t ? (t->nrows < 10 ? t->nrows : 10) : 0;
 	struct frame f = { 0 };
@@ -254,10 +255,10 @@ static void chart_fates(FILE *out, const struct ra_report *r)
 	}
 	fprintf(out, "<text x=\"%d\" y=\"%d\" class=\"xl\">read-ahead pages</text>\n",
 		(ML + CW - MR) / 2, CH - 8);
-	for (int k = 0; k < 4; k++)
+	for (int k = 0; k < 5; k++)
 		svg_legend_color(out, k, names[k], colors[k]);
 	for (int i = 0; i < n; i++) {
-		double v[4] = { num(t, i, "used"),
+		double v[5] = { num(t, i, "used"), num(t, i, "mapped"),
 				num(t, i, "evicted_unused") - num(t, i, "thrashed"),
 				num(t, i, "thrashed"), num(t, i, "pending") }, x = 0;
 		const char *file = text(t, i, "file"), *slash = strrchr(file, '/');
@@ -265,7 +266,7 @@ static void chart_fates(FILE *out, const struct ra_report *r)
 		fprintf(out, "<text x=\"%d\" y=\"%d\" class=\"yt\">", ML - 4, MT + i * bar + bar / 2 + 4);
 		esc(out, slash ? slash + 1 : file);
 		fputs("</text>", out);
-		for (int k = 0; k < 4; k++) {
+		for (int k = 0; k < 5; k++) {
 			fprintf(out, "<rect x=\"%.1f\" y=\"%d\" width=\"%.1f\" height=\"%d\" fill=\"%s\">"
 				"<title>%s: %.0f</title></rect>", px(&f, x), MT + i * bar + 2,
 				px(&f, x + v[k]) - px(&f, x), bar - 4, colors[k], names[k], v[k]);
@@ -274,7 +275,7 @@ static void chart_fates(FILE *out, const struct ra_report *r)
 		fputc('\n', out);
 	}
 	svg_end(out, "Pages read ahead for each file (the top files by volume) and what became of"
-		     " them.");
+		     " them; mapped pages (mmap fault-around) may or may not have been read.");
 }
 
 static void chart_latency(FILE *out, const struct ra_report *r)
