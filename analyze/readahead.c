@@ -139,8 +139,16 @@ struct ra_state {
 };
 
 #define KEY(file, index) ((((uint64_t)(file) + 1) << 40) | ((index) & ((1ULL << 40) - 1)))
-/* Larger folios than this are not in any kernel: such an event is damaged. */
-#define MAX_FOLIO_ORDER 20
+/*
+ * What a kernel's events can describe; an event beyond it is damaged and left
+ * out, so that the work per event stays bounded. Folios: the page cache's
+ * largest order is the PMD's (9 with 4 KiB pages, 13 with 64 KiB ones).
+ * read() moves at most MAX_RW_COUNT (2 GiB - 1 page) bytes; fault-around
+ * maps at most one page table (8192 entries with 64 KiB pages).
+ */
+#define MAX_FOLIO_ORDER 13
+#define MAX_READ_BYTES (1ULL << 31)
+#define MAX_MAP_PAGES 8192
 
 static int grow_array(void **arr, int *cap, int need, size_t elem)
 {
@@ -795,6 +803,9 @@ static int on_access(struct ra_state *st, const struct ra_event *ev, int64_t seq
 		return -1;
 	if (ev->has_mask & RA_HAS_LAST_INDEX && ev->page.last_index >= first)
 		last = ev->page.last_index;
+	if ((ev->type == RA_EV_GET_PAGES && last - first >= MAX_READ_BYTES >> st->page_shift) ||
+	    (ev->type == RA_EV_MAP_PAGES && last - first >= MAX_MAP_PAGES))
+		return 0;	/* damaged: no read() or fault-around is that large */
 	see_page(st, file, last);
 	t->acc_file = file;
 	t->acc_index = first;
@@ -1017,11 +1028,13 @@ static int page_shift(struct ra_db *db, int64_t run_id)
 	if (sqlite3_prepare_v2(ra_db_sqlite(db), "SELECT page_size FROM runs WHERE run_id = ?",
 			       -1, &q, NULL) == SQLITE_OK) {
 		sqlite3_bind_int64(q, 1, run_id);
-		if (sqlite3_step(q) == SQLITE_ROW && sqlite3_column_int64(q, 0) > 0) {
+		if (sqlite3_step(q) == SQLITE_ROW) {
 			int64_t ps = sqlite3_column_int64(q, 0);
 
-			for (shift = 0; (1LL << shift) < ps; shift++)
-				;
+			/* a page size no kernel has (a damaged database) counts as 4 KiB */
+			for (int s = 9; s <= 20; s++)
+				if (ps == 1LL << s)
+					shift = s;
 		}
 	}
 	sqlite3_finalize(q);

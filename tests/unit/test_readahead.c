@@ -228,6 +228,22 @@ static void test_attribution(void)
 		  "initial|0;around|0");
 }
 
+/* Values no kernel emits are left out, and the pass's work stays bounded. */
+static void test_damaged_values(void)
+{
+	begin("damaged");
+	trig(1, 10, 5, 0, 1, 32);
+	order(10, 5, 0, 8, 4);
+	add(10, 5, 0, 8, 0);
+	add(10, 5, 1ULL << 36, 1, 40);		/* a folio of order 40 */
+	access_ev(RA_EV_GET_PAGES, 10, 5, 0, 1ULL << 40);	/* a read of 4 PiB */
+	access_ev(RA_EV_MAP_PAGES, 10, 5, 0, UINT64_MAX);
+	access_ev(RA_EV_GET_PAGES, 10, 5, 1, 2);
+	CHECK_INT(sqlite3_exec(ra_db_sqlite(db), "UPDATE runs SET page_size = 1 << 62", NULL, NULL,
+			       NULL), SQLITE_OK);
+	CHECK_STR(result("SELECT pages_added, used, mapped, pending FROM windows"), "8|2|0|5");
+}
+
 static void test_unavailable(void)
 {
 	struct ra_run_info info = { .source = "record" };
@@ -257,6 +273,7 @@ int main(void)
 		{ "a random reader is one stream", test_random_stream },
 		{ "evicted unused, thrashed, pending", test_evicted_and_thrashed },
 		{ "attribution of page adds", test_attribution },
+		{ "damaged values", test_damaged_values },
 		{ "kernel without readahead events", test_unavailable },
 		{ NULL, NULL },
 	};
