@@ -59,9 +59,13 @@ enum {
 	TA_ISSUE, TA_COMPLETE, TA_PLUG, TA_UNPLUG_IO, TA_UNPLUG_TIMER, TA_INSERT,
 	TA_SPLIT, TA_BOUNCE, TA_REMAP,
 };
+#define TA_ABORT	16
+#define TA_DRV_DATA	17
 #define TA_CGROUP	(1u << 8)	/* an 8-byte cgroup id leads the payload */
 #define TN_PROCESS	0
 #define TN_TIMESTAMP	1
+#define TN_MESSAGE	2
+#define BT_COUNTED	64		/* actions and notes counted each apart; the rest together */
 
 static const uint16_t act_type[] = {
 	[TA_QUEUE] = RA_EV_BIO_QUEUE,		[TA_BACKMERGE] = RA_EV_BIO_BACKMERGE,
@@ -109,6 +113,8 @@ struct bt_replay {
 	struct bt_file *files;
 	int nfiles;
 	const char *first_path;	/* the file that set stats->version */
+	uint64_t skipped_act[BT_COUNTED + 1];	/* records not stored, by action */
+	uint64_t skipped_note[BT_COUNTED + 1];	/* notify records not used, by note */
 };
 
 static int bt_bad(const struct bt_file *f, const char *fmt, ...)
@@ -413,7 +419,9 @@ static int bt_notify(struct bt_replay *r, const struct bt_file *f, const struct 
 		return bt_process(r, h, pdu, len);
 	if (note == TN_TIMESTAMP)
 		return bt_timestamp(r, f, pdu, len);
-	return 0;	/* messages and unknown notes are counted only */
+	/* messages and unknown notes are counted only */
+	r->skipped_note[note < BT_COUNTED ? note : BT_COUNTED]++;
+	return 0;
 }
 
 /* rwbs as blkparse shows it: 'R' only for records that carry bytes. */
@@ -507,8 +515,12 @@ static int bt_decode(struct bt_replay *r, struct bt_file *f, const struct bt_hdr
 	if (h->action & BT_TC(TC_NOTIFY))
 		return bt_notify(r, f, h, pdu, len);
 	ret = bt_event(f, h, pdu, len, &f->ev);
-	if (ret == 0)
+	if (ret == 0) {
+		unsigned int act = (unsigned int)(h->action & 0xffff) & ~TA_CGROUP;
+
 		r->stats->skipped++;
+		r->skipped_act[act < BT_COUNTED ? act : BT_COUNTED]++;
+	}
 	return ret;
 }
 
@@ -557,6 +569,35 @@ static int bt_merge(struct bt_replay *r)
 	}
 }
 
+/* The names of the records not used, as blkparse calls them where it names them. */
+static void bt_report_skipped(const struct bt_replay *r)
+{
+	char name[32];
+
+	if (!r->cbs || !r->cbs->skipped)
+		return;
+	for (unsigned int i = 0; i <= BT_COUNTED; i++) {
+		if (r->skipped_act[i]) {
+			if (i == TA_ABORT || i == TA_DRV_DATA)
+				snprintf(name, sizeof(name), "%s", i == TA_ABORT ? "abort" : "drv_data");
+			else if (i < BT_COUNTED)
+				snprintf(name, sizeof(name), "action %u", i);
+			else
+				snprintf(name, sizeof(name), "action %u or more", BT_COUNTED);
+			r->cbs->skipped("blktrace", name, r->skipped_act[i], r->cbs->arg);
+		}
+		if (r->skipped_note[i]) {
+			if (i == TN_MESSAGE)
+				snprintf(name, sizeof(name), "message");
+			else if (i < BT_COUNTED)
+				snprintf(name, sizeof(name), "note %u", i);
+			else
+				snprintf(name, sizeof(name), "note %u or more", BT_COUNTED);
+			r->cbs->skipped("blktrace", name, r->skipped_note[i], r->cbs->arg);
+		}
+	}
+}
+
 int ra_blktrace_replay(const char *const *paths, int npaths, const struct ra_blktrace_cbs *cbs,
 		       struct ra_blktrace_stats *stats)
 {
@@ -582,6 +623,8 @@ int ra_blktrace_replay(const char *const *paths, int npaths, const struct ra_blk
 		if (bt_open(&r.files[i], paths[i]) < 0 || bt_advance(&r, &r.files[i]) < 0)
 			goto out;
 	ret = bt_merge(&r);
+	if (ret == 0)
+		bt_report_skipped(&r);
 out:
 	for (int i = 0; i < npaths; i++)
 		bt_close(&r.files[i]);

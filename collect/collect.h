@@ -33,9 +33,21 @@ bool ra_decoder_has(struct ra_decoder *dec, int type);
 
 /**
  * ra_decode - decode @rec into @ev
- * Returns 1 when @rec is an event ratrace stores, 0 when it is another event.
+ * Returns 1 when @rec is an event ratrace stores, 0 when it is another event
+ * (counted: see ra_decoder_skipped()).
  */
 int ra_decode(struct ra_decoder *dec, struct tep_record *rec, struct ra_event *ev);
+
+/* One event type a source held and ratrace did not store, and how many. */
+typedef void (*ra_skipped_cb)(const char *system, const char *name, uint64_t n, void *arg);
+
+/**
+ * ra_decoder_skipped - the records ra_decode() returned 0 for, per event type
+ * Calls @cb (may be NULL) once per event type with its count: the system and
+ * name from the formats, or "unknown", "unknown event" for records of an event
+ * the formats do not describe. Returns the total.
+ */
+uint64_t ra_decoder_skipped(struct ra_decoder *dec, ra_skipped_cb cb, void *arg);
 
 /* ---- rawbuf.c: per-CPU files of raw ring-buffer sub-buffers ---- */
 
@@ -72,6 +84,9 @@ struct ra_blktrace_stats {
 struct ra_blktrace_cbs {
 	ra_event_cb event;	/* every mapped record, merged by time across files */
 	void (*task)(int pid, const char *comm, void *arg); /* process-name notify records */
+	/* after a replay that succeeded, per kind of record not stored (system
+	 * "blktrace"; name "abort", "drv_data", "message", "action N", "note N") */
+	ra_skipped_cb skipped;
 	void *arg;
 };
 
@@ -121,6 +136,12 @@ void ra_tracedat_close(struct ra_tracedat *td);
 bool ra_tracedat_has(struct ra_tracedat *td, int type);
 /** ra_tracedat_replay - decode every record of every buffer in time order */
 int ra_tracedat_replay(struct ra_tracedat *td, ra_event_cb cb, void *arg);
+/**
+ * ra_tracedat_skipped - the records of the replay that ratrace does not store
+ * As ra_decoder_skipped(), over every buffer (an event type of two buffers is
+ * passed to @cb twice). Returns the total.
+ */
+uint64_t ra_tracedat_skipped(struct ra_tracedat *td, ra_skipped_cb cb, void *arg);
 void ra_tracedat_uname(struct ra_tracedat *td, char *kernel, char *host, char *machine,
 		       size_t len);
 void ra_tracedat_clock(struct ra_tracedat *td, char *out, size_t len);

@@ -122,6 +122,8 @@ struct ra_decoder {
 	struct tep_handle *tep;
 	int max_id;
 	struct dec_event **by_id;	/* indexed by the trace's event id */
+	uint64_t *skipped;		/* by event id: records not stored */
+	uint64_t skipped_unknown;	/* records of ids the formats do not describe */
 	bool present[RA_EV_MAX];
 };
 
@@ -160,7 +162,8 @@ struct ra_decoder *ra_decoder_alloc(struct tep_handle *tep)
 		if (events[i]->id > dec->max_id)
 			dec->max_id = events[i]->id;
 	dec->by_id = calloc((size_t)dec->max_id + 1, sizeof(*dec->by_id));
-	if (!dec->by_id)
+	dec->skipped = calloc((size_t)dec->max_id + 1, sizeof(*dec->skipped));
+	if (!dec->by_id || !dec->skipped)
 		goto nomem;
 	for (int i = 0; i < n && events; i++) {
 		int type = ra_event_lookup(events[i]->system, events[i]->name);
@@ -186,6 +189,7 @@ void ra_decoder_free(struct ra_decoder *dec)
 	for (int i = 0; dec->by_id && i <= dec->max_id; i++)
 		free(dec->by_id[i]);
 	free(dec->by_id);
+	free(dec->skipped);
 	free(dec);
 }
 
@@ -250,8 +254,15 @@ int ra_decode(struct ra_decoder *dec, struct tep_record *rec, struct ra_event *e
 	int id;
 
 	id = tep_data_type(dec->tep, rec);
-	if (id < 0 || id > dec->max_id || !(de = dec->by_id[id]))
+	if (id < 0 || id > dec->max_id) {
+		dec->skipped_unknown++;
 		return 0;
+	}
+	de = dec->by_id[id];
+	if (!de) {
+		dec->skipped[id]++;
+		return 0;
+	}
 	memset(ev, 0, sizeof(*ev));
 	ev->type = (uint16_t)de->type;
 	ev->ts_ns = rec->ts;
@@ -272,7 +283,32 @@ int ra_decode(struct ra_decoder *dec, struct tep_record *rec, struct ra_event *e
 			continue;
 		store_number(ev, s, tep_read_number(dec->tep, data + f->offset, f->size));
 	}
-	if (de->type == RA_EV_FADVISE || de->type == RA_EV_SYS_READAHEAD)
-		return advice_range(dec, ev);
+	if (de->type == RA_EV_FADVISE || de->type == RA_EV_SYS_READAHEAD) {
+		if (advice_range(dec, ev))
+			return 1;
+		dec->skipped[id]++;	/* advice other than WILLNEED */
+		return 0;
+	}
 	return 1;
+}
+
+uint64_t ra_decoder_skipped(struct ra_decoder *dec, ra_skipped_cb cb, void *arg)
+{
+	uint64_t total = dec->skipped_unknown;
+
+	for (int id = 0; id <= dec->max_id; id++) {
+		struct tep_event *te;
+
+		if (!dec->skipped[id])
+			continue;
+		total += dec->skipped[id];
+		te = tep_find_event(dec->tep, id);
+		if (te && cb)
+			cb(te->system, te->name, dec->skipped[id], arg);
+		else if (cb)
+			cb("unknown", "unknown event", dec->skipped[id], arg);
+	}
+	if (dec->skipped_unknown && cb)
+		cb("unknown", "unknown event", dec->skipped_unknown, arg);
+	return total;
 }

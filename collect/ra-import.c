@@ -35,6 +35,13 @@ static char *reading;
 
 enum fmt { FMT_TRACEDAT, FMT_BLKTRACE };
 
+/* Events of one type a source held that ratrace does not store. */
+struct skipped {
+	char system[32];
+	char name[64];
+	uint64_t n;
+};
+
 /* One run to import: a trace.dat file, or the blktrace files of one trace. */
 struct item {
 	enum fmt fmt;
@@ -57,6 +64,9 @@ struct imp {
 	int64_t last_progress;
 	const char *current;
 	uint64_t first_ts, last_ts;
+	struct skipped *skipped;	/* of the run being imported */
+	int nskipped;
+	bool skipped_nomem;
 };
 
 static const char usage_text[] =
@@ -266,6 +276,72 @@ static int store_tracepoints(struct imp *im, int64_t run_id, bool (*has)(void *,
 	return 0;
 }
 
+/* Counts of one source merged by system and name (a trace.dat's buffers). */
+static void note_skipped(const char *system, const char *name, uint64_t n, void *arg)
+{
+	struct imp *im = arg;
+	struct skipped *s;
+
+	for (int i = 0; i < im->nskipped; i++) {
+		if (strcmp(im->skipped[i].system, system) == 0 &&
+		    strcmp(im->skipped[i].name, name) == 0) {
+			im->skipped[i].n += n;
+			return;
+		}
+	}
+	s = realloc(im->skipped, (size_t)(im->nskipped + 1) * sizeof(*s));
+	if (!s) {
+		im->skipped_nomem = true;
+		return;
+	}
+	im->skipped = s;
+	s = &im->skipped[im->nskipped++];
+	snprintf(s->system, sizeof(s->system), "%s", system);
+	snprintf(s->name, sizeof(s->name), "%s", name);
+	s->n = n;
+}
+
+static int cmp_skipped(const void *a, const void *b)
+{
+	const struct skipped *x = a, *y = b;
+
+	if (x->n != y->n)
+		return x->n > y->n ? -1 : 1;
+	return strcmp(x->name, y->name);
+}
+
+/* The skipped events into skipped_events, most frequent first. */
+static int store_skipped(struct imp *im, int64_t run_id)
+{
+	if (im->skipped_nomem) {
+		ra_set_error(RA_ERR_IO, "out of memory");
+		return -1;
+	}
+	qsort(im->skipped, (size_t)im->nskipped, sizeof(*im->skipped), cmp_skipped);
+	for (int i = 0; i < im->nskipped; i++)
+		if (ra_db_add_skipped(im->db, run_id, im->skipped[i].system, im->skipped[i].name,
+				      (int64_t)im->skipped[i].n) < 0)
+			return -1;
+	return 0;
+}
+
+/* "ra-import: 'x.dat': skipped 14012 events ratrace does not use: block_io_start 7000, ..." */
+static void print_skipped(const struct imp *im, const char *path)
+{
+	uint64_t total = 0;
+
+	for (int i = 0; i < im->nskipped; i++)
+		total += im->skipped[i].n;
+	if (!total)
+		return;
+	fprintf(stderr, "ra-import: '%s': skipped %llu event%s ratrace does not use:", path,
+		(unsigned long long)total, total == 1 ? "" : "s");
+	for (int i = 0; i < im->nskipped; i++)
+		fprintf(stderr, "%s %s %llu", i ? "," : "", im->skipped[i].name,
+			(unsigned long long)im->skipped[i].n);
+	fputc('\n', stderr);
+}
+
 static bool td_has(void *ctx, int type)
 {
 	return ra_tracedat_has(ctx, type);
@@ -362,7 +438,8 @@ static int import_tracedat(struct imp *im, struct item *it)
 			     " block:*)", it->paths[0]);
 		goto out;
 	}
-	if (ra_tracedat_store_lost(td, im->db, run_id) < 0)
+	ra_tracedat_skipped(td, note_skipped, im);
+	if (ra_tracedat_store_lost(td, im->db, run_id) < 0 || store_skipped(im, run_id) < 0)
 		goto out;
 	ret = end_run(im, run_id, td_has, td);
 out:
@@ -372,7 +449,8 @@ out:
 
 static int import_blktrace(struct imp *im, struct item *it)
 {
-	struct ra_blktrace_cbs cbs = { .event = store_event, .task = bt_task, .arg = im };
+	struct ra_blktrace_cbs cbs = { .event = store_event, .task = bt_task,
+				       .skipped = note_skipped, .arg = im };
 	struct ra_run_info info = { .source = "blktrace", .trace_clock = "blktrace" };
 	struct ra_blktrace_stats st;
 	int64_t run_id = begin_run(im, it, &info);
@@ -387,6 +465,8 @@ static int import_blktrace(struct imp *im, struct item *it)
 	}
 	if (st.wall_start_ns > 0 && ra_db_run_set_start(im->db, run_id, st.wall_start_ns) < 0)
 		return -1;
+	if (store_skipped(im, run_id) < 0)
+		return -1;
 	return end_run(im, run_id, NULL, NULL);
 }
 
@@ -395,6 +475,8 @@ static int import_item(struct imp *im, struct item *it)
 	int ret;
 
 	im->first_ts = im->last_ts = 0;
+	im->nskipped = 0;
+	im->skipped_nomem = false;
 	if (reading)
 		snprintf(reading, READING_MAX, "%s", it->paths[0]);
 	if (it->fmt == FMT_TRACEDAT)
@@ -403,9 +485,11 @@ static int import_item(struct imp *im, struct item *it)
 		ret = import_blktrace(im, it);
 	if (im->w) {
 		show_progress(im, true);
-		if (ret == 0 && im->verbose >= 0)
+		if (ret == 0 && im->verbose >= 0) {
 			fprintf(stderr, "ra-import: %llu events from '%s'\n",
 				(unsigned long long)ra_writer_total(im->w), it->paths[0]);
+			print_skipped(im, it->paths[0]);
+		}
 		ra_writer_free(im->w);
 		im->w = NULL;
 	}
@@ -471,6 +555,7 @@ static int parse_args(struct imp *im, int argc, char **argv)
 
 static void free_items(struct imp *im)
 {
+	free(im->skipped);
 	for (int i = 0; i < im->nitems; i++) {
 		for (int j = 0; j < im->items[i].npaths; j++)
 			free(im->items[i].paths[j]);

@@ -182,6 +182,15 @@ int ra_tracedat_replay(struct ra_tracedat *td, ra_event_cb cb, void *arg)
 	return 0;
 }
 
+uint64_t ra_tracedat_skipped(struct ra_tracedat *td, ra_skipped_cb cb, void *arg)
+{
+	uint64_t total = 0;
+
+	for (int i = 0; i < td->nh; i++)
+		total += ra_decoder_skipped(td->dec[i], cb, arg);
+	return total;
+}
+
 /* "Linux vm 6.18.44-fc-v782 x86_64" */
 void ra_tracedat_uname(struct ra_tracedat *td, char *kernel, char *host, char *machine,
 		       size_t len)

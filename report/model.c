@@ -76,6 +76,10 @@ static const struct section sections[] = {
 	  " ROUND(AVG(i.sync_wait_ns), 0) AS avg_sync_wait_ns, SUM(i.shared_bios) AS shared_bios"
 	  " FROM window_io i JOIN windows w USING (run_id, window_id) WHERE i.run_id = ?1"
 	  " GROUP BY w.pattern ORDER BY windows DESC" },
+	{ "skipped_events", "Events ratrace did not use",
+	  "events the imported trace held that ratrace does not store, by type",
+	  "SELECT system, name AS event, n FROM skipped_events WHERE run_id = ?1"
+	  " ORDER BY n DESC, system, name" },
 	{ "model", "Device service model",
 	  "window: device time of a window; d2c: request issue to completion; see metrics.md",
 	  "SELECT (dev >> 20) || ':' || (dev & 1048575) AS dev, source, form, status, runs,"

@@ -1,6 +1,6 @@
 # ra-import of the trace-cmd fixtures: for every event type ratrace stores, the
-# count equals what `trace-cmd report` prints for the same file; metadata of
-# the file goes to the run.
+# count equals what `trace-cmd report` prints for the same file, and so does
+# the count of each type it skips; metadata of the file goes to the run.
 . "$(dirname "$0")/lib.sh"
 command -v trace-cmd >/dev/null || skip "trace-cmd is not installed"
 make_tmp
@@ -20,6 +20,11 @@ for f in seq128 mmapread par4thrash; do
 		[ "${got:-0}" = "${want:-0}" ] || fail "$f: $ev: ra-import $got, trace-cmd report $want"
 		if [ -n "$want" ]; then echo "ok: $f: $ev = $want"; fi
 	done || exit 1
+	# the types ratrace does not store (block_io_start, vmscan, ...): counted, not dropped
+	want=$(q "$DB" "SELECT name FROM event_types" | grep -v -F -x -f - <(cut -d'|' -f1 "$TMP/tc.$f") |
+		sed 's/$/|/' | grep -F -f - "$TMP/tc.$f" | sort)
+	check_eq "$(q "$DB" "SELECT name || '|' || n FROM skipped_events WHERE run_id = $run" | sort)" \
+		"$want" "$f: skipped events = trace-cmd report's counts of the other types"
 	check_eq "$(q "$DB" "SELECT kernel, source, trace_clock, page_size, cpus FROM runs WHERE run_id = $run")" \
 		"$(grep '^kernel=' "$RA_FIXTURES/$f.meta" | cut -d= -f2)|trace.dat|local|4096|2" "$f: run metadata"
 	check_eq "$(q "$DB" "SELECT lost_events FROM v_runs WHERE run_id = $run")" 0 "$f: lost events"

@@ -225,6 +225,7 @@ struct sink {
 	int ntask;
 	int task_pid[8];
 	char task_comm[8][16];
+	char skipped[256];	/* "name n;name n;" in the order reported */
 };
 
 static int sink_event(const struct ra_event *ev, void *arg)
@@ -256,9 +257,20 @@ static void sink_task(int pid, const char *comm, void *arg)
 	s->ntask++;
 }
 
+static void sink_skipped(const char *system, const char *name, uint64_t n, void *arg)
+{
+	struct sink *s = arg;
+	size_t len = strlen(s->skipped);
+
+	CHECK_STR(system, "blktrace");
+	snprintf(s->skipped + len, sizeof(s->skipped) - len, "%s %llu;", name,
+		 (unsigned long long)n);
+}
+
 static int replay(const char *const *paths, int n, struct sink *s, struct ra_blktrace_stats *st)
 {
-	struct ra_blktrace_cbs cbs = { .event = sink_event, .task = sink_task, .arg = s };
+	struct ra_blktrace_cbs cbs = { .event = sink_event, .task = sink_task,
+				       .skipped = sink_skipped, .arg = s };
 
 	return ra_blktrace_replay(paths, n, &cbs, st);
 }
@@ -639,6 +651,43 @@ static void test_notes(void)
 }
 
 /*
+ * Records ratrace does not store, counted by kind: abort and driver data
+ * (actions 16, 17), messages (note 2), an action and a note no kernel has,
+ * under the cgroup flag too. Process and timestamp notes are used, not
+ * counted. A replay that fails reports nothing.
+ */
+static void test_skipped(void)
+{
+	const struct trec r[] = {
+		io(1, 0, A_ABORT, 8, 4096), io(2, 0, A_DRV_DATA, 0, 0),
+		io(3, 0, A_DRV_DATA | A_CGROUP, 0, 0), note(4, N_MESSAGE, 0, "hi", 2),
+		note(5, N_MESSAGE, 0, "again", 5), io(6, 0, 30 | TC(C_QUEUE), 8, 4096),
+		io(7, 0, 200 | TC(C_QUEUE), 8, 4096), note(8, 9 | TC(C_NOTIFY), 0, "x", 1),
+		note(9, N_PROCESS, 42, "dd", 3), timestamp(10, 1700000000, 0),
+		io(11, 0, A_QUEUE | TC(C_READ), 8, 4096),
+	};
+	struct trec rr[ARRAY_SIZE(r)];
+	struct ra_blktrace_stats st;
+	struct sink s = { 0 };
+	char path[PATH_MAX];
+
+	memcpy(rr, r, sizeof(r));
+	rr[2].pdu_len = 8;	/* the cgroup id */
+	write_trace(path, "skip.blktrace.0", rr, ARRAY_SIZE(rr), 7, 0);
+	CHECK_INT(replay1(path, &s, &st), 0);
+	CHECK_INT(st.events, 1);
+	CHECK_INT(st.skipped, 5);
+	CHECK_STR(s.skipped, "message 2;note 9 1;abort 1;drv_data 2;action 30 1;"
+			     "action 64 or more 1;");
+	sink_release(&s);
+	rr[10].magic = 0x11111111;	/* damaged: the replay fails, nothing is reported */
+	write_trace(path, "skip.blktrace.0", rr, ARRAY_SIZE(rr), 7, 0);
+	CHECK_INT(replay1(path, &s, &st), -1);
+	CHECK_STR(s.skipped, "");
+	sink_release(&s);
+}
+
+/*
  * A blkparse -d dump: one file holding every CPU, times relative to the first
  * record except the notes, which keep the raw kernel time. Its notes must not
  * hold its events back when it is merged with another file.
@@ -941,6 +990,7 @@ static const struct test_case cases[] = {
 	{ "payloads in v7/v8, both orders", test_payloads },
 	{ "rwbs", test_rwbs },
 	{ "notes", test_notes },
+	{ "records not stored, by kind", test_skipped },
 	{ "blkparse -d dump", test_dump },
 	{ "truncated at every offset", test_truncated },
 	{ "bad input", test_bad_input },

@@ -205,6 +205,53 @@ static void test_block_strings(void)
 	tep_free(tep);
 }
 
+/* block_io_start as Linux 6.18 has it: an event ratrace does not store */
+static const char fmt_io_start[] =
+	"name: block_io_start\n"
+	"ID: 902\n"
+	"format:\n"
+	"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"
+	"\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n"
+	"\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n"
+	"\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n"
+	"\n"
+	"\tfield:dev_t dev;\toffset:8;\tsize:4;\tsigned:0;\n"
+	"\n"
+	"print fmt: \"%d\", REC->dev\n";
+
+static void skipped_cb(const char *system, const char *name, uint64_t n, void *arg)
+{
+	char *out = arg;
+	size_t len = strlen(out);
+
+	snprintf(out + len, 128 - len, "%s:%s=%llu;", system, name, (unsigned long long)n);
+}
+
+/* Records the decoder does not store are counted by type, ids without a format apart. */
+static void test_skipped(void)
+{
+	struct tep_handle *tep = make_tep(fmt_issue, "block", 0);
+	struct tep_event *te = NULL;
+	struct tep_record rec = { .ts = 1, .cpu = 0, .size = 60 };
+	unsigned char d[60] = { 0 };
+	struct ra_decoder *dec;
+	struct ra_event ev;
+	char out[128] = "";
+	static const int ids[] = { 902, 900, 902, 902, 903, 900 };
+
+	CHECK(tep_parse_format(tep, &te, fmt_io_start, strlen(fmt_io_start), "block") == 0);
+	dec = ra_decoder_alloc(tep);
+	rec.data = d;
+	for (size_t i = 0; i < sizeof(ids) / sizeof(ids[0]); i++) {
+		put(d, 0, 2, (unsigned long long)ids[i], 0);
+		CHECK_INT(ra_decode(dec, &rec, &ev), ids[i] == 900);
+	}
+	CHECK_INT(ra_decoder_skipped(dec, skipped_cb, out), 4);
+	CHECK_STR(out, "block:block_io_start=3;unknown:unknown event=1;");
+	ra_decoder_free(dec);
+	tep_free(tep);
+}
+
 static void test_names(void)
 {
 	for (int t = 1; t < RA_EV_MAX; t++) {
@@ -225,6 +272,7 @@ int main(void)
 		{ "layout of Linux 6.18, both byte orders", test_layout_618 },
 		{ "another layout of the same event", test_layout_other },
 		{ "block strings and short records", test_block_strings },
+		{ "records not stored are counted", test_skipped },
 		{ "event names", test_names },
 		{ NULL, NULL },
 	};
