@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: LGPL-2.1
 /*
  * The block pass: every request followed through the block layer (Q, M/F, G,
- * I, D, C, requeue), btt's intervals per device, merges, plugs, readahead
- * I/O, the I/O each readahead window caused, plug stalls, and the check of
- * the trace's completions against the /sys/block stat deltas.
+ * I, D, C, requeue), btt's intervals per device, merges, plugs per device,
+ * readahead I/O, the I/O each readahead window caused, plug stalls, and the
+ * check of the trace's completions against the /sys/block stat deltas.
  *
  * Requests are found by device and sector: a bio queued at sector s becomes
  * a request at G (get request), grows by back merges (a bio starting at the
@@ -53,6 +53,7 @@ struct device {
 	uint64_t queued, merges_back, merges_front, getrq, inserts, issues, requeues;
 	uint64_t reads, sectors_read, writes, sectors_written, orphans, errors;
 	uint64_t ra_requests, ra_bytes, splits, remaps;
+	uint64_t plugs, unplugs, unplug_explicit, unplug_timer, unplug_rqs, plugged_bios;
 	struct ra_map pending;	/* sector -> struct bio: queued, not yet in a request */
 	struct ra_map by_start;	/* sector -> request index + 1 */
 	struct ra_map by_end;	/* end sector -> request index + 1 */
@@ -80,12 +81,37 @@ struct blk_state {
 	struct window_io *wio;		/* by window id */
 	int nwindows;
 	int owed;			/* oldest window that may still be owed bios */
-	uint64_t plugs, unplugs, unplug_explicit, unplug_timer, unplug_rqs;
+	struct ra_map plug_tasks;	/* pid -> struct plug_task */
+	bool unplug_kind_unknown;	/* an unplug did not say explicit or timer (ftrace) */
 	int64_t stall_ns;
 	sqlite3_stmt *ins_req, *ins_stall;
 	int64_t run_id;
 	int64_t req_seq;
 	struct ra_db *db;
+};
+
+enum { PLUG_NONE, PLUG_OPEN, PLUG_FLUSHING };
+
+/*
+ * A task's plug as its events show it. ftrace's block_plug and block_unplug
+ * carry no device: a plug belongs to the devices of the bios its task put in
+ * it. The kernel fires block_plug when it adds the first request to the
+ * task's empty plug list, after that request's bio was queued (Q G P), so the
+ * task's last request not yet plugged (the seed) is the plug's first; bios
+ * the task queues while the plug is open are in it too. The flush that ends
+ * the plug fires one block_unplug per queue.
+ */
+struct plug_task {
+	uint64_t devs;		/* bits of st->devs indexes: devices with bios in the plug */
+	uint64_t unplugged;	/* of those, the ones an unplug of the flush was given */
+	uint64_t seed_sector;
+	int state;		/* PLUG_* */
+	int seed;		/* st->devs index + 1 of the seed request, 0 none */
+	bool seed_counted;	/* its bio was queued inside the plug open then */
+	bool q_counted;		/* the task's last bio was queued inside its plug */
+	bool pending;		/* an unplug waiting for the device it dispatches to */
+	int32_t pending_nr;
+	int32_t pending_explicit;
 };
 
 static int sample(struct samples *s, int64_t v)
@@ -475,29 +501,204 @@ static int on_queue(struct blk_state *st, struct device *d, const struct ra_even
 	return 0;
 }
 
+/* ---- plugs ---- */
+
+static struct plug_task *plug_task_of(struct blk_state *st, int pid)
+{
+	bool fresh;
+
+	return ra_map_put(&st->plug_tasks, (uint64_t)(uint32_t)pid + 1, &fresh);
+}
+
+static int dev_index(const struct blk_state *st, const struct device *d)
+{
+	return (int)(d - st->devs);
+}
+
+/* The plug ended: it counts once for each device with bios in it. */
+static void plug_end(struct blk_state *st, struct plug_task *t)
+{
+	for (int i = 0; i < st->ndevs; i++)
+		if (t->devs & (1ULL << i))
+			st->devs[i].plugs++;
+}
+
+static void unplug_to(struct blk_state *st, struct plug_task *t, int i, int32_t nr,
+		      int32_t explicit_unplug)
+{
+	struct device *d = &st->devs[i];
+
+	d->unplugs++;
+	d->unplug_rqs += (uint64_t)(nr > 0 ? nr : 0);
+	d->unplug_explicit += explicit_unplug == 1;
+	d->unplug_timer += explicit_unplug == 0;
+	t->unplugged |= 1ULL << i;
+}
+
+/*
+ * The device of a waiting unplug: @i, the device of the first request the
+ * task inserted or issued after it, when the plug had bios of it; else (the
+ * task dispatched nothing before its next bio or plug) the plug's first
+ * device not yet unplugged, or its first device when none is left.
+ */
+static void unplug_resolve(struct blk_state *st, struct plug_task *t, int i)
+{
+	uint64_t left = t->devs & ~t->unplugged;
+
+	if (!t->pending)
+		return;
+	t->pending = false;
+	if (i < 0 || !(t->devs & (1ULL << i)))
+		i = __builtin_ctzll(left ? left : t->devs);
+	unplug_to(st, t, i, t->pending_nr, t->pending_explicit);
+}
+
+static void flush_end(struct blk_state *st, struct plug_task *t)
+{
+	unplug_resolve(st, t, -1);
+	t->state = PLUG_NONE;
+}
+
+/* block_plug: a new plug, holding the task's seed request (and the queue blktrace names). */
+static int on_plug(struct blk_state *st, const struct ra_event *ev)
+{
+	struct device *d = ev->blk.dev ? device_of(st, ev->blk.dev) : NULL;
+	struct plug_task *t = plug_task_of(st, ev->pid);
+
+	if (!t || (ev->blk.dev && !d))
+		return -1;
+	if (t->state == PLUG_OPEN)
+		plug_end(st, t);	/* its unplug was not seen */
+	else if (t->state == PLUG_FLUSHING)
+		flush_end(st, t);
+	t->state = PLUG_OPEN;
+	t->devs = t->unplugged = 0;
+	if (t->seed) {
+		t->devs |= 1ULL << (t->seed - 1);
+		if (!t->seed_counted)
+			st->devs[t->seed - 1].plugged_bios++;
+		t->seed = 0;
+	}
+	if (d)
+		t->devs |= 1ULL << dev_index(st, d);
+	return 0;
+}
+
+/*
+ * block_unplug: the first one ends the plug; each unplugs one queue. Its
+ * device: the one blktrace names, the plug's only one, or (several) the one
+ * its task dispatches to next (unplug_resolve). An unplug of a plug begun
+ * before the trace, or of a plug with no bios of a traced device, counts for
+ * no device.
+ */
+static int on_unplug(struct blk_state *st, const struct ra_event *ev)
+{
+	struct device *d = ev->blk.dev ? device_of(st, ev->blk.dev) : NULL;
+	struct plug_task *t = plug_task_of(st, ev->pid);
+	int32_t nr = ev->blk.nr_rq, ex = ev->blk.explicit_unplug;
+
+	if (!t || (ev->blk.dev && !d))
+		return -1;
+	st->unplug_kind_unknown |= ex < 0;
+	if (t->state == PLUG_OPEN) {
+		plug_end(st, t);
+		t->state = PLUG_FLUSHING;
+	}
+	if (d) {
+		unplug_to(st, t, dev_index(st, d), nr, ex);
+		return 0;
+	}
+	if (t->state != PLUG_FLUSHING || !t->devs)
+		return 0;
+	unplug_resolve(st, t, -1);	/* the unplug before dispatched to no request seen */
+	if (!(t->devs & (t->devs - 1))) {
+		unplug_to(st, t, __builtin_ctzll(t->devs), nr, ex);
+		return 0;
+	}
+	t->pending = true;
+	t->pending_nr = nr;
+	t->pending_explicit = ex;
+	return 0;
+}
+
+/* A bio of the task: in its plug when one is open; it ends a flush. */
+static int plug_queue(struct blk_state *st, struct device *d, const struct ra_event *ev)
+{
+	struct plug_task *t = plug_task_of(st, ev->pid);
+
+	if (!t)
+		return -1;
+	if (t->state == PLUG_FLUSHING)
+		flush_end(st, t);
+	t->seed = 0;
+	t->q_counted = t->state == PLUG_OPEN;
+	if (t->q_counted) {
+		t->devs |= 1ULL << dev_index(st, d);
+		d->plugged_bios++;
+	}
+	return 0;
+}
+
+/* A request of the task: the seed of the plug its block_plug may start. */
+static void plug_getrq(struct blk_state *st, struct device *d, const struct ra_event *ev)
+{
+	struct plug_task *t = ra_map_get(&st->plug_tasks, (uint64_t)(uint32_t)ev->pid + 1);
+
+	if (!t)
+		return;
+	t->seed = dev_index(st, d) + 1;
+	t->seed_sector = ev->blk.sector;
+	t->seed_counted = t->q_counted;
+}
+
+/* A request the task inserts or issues: the device of its waiting unplug; the
+ * seed issued without a plug is no seed. */
+static void plug_dispatch(struct blk_state *st, struct device *d, const struct ra_event *ev)
+{
+	struct plug_task *t = ra_map_get(&st->plug_tasks, (uint64_t)(uint32_t)ev->pid + 1);
+
+	if (!t)
+		return;
+	unplug_resolve(st, t, dev_index(st, d));
+	if (t->seed == dev_index(st, d) + 1 && t->seed_sector == ev->blk.sector)
+		t->seed = 0;
+}
+
+/* The end of the trace ends every plug and flush still open. */
+static void plugs_finish(struct blk_state *st)
+{
+	struct ra_map *m = &st->plug_tasks;
+
+	for (size_t i = 0; i < m->cap; i++) {
+		struct plug_task *t = (struct plug_task *)((char *)m->vals + i * m->val_size);
+
+		if (!m->keys[i])
+			continue;
+		if (t->state == PLUG_OPEN)
+			plug_end(st, t);
+		else if (t->state == PLUG_FLUSHING)
+			flush_end(st, t);
+		t->state = PLUG_NONE;
+	}
+}
+
 static int on_block(struct blk_state *st, const struct ra_event *ev)
 {
 	struct device *d;
 	int i;
 
-	if (ev->type == RA_EV_PLUG) {
-		st->plugs++;
-		return 0;
-	}
-	if (ev->type == RA_EV_UNPLUG) {
-		st->unplugs++;
-		st->unplug_rqs += (uint64_t)(ev->blk.nr_rq > 0 ? ev->blk.nr_rq : 0);
-		st->unplug_explicit += ev->blk.explicit_unplug == 1;
-		st->unplug_timer += ev->blk.explicit_unplug == 0;
-		return 0;
-	}
+	if (ev->type == RA_EV_PLUG)
+		return on_plug(st, ev);
+	if (ev->type == RA_EV_UNPLUG)
+		return on_unplug(st, ev);
 	d = device_of(st, ev->blk.dev);
 	if (!d)
 		return -1;
 	switch (ev->type) {
 	case RA_EV_BIO_QUEUE:
-		return on_queue(st, d, ev);
+		return plug_queue(st, d, ev) < 0 ? -1 : on_queue(st, d, ev);
 	case RA_EV_GETRQ:
+		plug_getrq(st, d, ev);
 		return on_getrq(st, d, ev);
 	case RA_EV_BIO_BACKMERGE:
 	case RA_EV_RQ_MERGE:
@@ -505,6 +706,7 @@ static int on_block(struct blk_state *st, const struct ra_event *ev)
 	case RA_EV_BIO_FRONTMERGE:
 		return on_merge(st, d, ev, false);
 	case RA_EV_RQ_INSERT:
+		plug_dispatch(st, d, ev);
 		d->inserts++;
 		i = req_index(&d->by_start, ev->blk.sector);
 		if (i >= 0) {
@@ -515,6 +717,7 @@ static int on_block(struct blk_state *st, const struct ra_event *ev)
 		}
 		return 0;
 	case RA_EV_RQ_ISSUE:
+		plug_dispatch(st, d, ev);
 		return on_issue(st, d, ev);
 	case RA_EV_RQ_COMPLETE:
 		return on_complete(st, d, ev);
@@ -796,6 +999,34 @@ static int store_windows_io(struct blk_state *st, sqlite3_stmt *q)
 	return 0;
 }
 
+/* A row per device with plugs: explicit and timer unplugs NULL when the source does not say. */
+static int store_plugs(struct blk_state *st, sqlite3_stmt *q)
+{
+	bool known = !st->unplug_kind_unknown;
+
+	for (int i = 0; i < st->ndevs; i++) {
+		const struct device *d = &st->devs[i];
+		int rc;
+
+		if (!d->plugs && !d->unplugs && !d->plugged_bios)
+			continue;
+		sqlite3_bind_int64(q, 1, st->run_id);
+		sqlite3_bind_int64(q, 2, d->dev);
+		sqlite3_bind_int64(q, 3, (int64_t)d->plugs);
+		sqlite3_bind_int64(q, 4, (int64_t)d->unplugs);
+		known ? sqlite3_bind_int64(q, 5, (int64_t)d->unplug_explicit) :
+			sqlite3_bind_null(q, 5);
+		known ? sqlite3_bind_int64(q, 6, (int64_t)d->unplug_timer) : sqlite3_bind_null(q, 6);
+		sqlite3_bind_int64(q, 7, (int64_t)d->unplug_rqs);
+		sqlite3_bind_int64(q, 8, (int64_t)d->plugged_bios);
+		rc = sqlite3_step(q);
+		sqlite3_reset(q);
+		if (rc != SQLITE_DONE)
+			return -1;
+	}
+	return 0;
+}
+
 static int store_all(struct blk_state *st)
 {
 	sqlite3 *sq = ra_db_sqlite(st->db);
@@ -812,8 +1043,7 @@ static int store_all(struct blk_state *st)
 			       &wq, NULL) != SQLITE_OK ||
 	    sqlite3_prepare_v2(sq, "INSERT INTO plugs (run_id, dev, plugs, unplugs,"
 			       " unplugs_explicit, unplugs_timer, unplug_requests, plugged_bios)"
-			       " VALUES (?, 0, ?, ?, ?, ?, ?, 0)", -1, &pq,
-			       NULL) != SQLITE_OK)
+			       " VALUES (?, ?, ?, ?, ?, ?, ?, ?)", -1, &pq, NULL) != SQLITE_OK)
 		goto out;
 	for (int i = 0; i < st->ndevs; i++) {
 		if (store_device(st, &st->devs[i], dq) < 0)
@@ -822,15 +1052,7 @@ static int store_all(struct blk_state *st)
 			if (store_latency(st, &st->devs[i], iv, lq, hq) < 0)
 				goto out;
 	}
-	if (store_windows_io(st, wq) < 0)
-		goto out;
-	sqlite3_bind_int64(pq, 1, st->run_id);
-	sqlite3_bind_int64(pq, 2, (int64_t)st->plugs);
-	sqlite3_bind_int64(pq, 3, (int64_t)st->unplugs);
-	sqlite3_bind_int64(pq, 4, (int64_t)st->unplug_explicit);
-	sqlite3_bind_int64(pq, 5, (int64_t)st->unplug_timer);
-	sqlite3_bind_int64(pq, 6, (int64_t)st->unplug_rqs);
-	if (sqlite3_step(pq) != SQLITE_DONE)
+	if (store_windows_io(st, wq) < 0 || store_plugs(st, pq) < 0)
 		goto out;
 	ret = 0;
 out:
@@ -858,6 +1080,7 @@ static void state_release(struct blk_state *st)
 	free(st->wio);
 	ra_map_release(&st->window_of_seq);
 	ra_map_release(&st->task_window);
+	ra_map_release(&st->plug_tasks);
 	sqlite3_finalize(st->ins_req);
 	sqlite3_finalize(st->ins_stall);
 }
@@ -885,7 +1108,8 @@ static int run_block(struct ra_db *db, int64_t run_id, const struct ra_analyze_o
 	st->run_id = run_id;
 	st->stall_ns = o && o->stall_ns > 0 ? o->stall_ns : DEFAULT_STALL_NS;
 	if (ra_map_init(&st->window_of_seq, sizeof(int32_t)) < 0 ||
-	    ra_map_init(&st->task_window, sizeof(int32_t)) < 0)
+	    ra_map_init(&st->task_window, sizeof(int32_t)) < 0 ||
+	    ra_map_init(&st->plug_tasks, sizeof(struct plug_task)) < 0)
 		goto out;
 	if (sqlite3_prepare_v2(sq, "INSERT INTO requests VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?,"
 			       " ?, ?, ?, ?, ?)", -1, &st->ins_req, NULL) != SQLITE_OK ||
@@ -893,8 +1117,10 @@ static int run_block(struct ra_db *db, int64_t run_id, const struct ra_analyze_o
 			       &st->ins_stall, NULL) != SQLITE_OK)
 		goto out;
 	if (load_windows(st) < 0 || load_sync_flags(st) < 0 ||
-	    ra_evstream_each(db, run_id, RA_STREAM_RA | RA_STREAM_BLK, on_event, st) < 0 ||
-	    store_all(st) < 0)
+	    ra_evstream_each(db, run_id, RA_STREAM_RA | RA_STREAM_BLK, on_event, st) < 0)
+		goto out;
+	plugs_finish(st);
+	if (store_all(st) < 0)
 		goto out;
 	if (o && o->verbose > 0)
 		fprintf(stderr, "block: %d devices, %lld requests\n", st->ndevs,

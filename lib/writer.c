@@ -119,13 +119,15 @@ static void bind_page(sqlite3_stmt *st, int b, const struct ra_event *ev)
 static void bind_blk(sqlite3_stmt *st, int b, const struct ra_event *ev)
 {
 	const struct ra_blk_fields *f = &ev->blk;
-	int has_dev = ev->type != RA_EV_PLUG && ev->type != RA_EV_UNPLUG;
+	/* plug and unplug: the queue when the source names it (blktrace), not ftrace */
+	bool plug = ev->type == RA_EV_PLUG || ev->type == RA_EV_UNPLUG;
+	int has_dev = !plug || f->dev != 0;
 	int remap = ev->type == RA_EV_BIO_REMAP || ev->type == RA_EV_RQ_REMAP;
 
 	bind_common(st, b, ev);
 	bind_opt(st, b + 7, has_dev, f->dev);
-	bind_opt(st, b + 8, has_dev, (int64_t)f->sector);
-	bind_opt(st, b + 9, has_dev, f->nr_sector);
+	bind_opt(st, b + 8, !plug, (int64_t)f->sector);
+	bind_opt(st, b + 9, !plug, f->nr_sector);
 	bind_opt(st, b + 10, ev->has_mask & RA_HAS_BYTES, f->bytes);
 	if (f->rwbs[0])
 		sqlite3_bind_text(st, b + 11, f->rwbs, (int)strnlen(f->rwbs, sizeof(f->rwbs)),

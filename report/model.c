@@ -60,10 +60,13 @@ static const struct section sections[] = {
 	  " p50_ns, p95_ns, p99_ns, max_ns FROM device_latency WHERE run_id = ?1"
 	  " ORDER BY dev, CASE interval WHEN 'Q2G' THEN 1 WHEN 'G2I' THEN 2 WHEN 'I2D' THEN 3"
 	  " WHEN 'D2C' THEN 4 WHEN 'Q2C' THEN 5 ELSE 6 END" },
-	{ "plugs", "Plugging", NULL,
-	  "SELECT plugs, unplugs, unplugs_explicit, unplugs_timer,"
-	  " ROUND(CAST(unplug_requests AS REAL) / NULLIF(unplugs, 0), 2) AS requests_per_unplug"
-	  " FROM plugs WHERE run_id = ?1" },
+	{ "plugs", "Plugging per device",
+	  "plugs that held bios of the device; explicit or timer unplugs: only blktrace says",
+	  "SELECT (dev >> 20) || ':' || (dev & 1048575) AS dev, plugs, unplugs,"
+	  " COALESCE(unplugs_explicit, 'unknown') AS unplugs_explicit,"
+	  " COALESCE(unplugs_timer, 'unknown') AS unplugs_timer,"
+	  " ROUND(CAST(unplug_requests AS REAL) / NULLIF(unplugs, 0), 2) AS requests_per_unplug,"
+	  " plugged_bios FROM plugs WHERE run_id = ?1 ORDER BY dev" },
 	{ "stalls", "Readahead stalls", "readahead bios queued longer than the threshold before issue",
 	  "SELECT (s.dev >> 20) || ':' || (s.dev & 1048575) AS dev, s.q_ts_ns, s.pid, t.comm,"
 	  " s.sector, s.nr_sector, s.stall_ns, s.window_id FROM stalls s LEFT JOIN tasks t"

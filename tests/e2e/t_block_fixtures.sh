@@ -1,5 +1,6 @@
-# Block analysis on the fixtures: btt's averages on the blktrace file, and the
-# /sys/block stat deltas of the trace-cmd fixtures' .meta files.
+# Block analysis on the fixtures: btt's averages and blkparse's plugs on the
+# blktrace file, and the /sys/block stat deltas of the trace-cmd fixtures'
+# .meta files.
 . "$(dirname "$0")/lib.sh"
 command -v btt >/dev/null && command -v blkparse >/dev/null || skip "btt or blkparse is not installed"
 make_tmp
@@ -24,7 +25,18 @@ for iv in Q2G D2C Q2C; do
 	echo "ok: $iv average ${ours% *} ns, btt $btt_avg s (within 0.1%)"
 done
 check_eq "$(q "$DB" "SELECT reads_completed, ra_requests, ra_avg_bytes, merges FROM v_device_io")" "963|963|4096.0|0" "device summary"
-check_eq "$(q "$DB" "SELECT plugs, unplugs, unplugs_explicit, unplug_requests FROM plugs")" "963|963|963|963" "plugs and unplugs"
+# plugs: blkparse's P, U and UT lines of 259:0 (the request count ends a U
+# line) and its summary's IO and timer unplugs
+(cd "$TMP" && blkparse -i x > bp.txt 2>/dev/null) || fail "blkparse"
+bp_plugs=$(awk '$1 == "259,0" && $6 == "P"' "$TMP/bp.txt" | wc -l)
+bp_unplugs=$(awk '$1 == "259,0" && ($6 == "U" || $6 == "UT")' "$TMP/bp.txt" | wc -l)
+bp_rqs=$(awk '$1 == "259,0" && ($6 == "U" || $6 == "UT") { s += $NF } END { print s + 0 }' "$TMP/bp.txt")
+bp_io=$(sed -n 's/.*IO unplugs: *\([0-9]*\).*/\1/p' "$TMP/bp.txt" | awk '{ s += $1 } END { print s + 0 }')
+bp_timer=$(sed -n 's/.*Timer unplugs: *\([0-9]*\).*/\1/p' "$TMP/bp.txt" | awk '{ s += $1 } END { print s + 0 }')
+note "blkparse: $bp_plugs plugs, $bp_unplugs unplugs ($bp_io IO, $bp_timer timer), $bp_rqs requests"
+check_cmp "$bp_plugs" -gt 0 "blkparse shows plugs"
+check_eq "$(q "$DB" "SELECT (dev >> 20) || ',' || (dev & 1048575), plugs, unplugs, unplugs_explicit, unplugs_timer, unplug_requests FROM plugs")" \
+	"259,0|$bp_plugs|$bp_unplugs|$bp_io|$bp_timer|$bp_rqs" "plugs per device = blkparse's"
 
 # trace-cmd fixtures: read completions and sectors of 7:0 against the .meta stat delta
 for f in seq128 mmapread par4thrash; do

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1
 /*
  * The block pass on hand-built event sequences: merges, missing events,
- * requeues, requests carrying bios of two windows, stalls.
+ * requeues, requests carrying bios of two windows, stalls, plugs per device.
  */
 #include "events.h"
 
@@ -139,6 +139,112 @@ static void test_shared_service(void)
 		  "2.0|1");
 }
 
+/*
+ * One block event of a plug script: "PID:OP[:DEV[:N[:KIND]]]". OP is Q (bio
+ * queued), G (get request), M (back merge), I (insert), D (issue), P (plug),
+ * U (unplug); DEV x is 7:0, y 7:1, - none (ftrace's plug events); N the
+ * sector, for U the request count; KIND for U: e explicit, t timer, - unknown.
+ */
+static void plug_step(const char *tok)
+{
+	static const struct { char op; int type; } ops[] = {
+		{ 'Q', RA_EV_BIO_QUEUE }, { 'G', RA_EV_GETRQ }, { 'M', RA_EV_BIO_BACKMERGE },
+		{ 'I', RA_EV_RQ_INSERT }, { 'D', RA_EV_RQ_ISSUE }, { 'P', RA_EV_PLUG },
+		{ 'U', RA_EV_UNPLUG },
+	};
+	struct ra_event ev = { .blk = { .explicit_unplug = -1 } };
+	char op = 0, dev = '-', kind = '-';
+	int pid = 0, n = 0, type = 0;
+
+	CHECK(sscanf(tok, "%d:%c:%c:%d:%c", &pid, &op, &dev, &n, &kind) >= 2);
+	for (size_t i = 0; i < sizeof(ops) / sizeof(ops[0]); i++)
+		if (ops[i].op == op)
+			type = ops[i].type;
+	CHECK(type != 0);
+	ev.blk.dev = dev == 'x' ? RA_MKDEV(7, 0) : dev == 'y' ? RA_MKDEV(7, 1) : 0;
+	if (type == RA_EV_UNPLUG) {
+		ev.blk.nr_rq = n;
+		ev.has_mask = RA_HAS_NR_RQ;
+		ev.blk.explicit_unplug = kind == 'e' ? 1 : kind == 't' ? 0 : -1;
+	} else if (type != RA_EV_PLUG) {
+		ev.blk.sector = (uint64_t)n;
+		ev.blk.nr_sector = 8;
+		snprintf(ev.blk.rwbs, sizeof(ev.blk.rwbs), "RA");
+	}
+	put(&ev, type, pid);
+}
+
+/*
+ * Plugs per device, each case worked out by hand. A plug holds the request
+ * its task got just before it (the kernel fires block_plug when it adds the
+ * first request) and the bios the task queues until its unplug; each unplug
+ * of the flush goes to the device the task dispatches to next.
+ * Rows: dev|plugs|unplugs|unplugs_explicit|unplugs_timer|unplug_requests|plugged_bios.
+ */
+static const struct {
+	const char *name;
+	const char *events;
+	const char *want;
+} plug_cases[] = {
+	{ "one request", "10:Q:x:100 10:G:x:100 10:P 10:U:-:1 10:D:x:100",
+	  "7:0|1|1|NULL|NULL|1|1" },
+	{ "another task's plug without traced bios is not counted",
+	  "10:Q:x:100 10:G:x:100 10:P 20:P 20:U:-:1 10:U:-:1 10:D:x:100",
+	  "7:0|1|1|NULL|NULL|1|1" },
+	{ "bios merged inside the plug",
+	  "10:Q:x:100 10:G:x:100 10:P 10:Q:x:108 10:M:x:108 10:Q:x:116 10:M:x:116 10:U:-:1"
+	  " 10:D:x:100", "7:0|1|1|NULL|NULL|1|3" },
+	{ "a full plug flushed for the next request (Q G U P)",
+	  "10:Q:x:100 10:G:x:100 10:P 10:Q:x:500 10:G:x:500 10:U:-:1 10:D:x:100 10:P 10:U:-:1"
+	  " 10:D:x:500", "7:0|2|2|NULL|NULL|2|2" },
+	{ "two devices: each unplug goes to the device it dispatches to",
+	  "10:Q:x:100 10:G:x:100 10:P 10:Q:y:200 10:G:y:200 10:Q:x:300 10:G:x:300 10:U:-:1"
+	  " 10:D:y:200 10:U:-:2 10:I:x:100 10:I:x:300",
+	  "7:0|1|1|NULL|NULL|2|2;7:1|1|1|NULL|NULL|1|1" },
+	{ "two devices, no dispatch seen: one unplug each, in order",
+	  "10:Q:x:100 10:G:x:100 10:P 10:Q:y:200 10:G:y:200 10:U:-:3 10:U:-:4",
+	  "7:0|1|1|NULL|NULL|3|1;7:1|1|1|NULL|NULL|4|1" },
+	{ "the task's next bio ends the flush",
+	  "10:Q:x:100 10:G:x:100 10:P 10:Q:y:200 10:G:y:200 10:U:-:2 10:Q:y:900 10:G:y:900"
+	  " 10:D:y:900", "7:0|1|1|NULL|NULL|2|1;7:1|1|0|NULL|NULL|0|1" },
+	{ "blktrace names the queue, explicit and timer unplugs (the timer's by kblockd)",
+	  "10:Q:x:100 10:G:x:100 10:P:x 10:U:x:1:e 10:D:x:100 10:Q:x:200 10:G:x:200 10:P:x"
+	  " 30:U:x:1:t 30:D:x:200", "7:0|2|2|1|1|2|2" },
+	{ "an unplug of a plug begun before the trace", "10:U:-:3 10:Q:x:100 10:G:x:100 10:D:x:100",
+	  "" },
+	{ "a request issued without a plug seeds none",
+	  "10:Q:x:100 10:G:x:100 10:D:x:100 10:P 10:U:-:1", "" },
+	{ "a plug after a request of an untraced device",
+	  "10:Q:x:100 10:G:x:100 10:P 10:U:-:1 10:D:x:100 10:P 10:U:-:1",
+	  "7:0|1|1|NULL|NULL|1|1" },
+	{ "the trace ends inside a plug", "10:Q:x:100 10:G:x:100 10:P 10:Q:x:108 10:M:x:108",
+	  "7:0|1|0|0|0|0|2" },
+	{ "two tasks plugging at once",
+	  "10:Q:x:100 10:G:x:100 11:Q:y:200 11:G:y:200 10:P 11:P 10:Q:x:108 10:M:x:108"
+	  " 11:U:-:1 10:U:-:1 11:D:y:200 10:D:x:100",
+	  "7:0|1|1|NULL|NULL|1|2;7:1|1|1|NULL|NULL|1|1" },
+};
+
+static void test_plugs(void)
+{
+	for (size_t i = 0; i < sizeof(plug_cases) / sizeof(plug_cases[0]); i++) {
+		char buf[512], name[32], *save = NULL;
+		const char *got;
+
+		snprintf(name, sizeof(name), "plugs%zu", i);
+		begin(name);
+		snprintf(buf, sizeof(buf), "%s", plug_cases[i].events);
+		for (char *tok = strtok_r(buf, " ", &save); tok; tok = strtok_r(NULL, " ", &save))
+			plug_step(tok);
+		got = result("SELECT (dev >> 20) || ':' || (dev & 1048575), plugs, unplugs,"
+			     " unplugs_explicit, unplugs_timer, unplug_requests, plugged_bios"
+			     " FROM plugs ORDER BY dev");
+		if (strcmp(got, plug_cases[i].want) != 0)
+			fprintf(stderr, "plugs: %s\n", plug_cases[i].name);
+		CHECK_STR(got, plug_cases[i].want);
+	}
+}
+
 int main(void)
 {
 	static const struct test_case cases[] = {
@@ -148,6 +254,7 @@ int main(void)
 		{ "windows' bios and plug stalls", test_windows_and_stalls },
 		{ "windows' device time", test_window_service },
 		{ "device time shared by a merged request", test_shared_service },
+		{ "plugs per device", test_plugs },
 		{ NULL, NULL },
 	};
 	return test_run_in_tmpdir("test_blockio", cases, dir);
