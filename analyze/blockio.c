@@ -739,7 +739,7 @@ static int on_block(struct blk_state *st, const struct ra_event *ev)
 /* Readahead events open and close the window a task's bios belong to. */
 static int on_readahead(struct blk_state *st, const struct ra_event *ev, int64_t seq)
 {
-	if (ev->type == RA_EV_FADVISE || ev->type == RA_EV_SYS_READAHEAD)
+	if (ra_event_is_call(ev->type))
 		return 0;
 
 	int32_t *win = ra_map_get(&st->window_of_seq, (uint64_t)seq);

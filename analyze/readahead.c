@@ -491,7 +491,7 @@ static int on_readahead(struct ra_state *st, const struct ra_event *ev, int64_t 
 	int file;
 	struct task *t;
 
-	if (ev->type == RA_EV_FADVISE || ev->type == RA_EV_SYS_READAHEAD)
+	if (ra_event_is_call(ev->type))
 		return 0;	/* advice_calls() pairs them with their windows */
 	file = file_of(st, ev->ra.dev, ev->ra.ino);
 	t = task_of(st, ev->pid);
@@ -1106,27 +1106,36 @@ static int on_event(const struct ra_event *ev, int64_t seq, void *arg)
  * Each WILLNEED system call and the forced windows its task opened before its
  * next trigger, window of another kind or system call: what was asked against
  * what the kernel read (force_page_cache_ra caps a call at max(io_pages,
- * ra_pages) pages).
+ * ra_pages) pages). madvise names an address range, not a file: its file and
+ * offset are those of the windows (madvise_willneed reads through
+ * vfs_fadvise), its address in pages when none followed.
  */
 static int advice_calls(struct ra_db *db, int64_t run_id)
 {
 	return ra_analyze_exec(db,
-		"INSERT INTO advice_calls"
-		" SELECT e.run_id, e.seq, e.ts_ns, e.pid,"
-		"  CASE e.event_id WHEN 5 THEN 'fadvise64' ELSE 'readahead' END,"
-		"  MIN(w.dev), MIN(w.ino), e.page_index,"
-		"  CASE WHEN e.req_count_pages > 0 THEN"
-		"   MIN(e.req_count_pages, COALESCE(MIN(w.eof_page) - e.page_index, e.req_count_pages))"
-		"  ELSE MIN(w.eof_page) - e.page_index END,"
-		"  COUNT(w.window_id), COALESCE(SUM(w.size_pages), 0), COALESCE(SUM(w.pages_added), 0)"
+		"WITH c AS (SELECT e.run_id, e.seq, e.ts_ns, e.pid, e.event_id, e.page_index,"
+		"  e.req_count_pages AS req, MIN(w.dev) AS dev, MIN(w.ino) AS ino,"
+		"  MIN(w.start_page) AS first_page, MIN(w.eof_page) AS eof,"
+		"  COUNT(w.window_id) AS windows, COALESCE(SUM(w.size_pages), 0) AS read_pages,"
+		"  COALESCE(SUM(w.pages_added), 0) AS pages_added"
 		" FROM runs r JOIN ra_events e ON e.seq BETWEEN r.seq_first AND r.seq_last"
-		"  AND e.run_id = r.run_id AND e.event_id IN (5, 6)"
+		"  AND e.run_id = r.run_id AND e.event_id IN (5, 6, 7)"
 		" LEFT JOIN windows w ON w.run_id = e.run_id AND w.pid = e.pid"
 		"  AND w.pattern = 'forced' AND w.seq > e.seq"
 		"  AND w.seq < COALESCE((SELECT n.seq FROM ra_events n WHERE n.seq > e.seq"
 		"   AND n.seq <= r.seq_last AND n.run_id = e.run_id AND n.pid = e.pid"
-		"   AND n.event_id IN (1, 2, 3, 5, 6) ORDER BY n.seq LIMIT 1), r.seq_last + 1)"
-		" WHERE r.run_id = ?1 GROUP BY e.seq", run_id);
+		"   AND n.event_id IN (1, 2, 3, 5, 6, 7) ORDER BY n.seq LIMIT 1), r.seq_last + 1)"
+		" WHERE r.run_id = ?1 GROUP BY e.seq),"
+		" o AS (SELECT *, CASE WHEN event_id = 7 THEN COALESCE(first_page, page_index)"
+		"  ELSE page_index END AS off FROM c)"
+		" INSERT INTO advice_calls (run_id, seq, ts_ns, pid, call, dev, ino, offset_pages,"
+		"  asked_pages, windows, read_pages, pages_added)"
+		" SELECT run_id, seq, ts_ns, pid,"
+		"  CASE event_id WHEN 5 THEN 'fadvise64' WHEN 6 THEN 'readahead' ELSE 'madvise' END,"
+		"  dev, ino, off,"
+		"  CASE WHEN req > 0 THEN MIN(req, COALESCE(eof - off, req))"
+		"   WHEN event_id = 7 THEN 0 ELSE eof - off END,"
+		"  windows, read_pages, pages_added FROM o", run_id);
 }
 
 static int run_readahead(struct ra_db *db, int64_t run_id, const struct ra_analyze_opts *o)

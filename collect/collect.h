@@ -243,7 +243,8 @@ void ra_workload_release_output(struct ra_workload *wl);
 struct ra_tracer;
 
 #define RA_DEFAULT_EVENTS \
-	"readahead,filemap,block,syscalls:sys_enter_fadvise64,syscalls:sys_enter_readahead"
+	"readahead,filemap,block,syscalls:sys_enter_fadvise64,syscalls:sys_enter_readahead," \
+	"syscalls:sys_enter_madvise"
 
 struct ra_tracer_opts {
 	size_t buffer_kb;		/* per CPU */

@@ -55,6 +55,12 @@ static const struct field_spec sys_readahead_fields[] = {
 	RA(prev_pos, "offset"), RA(req_count, "count"), { NULL }
 };
 
+/* an address range: the start address goes to prev_pos as fadvise's offset does */
+static const struct field_spec madvise_fields[] = {
+	RA(prev_pos, "start"), RA(req_count, "len_in"), RA(req_count, "len"),
+	RA(size, "behavior"), { NULL }
+};
+
 static const struct field_spec cache_fields[] = {
 	PG(pfn, "pfn", RA_HAS_PFN), PG(ino, "i_ino", 0), PG(index, "index", 0),
 	PG(dev, "s_dev", 0), PG(order, "order", RA_HAS_ORDER), { NULL }
@@ -93,6 +99,7 @@ static const struct field_spec *const type_fields[RA_EV_MAX] = {
 	[RA_EV_SYNC_RA] = trigger_fields,	[RA_EV_ASYNC_RA] = trigger_fields,
 	[RA_EV_RA_ORDER] = order_fields,	[RA_EV_RA_UNBOUNDED] = unbounded_fields,
 	[RA_EV_FADVISE] = fadvise_fields,	[RA_EV_SYS_READAHEAD] = sys_readahead_fields,
+	[RA_EV_MADVISE] = madvise_fields,
 	[RA_EV_PAGE_ADD] = cache_fields,	[RA_EV_PAGE_DELETE] = cache_fields,
 	[RA_EV_GET_PAGES] = range_fields,	[RA_EV_FAULT] = range_fields,
 	[RA_EV_MAP_PAGES] = range_fields,	[RA_EV_BIO_QUEUE] = bio_fields,
@@ -231,14 +238,20 @@ static void store_string(struct ra_event *ev, const struct field_spec *s,
 }
 
 #define POSIX_FADV_WILLNEED 3
+#define MADV_WILLNEED 3
 
-/* A WILLNEED call's byte range as the pages it covers; other advice is not kept. */
+/*
+ * A WILLNEED call's byte range (of the file; of the address space for
+ * madvise) as the pages it covers; other advice is not kept.
+ */
 static int advice_range(struct ra_decoder *dec, struct ra_event *ev)
 {
 	uint64_t ps = tep_get_page_size(dec->tep) > 0 ? (uint64_t)tep_get_page_size(dec->tep) : 4096;
 	uint64_t off = (uint64_t)ev->ra.prev_pos, len = ev->ra.req_count;
 
 	if (ev->type == RA_EV_FADVISE && ev->ra.size != POSIX_FADV_WILLNEED)
+		return 0;
+	if (ev->type == RA_EV_MADVISE && ev->ra.size != MADV_WILLNEED)
 		return 0;
 	ev->ra.index = off / ps;
 	ev->ra.req_count = len ? (off + len + ps - 1) / ps - ev->ra.index : 0;
@@ -283,7 +296,8 @@ int ra_decode(struct ra_decoder *dec, struct tep_record *rec, struct ra_event *e
 			continue;
 		store_number(ev, s, tep_read_number(dec->tep, data + f->offset, f->size));
 	}
-	if (de->type == RA_EV_FADVISE || de->type == RA_EV_SYS_READAHEAD) {
+	if (de->type == RA_EV_FADVISE || de->type == RA_EV_SYS_READAHEAD ||
+	    de->type == RA_EV_MADVISE) {
 		if (advice_range(dec, ev))
 			return 1;
 		dec->skipped[id]++;	/* advice other than WILLNEED */

@@ -244,6 +244,8 @@ static int enable_event(struct ra_tracer *tr, int type, const struct ra_tracer_o
 		return 0;
 	if (type == RA_EV_FADVISE) {
 		snprintf(filter, sizeof(filter), "advice == 3");	/* POSIX_FADV_WILLNEED */
+	} else if (type == RA_EV_MADVISE) {
+		snprintf(filter, sizeof(filter), "behavior == 3");	/* MADV_WILLNEED */
 	} else if (type == RA_EV_SYS_READAHEAD) {
 		/* no device to filter on: the forced windows that follow are */
 	} else if (ra_event_class(type) == RA_CLASS_BLK) {
@@ -390,7 +392,8 @@ static int configure(struct ra_tracer *tr, const struct ra_tracer_opts *o)
 {
 	static const char *const systems[] = { "readahead", "filemap", "block",
 						"syscalls/sys_enter_fadvise64",
-						"syscalls/sys_enter_readahead", NULL };
+						"syscalls/sys_enter_readahead",
+						"syscalls/sys_enter_madvise", NULL };
 	char *dir;
 
 	if (tracefs_trace_off(tr->inst) < 0 ||

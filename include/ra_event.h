@@ -152,6 +152,12 @@ int ra_event_class(int type);
 /** ra_event_lookup - event type of a system/name pair, or RA_EV_NONE */
 int ra_event_lookup(const char *system, const char *name);
 
+/**
+ * ra_event_is_call - true for the entries of the WILLNEED system calls
+ * (syscalls:*): stored with the readahead events, but not readahead events
+ */
+int ra_event_is_call(int type);
+
 /** ra_event_optional - true for events a recording may lack without loss of the basics */
 int ra_event_optional(int type);
 

@@ -76,6 +76,13 @@ int ra_event_class(int type)
 	return d ? d->cls : RA_CLASS_NONE;
 }
 
+int ra_event_is_call(int type)
+{
+	const struct ra_event_desc *d = desc(type);
+
+	return d && strcmp(d->system, "syscalls") == 0;
+}
+
 int ra_event_optional(int type)
 {
 	const struct ra_event_desc *d = desc(type);

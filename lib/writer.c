@@ -87,7 +87,7 @@ static void bind_ra(sqlite3_stmt *st, int b, const struct ra_event *ev)
 {
 	const struct ra_ra_fields *f = &ev->ra;
 	int trig = ev->type == RA_EV_SYNC_RA || ev->type == RA_EV_ASYNC_RA;
-	int sys = ev->type == RA_EV_FADVISE || ev->type == RA_EV_SYS_READAHEAD;
+	int sys = ra_event_is_call(ev->type);
 	int unb = ev->type == RA_EV_RA_UNBOUNDED || sys;
 
 	bind_common(st, b, ev);

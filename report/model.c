@@ -199,8 +199,10 @@ static const char *const warning_sql[] = {
 	" || CAST(ROUND(rms_rel_err * 100) AS INTEGER) || '% rms over ' || sizes || ' sizes):"
 	" its table and advice are rough' FROM device_models WHERE run_id = ?1"
 	" AND source = 'window' AND chosen AND status = 'ok' AND rms_rel_err > 0.25",
-	/* WILLNEED calls the kernel cut short */
-	"SELECT a.call || '(WILLNEED) of ' || COALESCE(f.path, 'ino ' || a.ino) || ': '"
+	/* WILLNEED calls the kernel cut short, each named as the program made it */
+	"SELECT CASE a.call WHEN 'fadvise64' THEN 'fadvise64(POSIX_FADV_WILLNEED)'"
+	" WHEN 'madvise' THEN 'madvise(MADV_WILLNEED)' WHEN 'readahead' THEN 'readahead(2)'"
+	" ELSE a.call END || ' of ' || COALESCE(f.path, 'ino ' || a.ino) || ': '"
 	" || COUNT(*) || ' call(s) asked ' || (SUM(a.asked_pages) * r.page_kb) || ' KB and the"
 	" kernel read ' || (SUM(a.read_pages) * r.page_kb) || ' KB (' || ROUND(SUM(a.read_pages)"
 	" * 100.0 / SUM(a.asked_pages), 1) || '%): force_page_cache_ra caps a call at'"

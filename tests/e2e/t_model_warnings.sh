@@ -55,7 +55,7 @@ check_eq "$(q "$F" "SELECT call || ' ' || asked_pages || ' ' || read_pages FROM 
 	"fadvise64 8192 $cap" "WILLNEED asked 8192 pages, read max(io_pages, ra_pages) = $cap"
 warnings "$F" 1 > "$TMP/w4"
 cat "$TMP/w4"
-check_grep "! fadvise64\(WILLNEED\) of $MNT/f: 1 call\(s\) asked 32768 KB and the kernel read $((cap * 4)) KB" \
+check_grep "! fadvise64\(POSIX_FADV_WILLNEED\) of $MNT/f: 1 call\(s\) asked 32768 KB and the kernel read $((cap * 4)) KB" \
 	"$TMP/w4" "WILLNEED cut short"
 
 # a WILLNEED call that fails (a pipe: ESPIPE) is recorded at its entry and

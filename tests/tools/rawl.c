@@ -10,12 +10,16 @@
  *   rawl stride FILE [--bs N] [--skip N]            read bs bytes, skip N, to the end
  *   rawl backward FILE [--bs N]                     read bs-byte blocks from the end back
  *   rawl fadvise FILE [--len N]                     POSIX_FADV_WILLNEED, pause, then read
+ *   rawl readahead FILE [--len N]                   readahead(2), pause, then read
+ *   rawl madvise FILE [--len N]                     map it, MADV_NORMAL and MADV_WILLNEED, pause,
+ *                                                   touch its pages
  *   rawl mmap FILE [--advice normal|sequential]     touch every page of a read-only mapping
  *   rawl touch FILE [--count N] [--gap P] [--seed S] one byte in each of N random places
  *                                                   of a mapping, P pages apart
  *
- * No mode gives the kernel an access hint except fadvise's WILLNEED and mmap's
- * --advice. Errors print one line naming the file and exit 2.
+ * No mode gives the kernel an access hint except the WILLNEED of fadvise,
+ * readahead and madvise (of the first N bytes, the whole file by default) and
+ * mmap's --advice. Errors print one line naming the file and exit 2.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -54,6 +58,8 @@ static void usage(void)
 			"       rawl stride FILE [--bs N] [--skip N]\n"
 			"       rawl backward FILE [--bs N]\n"
 			"       rawl fadvise FILE [--len N]\n"
+			"       rawl readahead FILE [--len N]\n"
+			"       rawl madvise FILE [--len N]\n"
 			"       rawl mmap FILE [--advice normal|sequential]\n"
 			"       rawl touch FILE [--count N] [--gap PAGES] [--seed S]\n");
 	exit(2);
@@ -302,23 +308,76 @@ static int mode_backward(const struct opts *o)
 	return 0;
 }
 
+/* Time for the kernel's readahead of a WILLNEED call to finish. */
+static void pause_200ms(void)
+{
+	struct timespec pause = { 0, 200 * 1000 * 1000 };
+
+	while (nanosleep(&pause, &pause) < 0 && errno == EINTR)
+		;
+}
+
 static int mode_fadvise(const struct opts *o)
 {
 	int fd = open_file();
 	unsigned long long size = file_size(fd);
 	unsigned long long len = o->has_len ? o->len : size;
-	struct timespec pause = { 0, 200 * 1000 * 1000 };
 	unsigned long long nreads, total;
 	int err;
 
 	err = posix_fadvise(fd, 0, (off_t)len, POSIX_FADV_WILLNEED);
 	if (err)
 		fail("posix_fadvise", err);
-	while (nanosleep(&pause, &pause) < 0 && errno == EINTR)
-		;
+	pause_200ms();
 	total = read_seq(fd, PAGE, len, &nreads);
 	close(fd);
 	printf("fadvise: WILLNEED %llu bytes, read %llu in %llu reads\n", len, total, nreads);
+	return 0;
+}
+
+static int mode_readahead(const struct opts *o)
+{
+	int fd = open_file();
+	unsigned long long size = file_size(fd);
+	unsigned long long len = o->has_len ? o->len : size;
+	unsigned long long nreads, total;
+
+	if (readahead(fd, 0, (size_t)len) < 0)
+		fail("readahead", errno);
+	pause_200ms();
+	total = read_seq(fd, PAGE, len, &nreads);
+	close(fd);
+	printf("readahead: %llu bytes, read %llu in %llu reads\n", len, total, nreads);
+	return 0;
+}
+
+/* The first len bytes of a shared read-only mapping of the file, then each of its pages. */
+static int mode_madvise(const struct opts *o)
+{
+	int fd = open_file();
+	unsigned long long size = file_size(fd);
+	unsigned long long len = o->has_len ? o->len : size;
+	unsigned long long off, sum = 0;
+	const volatile unsigned char *p;
+	void *map;
+
+	if (!size || !len || len > size)
+		fail_msg("--len must be 1 to the file's size");
+	map = mmap(NULL, size, PROT_READ, MAP_SHARED, fd, 0);
+	if (map == MAP_FAILED)
+		fail("mmap", errno);
+	/* advice that is not WILLNEED first: a recording leaves it out */
+	if (madvise(map, len, MADV_NORMAL) < 0 || madvise(map, len, MADV_WILLNEED) < 0)
+		fail("madvise", errno);
+	pause_200ms();
+	p = map;
+	for (off = 0; off < len; off += PAGE)
+		sum += p[off];
+	if (munmap(map, size) < 0)
+		fail("munmap", errno);
+	close(fd);
+	printf("madvise: WILLNEED %llu bytes at %p, touched %llu pages, sum %llu\n", len, map,
+	       (len + PAGE - 1) / PAGE, sum);
 	return 0;
 }
 
@@ -416,6 +475,8 @@ static const struct mode modes[] = {
 	{ "stride", mode_stride, "--bs --skip" },
 	{ "backward", mode_backward, "--bs" },
 	{ "fadvise", mode_fadvise, "--len" },
+	{ "readahead", mode_readahead, "--len" },
+	{ "madvise", mode_madvise, "--len" },
 	{ "mmap", mode_mmap, "--advice" },
 	{ "touch", mode_touch, "--count --gap --seed" },
 };

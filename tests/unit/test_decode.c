@@ -252,6 +252,72 @@ static void test_skipped(void)
 	tep_free(tep);
 }
 
+/* sys_enter_madvise as Linux 6.18 on x86-64 describes it (behavior: int in 8 bytes) */
+static const char fmt_madvise[] =
+	"name: sys_enter_madvise\n"
+	"ID: 726\n"
+	"format:\n"
+	"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"
+	"\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n"
+	"\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n"
+	"\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n"
+	"\n"
+	"\tfield:int __syscall_nr;\toffset:8;\tsize:4;\tsigned:1;\n"
+	"\tfield:unsigned long start;\toffset:16;\tsize:8;\tsigned:0;\n"
+	"\tfield:size_t len_in;\toffset:24;\tsize:8;\tsigned:0;\n"
+	"\tfield:int behavior;\toffset:32;\tsize:8;\tsigned:0;\n"
+	"\n"
+	"print fmt: \"start: 0x%08lx\", ((unsigned long)(REC->start))\n";
+
+/*
+ * madvise(MADV_WILLNEED): the address range in pages (a partial last page
+ * counts), dev and ino 0; other advice is not stored, but counted.
+ */
+static void test_madvise(void)
+{
+	static const struct {
+		unsigned long long start, len, behavior;
+		int stored;
+		unsigned long long index, pages;
+	} cases[] = {
+		{ 0x7f03ce200000ULL, 32ULL << 20, 3, 1, 0x7f03ce200000ULL / 4096, 8192 },
+		{ 0x7f03ce200000ULL, 4097, 3, 1, 0x7f03ce200000ULL / 4096, 2 },
+		{ 0x7f03ce200000ULL, 0, 3, 1, 0x7f03ce200000ULL / 4096, 0 },
+		{ 0x7f03ce200000ULL, 32ULL << 20, 0, 0, 0, 0 },		/* MADV_NORMAL */
+		{ 0x7f03ce200000ULL, 32ULL << 20, 4, 0, 0, 0 },		/* MADV_DONTNEED */
+	};
+	struct tep_handle *tep = make_tep(fmt_madvise, "syscalls", 0);
+	struct tep_record rec = { .ts = 7, .cpu = 0, .size = 40 };
+	struct ra_decoder *dec = ra_decoder_alloc(tep);
+	unsigned char d[40] = { 0 };
+	char out[128] = "";
+	struct ra_event ev;
+
+	rec.data = d;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		put(d, 0, 2, 726, 0);
+		put(d, 4, 4, 99, 0);
+		put(d, 16, 8, cases[i].start, 0);
+		put(d, 24, 8, cases[i].len, 0);
+		put(d, 32, 8, cases[i].behavior, 0);
+		CHECK_INT(ra_decode(dec, &rec, &ev), cases[i].stored);
+		if (!cases[i].stored)
+			continue;
+		CHECK_INT(ev.type, RA_EV_MADVISE);
+		CHECK_INT(ev.pid, 99);
+		CHECK_INT(ev.ra.index, cases[i].index);
+		CHECK_INT(ev.ra.req_count, cases[i].pages);
+		CHECK_INT(ev.ra.dev, 0);
+		CHECK_INT(ev.ra.ino, 0);
+		CHECK_INT(ev.ra.size, 0);
+		CHECK_INT(ev.ra.prev_pos, 0);
+	}
+	CHECK_INT(ra_decoder_skipped(dec, skipped_cb, out), 2);
+	CHECK_STR(out, "syscalls:sys_enter_madvise=2;");
+	ra_decoder_free(dec);
+	tep_free(tep);
+}
+
 static void test_names(void)
 {
 	for (int t = 1; t < RA_EV_MAX; t++) {
@@ -273,6 +339,7 @@ int main(void)
 		{ "another layout of the same event", test_layout_other },
 		{ "block strings and short records", test_block_strings },
 		{ "records not stored are counted", test_skipped },
+		{ "madvise(MADV_WILLNEED) in pages", test_madvise },
 		{ "event names", test_names },
 		{ NULL, NULL },
 	};
