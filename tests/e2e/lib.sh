@@ -99,7 +99,13 @@ make_file() {
 	dd if=/dev/urandom of="$1" bs=1M count="$2" status=none conv=fsync || fail "write $1"
 }
 
+# instances_left [PID]: ra-record instances left in tracefs; with PID, only
+# that recorder's (others may be recording on the machine at the same time).
 instances_left() {
+	if [ -n "${1:-}" ]; then
+		[ -d "/sys/kernel/tracing/instances/ra-record.$1" ] && echo 1 || echo 0
+		return
+	fi
 	ls /sys/kernel/tracing/instances 2>/dev/null | grep -c '^ra-record\.' || true
 }
 
@@ -128,11 +134,13 @@ record_loop() {
 	kdev=$(loop_kdev)
 	DB=$TMP/run.db
 	ra-record -o "$DB" -d "$LOOP_NAME" --read-ahead-kb "$LOOP_NAME=$ra_kb" --drop-caches \
-		-- "$@" 2>"$TMP/err"
+		-- "$@" 2>"$TMP/err" &
+	local pid=$!
+	wait $pid
 	rc=$?
 	cat "$TMP/err"
 	check_eq "$rc" 0 "ra-record exit status"
-	check_eq "$(instances_left)" 0 "tracefs instances left"
+	check_eq "$(instances_left $pid)" 0 "tracefs instance left"
 	run=$(q "$DB" "SELECT run_id FROM v_runs")
 	check_eq "$(q "$DB" "SELECT lost_events FROM v_runs")" 0 "lost events"
 }
