@@ -1,11 +1,19 @@
 // SPDX-License-Identifier: LGPL-2.1
 /*
  * Results of the benchmark a run recorded: fio's JSON output
- * (--output-format=json), parsed with SQLite's JSON functions from the
- * workload output stored with the run. fio names the clones of a job
- * (numjobs=N) alike: each job's row is keyed by its name and its index.
+ * (--output-format=json, also json,normal where the normal text surrounds
+ * it), found in the workload output stored with the run and read with
+ * SQLite's JSON functions. fio names the clones of a job (numjobs=N) alike:
+ * each job's row is keyed by its name and its index.
+ *
+ * fio's JSON has no entry for a reporting group unless group_reporting is
+ * set, and the jobs of a group need not run at the same time, so the sum of
+ * their bandwidths is not the group's. fio prints a group's bandwidth ("Run
+ * status group N") as the bytes of its jobs over the longest job's run time:
+ * each group gets a row '(group N)' computed that way.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "collect.h"
@@ -20,35 +28,161 @@ static const char *const fio_metrics[][2] = {
 	{ "read_clat_max_ns", "$.read.clat_ns.max" },
 };
 
-int ra_bench_parse_fio(struct ra_db *db, int64_t run_id)
-{
-	static const char sql[] =
-		"WITH d AS (SELECT substr(workload_output, instr(workload_output, '{')) AS doc"
-		"  FROM runs WHERE run_id = ?1 AND instr(workload_output, '{') > 0"
-		"  AND json_valid(substr(workload_output, instr(workload_output, '{'))))"
-		" INSERT OR REPLACE INTO bench_results"
-		" SELECT ?1, COALESCE(json_extract(j.value, '$.jobname'), 'job') || '#' || j.key, ?2,"
-		"  json_extract(j.value, ?3)"
-		"  FROM d, json_each(d.doc, '$.jobs') j"
-		" WHERE json_extract(j.value, ?3) IS NOT NULL";
-	sqlite3_stmt *st = NULL;
-	int ret = 0;
+static const char job_sql[] =
+	"INSERT OR REPLACE INTO bench_results (run_id, job, metric, value)"
+	" SELECT ?1, COALESCE(json_extract(j.value, '$.jobname'), 'job') || '#' || j.key, ?3,"
+	"  json_extract(j.value, ?4)"
+	" FROM json_each(?2, '$.jobs') j WHERE json_extract(j.value, ?4) IS NOT NULL";
 
-	if (sqlite3_prepare_v2(ra_db_sqlite(db), sql, -1, &st, NULL) != SQLITE_OK)
-		goto fail;
-	for (size_t i = 0; i < sizeof(fio_metrics) / sizeof(fio_metrics[0]) && ret == 0; i++) {
+/* io_bytes and total_ios of a group's jobs over its longest job's runtime (ms) */
+static const char group_sql[] =
+	"WITH g AS (SELECT COALESCE(json_extract(j.value, '$.groupid'), 0) AS id,"
+	"  SUM(json_extract(j.value, '$.read.io_bytes')) AS io,"
+	"  SUM(json_extract(j.value, '$.read.total_ios')) AS ios,"
+	"  MAX(json_extract(j.value, '$.read.runtime')) AS ms"
+	"  FROM json_each(?2, '$.jobs') j GROUP BY 1)"
+	" INSERT OR REPLACE INTO bench_results (run_id, job, metric, value)"
+	" SELECT ?1, '(group ' || id || ')', 'read_bw_bytes', io * 1000.0 / ms FROM g"
+	"  WHERE ms > 0 AND io IS NOT NULL"
+	" UNION ALL SELECT ?1, '(group ' || id || ')', 'read_iops', ios * 1000.0 / ms FROM g"
+	"  WHERE ms > 0 AND ios IS NOT NULL";
+
+/*
+ * The end of the JSON object that starts at @s[0] ('{'): one past its
+ * closing brace, braces in strings left out; 0 when it does not close.
+ */
+static size_t object_end(const char *s, size_t len)
+{
+	size_t depth = 0;
+	bool in_string = false;
+
+	for (size_t i = 0; i < len; i++) {
+		char c = s[i];
+
+		if (in_string) {
+			if (c == '\\')
+				i++;
+			else if (c == '"')
+				in_string = false;
+		} else if (c == '"') {
+			in_string = true;
+		} else if (c == '{') {
+			depth++;
+		} else if (c == '}' && --depth == 0) {
+			return i + 1;
+		}
+	}
+	return 0;
+}
+
+/* Whether @doc is valid JSON with a "jobs" array: fio's results. */
+static int is_fio_doc(sqlite3_stmt *check, const char *doc, size_t len)
+{
+	int ok;
+
+	sqlite3_bind_text(check, 1, doc, (int)len, SQLITE_STATIC);
+	ok = sqlite3_step(check) == SQLITE_ROW && sqlite3_column_int(check, 0) == 1;
+	sqlite3_reset(check);
+	sqlite3_clear_bindings(check);
+	return ok;
+}
+
+/*
+ * fio's JSON document in @out: the first object that starts a line and is
+ * valid JSON with a "jobs" array. Text before (the normal output's header,
+ * warnings on stderr) and after it (the normal results) is left out.
+ */
+static const char *find_fio_doc(sqlite3 *sq, const char *out, size_t *len)
+{
+	sqlite3_stmt *check = NULL;
+	const char *found = NULL;
+	size_t n = strlen(out);
+
+	if (sqlite3_prepare_v2(sq, "SELECT json_valid(?1) AND json_type(?1, '$.jobs') = 'array'",
+			       -1, &check, NULL) != SQLITE_OK)
+		return NULL;
+	for (const char *p = out; p && !found; p = strchr(p, '\n')) {
+		size_t end;
+
+		p += *p == '\n';
+		if (*p != '{')
+			continue;
+		end = object_end(p, n - (size_t)(p - out));
+		if (end && is_fio_doc(check, p, end)) {
+			found = p;
+			*len = end;
+		}
+	}
+	sqlite3_finalize(check);
+	return found;
+}
+
+static int store_fio(sqlite3 *sq, int64_t run_id, const char *doc, size_t len)
+{
+	sqlite3_stmt *st = NULL;
+	int ret = -1;
+
+	if (sqlite3_prepare_v2(sq, job_sql, -1, &st, NULL) != SQLITE_OK)
+		return -1;
+	for (size_t i = 0; i < sizeof(fio_metrics) / sizeof(fio_metrics[0]); i++) {
 		sqlite3_bind_int64(st, 1, run_id);
-		sqlite3_bind_text(st, 2, fio_metrics[i][0], -1, SQLITE_STATIC);
-		sqlite3_bind_text(st, 3, fio_metrics[i][1], -1, SQLITE_STATIC);
+		sqlite3_bind_text(st, 2, doc, (int)len, SQLITE_STATIC);
+		sqlite3_bind_text(st, 3, fio_metrics[i][0], -1, SQLITE_STATIC);
+		sqlite3_bind_text(st, 4, fio_metrics[i][1], -1, SQLITE_STATIC);
 		if (sqlite3_step(st) != SQLITE_DONE)
-			ret = -1;
+			goto out;
 		sqlite3_reset(st);
 	}
 	sqlite3_finalize(st);
-	if (ret == 0)
-		return 0;
-fail:
-	ra_set_error(RA_ERR_IO, "cannot store the fio results in '%s': %s", ra_db_path(db),
-		     sqlite3_errmsg(ra_db_sqlite(db)));
-	return -1;
+	if (sqlite3_prepare_v2(sq, group_sql, -1, &st, NULL) != SQLITE_OK)
+		return -1;
+	sqlite3_bind_int64(st, 1, run_id);
+	sqlite3_bind_text(st, 2, doc, (int)len, SQLITE_STATIC);
+	if (sqlite3_step(st) == SQLITE_DONE)
+		ret = 0;
+out:
+	sqlite3_finalize(st);
+	return ret;
+}
+
+/* The run's stored workload output, or NULL (none); the caller frees it. */
+static int load_output(sqlite3 *sq, int64_t run_id, char **out)
+{
+	sqlite3_stmt *st = NULL;
+	int rc;
+
+	*out = NULL;
+	if (sqlite3_prepare_v2(sq, "SELECT workload_output FROM runs WHERE run_id = ?", -1, &st,
+			       NULL) != SQLITE_OK)
+		return -1;
+	sqlite3_bind_int64(st, 1, run_id);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL) {
+		*out = strdup((const char *)sqlite3_column_text(st, 0));
+		if (!*out)
+			rc = SQLITE_NOMEM;
+	}
+	sqlite3_finalize(st);
+	return rc == SQLITE_ROW || rc == SQLITE_DONE ? 0 : -1;
+}
+
+int ra_bench_parse_fio(struct ra_db *db, int64_t run_id)
+{
+	sqlite3 *sq = ra_db_sqlite(db);
+	const char *doc;
+	char *out = NULL;
+	size_t len = 0;
+	int ret = -1;
+
+	if (load_output(sq, run_id, &out) < 0)
+		goto out;
+	doc = out ? find_fio_doc(sq, out, &len) : NULL;
+	if (!doc || store_fio(sq, run_id, doc, len) == 0)
+		ret = 0;
+out:
+	if (ret < 0)
+		ra_set_error(RA_ERR_IO, "cannot store the fio results in '%s': %s",
+			     ra_db_path(db), sqlite3_errmsg(sq));
+	free(out);
+	return ret;
 }
