@@ -317,7 +317,8 @@ static int store_skipped(struct imp *im, int64_t run_id)
 		ra_set_error(RA_ERR_IO, "out of memory");
 		return -1;
 	}
-	qsort(im->skipped, (size_t)im->nskipped, sizeof(*im->skipped), cmp_skipped);
+	if (im->nskipped > 1)
+		qsort(im->skipped, (size_t)im->nskipped, sizeof(*im->skipped), cmp_skipped);
 	for (int i = 0; i < im->nskipped; i++)
 		if (ra_db_add_skipped(im->db, run_id, im->skipped[i].system, im->skipped[i].name,
 				      (int64_t)im->skipped[i].n) < 0)
