@@ -108,6 +108,9 @@ struct plug_task {
 	int state;		/* PLUG_* */
 	int seed;		/* st->devs index + 1 of the seed request, 0 none */
 	bool seed_counted;	/* its bio was queued inside the plug open then */
+	bool seed_in_plug;	/* it was got while a plug was open */
+	int32_t reqs;		/* requests of traced devices the plug got */
+	int32_t flushed;	/* requests its unplugs sent so far */
 	bool q_counted;		/* the task's last bio was queued inside its plug */
 	bool pending;		/* an unplug waiting for the device it dispatches to */
 	int32_t pending_nr;
@@ -573,6 +576,8 @@ static int on_plug(struct blk_state *st, const struct ra_event *ev)
 		flush_end(st, t);
 	t->state = PLUG_OPEN;
 	t->devs = t->unplugged = 0;
+	t->reqs = t->seed != 0;
+	t->flushed = 0;
 	if (t->seed) {
 		t->devs |= 1ULL << (t->seed - 1);
 		if (!t->seed_counted)
@@ -603,6 +608,13 @@ static int on_unplug(struct blk_state *st, const struct ra_event *ev)
 	if (t->state == PLUG_OPEN) {
 		plug_end(st, t);
 		t->state = PLUG_FLUSHING;
+	}
+	/* a request got in the plug and sent by its flush starts no later plug; one
+	 * the flush left (a full plug is flushed before the next request) does */
+	if (t->state == PLUG_FLUSHING) {
+		t->flushed += nr > 0 ? nr : 0;
+		if (t->seed && t->seed_in_plug && t->flushed >= t->reqs)
+			t->seed = 0;
 	}
 	if (d) {
 		unplug_to(st, t, dev_index(st, d), nr, ex);
@@ -649,6 +661,8 @@ static void plug_getrq(struct blk_state *st, struct device *d, const struct ra_e
 	t->seed = dev_index(st, d) + 1;
 	t->seed_sector = ev->blk.sector;
 	t->seed_counted = t->q_counted;
+	t->seed_in_plug = t->state == PLUG_OPEN;
+	t->reqs += t->seed_in_plug;
 }
 
 /* A request the task inserts or issues: the device of its waiting unplug; the

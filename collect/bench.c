@@ -181,8 +181,8 @@ int ra_bench_parse_fio(struct ra_db *db, int64_t run_id)
 		ret = 0;
 out:
 	if (ret < 0)
-		ra_set_error(RA_ERR_IO, "cannot store the fio results in '%s': %s",
-			     ra_db_path(db), sqlite3_errmsg(sq));
+		ra_set_error(RA_ERR_IO, "cannot store the fio results in '%s': %s", ra_db_path(db),
+			     sqlite3_errmsg(sq));
 	free(out);
 	return ret;
 }

@@ -37,9 +37,10 @@ check_eq "$(q "$DB" "SELECT COUNT(*) FROM $b AND event_id = 20 AND pid IN ($othe
 	"its bios are not in the trace (its device is not traced)"
 
 # Independent count from the raw events: a plug P of task T counts for the
-# device when T's last request (G) before P came after T's previous plug with
-# no bio of T in between and is of the device, or when T queued a bio of the
-# device after P and before T's next plug or unplug.
+# device when T's last event of a bio, request or plug before P is a request
+# (G) of the device, or when T queued a bio of the device after P and before
+# T's next plug or unplug. (ratrace also gives a plug the request a full
+# plug's flush left for it, Q G U P: dd's single-request plugs have none.)
 raw_plugs() {
 	q "$DB" "
 	WITH b AS (SELECT seq, pid, event_id, dev FROM $b AND event_id IN (20, 26, 34, 35)),
@@ -51,7 +52,7 @@ raw_plugs() {
 	      FROM b p WHERE p.event_id = 34 ${1:-}),
 	s AS (SELECT p.seq FROM p JOIN b g ON g.seq = p.g AND g.dev = $kdev
 	       WHERE NOT EXISTS (SELECT 1 FROM b x WHERE x.pid = p.pid AND x.seq > p.g
-	                         AND x.seq < p.seq AND x.event_id IN (20, 34)))
+	                         AND x.seq < p.seq AND x.event_id IN (20, 34, 35)))
 	SELECT COUNT(*) FROM p WHERE p.seq IN (SELECT seq FROM s)
 	    OR EXISTS (SELECT 1 FROM b x WHERE x.pid = p.pid AND x.event_id = 20 AND x.dev = $kdev
 	               AND x.seq > p.seq AND x.seq < COALESCE(p.e, 1 << 62))"

@@ -217,6 +217,12 @@ static const struct {
 	{ "a plug after a request of an untraced device",
 	  "10:Q:x:100 10:G:x:100 10:P 10:U:-:1 10:D:x:100 10:P 10:U:-:1",
 	  "7:0|1|1|NULL|NULL|1|1" },
+	{ "a request sent by its plug's flush starts no later plug",
+	  "10:Q:x:100 10:G:x:100 10:P 10:Q:x:500 10:G:x:500 10:U:-:2 10:P 10:U:-:1",
+	  "7:0|1|1|NULL|NULL|2|2" },
+	{ "the same with a flush of two queues",
+	  "10:Q:x:100 10:G:x:100 10:P 10:Q:y:200 10:G:y:200 10:U:-:1 10:I:x:100 10:U:-:1"
+	  " 10:I:y:200 10:P 10:U:-:1", "7:0|1|1|NULL|NULL|1|1;7:1|1|1|NULL|NULL|1|1" },
 	{ "the trace ends inside a plug", "10:Q:x:100 10:G:x:100 10:P 10:Q:x:108 10:M:x:108",
 	  "7:0|1|0|0|0|0|2" },
 	{ "two tasks plugging at once",
