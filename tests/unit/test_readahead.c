@@ -250,6 +250,8 @@ static void test_unavailable(void)
 	char path[128];
 
 	snprintf(path, sizeof(path), "%s/old-kernel.db", dir);
+	ra_writer_free(w);	/* the run before, queried */
+	ra_db_close(db);
 	db = ra_db_open(path, RA_DB_CREATE);
 	ra_db_load_begin(db);
 	run_id = ra_db_run_create(db, &info);
