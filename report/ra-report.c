@@ -232,11 +232,12 @@ static int list_load(struct ra_db *db, struct run_list *l)
 	return rc == SQLITE_DONE ? 0 : -1;
 }
 
-/*
- * Each column as wide as its widest text; the workload, last, takes what is
- * left of the 100 columns (20 at least) and is cut, never a label.
- */
-static void list_print(struct run_list *l)
+/* Columns of the run list: a label wraps past LIST_LABEL, the workload is cut. */
+#define LIST_WIDTH 100
+#define LIST_LABEL 20
+#define LIST_WORKLOAD 12
+
+static void list_widths(struct run_list *l)
 {
 	int used = 0;
 
@@ -245,21 +246,52 @@ static void list_print(struct run_list *l)
 		for (int r = 0; r <= l->nrows; r++)
 			if (ra_text_width(l->cell[r * L_COLS + c]) > l->w[c])
 				l->w[c] = ra_text_width(l->cell[r * L_COLS + c]);
-		used += c < L_WORKLOAD ? l->w[c] + 2 : 0;
+		used += c == L_WORKLOAD || c == L_LABEL ? 2 : l->w[c] + 2;
 	}
-	l->w[L_WORKLOAD] = 100 - used > 20 ? 100 - used : 20;
-	for (int r = 0; r <= l->nrows; r++) {
-		char **row = &l->cell[r * L_COLS];
-		size_t n = ra_text_prefix(row[L_WORKLOAD], l->w[L_WORKLOAD]);
+	if (l->w[L_LABEL] > LIST_WIDTH - used - LIST_WORKLOAD)
+		l->w[L_LABEL] = LIST_WIDTH - used - LIST_WORKLOAD > LIST_LABEL ?
+				LIST_WIDTH - used - LIST_WORKLOAD : LIST_LABEL;
+	used += l->w[L_LABEL];
+	l->w[L_WORKLOAD] = LIST_WIDTH - used > LIST_WORKLOAD ? LIST_WIDTH - used : LIST_WORKLOAD;
+}
 
-		for (int c = 0; c < L_WORKLOAD; c++) {
-			ra_text_pad(stdout, row[c], l->w[c], c == L_RUN || c == L_WALL || c == L_LOST);
-			fputs("  ", stdout);
-		}
-		if (row[L_WORKLOAD][n])
-			n = ra_text_prefix(row[L_WORKLOAD], l->w[L_WORKLOAD] - 3);
-		printf("%.*s%s\n", (int)n, row[L_WORKLOAD], row[L_WORKLOAD][n] ? "..." : "");
+/* The bytes of @label that fill a line of @w columns (one unit at least). */
+static size_t label_piece(const char *label, int w)
+{
+	size_t n = ra_text_prefix(label, w);
+
+	return n ? n : strlen(label);
+}
+
+/* A row: the label goes on under itself, the workload is cut to its column. */
+static void list_row(const struct run_list *l, char **row)
+{
+	const char *label = row[L_LABEL], *work = row[L_WORKLOAD];
+	size_t n = label_piece(label, l->w[L_LABEL]);
+	char *piece = strndup(label, n);
+
+	for (int c = 0; c < L_WORKLOAD; c++) {
+		ra_text_pad(stdout, c == L_LABEL ? (piece ? piece : "") : row[c], l->w[c],
+			    c == L_RUN || c == L_WALL || c == L_LOST);
+		fputs("  ", stdout);
 	}
+	free(piece);
+	label += n;
+	n = ra_text_prefix(work, l->w[L_WORKLOAD]);
+	if (work[n])
+		n = ra_text_prefix(work, l->w[L_WORKLOAD] - 3);
+	printf("%.*s%s\n", (int)n, work, work[n] ? "..." : "");
+	for (; *label; label += n) {
+		n = label_piece(label, l->w[L_LABEL]);
+		printf("%*s%.*s\n", l->w[L_RUN] + 2, "", (int)n, label);
+	}
+}
+
+static void list_print(struct run_list *l)
+{
+	list_widths(l);
+	for (int r = 0; r <= l->nrows; r++)
+		list_row(l, &l->cell[r * L_COLS]);
 }
 
 /* Everything ra-report prints, read whole before the database is closed. */

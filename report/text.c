@@ -111,9 +111,13 @@ static char *cell_text(const struct ra_table *t, int row, int col)
 	return strdup(buf);
 }
 
-static bool is_text(const struct grid *g, int row, int col)
+/* A text column (left aligned, may give way): any of its cells is text. */
+static bool is_text(const struct grid *g, int col)
 {
-	return ra_table_cell(g->t, row, col)->type == SQLITE_TEXT;
+	for (int r = 0; r < g->t->nrows; r++)
+		if (ra_table_cell(g->t, r, col)->type == SQLITE_TEXT)
+			return true;
+	return false;
 }
 
 static void grid_free(struct grid *g)
@@ -171,7 +175,7 @@ static int next_squeeze(const struct grid *g)
 	int best = -1;
 
 	for (int c = 0; c < g->t->ncols; c++) {
-		if (!g->hdr[c] || !is_text(g, 0, c) || g->w[c] <= floor_width(g, c))
+		if (!g->hdr[c] || !is_text(g, c) || g->w[c] <= floor_width(g, c))
 			continue;
 		if (best < 0 || give_way(g->t->cols[c]) < give_way(g->t->cols[best]) ||
 		    (give_way(g->t->cols[c]) == give_way(g->t->cols[best]) && g->w[c] > g->w[best]))
@@ -234,8 +238,8 @@ static void put_line(FILE *out, char *line, size_t len)
 	fputc('\n', out);
 }
 
-/* One line of a row: the next piece of each cell (the header's when @row < 0). */
-static void print_line(FILE *out, const struct grid *g, int row)
+/* One line of a row: the next piece of each cell. */
+static void print_line(FILE *out, const struct grid *g)
 {
 	char *buf = NULL, *p;
 	size_t len = 0;
@@ -249,7 +253,7 @@ static void print_line(FILE *out, const struct grid *g, int row)
 			continue;
 		p = piece(&g->pos[c], g->w[c], g->give[c]);
 		fprintf(f, "%*s", first ? 0 : g->sep, "");
-		ra_text_pad(f, p ? p : "", g->w[c], !is_text(g, row < 0 ? 0 : row, c));
+		ra_text_pad(f, p ? p : "", g->w[c], !is_text(g, c));
 		free(p);
 		first = false;
 	}
@@ -266,7 +270,7 @@ static void print_row(FILE *out, const struct grid *g, int row)
 	for (int c = 0; c < g->t->ncols; c++)
 		g->pos[c] = !g->hdr[c] ? "" : row < 0 ? g->hdr[c] : g->cell[row * g->t->ncols + c];
 	do {
-		print_line(out, g, row);
+		print_line(out, g);
 		more = false;
 		for (int c = 0; c < g->t->ncols; c++)
 			more |= *g->pos[c] != '\0';
