@@ -17,7 +17,7 @@
 static const char *label(const char *col)
 {
 	static const char *const map[][2] = {
-		{ "readahead", "ra" }, { "evicted_unused", "evicted" }, { "async_size", "async" },
+		{ "readahead", "ra" }, { "evicted_unused", "evict" }, { "async_size", "async" },
 		{ "cache_hit", "cache" }, { "eof_hit", "eof" }, { "sync_io", "sync" },
 		{ "mmap_io", "mmap" }, { "io_size", "io_sz" },
 		{ "thrashed", "thrash" }, { "pending", "pend" }, { "reads_completed", "reads" },
