@@ -246,7 +246,7 @@ static void list_widths(struct run_list *l)
 		for (int r = 0; r <= l->nrows; r++)
 			if (ra_text_width(l->cell[r * L_COLS + c]) > l->w[c])
 				l->w[c] = ra_text_width(l->cell[r * L_COLS + c]);
-		used += c == L_WORKLOAD || c == L_LABEL ? 2 : l->w[c] + 2;
+		used += c == L_WORKLOAD ? 0 : c == L_LABEL ? 2 : l->w[c] + 2;
 	}
 	if (l->w[L_LABEL] > LIST_WIDTH - used - LIST_WORKLOAD)
 		l->w[L_LABEL] = LIST_WIDTH - used - LIST_WORKLOAD > LIST_LABEL ?
