@@ -369,6 +369,8 @@ static void print_text(struct side *sides, int n, const struct opts *o)
 		hdr[i] = side_header(&sides[i], i == 0);
 		w[i] = hdr[i] ? ra_text_width(hdr[i]) : 0;
 		for (size_t m = 0; m < NMETRICS; m++) {
+			if (!sides[0].sum[m].n)
+				continue;
 			cell(buf, sizeof(buf), sides, i, (int)m, o);
 			w[i] = (int)strlen(buf) > w[i] ? (int)strlen(buf) : w[i];
 		}
