@@ -117,27 +117,45 @@ static bool is_file(const char *path)
 	return stat(path, &sb) == 0 && S_ISREG(sb.st_mode);
 }
 
-/* "DB", "DB:LABEL" or "LABEL" */
+/* "DB:LABEL": the first colon after which LABEL starts and before which a file is. */
+static const char *db_colon(const char *arg)
+{
+	for (const char *c = strchr(arg, ':'); c; c = strchr(c + 1, ':')) {
+		char *db = c == arg ? NULL : strndup(arg, (size_t)(c - arg));
+		bool file = db && is_file(db);
+
+		free(db);
+		if (file)
+			return c;
+	}
+	return NULL;
+}
+
+/* "DB", "DB:LABEL" or "LABEL" (a label may hold colons) */
 static int parse_side(struct side *s, const char *arg, const char *default_db)
 {
-	const char *colon = strrchr(arg, ':');
+	const char *colon = db_colon(arg), *first = strchr(arg, ':');
+	char *e;
 
 	if (is_file(arg)) {
 		s->db_path = strdup(arg);
-	} else if (colon && colon != arg) {
+	} else if (colon) {
 		s->db_path = strndup(arg, (size_t)(colon - arg));
 		if (!(s->label = strdup(colon + 1)))
 			return fail("out of memory");
-		if (s->db_path && !is_file(s->db_path))
-			return fail("cannot open '%s': %s", s->db_path, strerror(ENOENT));
 	} else if (default_db) {
 		s->db_path = strdup(default_db);
 		if (!(s->label = strdup(arg)))
 			return fail("out of memory");
-	} else {
-		char *e = ra_text_escape(arg);
+	} else {	/* with a colon, the database before the first is missing */
+		char *db = first && first != arg ? strndup(arg, (size_t)(first - arg)) : NULL;
 
-		fail("'%s' is neither a database nor DB:LABEL (use --db DB)", e ? e : "");
+		e = ra_text_escape(db ? db : arg);
+		if (db)
+			fail("cannot open '%s': %s", e ? e : "", strerror(ENOENT));
+		else
+			fail("'%s' is neither a database nor DB:LABEL (use --db DB)", e ? e : "");
+		free(db);
 		free(e);
 		return -1;
 	}

@@ -56,3 +56,21 @@ ra-compare -f json --db "$DB" "${long[0]}" "$huge" | python3 -c '
 import json, sys
 assert json.load(sys.stdin)["sides"] == sys.argv[1:], "sides"' "${long[0]}" "$huge" || fail "JSON sides"
 echo "ok: ra-compare JSON: the labels whole"
+
+# a label may hold colons: DB:LABEL splits at the first colon after a file
+K=$TMP/k.db
+for l in kernel:6.12 kernel:6.18; do
+	for i in 1 2; do
+		ra-import -q -o "$K" --label "$l" "$RA_FIXTURES/seq128.dat" || fail "import $l"
+	done
+done
+for args in "$K:kernel:6.12 $K:kernel:6.18" "--db $K kernel:6.12 kernel:6.18"; do
+	ra-compare $args > "$TMP/c" 2> "$TMP/err" || fail "ra-compare $args: $(cat "$TMP/err")"
+	head -1 "$TMP/c" | grep -qE "^metric +kernel:6\.12 \(n=2\) base +kernel:6\.18 \(n=2\)$" ||
+		fail "ra-compare $args: $(head -1 "$TMP/c")"
+done
+echo "ok: labels with colons, as DB:LABEL and with --db"
+ra-compare "$TMP/none.db:kernel:6.12" "$K" 2> "$TMP/err"
+check_eq "$?" 2 "a missing database before a label: exit status"
+check_eq "$(cat "$TMP/err")" "ra-compare: cannot open '$TMP/none.db': No such file or directory" \
+	"a missing database before a label: the message"
