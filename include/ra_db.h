@@ -30,13 +30,27 @@ enum ra_db_flags {
  * Refuses files that are not ratrace databases and databases of a newer
  * schema version. Returns a handle to be released with ra_db_close(), or NULL
  * with the reason in ra_last_error().
+ *
+ * A writer works in WAL mode and leaves the file in rollback-journal mode
+ * when it closes as the last connection. With RA_DB_READONLY the file is
+ * read as it is and nothing is made beside it (no -wal, no -shm), also on
+ * read-only media and when the file was left in WAL mode, without missing
+ * what a -wal file holds (docs/report.md, "Reading a database"). Such an
+ * open reads the file's header through a descriptor of its own: do not make
+ * it while this process holds the same file open through SQLite, whose
+ * record locks a close() of another descriptor would drop.
  */
 struct ra_db *ra_db_open(const char *path, int flags);
 
 /** ra_db_remove_files - unlink a database file and its -wal, -shm, -journal */
 void ra_db_remove_files(const char *path);
 
-/** ra_db_close - finalize, close and free; returns 0 or -1 (ra_last_error()) */
+/**
+ * ra_db_close - finalize, close and free; returns 0 or -1 (ra_last_error())
+ *
+ * For a read-only handle read without SQLite's locks, -1 also says that a
+ * writer changed the file while it was read: what was read is not to be used.
+ */
 int ra_db_close(struct ra_db *db);
 
 /** ra_db_sqlite - the underlying connection, owned by @db */

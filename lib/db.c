@@ -52,6 +52,22 @@ const char *ra_db_path(struct ra_db *db)
 	return db->path;
 }
 
+/* The error of a statement that could not read the file, with its cause. */
+static int read_failed(struct ra_db *db)
+{
+	int rc = sqlite3_errcode(db->db), err = sqlite3_system_errno(db->db);
+
+	if (rc == SQLITE_NOTADB)
+		ra_set_error(RA_ERR_DATA, "'%s' is not a ratrace database (%s)", db->path,
+			     sqlite3_errmsg(db->db));
+	else if (err)
+		ra_set_error(RA_ERR_IO, "cannot read '%s': %s (%s)", db->path,
+			     sqlite3_errmsg(db->db), strerror(err));
+	else
+		ra_set_error(RA_ERR_IO, "cannot read '%s': %s", db->path, sqlite3_errmsg(db->db));
+	return -1;
+}
+
 static int pragma_int(struct ra_db *db, const char *sql, int64_t *out)
 {
 	sqlite3_stmt *st = NULL;
@@ -61,8 +77,7 @@ static int pragma_int(struct ra_db *db, const char *sql, int64_t *out)
 	if (rc == SQLITE_OK)
 		rc = sqlite3_step(st);
 	if (rc != SQLITE_ROW) {
-		ra_set_error(RA_ERR_DATA, "'%s' is not a ratrace database (%s)", db->path,
-			     sqlite3_errmsg(db->db));
+		read_failed(db);
 		sqlite3_finalize(st);
 		return -1;
 	}
@@ -209,39 +224,67 @@ static int probe_create(const char *path, int *created)
 	return 0;
 }
 
+/* The writer's connection: read-write, and with RA_DB_CREATE the file made. */
+static int open_writer(struct ra_db *db, int flags)
+{
+	int oflags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX;
+
+	if (flags & RA_DB_CREATE)
+		oflags |= SQLITE_OPEN_CREATE;
+	if (sqlite3_open_v2(db->path, &db->db, oflags, NULL) != SQLITE_OK) {
+		ra_set_error(RA_ERR_USAGE, "cannot open '%s': %s", db->path,
+			     db->db ? sqlite3_errmsg(db->db) : "out of memory");
+		return -1;
+	}
+	return 0;
+}
+
+static struct ra_db *db_alloc(const char *path, int flags, int created)
+{
+	struct ra_db *db = calloc(1, sizeof(*db));
+
+	if (!db || !(db->path = strdup(path))) {
+		free(db);
+		ra_set_error(RA_ERR_IO, "out of memory");
+		return NULL;
+	}
+	db->readonly = !!(flags & RA_DB_READONLY);
+	db->created = created;
+	db->guard_fd = -1;
+	return db;
+}
+
+static void db_free(struct ra_db *db)
+{
+	if (!db)
+		return;
+	sqlite3_close(db->db);
+	if (db->guard_fd >= 0)
+		close(db->guard_fd);
+	free(db->path);
+	free(db);
+}
+
 struct ra_db *ra_db_open(const char *path, int flags)
 {
 	struct ra_db *db = NULL;
-	int oflags, created = 0;
+	int created = 0;
 	struct stat sb;
 
 	if (stat(path, &sb) == 0 && S_ISDIR(sb.st_mode)) {
 		ra_set_error(RA_ERR_USAGE, "'%s' is a directory", path);
 		return NULL;
 	}
-	if (flags & RA_DB_CREATE) {
+	if ((flags & RA_DB_CREATE) && !(flags & RA_DB_READONLY)) {
 		if (probe_create(path, &created) < 0)
 			return NULL;
-		oflags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
-	} else {
-		if (access(path, R_OK) < 0) {
-			ra_set_error(RA_ERR_USAGE, "cannot open '%s': %s", path, strerror(errno));
-			return NULL;
-		}
-		oflags = (flags & RA_DB_READONLY) ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE;
+	} else if (access(path, R_OK) < 0) {
+		ra_set_error(RA_ERR_USAGE, "cannot open '%s': %s", path, strerror(errno));
+		return NULL;
 	}
-	db = calloc(1, sizeof(*db));
-	if (!db || !(db->path = strdup(path))) {
-		ra_set_error(RA_ERR_IO, "out of memory");
+	db = db_alloc(path, flags, created);
+	if (!db || (db->readonly ? ra_db_open_reader(db) : open_writer(db, flags)) < 0)
 		goto fail;
-	}
-	db->readonly = !!(flags & RA_DB_READONLY);
-	db->created = created;
-	if (sqlite3_open_v2(path, &db->db, oflags | SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK) {
-		ra_set_error(RA_ERR_USAGE, "cannot open '%s': %s", path,
-			     db->db ? sqlite3_errmsg(db->db) : "out of memory");
-		goto fail;
-	}
 	sqlite3_busy_timeout(db->db, 10000);
 	if (check_schema(db, flags) < 0)
 		goto fail;
@@ -252,11 +295,7 @@ struct ra_db *ra_db_open(const char *path, int flags)
 		goto fail;
 	return db;
 fail:
-	if (db) {
-		sqlite3_close(db->db);
-		free(db->path);
-		free(db);
-	}
+	db_free(db);
 	if (created)
 		unlink(path);
 	return NULL;
@@ -273,20 +312,36 @@ void ra_db_remove_files(const char *path)
 	}
 }
 
+/*
+ * A writer leaves the file in rollback-journal mode when it is the last
+ * connection, so that a reader needs no -wal or -shm file (read-only media, a
+ * directory it cannot write). It waits a second for readers to finish; with
+ * others still open the file stays in WAL mode, for the next writer to switch.
+ */
+static void leave_wal(struct ra_db *db)
+{
+	sqlite3_busy_timeout(db->db, 1000);
+	sqlite3_exec(db->db, "PRAGMA journal_mode = DELETE", NULL, NULL, NULL);
+}
+
 int ra_db_close(struct ra_db *db)
 {
 	int ret = 0;
 
 	if (!db)
 		return 0;
+	if (!db->readonly && !db->discard)
+		leave_wal(db);
 	if (sqlite3_close(db->db) != SQLITE_OK) {
 		ra_db_fail(db, "cannot close");
 		ret = -1;
 	}
+	db->db = NULL;
+	if (db->readonly && ra_db_close_reader(db) < 0)
+		ret = -1;
 	if (db->discard)
 		ra_db_remove_files(db->path);
-	free(db->path);
-	free(db);
+	db_free(db);
 	return ret;
 }
 

@@ -3,6 +3,9 @@
 #ifndef RA_DB_LOCAL_H
 #define RA_DB_LOCAL_H
 
+#include <stdbool.h>
+#include <sys/stat.h>
+
 #include "ra_db.h"
 
 struct ra_db {
@@ -12,10 +15,21 @@ struct ra_db {
 	int created;		/* the file did not exist before ra_db_open() */
 	int fast_load;		/* loading without a journal into a new file */
 	int discard;		/* remove the file on close (a failed first load) */
+	int guard_fd;		/* a read without SQLite's locks: the file, holding PENDING */
+	struct stat seen;	/* ... and what it and its -wal were when the read began */
+	struct stat seen_wal;
 };
 
 /* Set the library error from the connection's last error. */
 int ra_db_fail(struct ra_db *db, const char *what);
+
+/*
+ * A reader's connection (db_reader.c), made so that it creates nothing beside
+ * the file and misses nothing committed; 0 or -1. ra_db_close_reader(), after
+ * the connection closed, fails when a writer changed the file meanwhile.
+ */
+int ra_db_open_reader(struct ra_db *db);
+int ra_db_close_reader(struct ra_db *db);
 
 /* Prepare a statement or set the error; NULL on failure. */
 sqlite3_stmt *ra_db_prepare(struct ra_db *db, const char *sql);

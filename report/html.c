@@ -2,7 +2,8 @@
 /*
  * The HTML report: one self-contained page (no scripts, fonts or images from
  * elsewhere), the tables of the text report and charts drawn as inline SVG.
- * Every string that comes from a trace is escaped.
+ * Every string that comes from a trace goes through the text escape, then
+ * HTML's entities.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -22,10 +23,13 @@
 static const char *const palette[] = { "#1f77b4", "#ff7f0e", "#2ca02c", "#d62728",
 				       "#9467bd", "#8c564b", "#e377c2", "#7f7f7f" };
 
+/* HTML text of @s: the text escape (controls, bytes that are not UTF-8), then entities. */
 static void esc(FILE *out, const char *s)
 {
-	for (; s && *s; s++) {
-		switch (*s) {
+	char *t = ra_text_escape(s);
+
+	for (const char *p = t ? t : ""; *p; p++) {
+		switch (*p) {
 		case '<':
 			fputs("&lt;", out);
 			break;
@@ -42,9 +46,23 @@ static void esc(FILE *out, const char *s)
 			fputs("&#39;", out);
 			break;
 		default:
-			fputc(*s, out);
+			fputc(*p, out);
 		}
 	}
+	free(t);
+}
+
+/* A cell: text as the database holds it, numbers formatted. */
+static void esc_value(FILE *out, const char *col, const struct ra_value *v)
+{
+	char buf[64];
+
+	if (v->type == SQLITE_TEXT) {
+		esc(out, v->s);
+		return;
+	}
+	ra_fmt_value(buf, sizeof(buf), col, v);
+	esc(out, buf);
 }
 
 static double num(const struct ra_table *t, int row, const char *col)
@@ -195,7 +213,7 @@ static void chart_windows(FILE *out, const struct ra_report *r)
 	struct frame f = { 0 };
 	int64_t cur = -1;
 	int series = -1;
-	char name[96];
+	char name[320];	/* a task name and a file name of 255 bytes */
 
 	if (!t || !t->nrows)
 		return;
@@ -472,8 +490,6 @@ static void chart_model(FILE *out, const struct ra_report *r)
 
 static void html_table(FILE *out, const struct ra_table *t)
 {
-	char buf[256];
-
 	fprintf(out, "<h3 id=\"%s\">", t->key);
 	esc(out, t->title);
 	fputs("</h3>\n", out);
@@ -498,9 +514,8 @@ static void html_table(FILE *out, const struct ra_table *t)
 		for (int c = 0; c < t->ncols; c++) {
 			const struct ra_value *v = ra_table_cell(t, r, c);
 
-			ra_fmt_value(buf, sizeof(buf), t->cols[c], v);
 			fputs(v->type == SQLITE_TEXT ? "<td class=\"s\">" : "<td>", out);
-			esc(out, buf);
+			esc_value(out, t->cols[c], v);
 			fputs("</td>", out);
 		}
 		fputs("</tr>\n", out);
@@ -511,18 +526,16 @@ static void html_table(FILE *out, const struct ra_table *t)
 static void html_run(FILE *out, const struct ra_report *r)
 {
 	const struct ra_table *t = &r->tables[0];
-	char buf[512];
 
 	fprintf(out, "<section id=\"run-%lld\"><h2>Run %lld</h2>\n<dl>", (long long)r->run_id,
 		(long long)r->run_id);
 	for (int c = 1; c < t->ncols; c++) {
 		if (ra_table_cell(t, 0, c)->type == SQLITE_NULL)
 			continue;
-		ra_fmt_value(buf, sizeof(buf), t->cols[c], ra_table_cell(t, 0, c));
 		fputs("<dt>", out);
 		esc(out, t->cols[c]);
 		fputs("</dt><dd>", out);
-		esc(out, buf);
+		esc_value(out, t->cols[c], ra_table_cell(t, 0, c));
 		fputs("</dd>", out);
 	}
 	fputs("</dl>\n", out);

@@ -10,24 +10,6 @@
 
 #define JSON_VERSION 1
 
-static void json_string(FILE *out, const char *s)
-{
-	fputc('"', out);
-	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-		if (*p == '"' || *p == '\\')
-			fprintf(out, "\\%c", *p);
-		else if (*p == '\n')
-			fputs("\\n", out);
-		else if (*p == '\t')
-			fputs("\\t", out);
-		else if (*p < 0x20)
-			fprintf(out, "\\u%04x", *p);
-		else
-			fputc(*p, out);
-	}
-	fputc('"', out);
-}
-
 static void json_value(FILE *out, const struct ra_value *v)
 {
 	switch (v->type) {
@@ -41,7 +23,7 @@ static void json_value(FILE *out, const struct ra_value *v)
 			fputs("null", out);
 		break;
 	case SQLITE_TEXT:
-		json_string(out, v->s);
+		ra_json_string(out, v->s);
 		break;
 	default:
 		fputs("null", out);
@@ -53,7 +35,7 @@ static void json_row(FILE *out, const struct ra_table *t, int r, const char *ind
 	fputc('{', out);
 	for (int c = 0; c < t->ncols; c++) {
 		fprintf(out, "%s\n%s  ", c ? "," : "", indent);
-		json_string(out, t->cols[c]);
+		ra_json_string(out, t->cols[c]);
 		fputs(": ", out);
 		json_value(out, ra_table_cell(t, r, c));
 	}
@@ -71,14 +53,14 @@ static int json_render(FILE *out, const struct ra_report *rep, int index)
 	fprintf(out, "%s\n    {\n      \"warnings\": [", index ? "," : "");
 	for (int i = 0; i < rep->nwarnings; i++) {
 		fprintf(out, "%s\n        ", i ? "," : "");
-		json_string(out, rep->warnings[i]);
+		ra_json_string(out, rep->warnings[i]);
 	}
 	fprintf(out, "%s]", rep->nwarnings ? "\n      " : "");
 	for (int i = 0; i < rep->ntables; i++) {
 		const struct ra_table *t = &rep->tables[i];
 
 		fprintf(out, ",\n      ");
-		json_string(out, t->key);
+		ra_json_string(out, t->key);
 		fputs(": ", out);
 		if (i == 0) {	/* the run: one object */
 			json_row(out, t, 0, "      ");

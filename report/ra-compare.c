@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 
 #include "ra_db.h"
+#include "report.h"
 #include "ra_stats.h"
 #include "ra_version.h"
 
@@ -49,7 +50,7 @@ static const struct metric metrics[] = {
 struct side {
 	char *db_path;
 	char *label;		/* NULL: every run of the database */
-	char name[128];
+	char *name;		/* the label, or the argument: whole, never cut */
 	double *values[NMETRICS];
 	int n[NMETRICS];
 	int runs;
@@ -68,7 +69,7 @@ struct opts {
 	double noise;			/* % */
 	double threshold[NMETRICS];	/* per-metric noise floor, -1: the default */
 	double alpha;
-	const char *format;
+	const struct format *format;
 	int inconclusive_exit;
 	const char *db;
 };
@@ -117,25 +118,51 @@ static bool is_file(const char *path)
 	return stat(path, &sb) == 0 && S_ISREG(sb.st_mode);
 }
 
-/* "DB", "DB:LABEL" or "LABEL" */
+/* "DB:LABEL": the first colon after which LABEL starts and before which a file is. */
+static const char *db_colon(const char *arg)
+{
+	for (const char *c = strchr(arg, ':'); c; c = strchr(c + 1, ':')) {
+		char *db = c == arg ? NULL : strndup(arg, (size_t)(c - arg));
+		bool file = db && is_file(db);
+
+		free(db);
+		if (file)
+			return c;
+	}
+	return NULL;
+}
+
+/* "DB", "DB:LABEL" or "LABEL" (a label may hold colons) */
 static int parse_side(struct side *s, const char *arg, const char *default_db)
 {
-	const char *colon = strrchr(arg, ':');
+	const char *colon = db_colon(arg), *first = strchr(arg, ':');
+	char *e;
 
 	if (is_file(arg)) {
 		s->db_path = strdup(arg);
-	} else if (colon && colon != arg) {
+	} else if (colon) {
 		s->db_path = strndup(arg, (size_t)(colon - arg));
-		s->label = strdup(colon + 1);
-		if (!is_file(s->db_path))
-			return fail("cannot open '%s': %s", s->db_path, strerror(ENOENT));
+		if (!(s->label = strdup(colon + 1)))
+			return fail("out of memory");
 	} else if (default_db) {
 		s->db_path = strdup(default_db);
-		s->label = strdup(arg);
-	} else {
-		return fail("'%s' is neither a database nor DB:LABEL (use --db DB)", arg);
+		if (!(s->label = strdup(arg)))
+			return fail("out of memory");
+	} else {	/* with a colon, the database before the first is missing */
+		char *db = first && first != arg ? strndup(arg, (size_t)(first - arg)) : NULL;
+
+		e = ra_text_escape(db ? db : arg);
+		if (db)
+			fail("cannot open '%s': %s", e ? e : "", strerror(ENOENT));
+		else
+			fail("'%s' is neither a database nor DB:LABEL (use --db DB)", e ? e : "");
+		free(db);
+		free(e);
+		return -1;
 	}
-	snprintf(s->name, sizeof(s->name), "%s", s->label ? s->label : arg);
+	s->name = strdup(s->label ? s->label : arg);
+	if (!s->db_path || !s->name)
+		return fail("out of memory");
 	return 0;
 }
 
@@ -189,45 +216,64 @@ static int load_models(struct side *s, struct ra_db *db)
 	return rc == SQLITE_ROW || rc == SQLITE_DONE ? SQLITE_DONE : rc;
 }
 
-static int load_side(struct side *s)
+/* The metrics and models of a side, in one read transaction. */
+static int read_side(struct side *s, struct ra_db *db)
 {
 	static const char sql[] =
 		"SELECT m.run_id, m.metric, m.value FROM v_run_metrics m JOIN runs r USING (run_id)"
 		" WHERE (?1 IS NULL OR r.label = ?1) AND m.value IS NOT NULL"
 		" ORDER BY m.run_id";
-	struct ra_db *db = ra_db_open(s->db_path, RA_DB_READONLY);
 	sqlite3_stmt *st = NULL;
 	int64_t last = -1;
-	int rc;
+	int rc = SQLITE_ERROR;
 
-	if (!db)
+	if (ra_db_exec(db, "BEGIN") < 0)
 		return fail("%s", ra_last_error());
-	if (sqlite3_prepare_v2(ra_db_sqlite(db), sql, -1, &st, NULL) != SQLITE_OK) {
-		fail("cannot read '%s': %s", s->db_path, sqlite3_errmsg(ra_db_sqlite(db)));
-		ra_db_close(db);
-		return -1;
-	}
-	if (s->label)
-		sqlite3_bind_text(st, 1, s->label, -1, SQLITE_STATIC);
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		int m = metric_index((const char *)sqlite3_column_text(st, 1));
+	if (sqlite3_prepare_v2(ra_db_sqlite(db), sql, -1, &st, NULL) == SQLITE_OK) {
+		if (s->label)
+			sqlite3_bind_text(st, 1, s->label, -1, SQLITE_STATIC);
+		while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+			int m = metric_index((const char *)sqlite3_column_text(st, 1));
 
-		if (sqlite3_column_int64(st, 0) != last) {
-			last = sqlite3_column_int64(st, 0);
-			s->runs++;
+			if (sqlite3_column_int64(st, 0) != last) {
+				last = sqlite3_column_int64(st, 0);
+				s->runs++;
+			}
+			if (m >= 0 && add_value(s, m, sqlite3_column_double(st, 2)) < 0) {
+				rc = SQLITE_NOMEM;
+				break;
+			}
 		}
-		if (m >= 0 && add_value(s, m, sqlite3_column_double(st, 2)) < 0)
-			break;
 	}
 	sqlite3_finalize(st);
 	if (rc == SQLITE_DONE)
 		rc = load_models(s, db);
-	ra_db_close(db);
 	if (rc != SQLITE_DONE)
-		return fail("cannot read the runs of '%s'", s->db_path);
-	if (!s->runs)
-		return fail("no runs%s%s in '%s'", s->label ? " labelled " : "",
-			    s->label ? s->label : "", s->db_path);
+		return fail("cannot read the runs of '%s': %s", s->db_path,
+			    sqlite3_errmsg(ra_db_sqlite(db)));
+	return ra_db_exec(db, "COMMIT") < 0 ? fail("%s", ra_last_error()) : 0;
+}
+
+static int load_side(struct side *s)
+{
+	struct ra_db *db = ra_db_open(s->db_path, RA_DB_READONLY);
+	char *label;
+	int ret;
+
+	if (!db)
+		return fail("%s", ra_last_error());
+	ret = read_side(s, db);
+	if (ra_db_close(db) < 0 && ret == 0)
+		ret = fail("%s", ra_last_error());
+	if (ret < 0)
+		return -1;
+	if (!s->runs) {
+		label = s->label ? ra_text_escape(s->label) : NULL;
+		fail("no runs%s%s in '%s'", label ? " labelled " : "", label ? label : "",
+		     s->db_path);
+		free(label);
+		return -1;
+	}
 	for (size_t m = 0; m < NMETRICS; m++)
 		ra_stats_summary(s->values[m], s->n[m], metrics[m].rate, &s->sum[m]);
 	return 0;
@@ -295,55 +341,109 @@ static void print_models(const struct side *sides, int n)
 		return;
 	printf("\ndevice models (ra-report shows them whole):\n");
 	for (int i = 0; i < n; i++)
-		for (int k = 0; k < sides[i].nmodels; k++)
-			printf("  %s: %s\n", sides[i].name, sides[i].models[k]);
+		for (int k = 0; k < sides[i].nmodels; k++) {
+			fputs("  ", stdout);
+			ra_text_put(stdout, sides[i].name);
+			fputs(": ", stdout);
+			ra_text_put(stdout, sides[i].models[k]);
+			fputc('\n', stdout);
+		}
 }
 
-static void print_text(struct side *sides, int n, const struct opts *o, bool md)
+/* The cell of side @i for metric @m: the base's mean and cv, else mean and %change. */
+static void cell(char *buf, size_t len, const struct side *sides, int i, int m,
+		 const struct opts *o)
 {
-	char buf[64];
+	const struct ra_summary *s = &sides[i].sum[m];
+	char num[32];
+	struct verdict v;
 
-	if (md) {
-		printf("| metric |");
-		for (int i = 0; i < n; i++)
-			printf(" %s%s |", sides[i].name, i ? "" : " (base)");
-		printf("\n|---|");
-		for (int i = 0; i < n; i++)
-			printf("---:|");
-		printf("\n");
-	} else {
-		printf("%-22s", "metric");
-		for (int i = 0; i < n; i++) {
-			snprintf(buf, sizeof(buf), "%s (n=%d)%s", sides[i].name, sides[i].runs,
-				 i ? "" : " base");
-			printf("  %-32.32s", buf);
-		}
-		printf("\n");
+	fmt_num(num, sizeof(num), s->n ? s->mean : NAN, metrics[m].unit);
+	if (i == 0) {
+		snprintf(buf, len, "%s (cv %.1f%%)", num, s->cv * 100);
+		return;
 	}
+	v = judge(&sides[0], &sides[i], m, o);
+	snprintf(buf, len, "%s %+.1f%%%s", num, v.change, mark(&v));
+}
+
+/* The escaped header of side @i: "NAME (n=N) base". */
+static char *side_header(const struct side *s, bool base)
+{
+	char *name = ra_text_escape(s->name), *h = NULL;
+
+	if (name && asprintf(&h, "%s (n=%d)%s", name, s->runs, base ? " base" : "") < 0)
+		h = NULL;
+	free(name);
+	return h;
+}
+
+/* The text table: each side's column as wide as its header, never cut. */
+static void print_text(struct side *sides, int n, const struct opts *o)
+{
+	char *hdr[MAX_SIDES] = { 0 }, buf[80];
+	int w[MAX_SIDES];
+
+	for (int i = 0; i < n; i++) {
+		hdr[i] = side_header(&sides[i], i == 0);
+		w[i] = hdr[i] ? ra_text_width(hdr[i]) : 0;
+		for (size_t m = 0; m < NMETRICS; m++) {
+			if (!sides[0].sum[m].n)
+				continue;
+			cell(buf, sizeof(buf), sides, i, (int)m, o);
+			w[i] = (int)strlen(buf) > w[i] ? (int)strlen(buf) : w[i];
+		}
+	}
+	printf("%-22s", "metric");
+	for (int i = 0; i < n; i++) {
+		fputs("  ", stdout);
+		ra_text_pad(stdout, hdr[i] ? hdr[i] : "", i + 1 < n ? w[i] : 0, false);
+		free(hdr[i]);
+	}
+	printf("\n");
 	for (size_t m = 0; m < NMETRICS; m++) {
 		if (!sides[0].sum[m].n)
 			continue;
-		printf(md ? "| %s |" : "%-22s", metrics[m].name);
+		printf("%-22s", metrics[m].name);
 		for (int i = 0; i < n; i++) {
-			const struct ra_summary *s = &sides[i].sum[m];
-			char cell[80], num[32];
-			struct verdict v;
-
-			fmt_num(num, sizeof(num), s->n ? s->mean : NAN, metrics[m].unit);
-			if (i == 0) {
-				snprintf(cell, sizeof(cell), "%s (cv %.1f%%)", num, s->cv * 100);
-			} else {
-				v = judge(&sides[0], &sides[i], (int)m, o);
-				snprintf(cell, sizeof(cell), "%s %+.1f%%%s", num, v.change, mark(&v));
-			}
-			printf(md ? " %s |" : "  %-32s", cell);
+			cell(buf, sizeof(buf), sides, i, (int)m, o);
+			printf("  %-*s", i + 1 < n ? w[i] : 0, buf);
 		}
 		printf("\n");
 	}
-	if (!md) {
-		print_models(sides, n);
-		printf("\n%%change: positive is better.  * significant  R regression (beyond the"
-		       " %.0f%% noise floor)  ? too few runs\n", o->noise);
+	print_models(sides, n);
+	printf("\n%%change: positive is better.  * significant  R regression (beyond the"
+	       " %.0f%% noise floor)  ? too few runs\n", o->noise);
+}
+
+/* GitHub Markdown: every cell through the Markdown escape, so none breaks the table. */
+static void print_markdown(struct side *sides, int n, const struct opts *o)
+{
+	char buf[80];
+
+	printf("| metric |");
+	for (int i = 0; i < n; i++) {
+		fputc(' ', stdout);
+		ra_md_cell(stdout, sides[i].name);
+		printf("%s |", i ? "" : " (base)");
+	}
+	printf("\n|---|");
+	for (int i = 0; i < n; i++)
+		printf("---:|");
+	printf("\n");
+	for (size_t m = 0; m < NMETRICS; m++) {
+		if (!sides[0].sum[m].n)
+			continue;
+		printf("| ");
+		ra_md_cell(stdout, metrics[m].name);
+		printf(" |");
+		for (int i = 0; i < n; i++) {
+			cell(buf, sizeof(buf), sides, i, (int)m, o);
+			fputc(' ', stdout);
+			ra_md_cell(stdout, buf);
+			printf(" |");
+		}
+		printf("\n");
 	}
 }
 
@@ -359,66 +459,101 @@ static void print_csv(struct side *sides, int n, const struct opts *o)
 
 			if (!s->n)
 				continue;
-			printf("%s,%s,%d,%.9g,%.9g,%.9g,%.6g,%.9g,%.9g,%.4f,", metrics[m].name,
-			       sides[i].name, s->n, s->mean, s->median, s->stddev, s->cv, s->min,
-			       s->max, v.change);
+			ra_csv_field(stdout, metrics[m].name);
+			fputc(',', stdout);
+			ra_csv_field(stdout, sides[i].name);
+			printf(",%d,%.9g,%.9g,%.9g,%.6g,%.9g,%.9g,%.4f,", s->n, s->mean, s->median,
+			       s->stddev, s->cv, s->min, s->max, v.change);
 			if (!isnan(v.p))
 				printf("%.6g", v.p);
 			printf(",%d,%d\n", v.significant, v.regression);
 		}
 }
 
-static void json_num(double v)
+static void json_num(const char *key, double v)
 {
+	printf(", \"%s\": ", key);
 	if (isfinite(v))
 		printf("%.9g", v);
 	else
 		printf("null");
 }
 
+static void json_strings(const char *const *s, int n)
+{
+	printf("[");
+	for (int i = 0; i < n; i++) {
+		printf("%s", i ? ", " : "");
+		ra_json_string(stdout, s[i]);
+	}
+	printf("]");
+}
+
+static void json_side(const struct side *sides, int i, int m, const struct opts *o)
+{
+	const struct ra_summary *s = &sides[i].sum[m];
+	struct verdict v = i ? judge(&sides[0], &sides[i], m, o) : (struct verdict){ .p = NAN };
+
+	printf("%s\n      {\"n\": %d", i ? "," : "", s->n);
+	json_num("mean", s->n ? s->mean : NAN);
+	json_num("median", s->n ? s->median : NAN);
+	json_num("stddev", s->n ? s->stddev : NAN);
+	json_num("cv", s->n ? s->cv : NAN);
+	json_num("change_pct", i ? v.change : NAN);
+	json_num("p_value", v.p);
+	printf(", \"significant\": %s, \"regression\": %s, \"inconclusive\": %s}",
+	       v.significant ? "true" : "false", v.regression ? "true" : "false",
+	       v.inconclusive ? "true" : "false");
+}
+
 static void print_json(struct side *sides, int n, const struct opts *o)
 {
 	printf("{\n  \"ratrace_compare_version\": 1,\n  \"noise_pct\": %g,\n  \"sides\": [", o->noise);
-	for (int i = 0; i < n; i++)
-		printf("%s\"%s\"", i ? ", " : "", sides[i].name);
+	for (int i = 0; i < n; i++) {
+		printf("%s", i ? ", " : "");
+		ra_json_string(stdout, sides[i].name);
+	}
 	printf("],\n  \"device_models\": [");
 	for (int i = 0; i < n; i++) {
-		printf("%s[", i ? ", " : "");
+		const char *lines[4];
+
 		for (int k = 0; k < sides[i].nmodels; k++)
-			printf("%s\"%s\"", k ? ", " : "", sides[i].models[k]);
-		printf("]");
+			lines[k] = sides[i].models[k];
+		printf("%s", i ? ", " : "");
+		json_strings(lines, sides[i].nmodels);
 	}
 	printf("],\n  \"metrics\": [");
 	for (size_t m = 0, first = 1; m < NMETRICS; m++) {
 		if (!sides[0].sum[m].n)
 			continue;
-		printf("%s\n    {\"metric\": \"%s\", \"polarity\": %d, \"sides\": [", first ? "" : ",",
-		       metrics[m].name, metrics[m].polarity);
+		printf("%s\n    {\"metric\": ", first ? "" : ",");
+		ra_json_string(stdout, metrics[m].name);
+		printf(", \"polarity\": %d, \"sides\": [", metrics[m].polarity);
 		first = 0;
-		for (int i = 0; i < n; i++) {
-			const struct ra_summary *s = &sides[i].sum[m];
-			struct verdict v = i ? judge(&sides[0], &sides[i], (int)m, o) :
-					       (struct verdict){ .p = NAN };
-
-			printf("%s\n      {\"n\": %d, \"mean\": ", i ? "," : "", s->n);
-			json_num(s->n ? s->mean : NAN);
-			printf(", \"median\": ");
-			json_num(s->n ? s->median : NAN);
-			printf(", \"stddev\": ");
-			json_num(s->n ? s->stddev : NAN);
-			printf(", \"cv\": ");
-			json_num(s->n ? s->cv : NAN);
-			printf(", \"change_pct\": ");
-			json_num(i ? v.change : NAN);
-			printf(", \"p_value\": ");
-			json_num(v.p);
-			printf(", \"significant\": %s, \"regression\": %s, \"inconclusive\": %s}",
-			       v.significant ? "true" : "false", v.regression ? "true" : "false",
-			       v.inconclusive ? "true" : "false");
-		}
+		for (int i = 0; i < n; i++)
+			json_side(sides, i, (int)m, o);
 		printf("\n    ]}");
 	}
 	printf("\n  ]\n}\n");
+}
+
+/* The output formats: a name and a printer each. */
+static const struct format {
+	const char *name;
+	void (*print)(struct side *sides, int n, const struct opts *o);
+} formats[] = {
+	{ "text", print_text },
+	{ "json", print_json },
+	{ "csv", print_csv },
+	{ "markdown", print_markdown },
+};
+
+static const struct format *find_format(const char *name)
+{
+	for (size_t i = 0; i < sizeof(formats) / sizeof(formats[0]); i++)
+		if (strcmp(formats[i].name, name) == 0)
+			return &formats[i];
+	return NULL;
 }
 
 static int verdict_exit(struct side *sides, int n, const struct opts *o)
@@ -492,9 +627,8 @@ static int parse(struct opts *o, int argc, char **argv)
 				return fail("bad --alpha '%s'", optarg);
 			break;
 		case 'f':
-			o->format = optarg;
-			if (strcmp(optarg, "text") && strcmp(optarg, "json") &&
-			    strcmp(optarg, "csv") && strcmp(optarg, "markdown"))
+			o->format = find_format(optarg);
+			if (!o->format)
 				return fail("unknown format '%s'", optarg);
 			break;
 		case 'i':
@@ -525,7 +659,7 @@ static int parse(struct opts *o, int argc, char **argv)
 
 int main(int argc, char **argv)
 {
-	struct opts o = { .noise = 5, .alpha = 0.05, .format = "text",
+	struct opts o = { .noise = 5, .alpha = 0.05, .format = &formats[0],
 			  .inconclusive_exit = EXIT_INCONCLUSIVE };
 	struct side sides[MAX_SIDES] = { 0 };
 	int n, ret = EXIT_ERROR;
@@ -539,17 +673,13 @@ int main(int argc, char **argv)
 		if (parse_side(&sides[i], argv[optind + i], o.db ? o.db : sides[0].db_path) < 0 ||
 		    load_side(&sides[i]) < 0)
 			goto out;
-	if (strcmp(o.format, "json") == 0)
-		print_json(sides, n, &o);
-	else if (strcmp(o.format, "csv") == 0)
-		print_csv(sides, n, &o);
-	else
-		print_text(sides, n, &o, strcmp(o.format, "markdown") == 0);
+	o.format->print(sides, n, &o);
 	ret = verdict_exit(sides, n, &o);
 out:
 	for (int i = 0; i < n; i++) {
 		free(sides[i].db_path);
 		free(sides[i].label);
+		free(sides[i].name);
 		for (size_t m = 0; m < NMETRICS; m++)
 			free(sides[i].values[m]);
 	}

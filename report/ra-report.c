@@ -130,27 +130,26 @@ bad:
 	return -1;
 }
 
-/* The runs to report: one, a label's, or the only run of the database. */
+/* The runs to report: one, a label's, or every run of the database. */
 static int select_runs(struct ra_db *db, const struct opts *o, int64_t **ids)
 {
 	sqlite3_stmt *st = NULL;
 	const char *sql = o->label ? "SELECT run_id FROM runs WHERE label = ?1 ORDER BY run_id" :
 				     "SELECT run_id FROM runs ORDER BY run_id";
-	int n = 0;
+	int n = 0, rc;
 
-	*ids = NULL;
+	*ids = malloc(sizeof(**ids));
+	if (!*ids)
+		return -1;
 	if (o->run) {
-		*ids = malloc(sizeof(**ids));
-		if (!*ids)
-			return -1;
 		(*ids)[0] = o->run;
 		return 1;
 	}
 	if (sqlite3_prepare_v2(ra_db_sqlite(db), sql, -1, &st, NULL) != SQLITE_OK)
-		return -1;
+		goto fail;
 	if (o->label)
 		sqlite3_bind_text(st, 1, o->label, -1, SQLITE_STATIC);
-	while (sqlite3_step(st) == SQLITE_ROW) {
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		int64_t *p = realloc(*ids, (size_t)(n + 1) * sizeof(*p));
 
 		if (!p)
@@ -159,46 +158,206 @@ static int select_runs(struct ra_db *db, const struct opts *o, int64_t **ids)
 		(*ids)[n++] = sqlite3_column_int64(st, 0);
 	}
 	sqlite3_finalize(st);
-	return n;
+	if (rc == SQLITE_DONE)
+		return n;
+fail:
+	ra_set_error(RA_ERR_IO, "cannot read the runs of '%s': %s", ra_db_path(db),
+		     sqlite3_errmsg(ra_db_sqlite(db)));
+	return -1;
 }
 
-static void list_runs(struct ra_db *db)
-{
-	sqlite3_stmt *st = NULL;
+/* The run list: a row of escaped texts per run, labels and kernels whole. */
+enum { L_RUN, L_LABEL, L_KERNEL, L_STARTED, L_WALL, L_LOST, L_WORKLOAD, L_COLS };
 
+struct run_list {
+	char **cell;		/* (nrows + 1) * L_COLS; row 0: the headers */
+	int nrows;
+	int w[L_COLS];
+};
+
+static void list_free(struct run_list *l)
+{
+	for (int i = 0; l->cell && i < (l->nrows + 1) * L_COLS; i++)
+		free(l->cell[i]);
+	free(l->cell);
+}
+
+static int list_add(struct run_list *l, sqlite3_stmt *st)
+{
+	char **cell = realloc(l->cell, (size_t)(l->nrows + 2) * L_COLS * sizeof(*cell));
+
+	if (!cell)
+		return -1;
+	l->cell = cell;
+	cell += (l->nrows + 1) * L_COLS;
+	for (int c = 0; c < L_COLS; c++) {
+		char num[32];
+
+		if (c == L_WALL)
+			snprintf(num, sizeof(num), "%.2f", sqlite3_column_double(st, c));
+		cell[c] = c == L_WALL ? strdup(num) :
+			  ra_text_escape((const char *)sqlite3_column_text(st, c));
+	}
+	l->nrows++;
+	for (int c = 0; c < L_COLS; c++)
+		if (!cell[c])
+			return -1;
+	return 0;
+}
+
+static int list_load(struct ra_db *db, struct run_list *l)
+{
+	static const char *const hdr[L_COLS] = { "run", "label", "kernel", "started", "wall_s",
+						 "lost", "workload" };
+	sqlite3_stmt *st = NULL;
+	int rc;
+
+	memset(l, 0, sizeof(*l));
+	if (!(l->cell = calloc(L_COLS, sizeof(*l->cell))))
+		return -1;
+	for (int c = 0; c < L_COLS; c++)
+		if (!(l->cell[c] = strdup(hdr[c])))
+			return -1;
 	if (sqlite3_prepare_v2(ra_db_sqlite(db),
 			       "SELECT run_id, COALESCE(label, '-'), COALESCE(kernel, '-'),"
 			       " COALESCE(started_at, '-'), COALESCE(wall_ns, 0) / 1e9,"
 			       " lost_events, COALESCE(workload, (SELECT source_path FROM runs r"
 			       " WHERE r.run_id = v.run_id), '-') FROM v_runs v ORDER BY run_id",
 			       -1, &st, NULL) != SQLITE_OK)
-		return;
-	printf("%4s  %-14s  %-18s  %-20s  %8s  %6s  %s\n", "run", "label", "kernel", "started",
-	       "wall_s", "lost", "workload");
-	while (sqlite3_step(st) == SQLITE_ROW)
-		printf("%4lld  %-14.14s  %-18.18s  %-20.20s  %8.2f  %6lld  %.60s\n",
-		       (long long)sqlite3_column_int64(st, 0), sqlite3_column_text(st, 1),
-		       sqlite3_column_text(st, 2), sqlite3_column_text(st, 3),
-		       sqlite3_column_double(st, 4), (long long)sqlite3_column_int64(st, 5),
-		       sqlite3_column_text(st, 6));
+		return -1;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW)
+		if (list_add(l, st) < 0)
+			break;
 	sqlite3_finalize(st);
-	fprintf(stderr, "ra-report: several runs: pick one with --run ID or a set with --label NAME\n");
+	return rc == SQLITE_DONE ? 0 : -1;
 }
 
-static int render(struct ra_db *db, const struct opts *o, const int64_t *ids, int n, FILE *out)
+/* Columns of the run list: a label wraps past LIST_LABEL, the workload is cut. */
+#define LIST_WIDTH 100
+#define LIST_LABEL 20
+#define LIST_WORKLOAD 12
+
+static void list_widths(struct run_list *l)
 {
-	int ret = 0;
+	int used = 0;
 
-	o->renderer->begin(out, n);
-	for (int i = 0; i < n && ret == 0; i++) {
-		struct ra_report *r = ra_report_load(db, ids[i], &o->ro);
-
-		if (!r)
-			return -1;
-		ret = o->renderer->render(out, r, i);
-		ra_report_free(r);
+	for (int c = 0; c < L_COLS; c++) {
+		l->w[c] = 0;
+		for (int r = 0; r <= l->nrows; r++)
+			if (ra_text_width(l->cell[r * L_COLS + c]) > l->w[c])
+				l->w[c] = ra_text_width(l->cell[r * L_COLS + c]);
+		used += c == L_WORKLOAD ? 0 : c == L_LABEL ? 2 : l->w[c] + 2;
 	}
-	if (o->renderer->end(out) != 0 || ret < 0) {
+	if (l->w[L_LABEL] > LIST_WIDTH - used - LIST_WORKLOAD)
+		l->w[L_LABEL] = LIST_WIDTH - used - LIST_WORKLOAD > LIST_LABEL ?
+				LIST_WIDTH - used - LIST_WORKLOAD : LIST_LABEL;
+	used += l->w[L_LABEL];
+	l->w[L_WORKLOAD] = LIST_WIDTH - used > LIST_WORKLOAD ? LIST_WIDTH - used : LIST_WORKLOAD;
+}
+
+/* The bytes of @label that fill a line of @w columns (one unit at least). */
+static size_t label_piece(const char *label, int w)
+{
+	size_t n = ra_text_prefix(label, w);
+
+	return n ? n : strlen(label);
+}
+
+/* A row: the label goes on under itself, the workload is cut to its column. */
+static void list_row(const struct run_list *l, char **row)
+{
+	const char *label = row[L_LABEL], *work = row[L_WORKLOAD];
+	size_t n = label_piece(label, l->w[L_LABEL]);
+	char *piece = strndup(label, n);
+
+	for (int c = 0; c < L_WORKLOAD; c++) {
+		ra_text_pad(stdout, c == L_LABEL ? (piece ? piece : "") : row[c], l->w[c],
+			    c == L_RUN || c == L_WALL || c == L_LOST);
+		fputs("  ", stdout);
+	}
+	free(piece);
+	label += n;
+	n = ra_text_prefix(work, l->w[L_WORKLOAD]);
+	if (work[n])
+		n = ra_text_prefix(work, l->w[L_WORKLOAD] - 3);
+	printf("%.*s%s\n", (int)n, work, work[n] ? "..." : "");
+	for (; *label; label += n) {
+		n = label_piece(label, l->w[L_LABEL]);
+		printf("%*s%.*s\n", l->w[L_RUN] + 2, "", (int)n, label);
+	}
+}
+
+static void list_print(struct run_list *l)
+{
+	list_widths(l);
+	for (int r = 0; r <= l->nrows; r++)
+		list_row(l, &l->cell[r * L_COLS]);
+}
+
+/* Everything ra-report prints, read whole before the database is closed. */
+struct output {
+	int64_t *ids;
+	int n;
+	bool listing;		/* several runs and no choice: the run list */
+	struct run_list list;
+	struct ra_report **reps;
+};
+
+static void output_free(struct output *out)
+{
+	for (int i = 0; out->reps && i < out->n; i++)
+		ra_report_free(out->reps[i]);
+	free(out->reps);
+	free(out->ids);
+	list_free(&out->list);
+}
+
+static int no_runs(struct ra_db *db, const struct opts *o)
+{
+	char *label = o->label ? ra_text_escape(o->label) : NULL;
+
+	if (label)
+		ra_set_error(RA_ERR_USAGE, "no run labelled '%s' in '%s'", label, ra_db_path(db));
+	else
+		ra_set_error(RA_ERR_USAGE, "no runs in '%s'", ra_db_path(db));
+	free(label);
+	return -1;
+}
+
+/*
+ * The run list, or the reports of the chosen runs, in one read transaction:
+ * every table from one state of the database, also while a writer commits.
+ */
+static int read_output(struct ra_db *db, const struct opts *o, struct output *out)
+{
+	if (ra_db_exec(db, "BEGIN") < 0 || (out->n = select_runs(db, o, &out->ids)) < 0)
+		return -1;
+	if (out->n == 0)
+		return no_runs(db, o);
+	if (out->n > 1 && !o->label && !o->run) {
+		out->listing = true;
+		if (list_load(db, &out->list) == 0)
+			return ra_db_exec(db, "COMMIT");
+		ra_set_error(RA_ERR_IO, "cannot read the runs of '%s': %s", ra_db_path(db),
+			     sqlite3_errmsg(ra_db_sqlite(db)));
+		return -1;
+	}
+	out->reps = calloc((size_t)out->n, sizeof(*out->reps));
+	if (!out->reps)
+		return -1;
+	for (int i = 0; i < out->n; i++)
+		if (!(out->reps[i] = ra_report_load(db, out->ids[i], &o->ro)))
+			return -1;
+	return ra_db_exec(db, "COMMIT");
+}
+
+static int render(const struct opts *o, const struct output *out, FILE *f)
+{
+	int ret = o->renderer->begin(f, out->n);
+
+	for (int i = 0; i < out->n && ret == 0; i++)
+		ret = o->renderer->render(f, out->reps[i], i);
+	if (o->renderer->end(f) != 0 || ret < 0) {
 		ra_set_error(RA_ERR_IO, "cannot write the report: %s", strerror(errno));
 		return -1;
 	}
@@ -206,24 +365,24 @@ static int render(struct ra_db *db, const struct opts *o, const int64_t *ids, in
 }
 
 /* The page goes to FILE.tmp first: a failed report leaves no half page behind. */
-static int render_file(struct ra_db *db, const struct opts *o, const int64_t *ids, int n)
+static int render_file(const struct opts *o, const struct output *out)
 {
 	size_t len = strlen(o->html) + 8;
 	char *tmp = malloc(len);
-	FILE *out;
+	FILE *f;
 	int ret = -1;
 
 	if (!tmp)
 		return -1;
 	snprintf(tmp, len, "%s.tmp", o->html);
-	out = fopen(tmp, "we");
-	if (!out) {
+	f = fopen(tmp, "we");
+	if (!f) {
 		ra_set_error(RA_ERR_USAGE, "cannot create '%s': %s", tmp, strerror(errno));
 		free(tmp);
 		return -1;
 	}
-	ret = render(db, o, ids, n, out);
-	if (fclose(out) != 0 && ret == 0) {
+	ret = render(o, out, f);
+	if (fclose(f) != 0 && ret == 0) {
 		ra_set_error(RA_ERR_IO, "cannot write '%s': %s", tmp, strerror(errno));
 		ret = -1;
 	}
@@ -237,34 +396,38 @@ static int render_file(struct ra_db *db, const struct opts *o, const int64_t *id
 	return ret;
 }
 
+static int write_output(const struct opts *o, struct output *out)
+{
+	if (!out->listing)
+		return o->html ? render_file(o, out) : render(o, out, stdout);
+	list_print(&out->list);
+	if (fflush(stdout) != 0) {
+		ra_set_error(RA_ERR_IO, "cannot write the run list: %s", strerror(errno));
+		return -1;
+	}
+	fprintf(stderr, "ra-report: several runs: pick one with --run ID or a set with"
+		" --label NAME\n");
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	struct opts o = { .renderer = &ra_render_text, .ro = { .top = 10 } };
+	struct output out = { 0 };
 	struct ra_db *db;
-	int64_t *ids = NULL;
-	int n, ret = 0;
+	int ret;
 
 	if (parse(&o, argc, argv) < 0)
 		return EXIT_ERROR;
 	db = ra_db_open(argv[optind], RA_DB_READONLY);
 	if (!db)
 		return die(ra_last_error());
-	n = select_runs(db, &o, &ids);
-	if (n < 0) {
-		ret = die("cannot read the runs");
-	} else if (n == 0) {
-		if (o.label)
-			fprintf(stderr, "ra-report: no run labelled '%s' in '%s'\n", o.label,
-				argv[optind]);
-		else
-			fprintf(stderr, "ra-report: no runs in '%s'\n", argv[optind]);
-		ret = EXIT_ERROR;
-	} else if (n > 1 && !o.label && !o.run) {
-		list_runs(db);
-	} else if ((o.html ? render_file(db, &o, ids, n) : render(db, &o, ids, n, stdout)) < 0) {
-		ret = die(ra_last_error());
-	}
-	free(ids);
-	ra_db_close(db);
-	return ret;
+	ret = read_output(db, &o, &out);
+	/* closed before anything is printed: a close can find the reading spoiled */
+	if (ra_db_close(db) < 0 && ret == 0)
+		ret = -1;
+	if (ret == 0)
+		ret = write_output(&o, &out);
+	output_free(&out);
+	return ret < 0 ? die(ra_last_error()) : 0;
 }

@@ -74,4 +74,29 @@ extern const struct ra_renderer ra_render_html;
 void ra_fmt_ns(char *buf, size_t len, double ns);
 void ra_fmt_value(char *buf, size_t len, const char *col, const struct ra_value *v);
 
+/*
+ * Escaping (escape.c) of every string that comes from a trace, a database or
+ * the command line, one function per kind of output; docs/report.md has the
+ * mappings. A NULL string is written as an empty one.
+ *
+ * Text: control characters (C0, DEL, C1), the marks that reorder a line and
+ * bytes that are not UTF-8 become visible escapes (\n, \x1b, \u009b, \xff), a
+ * backslash is doubled, and the rest (valid UTF-8) is kept.
+ */
+void ra_text_put(FILE *out, const char *s);
+/** ra_text_escape - the text escape of @s, to free(); NULL when out of memory */
+char *ra_text_escape(const char *s);
+/** ra_text_width - the terminal columns of escaped text @s */
+int ra_text_width(const char *s);
+/** ra_text_prefix - bytes of the longest prefix of escaped @s within @cols columns */
+size_t ra_text_prefix(const char *s, int cols);
+/** ra_text_pad - escaped @s padded with spaces to @width columns, on the left if @right */
+void ra_text_pad(FILE *out, const char *s, int width, bool right);
+/* A Markdown table cell: the text escape, then a backslash before | \ ` * _ [ ] < > & ~ $ */
+void ra_md_cell(FILE *out, const char *s);
+/* A quoted JSON string, always valid UTF-8: a byte that is not UTF-8 becomes \u00XX */
+void ra_json_string(FILE *out, const char *s);
+/* An RFC 4180 CSV field (quoted when it holds , " CR or LF), with JSON's byte mapping */
+void ra_csv_field(FILE *out, const char *s);
+
 #endif /* RA_REPORT_H */

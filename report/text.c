@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: LGPL-2.1
 /*
  * The text report: plain aligned tables within 100 columns, to paste into a
- * mail.
+ * mail. Every string from the database goes through the text escape
+ * (escape.c), and widths are the terminal columns of the escaped text.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -9,17 +10,17 @@
 #include "report.h"
 
 #define WIDTH 100
-#define CELL 256
+#define MIN_CUT 8	/* columns a cut text keeps at least */
+#define MIN_WRAP 16	/* a wrapped one: names shorter than this never wrap */
 
 /* Shorter headers where the view's name is long; the JSON keeps the names. */
 static const char *label(const char *col)
 {
 	static const char *const map[][2] = {
-		{ "readahead", "ra" }, { "evicted_unused", "evicted" },
-		{ "readahead_pages", "ra_pages" }, { "async_size", "async" },
+		{ "readahead", "ra" }, { "evicted_unused", "evict" }, { "async_size", "async" },
 		{ "cache_hit", "cache" }, { "eof_hit", "eof" }, { "sync_io", "sync" },
-		{ "mmap_io", "mmap" }, { "io_size", "io_sz" }, { "ra_pages", "max" },
-		{ "thrashed", "thrash" }, { "reads_completed", "reads" },
+		{ "mmap_io", "mmap" }, { "io_size", "io_sz" },
+		{ "thrashed", "thrash" }, { "pending", "pend" }, { "reads_completed", "reads" },
 		{ "sectors_read", "sectors" }, { "ra_requests", "ra_reqs" },
 		{ "ra_avg_bytes", "ra_avg_B" }, { "stat_reads_delta", "st_reads" },
 		{ "stat_sectors_delta", "st_sect" }, { "stat_match", "match" },
@@ -44,11 +45,6 @@ static const char *label(const char *col)
 	return col;
 }
 
-static void cell_text(const struct ra_table *t, int row, int col, char *buf)
-{
-	ra_fmt_value(buf, CELL, t->cols[col], ra_table_cell(t, row, col));
-}
-
 /* Columns the text leaves out: they repeat another column of the same row, or
  * matter less than the width they take (the JSON and HTML have them). */
 static bool hidden(const struct ra_table *t, int col)
@@ -65,115 +61,278 @@ static bool hidden(const struct ra_table *t, int col)
 	return false;
 }
 
-/* Shorten @s to @w columns: paths keep their end, other text its start. */
-static void fit(char *s, int w, bool keep_end)
+/*
+ * The headers of the shown columns (NULL: hidden). Two columns must never
+ * show one name: where two shortened names meet, both keep their own.
+ */
+static void headers(const struct ra_table *t, const char **hdr)
 {
-	int n = (int)strlen(s);
+	for (int c = 0; c < t->ncols; c++)
+		hdr[c] = hidden(t, c) ? NULL : label(t->cols[c]);
+	for (int c = 0; c < t->ncols; c++)
+		for (int d = c + 1; d < t->ncols; d++)
+			if (hdr[c] && hdr[d] && strcmp(hdr[c], hdr[d]) == 0) {
+				hdr[c] = t->cols[c];
+				hdr[d] = t->cols[d];
+			}
+}
 
-	if (n <= w || w < 4)
-		return;
-	if (keep_end) {
-		memmove(s + 3, s + n - (w - 3), (size_t)(w - 3) + 1);
-		memcpy(s, "...", 3);
-	} else {
-		strcpy(s + w - 3, "...");
+/*
+ * How a text column too wide for the page gives way: the summaries the JSON
+ * holds whole are cut ("..."); anything else, names above all, wraps onto
+ * the next lines, so that two different names never look the same.
+ */
+enum give { FIT, CUT, WRAP };
+
+static enum give give_way(const char *col)
+{
+	return strcmp(col, "sizes") == 0 || strcmp(col, "reason") == 0 ? CUT : WRAP;
+}
+
+/* A table as escaped text: the cells, the width and the give of each column. */
+struct grid {
+	const struct ra_table *t;
+	const char **hdr;
+	char **cell;		/* nrows * ncols, NULL in hidden columns */
+	int *w;
+	enum give *give;
+	const char **pos;	/* of each cell of the row being printed: what is left */
+	int sep;
+};
+
+static char *cell_text(const struct ra_table *t, int row, int col)
+{
+	const struct ra_value *v = ra_table_cell(t, row, col);
+	char buf[64];
+
+	if (v->type == SQLITE_TEXT)
+		return ra_text_escape(v->s);
+	ra_fmt_value(buf, sizeof(buf), t->cols[col], v);
+	return strdup(buf);
+}
+
+/* A text column (left aligned, may give way): any of its cells is text. */
+static bool is_text(const struct grid *g, int col)
+{
+	for (int r = 0; r < g->t->nrows; r++)
+		if (ra_table_cell(g->t, r, col)->type == SQLITE_TEXT)
+			return true;
+	return false;
+}
+
+static void grid_free(struct grid *g)
+{
+	for (int i = 0; g->cell && i < g->t->nrows * g->t->ncols; i++)
+		free(g->cell[i]);
+	free(g->cell);
+	free(g->hdr);
+	free(g->w);
+	free(g->give);
+	free(g->pos);
+}
+
+static int grid_fill(struct grid *g, const struct ra_table *t)
+{
+	size_t n = (size_t)t->ncols;
+
+	memset(g, 0, sizeof(*g));
+	g->t = t;
+	g->hdr = calloc(n, sizeof(*g->hdr));
+	g->cell = calloc(n * (size_t)t->nrows, sizeof(*g->cell));
+	g->w = calloc(n, sizeof(*g->w));
+	g->give = calloc(n, sizeof(*g->give));
+	g->pos = calloc(n, sizeof(*g->pos));
+	if (!g->hdr || !g->cell || !g->w || !g->give || !g->pos)
+		return -1;
+	headers(t, g->hdr);
+	for (int c = 0; c < t->ncols; c++) {
+		if (!g->hdr[c])
+			continue;
+		g->w[c] = ra_text_width(g->hdr[c]);
+		for (int r = 0; r < t->nrows; r++) {
+			char **s = &g->cell[r * t->ncols + c];
+
+			if (!(*s = cell_text(t, r, c)))
+				return -1;
+			if (ra_text_width(*s) > g->w[c])
+				g->w[c] = ra_text_width(*s);
+		}
+	}
+	return 0;
+}
+
+/* The fewest columns column @c keeps when it gives way. */
+static int floor_width(const struct grid *g, int c)
+{
+	int min = give_way(g->t->cols[c]) == CUT ? MIN_CUT : MIN_WRAP;
+
+	return ra_text_width(g->hdr[c]) > min ? ra_text_width(g->hdr[c]) : min;
+}
+
+/* The column that gives way next: a summary before a name, the widest first. */
+static int next_squeeze(const struct grid *g)
+{
+	int best = -1;
+
+	for (int c = 0; c < g->t->ncols; c++) {
+		if (!g->hdr[c] || !is_text(g, c) || g->w[c] <= floor_width(g, c))
+			continue;
+		if (best < 0 || give_way(g->t->cols[c]) < give_way(g->t->cols[best]) ||
+		    (give_way(g->t->cols[c]) == give_way(g->t->cols[best]) && g->w[c] > g->w[best]))
+			best = c;
+	}
+	return best;
+}
+
+/* Too wide: narrower gaps first, then text columns give way until it fits. */
+static void squeeze(struct grid *g)
+{
+	int total = 0, shown = 0, c;
+
+	for (c = 0; c < g->t->ncols; c++)
+		if (g->hdr[c]) {
+			total += g->w[c];
+			shown++;
+		}
+	g->sep = total + 2 * (shown - 1) > WIDTH ? 1 : 2;
+	total += g->sep * (shown - 1);
+	while (total > WIDTH && (c = next_squeeze(g)) >= 0) {
+		int cut = g->w[c] - floor_width(g, c);
+
+		cut = total - WIDTH < cut ? total - WIDTH : cut;
+		g->w[c] -= cut;
+		total -= cut;
+		g->give[c] = give_way(g->t->cols[c]);
 	}
 }
 
-static int text_widths(const struct ra_table *t, int *w, int *sep)
+/* The piece of @s that goes on this line of a cell @w columns wide; moves @s on. */
+static char *piece(const char **s, int w, enum give give)
 {
-	char buf[CELL];
-	int total = 0, widest = -1, shown = 0;
+	size_t n = strlen(*s);
+	char *p;
 
-	for (int c = 0; c < t->ncols; c++) {
-		w[c] = 0;
-		if (hidden(t, c))
-			continue;
-		shown++;
-		w[c] = (int)strlen(label(t->cols[c]));
-		for (int r = 0; r < t->nrows; r++) {
-			cell_text(t, r, c, buf);
-			if ((int)strlen(buf) > w[c])
-				w[c] = (int)strlen(buf);
-		}
-		total += w[c];
-		if (ra_table_cell(t, 0, c)->type == SQLITE_TEXT && (widest < 0 || w[c] > w[widest]))
-			widest = c;
+	if (ra_text_width(*s) > w && give == CUT) {
+		n = ra_text_prefix(*s, w - 3);
+		p = malloc(n + 4);
+		if (p)
+			memcpy(p, *s, n), memcpy(p + n, "...", 4);
+		*s += strlen(*s);
+		return p;
 	}
-	/* too wide: narrower gaps first, then the widest text column gives way */
-	*sep = total + 2 * (shown - 1) > WIDTH ? 1 : 2;
-	total += *sep * (shown - 1);
-	if (total > WIDTH && widest >= 0 && w[widest] - (total - WIDTH) >= 8)
-		w[widest] -= total - WIDTH;
-	return widest;
+	if (ra_text_width(*s) > w) {
+		n = ra_text_prefix(*s, w);
+		n = n ? n : strlen(*s);	/* a character wider than the column */
+	}
+	p = strndup(*s, n);
+	*s += n;
+	return p;
+}
+
+/* Print @line without the spaces that pad its end. */
+static void put_line(FILE *out, char *line, size_t len)
+{
+	while (len && line[len - 1] == ' ')
+		len--;
+	fwrite(line, 1, len, out);
+	fputc('\n', out);
+}
+
+/* One line of a row: the next piece of each cell. */
+static void print_line(FILE *out, const struct grid *g)
+{
+	char *buf = NULL, *p;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	bool first = true;
+
+	if (!f)
+		return;
+	for (int c = 0; c < g->t->ncols; c++) {
+		if (!g->hdr[c])
+			continue;
+		p = piece(&g->pos[c], g->w[c], g->give[c]);
+		fprintf(f, "%*s", first ? 0 : g->sep, "");
+		ra_text_pad(f, p ? p : "", g->w[c], !is_text(g, c));
+		free(p);
+		first = false;
+	}
+	if (fclose(f) == 0)
+		put_line(out, buf, len);
+	free(buf);
+}
+
+/* A row: a cell that wraps goes on in its column on the lines below. */
+static void print_row(FILE *out, const struct grid *g, int row)
+{
+	bool more;
+
+	for (int c = 0; c < g->t->ncols; c++)
+		g->pos[c] = !g->hdr[c] ? "" : row < 0 ? g->hdr[c] : g->cell[row * g->t->ncols + c];
+	do {
+		print_line(out, g);
+		more = false;
+		for (int c = 0; c < g->t->ncols; c++)
+			more |= *g->pos[c] != '\0';
+	} while (more);
 }
 
 static void print_table(FILE *out, const struct ra_table *t)
 {
-	int *w = calloc((size_t)t->ncols, sizeof(*w)), squeezed, sep;
-	bool first;
-	char buf[CELL];
+	struct grid g;
 
-	if (!w)
-		return;
 	fprintf(out, "\n%s\n", t->title);
 	if (t->note)
 		fprintf(out, "  (%s)\n", t->note);
 	if (!t->nrows) {
 		fprintf(out, "  none\n");
-		free(w);
 		return;
 	}
-	squeezed = text_widths(t, w, &sep);
-	first = true;
-	for (int c = 0; c < t->ncols; c++) {
-		bool text = ra_table_cell(t, 0, c)->type == SQLITE_TEXT;
-
-		if (hidden(t, c))
-			continue;
-		fprintf(out, "%*s%*s", first ? 0 : sep, "", text ? -w[c] : w[c], label(t->cols[c]));
-		first = false;
+	if (grid_fill(&g, t) == 0) {
+		squeeze(&g);
+		for (int r = -1; r < t->nrows; r++)
+			print_row(out, &g, r);
 	}
-	fputc('\n', out);
-	for (int r = 0; r < t->nrows; r++) {
-		first = true;
-		for (int c = 0; c < t->ncols; c++) {
-			bool text = ra_table_cell(t, r, c)->type == SQLITE_TEXT;
-
-			if (hidden(t, c))
-				continue;
-			cell_text(t, r, c, buf);
-			if (c == squeezed)
-				fit(buf, w[c], strcmp(t->cols[c], "file") == 0);
-			fprintf(out, "%*s%*s", first ? 0 : sep, "", text ? -w[c] : w[c], buf);
-			first = false;
-		}
-		fputc('\n', out);
-	}
-	free(w);
+	grid_free(&g);
 }
 
-/* Words of @s in lines of at most WIDTH columns, indented by @indent. */
-static void wrap(FILE *out, const char *s, int indent)
+/*
+ * Escaped text @s in lines of at most WIDTH columns, the first going on from
+ * column @col, the others indented by @indent; a word longer than a line is
+ * broken.
+ */
+static void wrap(FILE *out, const char *s, int col, int indent)
 {
-	int col = indent;
+	bool fresh = true;	/* nothing on this line yet */
 
-	fprintf(out, "%*s", indent, "");
 	while (*s) {
-		int n = (int)strcspn(s, " ");
+		size_t n = strcspn(s, " ");
+		char *word = strndup(s, n), *w = word;
 
-		if (col > indent && col + 1 + n > WIDTH) {
+		if (!word)
+			return;
+		if (!fresh && col + 1 + ra_text_width(word) > WIDTH) {
 			fprintf(out, "\n%*s", indent, "");
 			col = indent;
-		} else if (col > indent) {
+			fresh = true;
+		}
+		if (!fresh) {
 			fputc(' ', out);
 			col++;
 		}
-		fprintf(out, "%.*s", n, s);
-		col += n;
+		while (col + ra_text_width(w) > WIDTH && ra_text_prefix(w, WIDTH - col)) {
+			size_t k = ra_text_prefix(w, WIDTH - col);
+
+			fprintf(out, "%.*s\n%*s", (int)k, w, indent, "");
+			col = indent;
+			w += k;
+		}
+		fputs(w, out);
+		col += ra_text_width(w);
+		fresh = false;
+		free(word);
 		s += n;
-		while (*s == ' ')
-			s++;
+		s += strspn(s, " ");
 	}
 	fputc('\n', out);
 }
@@ -181,32 +340,52 @@ static void wrap(FILE *out, const char *s, int indent)
 /* The advice: a line per device, then its reasoning as a paragraph. */
 static void print_advice(FILE *out, const struct ra_table *t)
 {
-	char rec[CELL], cur[CELL];
-
 	fprintf(out, "\n%s\n", t->title);
 	if (!t->nrows)
 		fprintf(out, "  none\n");
 	for (int r = 0; r < t->nrows; r++) {
-		cell_text(t, r, ra_table_col(t, "recommended_kb"), rec);
-		cell_text(t, r, ra_table_col(t, "current_kb"), cur);
-		fprintf(out, "  %s: read_ahead_kb %s (recorded with %s; aiming at %.0f%% of the"
-			" bandwidth)\n", ra_table_cell(t, r, 0)->s, rec, cur,
-			ra_table_cell(t, r, ra_table_col(t, "fraction"))->d * 100);
-		wrap(out, ra_table_cell(t, r, ra_table_col(t, "reasoning"))->s, 4);
+		char *dev = cell_text(t, r, 0), *rec = cell_text(t, r, ra_table_col(t, "recommended_kb"));
+		char *cur = cell_text(t, r, ra_table_col(t, "current_kb"));
+		char *why = cell_text(t, r, ra_table_col(t, "reasoning"));
+
+		if (dev && rec && cur && why) {
+			fprintf(out, "  %s: read_ahead_kb %s (recorded with %s; aiming at %.0f%% of"
+				" the bandwidth)\n", dev, rec, cur,
+				ra_table_cell(t, r, ra_table_col(t, "fraction"))->d * 100);
+			fprintf(out, "%*s", 4, "");
+			wrap(out, why, 4, 4);
+		}
+		free(dev);
+		free(rec);
+		free(cur);
+		free(why);
 	}
 }
 
+/* The run: a line per known column, long values wrapped under themselves. */
 static void print_run(FILE *out, const struct ra_table *t)
 {
-	char buf[CELL];
-
 	fprintf(out, "ratrace report: run %lld\n", (long long)ra_table_cell(t, 0, 0)->i);
 	for (int c = 1; c < t->ncols; c++) {
-		if (ra_table_cell(t, 0, c)->type == SQLITE_NULL)
+		char *s;
+
+		if (ra_table_cell(t, 0, c)->type == SQLITE_NULL || !(s = cell_text(t, 0, c)))
 			continue;
-		cell_text(t, 0, c, buf);
-		fit(buf, WIDTH - 16, false);
-		fprintf(out, "  %-13s %s\n", t->cols[c], buf);
+		fprintf(out, "  %-13s ", t->cols[c]);
+		wrap(out, s, 16, 16);
+		free(s);
+	}
+}
+
+static void print_warnings(FILE *out, const struct ra_report *r)
+{
+	if (!r->nwarnings)
+		return;
+	fprintf(out, "\nWarnings\n");
+	for (int i = 0; i < r->nwarnings; i++) {
+		fputs("  ! ", out);
+		ra_text_put(out, r->warnings[i]);
+		fputc('\n', out);
 	}
 }
 
@@ -220,11 +399,7 @@ static int text_render(FILE *out, const struct ra_report *r, int index)
 	if (index)
 		fprintf(out, "\n%s\n\n", "========================================");
 	print_run(out, &r->tables[0]);
-	if (r->nwarnings) {
-		fprintf(out, "\nWarnings\n");
-		for (int i = 0; i < r->nwarnings; i++)
-			fprintf(out, "  ! %s\n", r->warnings[i]);
-	}
+	print_warnings(out, r);
 	for (int i = 1; i < r->ntables; i++)
 		if (strcmp(r->tables[i].key, "advice") == 0)
 			print_advice(out, &r->tables[i]);

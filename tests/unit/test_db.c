@@ -3,6 +3,7 @@
  * The database: creation, version checks, refusal of foreign files, the bulk
  * writer and the stable views.
  */
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -298,6 +299,86 @@ static void test_abort(void)
 	CHECK(access(tmp_path("a.db"), F_OK) == 0);
 }
 
+/* The journal mode in the file's header: 1 rollback journal, 2 WAL, -1 unreadable. */
+static int journal_version(const char *path)
+{
+	unsigned char h[20];
+	FILE *f = fopen(path, "rb");
+	int v = -1;
+
+	if (f && fread(h, 1, sizeof(h), f) == sizeof(h) && h[18] == h[19])
+		v = h[18];
+	if (f)
+		fclose(f);
+	return v;
+}
+
+static char *slurp(const char *path, long *len)
+{
+	FILE *f = fopen(path, "rb");
+	char *buf = NULL;
+
+	*len = -1;
+	if (f && fseek(f, 0, SEEK_END) == 0 && (*len = ftell(f)) >= 0 &&
+	    (buf = malloc((size_t)*len + 1)) && fseek(f, 0, SEEK_SET) == 0 &&
+	    fread(buf, 1, (size_t)*len, f) != (size_t)*len)
+		*len = -1;
+	if (f)
+		fclose(f);
+	return buf;
+}
+
+static bool has_sidecars(const char *name)
+{
+	char buf[160];
+
+	snprintf(buf, sizeof(buf), "%s-wal", tmp_path(name));
+	if (access(buf, F_OK) == 0)
+		return true;
+	snprintf(buf, sizeof(buf), "%s-shm", tmp_path(name));
+	return access(buf, F_OK) == 0;
+}
+
+/*
+ * A writer leaves the file in rollback-journal mode; a reader of a file that
+ * another program left in WAL mode reads it as it is and makes no file
+ * beside it.
+ */
+static void test_reader(void)
+{
+	struct ra_db *db = ra_db_open(tmp_path("r.db"), RA_DB_CREATE);
+	struct ra_run_info info = { .source = "record" };
+	char cmd[256], *before, *after;
+	long n_before, n_after;
+
+	CHECK(db != NULL);
+	if (!db)
+		return;
+	CHECK_INT(ra_db_load_begin(db), 0);
+	CHECK(ra_db_run_create(db, &info) > 0);
+	CHECK_INT(ra_db_load_commit(db), 0);
+	CHECK_INT(journal_version(tmp_path("r.db")), 2);	/* WAL while it writes */
+	CHECK_INT(ra_db_close(db), 0);
+	CHECK_INT(journal_version(tmp_path("r.db")), 1);
+	CHECK(!has_sidecars("r.db"));
+
+	snprintf(cmd, sizeof(cmd), "sqlite3 %s 'PRAGMA journal_mode = WAL' > /dev/null",
+		 tmp_path("r.db"));
+	CHECK_INT(system(cmd), 0);
+	CHECK_INT(journal_version(tmp_path("r.db")), 2);
+	before = slurp(tmp_path("r.db"), &n_before);
+	db = ra_db_open(tmp_path("r.db"), RA_DB_READONLY);
+	CHECK(db != NULL);
+	CHECK_INT(query_int(db, "SELECT COUNT(*) FROM runs"), 1);
+	CHECK_INT(ra_db_close(db), 0);
+	CHECK(!has_sidecars("r.db"));
+	after = slurp(tmp_path("r.db"), &n_after);
+	CHECK(before && after && n_before > 0 && n_before == n_after &&
+	      memcmp(before, after, (size_t)n_after) == 0);
+	free(before);
+	free(after);
+}
+
 int main(void)
 {
 	static const struct test_case cases[] = {
@@ -306,6 +387,7 @@ int main(void)
 		{ "upgrade version 1", test_upgrade_v1 },
 		{ "writer and views", test_writer },
 		{ "aborted loads", test_abort },
+		{ "readers make nothing beside the file", test_reader },
 		{ NULL, NULL },
 	};
 	return test_run_in_tmpdir("test_db", cases, dir);
