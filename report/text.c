@@ -31,7 +31,7 @@ static const char *label(const char *col)
 		{ "max_sectors_kb", "max_kb" }, { "requests_per_unplug", "rq/unplug" },
 		{ "unplugs_explicit", "explicit" }, { "unplugs_timer", "timer" },
 		{ "avg_sync_wait_ns", "sync_wait" }, { "avg_io_ns", "io_time" },
-		{ "shared_bios", "shared" }, { "hit_ratio", "hit" },
+		{ "shared_bios", "shared" }, { "hit_ratio", "hit" }, { "hit_ratio_max", "hit_max" },
 		{ "bandwidth_mib_s", "bw_mib_s" }, { "rms_rel_err", "rms_err" },
 		{ "max_rel_err", "max_err" }, { "throughput_mib_s", "thru_mib_s" },
 		{ "predicted_mib_s", "predicted" }, { "measured_mib_s", "measured" },
@@ -45,8 +45,26 @@ static const char *label(const char *col)
 	return col;
 }
 
-/* Columns the text leaves out: they repeat another column of the same row, or
- * matter less than the width they take (the JSON and HTML have them). */
+/* True when no row of @t has a non-zero @col. */
+static bool all_zero(const struct ra_table *t, const char *col)
+{
+	int c = ra_table_col(t, col);
+
+	for (int r = 0; c >= 0 && r < t->nrows; r++) {
+		const struct ra_value *v = ra_table_cell(t, r, c);
+
+		if ((v->type == SQLITE_INTEGER && v->i) || (v->type == SQLITE_FLOAT && v->d))
+			return false;
+	}
+	return true;
+}
+
+/*
+ * Columns the text leaves out: they repeat another column of the same row, or
+ * matter less than the width they take (the JSON and HTML have them). Without
+ * a mapped page (read() workloads) the hit ratio's upper bound is the hit
+ * ratio, and mapped is 0: both are left out.
+ */
 static bool hidden(const struct ra_table *t, int col)
 {
 	static const char *const cols[][2] = {
@@ -54,12 +72,15 @@ static bool hidden(const struct ra_table *t, int col)
 		{ "streams", "stream_id" }, { "model", "status" }, { "model", "sizes" },
 		{ "model", "max_rel_err" },
 	};
+	const char *name = t->cols[col];
 
 	for (size_t i = 0; i < sizeof(cols) / sizeof(cols[0]); i++)
-		if (strcmp(cols[i][0], t->key) == 0 && strcmp(cols[i][1], t->cols[col]) == 0)
+		if (strcmp(cols[i][0], t->key) == 0 && strcmp(cols[i][1], name) == 0)
 			return true;
-	return false;
+	return (strcmp(name, "mapped") == 0 || strcmp(name, "hit_ratio_max") == 0) &&
+	       ra_table_col(t, "hit_ratio_max") >= 0 && all_zero(t, "mapped");
 }
+
 
 /*
  * The headers of the shown columns (NULL: hidden). Two columns must never
@@ -184,7 +205,26 @@ static int next_squeeze(const struct grid *g)
 	return best;
 }
 
-/* Too wide: narrower gaps first, then text columns give way until it fits. */
+/* Columns that go, in this order, from a table still too wide for the page. */
+static int next_drop(const struct grid *g)
+{
+	static const char *const order[][2] = {
+		{ "readahead_stats", "async_size" }, { "readahead_stats", "io_size" },
+		{ "readahead_stats", "eof_hit" }, { "readahead_stats", "cache_hit" },
+		{ "files", "windows" },
+	};
+
+	for (size_t i = 0; i < sizeof(order) / sizeof(order[0]); i++) {
+		int c = ra_table_col(g->t, order[i][1]);
+
+		if (strcmp(order[i][0], g->t->key) == 0 && c >= 0 && g->hdr[c])
+			return c;
+	}
+	return -1;
+}
+
+/* Too wide: narrower gaps first, then text columns give way, then the
+ * columns that matter least go, until it fits. */
 static void squeeze(struct grid *g)
 {
 	int total = 0, shown = 0, c;
@@ -204,7 +244,12 @@ static void squeeze(struct grid *g)
 		total -= cut;
 		g->give[c] = give_way(g->t->cols[c]);
 	}
+	while (total > WIDTH && (c = next_drop(g)) >= 0) {
+		total -= g->w[c] + g->sep;
+		g->hdr[c] = NULL;
+	}
 }
+
 
 /* The piece of @s that goes on this line of a cell @w columns wide; moves @s on. */
 static char *piece(const char **s, int w, enum give give)

@@ -18,8 +18,12 @@ import json, re, sys
 
 doc = open(sys.argv[1]).read().split("\n## Text\n")[1].split("\n## ")[0]
 cells = lambda l: [c.strip().strip("`") for c in l.strip().strip("|").split("|")]
-rows = [cells(l) for l in doc.split("\n") if l.startswith("| `")]
+parts = doc.split("columns that go when the table is too wide")
+rows = [cells(l) for l in parts[0].split("\n") if l.startswith("| `")]
 hidden = {r[0]: {c.strip().strip("`") for c in r[1].split(",")} for r in rows if len(r) == 2}
+drops = {r[0]: [c.strip().strip("`") for c in r[1].split(",")]
+         for r in (cells(l) for l in parts[1].split("\n\n")[0].split("\n") if l.startswith("| `"))}
+rows += [cells(l) for l in parts[1].split("\n") if l.startswith("| `")]
 short = {}
 for r in (r for r in rows if len(r) == 6):
     for h, col in zip(r[0::2], r[1::2]):
@@ -51,8 +55,16 @@ for run in (1, 2, 3):
         if hdr is None:
             assert not doc_run[key], (run, key, "rows in the JSON, none in the text")
             continue
-        cols = [c for c in doc_run[key][0] if c not in hidden.get(key, ())]
+        gone = set(hidden.get(key, ()))
+        if "hit_ratio_max" in doc_run[key][0] and not any(r.get("mapped") for r in doc_run[key]):
+            gone |= {"mapped", "hit_ratio_max"}	# no page mapped: 0 and hit_ratio
+        cols = [c for c in doc_run[key][0] if c not in gone]
         want = [short.get(c, c) for c in cols]
+        for d in drops.get(key, []):	# what goes, in order, from a table too wide
+            if hdr == want:
+                break
+            want = [w for c, w in zip([c for c in cols], want) if c != d]
+            cols = [c for c in cols if c != d]
         assert hdr == want, (run, key, hdr, want)
         assert len(set(hdr)) == len(hdr), (run, key, "a header twice", hdr)
         checked.add(key)
@@ -60,7 +72,7 @@ assert {"readahead_stats", "files", "streams", "block", "latency", "model"} <= c
 print("ok: headers of", sorted(checked))
 PY
 check_grep "^file +pid +comm +windows +initial +max +ra_pages " "$TMP/r1.txt" "streams: max and ra_pages"
-check_grep "^pattern +ra +io .* io_sz +ra_pages +used " "$TMP/r1.txt" "readahead table: ra_pages"
+check_grep "^pattern +ra +io .* ra_pages +used " "$TMP/r1.txt" "readahead table: ra_pages"
 check_grep "^file +windows +readahead_pages +used " "$TMP/r1.txt" "files: readahead_pages"
 for run in 1 2 3; do
 	check_eq "$(awk 'length > 100' "$TMP/r$run.txt" | grep -vc '^  ! ')" 0 "run $run: within 100 columns"

@@ -136,7 +136,7 @@ for r in (1, 2):
         else:			# a continuation of the file's cell
             files[-1] += piece.rstrip()
     assert set(files) == esc_paths, ("files", set(files) ^ esc_paths)
-    hdr, rows = table(s, "Streams (windows of one task on one file)")
+    hdr, rows = table(s, "Streams (windows of one task on one file that continue one another)")
     assert any(text_escape(comm) in l for l in rows), "streams: comm"
 print("ok: text reports: escaped, whole, within 100 columns")
 
