@@ -20,7 +20,7 @@ for sig in INT TERM; do
 	on_exit "kill -KILL $rec"
 	for _ in $(seq 100); do pgrep -f "^$marker" >/dev/null && break; sleep 0.1; done
 	pgrep -f "^$marker" >/dev/null || fail "the workload did not start"
-	check_eq "$(instances_left)" 1 "instance while recording ($sig)"
+	check_eq "$(instance_left $rec)" 1 "instance while recording ($sig)"
 	check_eq "$(cat /sys/block/$LOOP_NAME/queue/read_ahead_kb)" 64 "read_ahead_kb while recording ($sig)"
 	kill -$sig $rec
 	wait $rec
@@ -28,7 +28,7 @@ for sig in INT TERM; do
 	sig_no=$(kill -l $sig)
 	check_eq "$rc" $((128 + sig_no)) "ra-record exit status after SIG$sig"
 	pgrep -f "^$marker" >/dev/null && fail "the workload survived SIG$sig"
-	check_eq "$(instances_left)" 0 "instances left after SIG$sig"
+	check_eq "$(instance_left $rec)" 0 "instance left after SIG$sig"
 	check_eq "$(cat /sys/block/$LOOP_NAME/queue/read_ahead_kb)" "$ra_before" "read_ahead_kb restored after SIG$sig"
 	check_eq "$(q "$DB" 'PRAGMA integrity_check')" ok "integrity after SIG$sig"
 	check_eq "$(q "$DB" 'SELECT interrupted, exit_signal, complete FROM runs')" "1|$sig_no|1" "run marked interrupted by SIG$sig"
@@ -60,7 +60,7 @@ check_grep "restored read_ahead_kb of '$LOOP_NAME' to $ra_before, left by record
 	"the next recorder says what it restored"
 check_eq "$(cat /sys/block/$LOOP_NAME/queue/read_ahead_kb)" "$ra_before" "read_ahead_kb restored after SIGKILL"
 check_eq "$(ls /sys/fs/cgroup/blkio | grep -c "^ra-record\.$rec\$")" 0 "the killed recorder's cgroup removed"
-check_eq "$(instances_left)" 0 "the killed recorder's instance removed"
+check_eq "$(instance_left $rec)" 0 "the killed recorder's instance removed"
 [ -e /run/ratrace/ra-record.$rec.restore ] && fail "journal left"
 [ -d /run/ratrace ] && [ -z "$(pgrep -x ra-record)" ] && fail "/run/ratrace left"
 echo "ok: the journal is gone"
