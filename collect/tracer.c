@@ -294,7 +294,10 @@ static int open_cpus(struct ra_tracer *tr, const char *tmpdir)
 		char path[64];
 
 		snprintf(path, sizeof(path), "per_cpu/cpu%ld/trace_pipe_raw", i);
-		c->fd = tracefs_instance_file_open(tr->inst, path, O_RDONLY | O_NONBLOCK);
+		/* close-on-exec: a workload that outlives a killed recorder must not keep
+		 * its instance busy */
+		c->fd = tracefs_instance_file_open(tr->inst, path,
+						   O_RDONLY | O_NONBLOCK | O_CLOEXEC);
 		if (c->fd < 0)
 			continue;	/* CPU not possible here */
 		raw->cpu = (int)i;

@@ -64,3 +64,21 @@ check_eq "$(instance_left $rec)" 0 "the killed recorder's instance removed"
 [ -e /run/ratrace/ra-record.$rec.restore ] && fail "journal left"
 [ -d /run/ratrace ] && [ -z "$(pgrep -x ra-record)" ] && fail "/run/ratrace left"
 echo "ok: the journal is gone"
+
+# A workload that outlives its SIGKILLed recorder holds none of the
+# recorder's tracefs files: the next recorder removes the instance while the
+# workload still runs.
+marker="sleep 8$RANDOM.5"
+ra-record -q -o "$TMP/orphan.db" -d "$LOOP_NAME" -- sh -c "exec $marker" &
+rec=$!
+for _ in $(seq 100); do pgrep -f "^$marker" >/dev/null && break; sleep 0.1; done
+orphan=$(pgrep -f "^$marker") || fail "the workload did not start"
+on_exit "kill -KILL $orphan"
+check_eq "$(ls -l /proc/$orphan/fd | grep -c /sys/kernel/tracing)" 0 "the workload holds no tracefs file"
+kill -KILL $rec
+wait $rec 2>/dev/null
+ra-record -q -o "$TMP/after-orphan.db" -d "$LOOP_NAME" -- true
+check_eq "$?" 0 "the recorder after the killed one"
+kill -0 "$orphan" || fail "the workload ended before the check"
+check_eq "$(instance_left $rec)" 0 "the killed recorder's instance removed while its workload runs"
+kill -KILL "$orphan"
