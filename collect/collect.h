@@ -139,6 +139,9 @@ struct ra_blockdev {
 	char parent_name[64];
 };
 
+/** ra_read_small - a small file (sysfs, procfs) into @buf, trailing white space cut; 0 or -1 */
+int ra_read_small(const char *path, char *buf, size_t len);
+
 /** ra_blockdev_resolve - "loop0", "/dev/loop0" or "7:0"; 0 or -1 (RA_ERR_USAGE) */
 int ra_blockdev_resolve(const char *arg, struct ra_blockdev *bd);
 
@@ -176,6 +179,75 @@ struct ra_vmstat {
 void ra_vmstat_read(struct ra_vmstat *vm);
 int ra_vmstat_write(struct ra_db *db, int64_t run_id, const char *phase,
 		    const struct ra_vmstat *vm);
+
+/* ---- fsmap.c: mounted file systems, their block devices and readahead bdi ---- */
+
+/* One line of /proc/self/mountinfo; the strings point into the map's text. */
+struct ra_mount {
+	int id;
+	uint32_t s_dev;		/* RA_MKDEV of MAJ:MIN (field 3) */
+	char *root;		/* the directory of the file system mounted here */
+	char *point;
+	char *fstype;
+	char *source;
+	char *options;		/* super options */
+};
+
+#define RA_FS_MAX_DEVS 16
+
+struct ra_fs {
+	uint32_t s_dev;			/* the dev of its page-cache and readahead events */
+	const struct ra_mount *mnt;	/* the mount of its root, else its first mount */
+	uint32_t devs[RA_FS_MAX_DEVS];	/* block devices holding it (overlay: its layers') */
+	int ndevs;
+	uint32_t layers[RA_FS_MAX_DEVS];	/* overlay: s_dev of the layers' file systems */
+	int nlayers;
+	char bdi[64];			/* the bdi of its readahead: "7:1", "btrfs-1", "" */
+	char ra_path[128];		/* that bdi's read_ahead_kb file, "" unknown */
+	bool own_bdi;			/* a bdi of its own, not its disk's */
+	bool pseudo;			/* proc, sysfs, tmpfs, ...: no device I/O */
+};
+
+struct ra_fsmap {
+	struct ra_mount *mnt;
+	int nmnt;
+	struct ra_fs *fs;		/* one per s_dev */
+	int nfs;
+	char *text;
+};
+
+/** ra_fsmap_read - the mount table now; free with ra_fsmap_free(); NULL with ra_last_error() */
+struct ra_fsmap *ra_fsmap_read(void);
+/** ra_fsmap_parse - the map of a mountinfo text (devices looked up in sysfs); as above */
+struct ra_fsmap *ra_fsmap_parse(const char *text);
+void ra_fsmap_free(struct ra_fsmap *m);
+/** ra_fsmap_find - the file system of @s_dev, or NULL */
+const struct ra_fs *ra_fsmap_find(const struct ra_fsmap *m, uint32_t s_dev);
+/** ra_fsmap_mount - the mount of mount id @id (fdinfo's mnt_id), or NULL */
+const struct ra_mount *ra_fsmap_mount(const struct ra_fsmap *m, int id);
+/** ra_fs_on - whether @fs lies on block device @dev (a member, a partition of it, or above it) */
+bool ra_fs_on(const struct ra_fs *fs, uint32_t dev);
+/** ra_fs_unmapped - a file system with files but no block device ratrace can name */
+bool ra_fs_unmapped(const struct ra_fs *fs);
+
+#define RA_TARGET_MAX_FS 16
+
+/* What one --device or setting argument names. */
+struct ra_target {
+	char arg[64];
+	struct ra_blockdev bd[RA_FS_MAX_DEVS];	/* block devices: block events, snapshots */
+	int nbd;
+	const struct ra_fs *fs[RA_TARGET_MAX_FS];	/* the file systems on them */
+	int nfs;
+};
+
+/**
+ * ra_target_resolve - a block device ("loop0", "/dev/loop0", "7:0"), or the
+ * anonymous s_dev "0:N" of a mounted file system (its block devices), and
+ * the file systems on them. @t points into @m, which must outlive it.
+ * Returns 0, or -1 (RA_ERR_USAGE) naming what @arg is when it has no device.
+ */
+int ra_target_resolve(const struct ra_fsmap *m, const char *arg, struct ra_target *t);
 
 /* ---- bench.c ---- */
 
