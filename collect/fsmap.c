@@ -555,3 +555,19 @@ int ra_target_resolve(const struct ra_fsmap *m, const char *arg, struct ra_targe
 	}
 	return 0;
 }
+
+int ra_fs_store(struct ra_db *db, int64_t run_id, const struct ra_fs *fs, const char *ra_kb,
+		int64_t unrecorded)
+{
+	int64_t kb = ra_kb && *ra_kb ? strtoll(ra_kb, NULL, 10) : -1;
+	const char *bdi = fs->bdi[0] ? fs->bdi : NULL;
+
+	if (!fs->ndevs)
+		return ra_db_add_filesystem(db, run_id, fs->s_dev, 0, fs->mnt->fstype,
+					    fs->mnt->point, bdi, kb, unrecorded);
+	for (int i = 0; i < fs->ndevs; i++)
+		if (ra_db_add_filesystem(db, run_id, fs->s_dev, fs->devs[i], fs->mnt->fstype,
+					 fs->mnt->point, bdi, kb, unrecorded) < 0)
+			return -1;
+	return 0;
+}

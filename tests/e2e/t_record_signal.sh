@@ -46,8 +46,11 @@ rec=$!
 for _ in $(seq 100); do pgrep -f "^$marker" >/dev/null && break; sleep 0.1; done
 pgrep -f "^$marker" >/dev/null || fail "the workload did not start"
 check_eq "$(cat /sys/block/$LOOP_NAME/queue/read_ahead_kb)" 64 "read_ahead_kb while recording (KILL)"
-check_eq "$(cat /run/ratrace/ra-record.$rec.restore | cut -d' ' -f1 | tr '\n' ' ')" "read_ahead_kb cgroup " \
-	"the journal lists the setting and the cgroup"
+check_eq "$(cat "/run/ratrace/read_ahead_kb.$LOOP_DEV")" \
+	"read_ahead_kb $LOOP_NAME $LOOP_DEV /sys/class/block/$LOOP_NAME/queue/read_ahead_kb $ra_before $rec" \
+	"the journal lists the setting, its file and its old value"
+check_eq "$(cat "/run/ratrace/cgroup.ra-record.$rec")" "cgroup /sys/fs/cgroup/blkio/ra-record.$rec $rec" \
+	"the journal lists the cgroup"
 kill -KILL $rec
 wait $rec 2>/dev/null
 pkill -KILL -f "^$marker"
@@ -61,7 +64,8 @@ check_grep "restored read_ahead_kb of '$LOOP_NAME' to $ra_before, left by record
 check_eq "$(cat /sys/block/$LOOP_NAME/queue/read_ahead_kb)" "$ra_before" "read_ahead_kb restored after SIGKILL"
 check_eq "$(ls /sys/fs/cgroup/blkio | grep -c "^ra-record\.$rec\$")" 0 "the killed recorder's cgroup removed"
 check_eq "$(instance_left $rec)" 0 "the killed recorder's instance removed"
-[ -e /run/ratrace/ra-record.$rec.restore ] && fail "journal left"
+[ -e "/run/ratrace/read_ahead_kb.$LOOP_DEV" ] || [ -e "/run/ratrace/cgroup.ra-record.$rec" ] &&
+	fail "journal left"
 [ -d /run/ratrace ] && [ -z "$(pgrep -x ra-record)" ] && fail "/run/ratrace left"
 echo "ok: the journal is gone"
 
