@@ -49,6 +49,14 @@ record_fs() {
 	check_eq "$blk" "$stat" "$fs: block read completions and sectors equal the stat delta"
 	check_cmp "${blk#*|}" -ge 131072 "$fs: at least the file's 131072 sectors read"
 	check_eq "$(q "$DB" "SELECT stat_match FROM v_device_io WHERE dev = '$LOOP_DEV'")" 1 "$fs: block analysis agrees with the stat"
+	# what the block pass gives each window: its pages at least (btrfs reads its
+	# metadata in the reader's windows too), never more than the device read
+	wio="FROM windows w LEFT JOIN window_io i USING (run_id, window_id) WHERE w.dev = $FS_KDEV AND w.ino = $ino AND w.pages_added > 0"
+	check_eq "$(q "$DB" "SELECT COUNT(*) $wio AND (COALESCE(i.requests, 0) = 0 OR i.bytes < w.pages_added * 4096)")" 0 \
+		"$fs: every window that added pages has requests of its pages' bytes at least"
+	wbytes=$(q "$DB" "SELECT SUM(i.bytes) $wio")
+	note "$fs: the windows' I/O: $wbytes bytes; the device read $(( ${stat#*|} * 512 ))"
+	check_cmp "$wbytes" -le $(( ${stat#*|} * 512 )) "$fs: the windows' I/O is part of what the device read"
 
 	# the file system, its bdi, the settings written
 	check_eq "$(q "$DB" "SELECT fs_dev, dev, fstype, mount_point, bdi, read_ahead_kb FROM v_filesystems WHERE fs_dev = '$FS_DEV'")" \
