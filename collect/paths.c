@@ -441,9 +441,16 @@ int ra_names_unmapped(const struct ra_names *nm, int i, uint32_t *s_dev, const c
 
 /* ---- into the database ---- */
 
-static int store(struct ra_db *db, int64_t run_id, const struct ra_names *nm, uint32_t dev,
-		 struct want *w, size_t n)
+struct resolve {
+	struct ra_db *db;
+	int64_t run_id;
+	const struct ra_names *nm;
+	struct ra_fsmap *now;		/* the mounts after the run, for the walk at the end */
+};
+
+static int store(const struct resolve *rs, uint32_t dev, struct want *w, size_t n)
 {
+	const struct ra_names *nm = rs->nm;
 	struct walk wk = { .w = w, .src = SRC_END };
 	int ret = 0;
 	size_t nw = 0;
@@ -463,14 +470,14 @@ static int store(struct ra_db *db, int64_t run_id, const struct ra_names *nm, ui
 		nw += !w[i].path;
 	wk.nw = n;
 	wk.found = n - nw;
-	if (nw && nm)
-		walk_fs(nm->m, dev, &wk);
+	if (nw && rs->now)
+		walk_fs(rs->now, dev, &wk);
 	for (size_t i = 0; i < n; i++) {
 		const struct name *e = lookup(nm, dev, w[i].ino);
 
 		if (!w[i].path && e && (w[i].path = strdup(name_path(nm, e))))
 			w[i].size = e->size;
-		if (!ret && ra_db_add_file(db, run_id, dev, w[i].ino, w[i].path,
+		if (!ret && ra_db_add_file(rs->db, rs->run_id, dev, w[i].ino, w[i].path,
 					   w[i].path ? w[i].size : -1) < 0)
 			ret = -1;
 		free(w[i].path);
@@ -485,6 +492,7 @@ int ra_paths_resolve(struct ra_db *db, int64_t run_id, const struct ra_names *nm
 		"SELECT dev, ino FROM ra_events WHERE run_id = ?1 UNION"
 		" SELECT dev, ino FROM page_events WHERE run_id = ?1 AND event_id = 10"
 		" ORDER BY 1, 2";
+	struct resolve rs = { .db = db, .run_id = run_id, .nm = nm, .now = ra_fsmap_read() };
 	sqlite3_stmt *st = NULL;
 	struct want *w = NULL;
 	size_t n = 0, cap = 0;
@@ -498,7 +506,7 @@ int ra_paths_resolve(struct ra_db *db, int64_t run_id, const struct ra_names *nm
 		uint32_t d = (uint32_t)sqlite3_column_int64(st, 0);
 
 		if (n && d != dev) {
-			if (store(db, run_id, nm, dev, w, n) < 0)
+			if (store(&rs, dev, w, n) < 0)
 				goto out;
 			n = 0;
 		}
@@ -512,13 +520,14 @@ int ra_paths_resolve(struct ra_db *db, int64_t run_id, const struct ra_names *nm
 		}
 		w[n++] = (struct want){ .ino = (uint64_t)sqlite3_column_int64(st, 1) };
 	}
-	if (rc == SQLITE_DONE && (!n || store(db, run_id, nm, dev, w, n) == 0))
+	if (rc == SQLITE_DONE && (!n || store(&rs, dev, w, n) == 0))
 		ret = 0;
 out:
 	if (ret < 0)
 		ra_set_error(RA_ERR_IO, "cannot resolve file names: %s",
 			     sqlite3_errmsg(ra_db_sqlite(db)));
 	sqlite3_finalize(st);
+	ra_fsmap_free(rs.now);
 	free(w);
 	return ret;
 }
