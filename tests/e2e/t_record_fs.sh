@@ -82,6 +82,16 @@ for f in json.load(open(sys.argv[1]))["runs"][0]["filesystems"]:
 }
 
 record_fs ext4
+
+# A device that read while no page-cache event was recorded (direct I/O) is
+# said so, not shown as a silent "none".
+rec -q -o "$TMP/direct.db" -d "$LOOP_NAME" -- dd if="$MNT/seq" of=/dev/null bs=1M iflag=direct 2>/dev/null
+check_eq "$?" 0 "direct I/O: exit status"
+sectors=$(q "$TMP/direct.db" "SELECT stat_sectors_delta FROM v_devices WHERE dev = '$LOOP_DEV'")
+check_cmp "$sectors" -ge 131072 "direct I/O: the device read the file"
+ra-report "$TMP/direct.db" > "$TMP/direct.txt"
+check_grep "! no page-cache or readahead event of $LOOP_NAME was recorded although it read $sectors sectors" \
+	"$TMP/direct.txt" "direct I/O: the report says no page-cache event was recorded"
 record_fs xfs
 record_fs btrfs
 BTRFS_LOOP=$LOOP_NAME BTRFS_MNT=$MNT
