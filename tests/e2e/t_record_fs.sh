@@ -109,6 +109,33 @@ for kb in 64 512; do
 done
 check_eq "$(cat "$RA_FILE")" "$ra_before" "sweep: the bdi's read_ahead_kb restored"
 
+# SIGKILL on btrfs: the journal holds both files, the next recorder puts both back.
+queue_before=$(cat "/sys/block/$LOOP_NAME/queue/read_ahead_kb")
+marker="sleep 9$RANDOM.5"
+ra-record -q -o "$TMP/kill.db" -d "$LOOP_NAME" --read-ahead-kb "$LOOP_NAME=64" -- sh -c "exec $marker" &
+krec=$!
+on_exit "kill -KILL $krec"
+for _ in $(seq 100); do pgrep -f "^$marker" >/dev/null && break; sleep 0.1; done
+kpid=$(pgrep -f "^$marker") || fail "SIGKILL: the workload did not start"
+on_exit "kill -KILL $kpid"
+check_eq "$(cat "$RA_FILE") $(cat "/sys/block/$LOOP_NAME/queue/read_ahead_kb")" "64 64" "SIGKILL: both set while recording"
+check_eq "$(cat "/run/ratrace/read_ahead_kb.$BDI")" "read_ahead_kb $BDI $FS_DEV $RA_FILE $ra_before $krec" \
+	"SIGKILL: the journal holds the bdi's file and old value"
+check_eq "$(cat "/run/ratrace/read_ahead_kb.$LOOP_DEV")" \
+	"read_ahead_kb $LOOP_NAME $LOOP_DEV /sys/class/block/$LOOP_NAME/queue/read_ahead_kb $queue_before $krec" \
+	"SIGKILL: the journal holds the queue's file and old value"
+kill -KILL $krec
+wait $krec 2>/dev/null
+kill -KILL "$kpid"
+ra-record -o "$TMP/next.db" -d "$LOOP_NAME" -- true 2> "$TMP/next.err"
+check_eq "$?" 0 "SIGKILL: the next recorder"
+check_grep "restored read_ahead_kb of '$BDI' to $ra_before, left by recorder $krec" "$TMP/next.err" \
+	"SIGKILL: the next recorder says it restored the bdi"
+check_eq "$(cat "$RA_FILE") $(cat "/sys/block/$LOOP_NAME/queue/read_ahead_kb")" "$ra_before $queue_before" \
+	"SIGKILL: both put back"
+[ -e "/run/ratrace/read_ahead_kb.$BDI" ] && fail "SIGKILL: journal entry left"
+echo "ok: SIGKILL: no journal entry left"
+
 # Without --read-ahead-kb the btrfs bdi keeps its own value: the windows
 # follow it, not the device's, and the report says so.
 echo 128 > "/sys/block/$LOOP_NAME/queue/read_ahead_kb"
