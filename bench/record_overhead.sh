@@ -10,7 +10,8 @@
 #            instance that nothing reads (the kernel's own tracing cost)
 #   record   under ra-record (its default buffer size)
 # The figure of merit is record/kernel: what ra-record adds to the kernel's
-# tracing cost. Lost events of every ra-record run are reported.
+# tracing cost. Lost events of every ra-record run are reported, and the cost
+# of the recorder's look at settings and open files every 200 ms.
 #
 #   bench/record_overhead.sh [N]      (root; default N=5)
 
@@ -119,3 +120,15 @@ for kind in cached cold; do
 	echo "[$kind] events per ra-record run: $events, lost events in all $N runs: $lost"
 	unset res
 done
+
+# What the recorder does every 200 ms while the workload runs (read the
+# read_ahead_kb settings again, look at the workload's open files), timed by
+# ra-record itself on a cold read of the file; its share of one CPU.
+sync; echo 3 > /proc/sys/vm/drop_caches
+looks=$("$REC" -v --no-capture --no-analyze -o "$work/looks.db" -d "$NAME" -- \
+	dd if="$work/mnt/big" of=/dev/null bs=4k 2>&1 | grep 'looks at settings')
+rm -f "$work/looks.db"*
+echo
+echo "[looks] ${looks#ra-record: }"
+us=$(echo "$looks" | sed -n 's/.*, \([0-9.]*\) us each/\1/p')
+[ -n "$us" ] && awk -v us="$us" 'BEGIN { printf "[looks] %.3f%% of one CPU at one look per 200 ms\n", us / 2000 }'

@@ -1,10 +1,26 @@
 // SPDX-License-Identifier: LGPL-2.1
 /*
- * File names for the inodes of a recording: the events carry (s_dev, i_ino)
- * only, so the mounted file systems of those devices are walked once after
- * the recording. Bounded: a walk stops when every inode is found or after
- * RA_PATH_WALK_MAX entries; files deleted meanwhile stay without a name.
+ * File names for the inodes of a recording. The events carry (s_dev, i_ino)
+ * only, and a file may be gone by the time the trace is stored, so names
+ * are taken when they can first be seen:
+ *
+ *  - before the workload, a walk of the traced file systems (every regular
+ *    file: the files the workload deletes keep the name they had);
+ *  - while it runs, the regular files its processes have open
+ *    (/proc/PID/fd, each file read once; readlink still names a file
+ *    unlinked since, with " (deleted)" after it);
+ *  - after it, a walk for the inodes still without a name (files created and
+ *    closed between two looks).
+ *
+ * A name seen open wins, then the name at the end, then the one at the start.
+ * Walks stay on one file system (nested mounts are skipped, btrfs
+ * subvolumes are not) and stop after RA_PATH_WALK_MAX entries. stat's
+ * st_dev is not the s_dev of the events on btrfs (each subvolume has an
+ * anonymous device of its own), so a file's file system is known from its
+ * mount: the mount walked, or an open file's mnt_id (/proc/PID/fdinfo).
  */
+#include <dirent.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
 #include <stdio.h>
@@ -12,24 +28,199 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
+#include <unistd.h>
 
 #include "collect.h"
 
 #define RA_PATH_WALK_MAX 2000000
+#define SCAN_MAX_PROCS 1024
+#define DELETED " (deleted)"
+
+enum { SRC_NONE, SRC_START, SRC_END, SRC_OPEN };
+
+struct name {
+	uint64_t ino;
+	uint32_t dev;
+	uint32_t off;		/* into the arena, + 1 (0: empty slot) */
+	int64_t size;
+	uint8_t src;
+	uint8_t pref;		/* seen on the mount's own subvolume (btrfs) */
+};
+
+struct devmap {
+	uint64_t st_dev;
+	uint32_t s_dev;
+};
+
+struct ra_names {
+	const struct ra_fsmap *m;
+	const uint32_t *traced;	/* s_dev of the traced file systems */
+	int ntraced;		/* -1: every file system with device I/O */
+	struct name *tab;	/* open addressing, power-of-two size */
+	size_t n, cap;
+	char *arena;
+	size_t alen, acap;
+	struct devmap dm[64];
+	int ndm;
+	uint32_t unmapped[RA_MAX_UNMAPPED];
+	char *unmapped_path[RA_MAX_UNMAPPED];
+	int nunmapped;
+};
+
+struct ra_names *ra_names_alloc(const struct ra_fsmap *m, const uint32_t *traced, int ntraced)
+{
+	struct ra_names *nm = calloc(1, sizeof(*nm));
+
+	if (!nm) {
+		ra_set_error(RA_ERR_IO, "out of memory");
+		return NULL;
+	}
+	nm->m = m;
+	nm->traced = traced;
+	nm->ntraced = ntraced;
+	return nm;
+}
+
+void ra_names_free(struct ra_names *nm)
+{
+	if (!nm)
+		return;
+	for (int i = 0; i < nm->nunmapped; i++)
+		free(nm->unmapped_path[i]);
+	free(nm->tab);
+	free(nm->arena);
+	free(nm);
+}
+
+static size_t slot_of(const struct ra_names *nm, uint32_t dev, uint64_t ino)
+{
+	uint64_t h = (ino ^ ((uint64_t)dev << 40)) * 0x9E3779B97F4A7C15ULL;
+	size_t i = (size_t)(h >> 20) & (nm->cap - 1);
+
+	while (nm->tab[i].off && (nm->tab[i].ino != ino || nm->tab[i].dev != dev))
+		i = (i + 1) & (nm->cap - 1);
+	return i;
+}
+
+static struct name *lookup(const struct ra_names *nm, uint32_t dev, uint64_t ino)
+{
+	struct name *e;
+
+	if (!nm || !nm->cap)
+		return NULL;
+	e = &nm->tab[slot_of(nm, dev, ino)];
+	return e->off ? e : NULL;
+}
+
+static int grow(struct ra_names *nm)
+{
+	struct name *old = nm->tab;
+	size_t ocap = nm->cap;
+
+	nm->cap = ocap ? ocap * 2 : 4096;
+	nm->tab = calloc(nm->cap, sizeof(*nm->tab));
+	if (!nm->tab) {
+		nm->tab = old;
+		nm->cap = ocap;
+		return -1;
+	}
+	for (size_t i = 0; i < ocap; i++)
+		if (old[i].off)
+			nm->tab[slot_of(nm, old[i].dev, old[i].ino)] = old[i];
+	free(old);
+	return 0;
+}
+
+static int arena_add(struct ra_names *nm, const char *path, size_t len)
+{
+	size_t off = nm->alen;
+
+	if (nm->alen + len + 1 > nm->acap) {
+		size_t cap = nm->acap ? nm->acap * 2 : 65536;
+		char *a;
+
+		while (cap < nm->alen + len + 1)
+			cap *= 2;
+		a = realloc(nm->arena, cap);
+		if (!a)
+			return -1;
+		nm->arena = a;
+		nm->acap = cap;
+	}
+	memcpy(nm->arena + off, path, len);
+	nm->arena[off + len] = '\0';
+	nm->alen += len + 1;
+	return (int)off;
+}
+
+/* Keep @path for (dev, ino) unless a better name is known; 0, or -1 when out of memory. */
+static int put(struct ra_names *nm, uint32_t dev, uint64_t ino, const char *path, size_t len,
+	       int64_t size, int src, bool pref)
+{
+	struct name *e;
+	int off;
+
+	if ((nm->n + 1) * 2 > nm->cap && grow(nm) < 0)
+		return -1;
+	e = &nm->tab[slot_of(nm, dev, ino)];
+	if (e->off && (e->src > src || (e->src == src && (e->pref || !pref))))
+		return 0;
+	off = arena_add(nm, path, len);
+	if (off < 0 || nm->alen > UINT32_MAX)
+		return -1;
+	if (!e->off)
+		nm->n++;
+	*e = (struct name){ .ino = ino, .dev = dev, .off = (uint32_t)off + 1, .size = size,
+			    .src = (uint8_t)src, .pref = pref };
+	return 0;
+}
+
+static const char *name_path(const struct ra_names *nm, const struct name *e)
+{
+	return nm->arena + e->off - 1;
+}
+
+bool ra_names_traced(const struct ra_names *nm, uint32_t s_dev)
+{
+	const struct ra_fs *fs = ra_fsmap_find(nm->m, s_dev);
+
+	if (fs && fs->pseudo)
+		return false;
+	if (nm->ntraced < 0)
+		return true;
+	for (int i = 0; i < nm->ntraced; i++)
+		if (nm->traced[i] == s_dev)
+			return true;
+	return false;
+}
+
+/* ---- walks ---- */
+
+struct walk {
+	struct ra_names *nm;		/* before the workload: every file into nm */
+	uint32_t s_dev;
+	dev_t root_dev;			/* st_dev of the mount's root */
+	const char *const *skip;	/* nested mount points, sorted */
+	size_t nskip;
+	struct want *w;			/* after it: the inodes without a name, sorted */
+	size_t nw, found;
+	size_t visited;
+	int src;
+};
 
 struct want {
 	uint64_t ino;
 	char *path;
 	int64_t size;
-};
-
-struct walk {
-	dev_t st_dev;
-	struct want *w;		/* sorted by ino */
-	size_t n, found, visited;
+	bool pref;
 };
 
 static __thread struct walk *cur_walk;
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
 
 static int cmp_ino(const void *a, const void *b)
 {
@@ -38,65 +229,255 @@ static int cmp_ino(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+static void want_file(struct walk *wk, const char *path, const struct stat *sb, bool pref)
+{
+	struct want key = { .ino = sb->st_ino }, *hit;
+
+	hit = bsearch(&key, wk->w, wk->nw, sizeof(*wk->w), cmp_ino);
+	if (!hit || (hit->path && (hit->pref || !pref)))
+		return;
+	if (!hit->path)
+		wk->found++;
+	free(hit->path);
+	hit->path = strdup(path);
+	hit->size = sb->st_size;
+	hit->pref = pref;
+}
+
 static int visit(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
 {
 	struct walk *wk = cur_walk;
-	struct want key = { .ino = sb->st_ino }, *hit;
+	bool pref = sb->st_dev == wk->root_dev;
 
 	if (++wk->visited > RA_PATH_WALK_MAX)
-		return 1;
-	if (flag != FTW_F || sb->st_dev != wk->st_dev)
-		return 0;
-	hit = bsearch(&key, wk->w, wk->n, sizeof(*wk->w), cmp_ino);
-	if (hit && !hit->path && (hit->path = strdup(path))) {
-		hit->size = sb->st_size;
-		wk->found++;
+		return FTW_STOP;
+	if (flag == FTW_D && ftw->level > 0 &&
+	    bsearch(&path, wk->skip, wk->nskip, sizeof(*wk->skip), cmp_str))
+		return FTW_SKIP_SUBTREE;	/* another file system mounted here */
+	if (flag != FTW_F || !S_ISREG(sb->st_mode))
+		return FTW_CONTINUE;
+	if (wk->w) {
+		want_file(wk, path, sb, pref);
+		return wk->found == wk->nw ? FTW_STOP : FTW_CONTINUE;
 	}
-	return wk->found == wk->n;
+	if (put(wk->nm, wk->s_dev, sb->st_ino, path, strlen(path), sb->st_size, wk->src, pref) < 0)
+		return FTW_STOP;
+	return FTW_CONTINUE;
 }
 
-/* The mount point of a device from mountinfo ("... MAJ:MIN root mountpoint ..."). */
-static int mount_point(uint32_t dev, char *out, size_t len)
+/* Walk the root mount of file system @s_dev, nested mounts left out. */
+static void walk_fs(const struct ra_fsmap *m, uint32_t s_dev, struct walk *wk)
 {
-	FILE *f = fopen("/proc/self/mountinfo", "re");
-	char line[4096], root[1024], mp[1024];
-	unsigned int ma, mi;
-	int found = -1;
+	const struct ra_fs *fs = ra_fsmap_find(m, s_dev);
+	const char **skip = NULL;
+	size_t len, n = 0;
+	struct stat sb;
 
-	if (!f)
-		return -1;
-	while (found < 0 && fgets(line, sizeof(line), f)) {
-		if (sscanf(line, "%*d %*d %u:%u %1023s %1023s", &ma, &mi, root, mp) != 4)
+	if (!fs || fs->pseudo || stat(fs->mnt->point, &sb) < 0)
+		return;
+	skip = calloc((size_t)m->nmnt, sizeof(*skip));
+	if (!skip)
+		return;
+	len = strlen(fs->mnt->point);
+	for (int i = 0; i < m->nmnt; i++) {
+		const char *p = m->mnt[i].point;
+
+		if (&m->mnt[i] != fs->mnt && strncmp(p, fs->mnt->point, len) == 0 &&
+		    (p[len] == '/' || (len == 1 && p[1])))
+			skip[n++] = p;
+	}
+	qsort(skip, n, sizeof(*skip), cmp_str);
+	wk->s_dev = s_dev;
+	wk->root_dev = sb.st_dev;
+	wk->skip = skip;
+	wk->nskip = n;
+	cur_walk = wk;
+	nftw(fs->mnt->point, visit, 64, FTW_PHYS | FTW_ACTIONRETVAL);
+	cur_walk = NULL;
+	free(skip);
+}
+
+int ra_names_walk(struct ra_names *nm)
+{
+	for (int i = 0; i < nm->m->nfs; i++) {
+		const struct ra_fs *fs = &nm->m->fs[i];
+		struct walk wk = { .nm = nm, .src = SRC_START };
+
+		/* the file systems with device I/O; overlay files are their layers' */
+		if (!fs->ndevs || fs->nlayers || !ra_names_traced(nm, fs->s_dev))
 			continue;
-		if (RA_MKDEV(ma, mi) == dev && strcmp(root, "/") == 0) {
-			snprintf(out, len, "%s", mp);
-			found = 0;
+		walk_fs(nm->m, fs->s_dev, &wk);
+	}
+	return 0;
+}
+
+/* ---- the files the workload has open ---- */
+
+static void note_unmapped(struct ra_names *nm, uint32_t s_dev, const char *path)
+{
+	for (int i = 0; i < nm->nunmapped; i++)
+		if (nm->unmapped[i] == s_dev)
+			return;
+	if (nm->nunmapped == RA_MAX_UNMAPPED)
+		return;
+	nm->unmapped[nm->nunmapped] = s_dev;
+	nm->unmapped_path[nm->nunmapped++] = strdup(path);
+}
+
+/* The s_dev of the file system of open file @fd of @pid (st_dev @st_dev). */
+static uint32_t sdev_of(struct ra_names *nm, dev_t st_dev, int pid, const char *fd)
+{
+	const struct ra_mount *mnt = NULL;
+	char path[64], buf[512], *p;
+
+	for (int i = 0; i < nm->ndm; i++)
+		if (nm->dm[i].st_dev == st_dev)
+			return nm->dm[i].s_dev;
+	snprintf(path, sizeof(path), "/proc/%d/fdinfo/%s", pid, fd);
+	if (ra_read_small(path, buf, sizeof(buf)) == 0 && (p = strstr(buf, "mnt_id:")))
+		mnt = ra_fsmap_mount(nm->m, atoi(p + 7));
+	if (!mnt)	/* mounted after the start: its st_dev is the best guess */
+		return RA_MKDEV(major(st_dev), minor(st_dev));
+	if (nm->ndm < (int)(sizeof(nm->dm) / sizeof(nm->dm[0])))
+		nm->dm[nm->ndm++] = (struct devmap){ .st_dev = st_dev, .s_dev = mnt->s_dev };
+	return mnt->s_dev;
+}
+
+static void scan_fd(struct ra_names *nm, int pid, int dfd, const char *fd)
+{
+	const struct ra_fs *fs;
+	char path[4096];
+	struct name *e;
+	struct stat sb;
+	uint32_t s_dev;
+	ssize_t len;
+	size_t dl = strlen(DELETED);
+
+	if (fstatat(dfd, fd, &sb, 0) < 0 || !S_ISREG(sb.st_mode))
+		return;
+	s_dev = sdev_of(nm, sb.st_dev, pid, fd);
+	e = lookup(nm, s_dev, sb.st_ino);
+	if ((e && e->src == SRC_OPEN) || !ra_names_traced(nm, s_dev))
+		return;
+	len = readlinkat(dfd, fd, path, sizeof(path) - 1);
+	if (len <= 0 || path[0] != '/')
+		return;
+	path[len] = '\0';
+	if ((size_t)len > dl && strcmp(path + len - dl, DELETED) == 0)
+		len -= (ssize_t)dl;
+	path[len] = '\0';
+	put(nm, s_dev, sb.st_ino, path, (size_t)len, sb.st_size, SRC_OPEN, true);
+	fs = ra_fsmap_find(nm->m, s_dev);
+	if (fs && ra_fs_unmapped(fs))
+		note_unmapped(nm, s_dev, path);
+}
+
+static void scan_fds(struct ra_names *nm, int pid)
+{
+	char dir[64];
+	struct dirent *de;
+	DIR *d;
+
+	snprintf(dir, sizeof(dir), "/proc/%d/fd", pid);
+	d = opendir(dir);
+	if (!d)
+		return;
+	while ((de = readdir(d)))
+		if (de->d_name[0] != '.')
+			scan_fd(nm, pid, dirfd(d), de->d_name);
+	closedir(d);
+}
+
+/* The children of every thread of @pid (/proc/PID/task/TID/children). */
+static int children(int pid, int *out, int max)
+{
+	char path[128], buf[4096];
+	struct dirent *de;
+	int n = 0;
+	DIR *d;
+
+	snprintf(path, sizeof(path), "/proc/%d/task", pid);
+	d = opendir(path);
+	while (d && n < max && (de = readdir(d))) {
+		char *p, *end;
+
+		if (de->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "/proc/%d/task/%s/children", pid, de->d_name);
+		if (ra_read_small(path, buf, sizeof(buf)) < 0)
+			continue;
+		for (p = buf; n < max; p = end) {
+			long c = strtol(p, &end, 10);
+
+			if (end == p)
+				break;
+			out[n++] = (int)c;
 		}
 	}
-	fclose(f);
-	return found;
+	if (d)
+		closedir(d);
+	return n;
 }
 
-static void walk_device(uint32_t dev, struct want *w, size_t n)
+void ra_names_scan(struct ra_names *nm, int pid)
 {
-	struct walk wk = { .st_dev = makedev(RA_MAJOR(dev), RA_MINOR(dev)), .w = w, .n = n };
-	char mp[1024];
+	int queue[SCAN_MAX_PROCS], n = 1;
 
-	if (mount_point(dev, mp, sizeof(mp)) < 0)
-		return;
-	qsort(w, n, sizeof(*w), cmp_ino);
-	cur_walk = &wk;
-	nftw(mp, visit, 64, FTW_PHYS | FTW_MOUNT);
-	cur_walk = NULL;
+	queue[0] = pid;
+	for (int i = 0; i < n; i++) {
+		scan_fds(nm, queue[i]);
+		n += children(queue[i], queue + n, SCAN_MAX_PROCS - n);
+	}
 }
 
-static int store(struct ra_db *db, int64_t run_id, uint32_t dev, struct want *w, size_t n)
+int ra_names_unmapped(const struct ra_names *nm, int i, uint32_t *s_dev, const char **path)
 {
+	if (!nm || i >= nm->nunmapped)
+		return 0;
+	*s_dev = nm->unmapped[i];
+	*path = nm->unmapped_path[i];
+	return 1;
+}
+
+/* ---- into the database ---- */
+
+struct resolve {
+	struct ra_db *db;
+	int64_t run_id;
+	const struct ra_names *nm;
+	struct ra_fsmap *now;		/* the mounts after the run, for the walk at the end */
+};
+
+static int store(const struct resolve *rs, uint32_t dev, struct want *w, size_t n)
+{
+	const struct ra_names *nm = rs->nm;
+	struct walk wk = { .w = w, .src = SRC_END };
 	int ret = 0;
+	size_t nw = 0;
 
-	walk_device(dev, w, n);
+	/* names seen open are final; the others are looked for at the end */
 	for (size_t i = 0; i < n; i++) {
-		if (!ret && ra_db_add_file(db, run_id, dev, w[i].ino, w[i].path,
+		const struct name *e = lookup(nm, dev, w[i].ino);
+
+		if (e && e->src == SRC_OPEN) {
+			w[i].path = strdup(name_path(nm, e));
+			w[i].size = e->size;
+			w[i].pref = true;	/* not replaced by the walk */
+		}
+	}
+	qsort(w, n, sizeof(*w), cmp_ino);
+	for (size_t i = 0; i < n; i++)
+		nw += !w[i].path;
+	wk.nw = n;
+	wk.found = n - nw;
+	if (nw && rs->now)
+		walk_fs(rs->now, dev, &wk);
+	for (size_t i = 0; i < n; i++) {
+		const struct name *e = lookup(nm, dev, w[i].ino);
+
+		if (!w[i].path && e && (w[i].path = strdup(name_path(nm, e))))
+			w[i].size = e->size;
+		if (!ret && ra_db_add_file(rs->db, rs->run_id, dev, w[i].ino, w[i].path,
 					   w[i].path ? w[i].size : -1) < 0)
 			ret = -1;
 		free(w[i].path);
@@ -105,12 +486,13 @@ static int store(struct ra_db *db, int64_t run_id, uint32_t dev, struct want *w,
 	return ret;
 }
 
-int ra_paths_resolve(struct ra_db *db, int64_t run_id)
+int ra_paths_resolve(struct ra_db *db, int64_t run_id, const struct ra_names *nm)
 {
 	static const char sql[] =
 		"SELECT dev, ino FROM ra_events WHERE run_id = ?1 UNION"
 		" SELECT dev, ino FROM page_events WHERE run_id = ?1 AND event_id = 10"
 		" ORDER BY 1, 2";
+	struct resolve rs = { .db = db, .run_id = run_id, .nm = nm, .now = ra_fsmap_read() };
 	sqlite3_stmt *st = NULL;
 	struct want *w = NULL;
 	size_t n = 0, cap = 0;
@@ -124,7 +506,7 @@ int ra_paths_resolve(struct ra_db *db, int64_t run_id)
 		uint32_t d = (uint32_t)sqlite3_column_int64(st, 0);
 
 		if (n && d != dev) {
-			if (store(db, run_id, dev, w, n) < 0)
+			if (store(&rs, dev, w, n) < 0)
 				goto out;
 			n = 0;
 		}
@@ -138,13 +520,14 @@ int ra_paths_resolve(struct ra_db *db, int64_t run_id)
 		}
 		w[n++] = (struct want){ .ino = (uint64_t)sqlite3_column_int64(st, 1) };
 	}
-	if (rc == SQLITE_DONE && (!n || store(db, run_id, dev, w, n) == 0))
+	if (rc == SQLITE_DONE && (!n || store(&rs, dev, w, n) == 0))
 		ret = 0;
 out:
 	if (ret < 0)
 		ra_set_error(RA_ERR_IO, "cannot resolve file names: %s",
 			     sqlite3_errmsg(ra_db_sqlite(db)));
 	sqlite3_finalize(st);
+	ra_fsmap_free(rs.now);
 	free(w);
 	return ret;
 }

@@ -5,7 +5,6 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <ftw.h>
 #include <getopt.h>
 #include <libgen.h>
 #include <poll.h>
@@ -28,20 +27,19 @@
 #define DEFAULT_BUFFER_KB 16384
 #define MAX_DEVS	16
 #define INFLIGHT_WAIT_MS 3000
-
-struct setting {
-	struct ra_blockdev bd;
-	char old_value[32];
-	char new_value[32];
-	bool applied;
-	bool restored;
-};
+#define TICK_NS		200000000	/* how often settings and open files are read */
 
 struct snapdev {
 	struct ra_blockdev bd;
 	const char *role;
 	struct ra_dev_snapshot before, after;
 	bool have_before, have_after;
+};
+
+/* --read-ahead-kb DEV=KB */
+struct setreq {
+	char dev[64];
+	char value[32];
 };
 
 struct rec {
@@ -62,28 +60,33 @@ struct rec {
 	char *sweep_kb;			/* "16,128,512" */
 	char *sweep_env;		/* "NAME=v1,v2" */
 	char *throttle;			/* "DEV=iops:N,bps:N" */
-	const char *run_label;		/* label of the run being recorded */
-	char cgroup[256];		/* blkio cgroup of the workload, "" none */
-	char cgroup_procs[300];
-	uint32_t throttle_dev;		/* the throttled disk */
-	char throttle_iops[24], throttle_bps[24];	/* "" when not set */
-	/* devices */
-	struct ra_blockdev filter[MAX_DEVS];
+	int wait_settings;		/* -1 refuse a held setting, 0 wait, N wait N s */
+	const char *filter_arg[MAX_DEVS];
 	int nfilter;
-	struct setting settings[MAX_DEVS];
-	int nsettings;
+	struct setreq setreq[MAX_DEVS];
+	int nsetreq;
+	const char *run_label;		/* label of the run being recorded */
+	/* what the runs trace and change */
+	struct ra_fsmap *fsmap;
+	struct ra_target filter[MAX_DEVS];
+	struct ra_target set_target[MAX_DEVS];
+	struct ra_scope scope;
+	struct ra_settings *settings;
+	struct ra_throttle thr;
 	struct snapdev *snaps;
 	int nsnaps;
 	/* state */
 	struct ra_db *db;
 	struct ra_tracer *tr;
+	struct ra_names *names;
 	bool mounted_tracefs;
 	struct ra_workload wl;
 	bool spawned;
 	int sigfd;
 	bool interrupted;
 	int forwarded_sig;
-	int64_t start_mono, end_mono, start_unix;
+	int64_t start_mono, end_mono, start_unix, last_tick;
+	int64_t tick_ns, nticks;		/* what the looks while the workload ran cost */
 	struct ra_vmstat vm_before, vm_after;
 	struct ra_sysinfo si;
 	/* replay */
@@ -99,8 +102,15 @@ static const char usage_text[] =
 	"  -o, --output DB             database to add the run to (required)\n"
 	"  -l, --label NAME            label of the run (run sets are grouped by label)\n"
 	"  -d, --device DEV            record only this block device and the file systems\n"
-	"                              on it (name, /dev path or MAJ:MIN; repeatable)\n"
-	"      --read-ahead-kb DEV=KB  set DEV's read_ahead_kb for the run, restore after\n"
+	"                              on it (name, /dev path or MAJ:MIN; the 0:N of a\n"
+	"                              mounted btrfs names its devices; repeatable)\n"
+	"      --read-ahead-kb DEV=KB  set the readahead of DEV and of the file systems on\n"
+	"                              it (its disk's queue/read_ahead_kb, and the bdi of\n"
+	"                              a file system that has one of its own, as btrfs)\n"
+	"                              for the run, restore after\n"
+	"      --wait-settings[=SECONDS]\n"
+	"                              wait while another recorder holds a setting to\n"
+	"                              change (default: refuse; no SECONDS: no limit)\n"
 	"      --drop-caches           drop the page cache before the run (cold start)\n"
 	"      --evict PATH            evict the pages of PATH (a file, or the files under a\n"
 	"                              directory) before each run, instead of the whole\n"
@@ -127,8 +137,9 @@ static const char usage_text[] =
 	"      --version               print the version\n"
 	"\n"
 	"Exit status: 0 recorded and CMD succeeded; 1 recorded, CMD failed; 2 nothing\n"
-	"recorded (usage, input or environment error); 128+N recorded, interrupted by\n"
-	"signal N.\n"
+	"recorded (usage, input or environment error, a setting held by another\n"
+	"recorder); 128+N interrupted by signal N (recorded, unless it came while\n"
+	"waiting for a setting).\n"
 	"\n"
 	"Examples:\n"
 	"  ra-record -o run.db -d loop0 --read-ahead-kb loop0=512 --drop-caches \\\n"
@@ -141,6 +152,14 @@ static int die(const char *msg)
 	return EXIT_ERROR;
 }
 
+static void notice(const char *msg, void *arg)
+{
+	const struct rec *r = arg;
+
+	if (r->verbose >= 0)
+		fprintf(stderr, "ra-record: %s\n", msg);
+}
+
 static int64_t clock_ns(clockid_t id)
 {
 	struct timespec ts;
@@ -149,15 +168,16 @@ static int64_t clock_ns(clockid_t id)
 	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
+/* ---- options ---- */
+
 static int add_setting(struct rec *r, const char *arg)
 {
 	const char *eq = strchr(arg, '=');
-	struct setting *s;
-	char dev[64];
+	struct setreq *s;
 	char *end;
 	long kb;
 
-	if (!eq || eq == arg || (size_t)(eq - arg) >= sizeof(dev)) {
+	if (!eq || eq == arg || (size_t)(eq - arg) >= sizeof(s->dev)) {
 		ra_set_error(RA_ERR_USAGE, "bad --read-ahead-kb '%s' (want DEV=KB)", arg);
 		return -1;
 	}
@@ -166,16 +186,13 @@ static int add_setting(struct rec *r, const char *arg)
 		ra_set_error(RA_ERR_USAGE, "bad read_ahead_kb value in '%s'", arg);
 		return -1;
 	}
-	if (r->nsettings == MAX_DEVS) {
+	if (r->nsetreq == MAX_DEVS) {
 		ra_set_error(RA_ERR_USAGE, "too many --read-ahead-kb settings");
 		return -1;
 	}
-	snprintf(dev, sizeof(dev), "%.*s", (int)(eq - arg), arg);
-	s = &r->settings[r->nsettings];
-	if (ra_blockdev_resolve(dev, &s->bd) < 0)
-		return -1;
-	snprintf(s->new_value, sizeof(s->new_value), "%ld", kb);
-	r->nsettings++;
+	s = &r->setreq[r->nsetreq++];
+	snprintf(s->dev, sizeof(s->dev), "%.*s", (int)(eq - arg), arg);
+	snprintf(s->value, sizeof(s->value), "%ld", kb);
 	return 0;
 }
 
@@ -185,140 +202,174 @@ static int add_filter(struct rec *r, const char *arg)
 		ra_set_error(RA_ERR_USAGE, "too many --device options");
 		return -1;
 	}
-	if (ra_blockdev_resolve(arg, &r->filter[r->nfilter]) < 0)
+	r->filter_arg[r->nfilter++] = arg;
+	return 0;
+}
+
+static int add_evict(struct rec *r, const char *arg)
+{
+	if (access(arg, R_OK) < 0) {
+		ra_set_error(RA_ERR_USAGE, "cannot evict '%s': %s", arg, strerror(errno));
 		return -1;
-	r->nfilter++;
+	}
+	if (r->nevict == (int)(sizeof(r->evict) / sizeof(r->evict[0]))) {
+		ra_set_error(RA_ERR_USAGE, "too many --evict paths");
+		return -1;
+	}
+	r->evict[r->nevict++] = arg;
+	return 0;
+}
+
+static int set_wait(struct rec *r, const char *arg)
+{
+	char *end;
+	long s;
+
+	if (!arg) {
+		r->wait_settings = 0;
+		return 0;
+	}
+	s = strtol(arg, &end, 10);
+	if (!*arg || *end || s < 1 || s > 86400) {
+		ra_set_error(RA_ERR_USAGE, "bad --wait-settings '%s' (want SECONDS, 1 to 86400)",
+			     arg);
+		return -1;
+	}
+	r->wait_settings = (int)s;
 	return 0;
 }
 
 enum {
 	OPT_RA_KB = 256, OPT_DROP, OPT_TMPDIR, OPT_NOCAPTURE, OPT_NOANALYZE, OPT_VERSION,
-	OPT_REPEAT, OPT_SWEEP, OPT_SWEEP_ENV, OPT_THROTTLE, OPT_EVICT,
+	OPT_REPEAT, OPT_SWEEP, OPT_SWEEP_ENV, OPT_THROTTLE, OPT_EVICT, OPT_WAIT,
 };
+
+static const struct option longopts[] = {
+	{ "output", required_argument, NULL, 'o' },
+	{ "label", required_argument, NULL, 'l' },
+	{ "device", required_argument, NULL, 'd' },
+	{ "read-ahead-kb", required_argument, NULL, OPT_RA_KB },
+	{ "wait-settings", optional_argument, NULL, OPT_WAIT },
+	{ "drop-caches", no_argument, NULL, OPT_DROP },
+	{ "evict", required_argument, NULL, OPT_EVICT },
+	{ "buffer-kb", required_argument, NULL, 'b' },
+	{ "events", required_argument, NULL, 'e' },
+	{ "tmpdir", required_argument, NULL, OPT_TMPDIR },
+	{ "no-capture", no_argument, NULL, OPT_NOCAPTURE },
+	{ "no-analyze", no_argument, NULL, OPT_NOANALYZE },
+	{ "repeat", required_argument, NULL, OPT_REPEAT },
+	{ "sweep", required_argument, NULL, OPT_SWEEP },
+	{ "sweep-env", required_argument, NULL, OPT_SWEEP_ENV },
+	{ "throttle", required_argument, NULL, OPT_THROTTLE },
+	{ "quiet", no_argument, NULL, 'q' },
+	{ "verbose", no_argument, NULL, 'v' },
+	{ "help", no_argument, NULL, 'h' },
+	{ "version", no_argument, NULL, OPT_VERSION },
+	{ NULL, 0, NULL, 0 }
+};
+
+/* The options that take a number or a spec; 0, -1 bad. */
+static int parse_value(struct rec *r, int c, char *arg)
+{
+	char *end;
+
+	switch (c) {
+	case 'b':
+		r->buffer_kb = strtoul(arg, &end, 10);
+		if (*end || r->buffer_kb < 4)
+			break;
+		return 0;
+	case OPT_REPEAT:
+		r->repeat = (int)strtol(arg, &end, 10);
+		if (*end || r->repeat < 1 || r->repeat > 1000)
+			break;
+		return 0;
+	case OPT_SWEEP:
+		if (strncmp(arg, "read_ahead_kb=", 14) != 0 || !arg[14]) {
+			ra_set_error(RA_ERR_USAGE,
+				     "bad --sweep '%s' (want read_ahead_kb=V1,V2,...)", arg);
+			return -1;
+		}
+		r->sweep_kb = arg + 14;
+		return 0;
+	case OPT_SWEEP_ENV:
+		if (!strchr(arg, '=') || arg[0] == '=') {
+			ra_set_error(RA_ERR_USAGE, "bad --sweep-env '%s' (want NAME=V1,V2,...)",
+				     arg);
+			return -1;
+		}
+		r->sweep_env = arg;
+		return 0;
+	}
+	ra_set_error(RA_ERR_USAGE, "bad --%s '%s'", c == 'b' ? "buffer-kb" : "repeat", arg);
+	return -1;
+}
+
+static int parse_opt(struct rec *r, int c, char *arg)
+{
+	switch (c) {
+	case 'o':
+		r->output = arg;
+		return 0;
+	case 'l':
+		r->label = arg;
+		return 0;
+	case 'd':
+		return add_filter(r, arg);
+	case OPT_RA_KB:
+		return add_setting(r, arg);
+	case OPT_WAIT:
+		return set_wait(r, arg);
+	case OPT_DROP:
+		r->drop_caches = true;
+		return 0;
+	case OPT_EVICT:
+		return add_evict(r, arg);
+	case 'e':
+		r->events = arg;
+		return ra_events_validate(arg);
+	case OPT_TMPDIR:
+		r->tmpdir = arg;
+		return 0;
+	case OPT_NOCAPTURE:
+		r->capture = false;
+		return 0;
+	case OPT_NOANALYZE:
+		r->analyze = false;
+		return 0;
+	case OPT_THROTTLE:
+		r->throttle = arg;
+		return 0;
+	case 'q':
+		r->verbose = -1;
+		return 0;
+	case 'v':
+		r->verbose++;
+		return 0;
+	case 'h':
+		fputs(usage_text, stdout);
+		exit(0);
+	case OPT_VERSION:
+		printf("ra-record (ratrace) %s\n", RA_VERSION);
+		exit(0);
+	case 'b':
+	case OPT_REPEAT:
+	case OPT_SWEEP:
+	case OPT_SWEEP_ENV:
+		return parse_value(r, c, arg);
+	}
+	fputs(usage_text, stderr);
+	ra_set_error(RA_ERR_USAGE, "bad arguments");
+	return -1;
+}
 
 static int parse_args(struct rec *r, int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{ "output", required_argument, NULL, 'o' },
-		{ "label", required_argument, NULL, 'l' },
-		{ "device", required_argument, NULL, 'd' },
-		{ "read-ahead-kb", required_argument, NULL, OPT_RA_KB },
-		{ "drop-caches", no_argument, NULL, OPT_DROP },
-		{ "evict", required_argument, NULL, OPT_EVICT },
-		{ "buffer-kb", required_argument, NULL, 'b' },
-		{ "events", required_argument, NULL, 'e' },
-		{ "tmpdir", required_argument, NULL, OPT_TMPDIR },
-		{ "no-capture", no_argument, NULL, OPT_NOCAPTURE },
-		{ "no-analyze", no_argument, NULL, OPT_NOANALYZE },
-		{ "repeat", required_argument, NULL, OPT_REPEAT },
-		{ "sweep", required_argument, NULL, OPT_SWEEP },
-		{ "sweep-env", required_argument, NULL, OPT_SWEEP_ENV },
-		{ "throttle", required_argument, NULL, OPT_THROTTLE },
-		{ "quiet", no_argument, NULL, 'q' },
-		{ "verbose", no_argument, NULL, 'v' },
-		{ "help", no_argument, NULL, 'h' },
-		{ "version", no_argument, NULL, OPT_VERSION },
-		{ NULL, 0, NULL, 0 }
-	};
-	char *end;
 	int c;
 
-	while ((c = getopt_long(argc, argv, "+o:l:d:b:e:qvh", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'o':
-			r->output = optarg;
-			break;
-		case 'l':
-			r->label = optarg;
-			break;
-		case 'd':
-			if (add_filter(r, optarg) < 0)
-				return -1;
-			break;
-		case OPT_RA_KB:
-			if (add_setting(r, optarg) < 0)
-				return -1;
-			break;
-		case OPT_DROP:
-			r->drop_caches = true;
-			break;
-		case OPT_EVICT:
-			if (access(optarg, R_OK) < 0) {
-				ra_set_error(RA_ERR_USAGE, "cannot evict '%s': %s", optarg,
-					     strerror(errno));
-				return -1;
-			}
-			if (r->nevict == (int)(sizeof(r->evict) / sizeof(r->evict[0]))) {
-				ra_set_error(RA_ERR_USAGE, "too many --evict paths");
-				return -1;
-			}
-			r->evict[r->nevict++] = optarg;
-			break;
-		case 'b':
-			r->buffer_kb = strtoul(optarg, &end, 10);
-			if (*end || r->buffer_kb < 4) {
-				ra_set_error(RA_ERR_USAGE, "bad --buffer-kb '%s'", optarg);
-				return -1;
-			}
-			break;
-		case 'e':
-			r->events = optarg;
-			if (ra_events_validate(optarg) < 0)
-				return -1;
-			break;
-		case OPT_TMPDIR:
-			r->tmpdir = optarg;
-			break;
-		case OPT_NOCAPTURE:
-			r->capture = false;
-			break;
-		case OPT_NOANALYZE:
-			r->analyze = false;
-			break;
-		case OPT_REPEAT:
-			r->repeat = (int)strtol(optarg, &end, 10);
-			if (*end || r->repeat < 1 || r->repeat > 1000) {
-				ra_set_error(RA_ERR_USAGE, "bad --repeat '%s'", optarg);
-				return -1;
-			}
-			break;
-		case OPT_SWEEP:
-			if (strncmp(optarg, "read_ahead_kb=", 14) != 0 || !optarg[14]) {
-				ra_set_error(RA_ERR_USAGE, "bad --sweep '%s' (want read_ahead_kb=V1,V2,...)",
-					     optarg);
-				return -1;
-			}
-			r->sweep_kb = optarg + 14;
-			break;
-		case OPT_SWEEP_ENV:
-			if (!strchr(optarg, '=') || optarg[0] == '=') {
-				ra_set_error(RA_ERR_USAGE, "bad --sweep-env '%s' (want NAME=V1,V2,...)",
-					     optarg);
-				return -1;
-			}
-			r->sweep_env = optarg;
-			break;
-		case OPT_THROTTLE:
-			r->throttle = optarg;
-			break;
-		case 'q':
-			r->verbose = -1;
-			break;
-		case 'v':
-			r->verbose++;
-			break;
-		case 'h':
-			fputs(usage_text, stdout);
-			exit(0);
-		case OPT_VERSION:
-			printf("ra-record (ratrace) %s\n", RA_VERSION);
-			exit(0);
-		default:
-			fputs(usage_text, stderr);
-			ra_set_error(RA_ERR_USAGE, "bad arguments");
+	while ((c = getopt_long(argc, argv, "+o:l:d:b:e:qvh", longopts, NULL)) != -1)
+		if (parse_opt(r, c, optarg) < 0)
 			return -1;
-		}
-	}
 	if (!r->output) {
 		ra_set_error(RA_ERR_USAGE, "no output database (-o DB)");
 		return -1;
@@ -328,192 +379,153 @@ static int parse_args(struct rec *r, int argc, char **argv)
 		ra_set_error(RA_ERR_USAGE, "--sweep read_ahead_kb needs the devices: --device DEV");
 		return -1;
 	}
-	if (r->sweep_kb && r->nsettings) {
-		ra_set_error(RA_ERR_USAGE, "--sweep read_ahead_kb and --read-ahead-kb exclude each other");
+	if (r->sweep_kb && r->nsetreq) {
+		ra_set_error(RA_ERR_USAGE,
+			     "--sweep read_ahead_kb and --read-ahead-kb exclude each other");
 		return -1;
 	}
 	return ra_workload_check(r->argv);
+}
+
+/* ---- what the runs trace and change ---- */
+
+static int resolve_targets(struct rec *r)
+{
+	r->fsmap = ra_fsmap_read();
+	if (!r->fsmap)
+		return -1;
+	for (int i = 0; i < r->nfilter; i++)
+		if (ra_target_resolve(r->fsmap, r->filter_arg[i], &r->filter[i]) < 0)
+			return -1;
+	for (int i = 0; i < r->nsetreq; i++)
+		if (ra_target_resolve(r->fsmap, r->setreq[i].dev, &r->set_target[i]) < 0)
+			return -1;
+	ra_scope_init(&r->scope, r->fsmap, r->filter, r->nfilter);
+	return 0;
+}
+
+static int add_snap(struct rec *r, const struct ra_blockdev *bd, const char *role)
+{
+	struct snapdev *nv;
+
+	for (int j = 0; j < r->nsnaps; j++)
+		if (r->snaps[j].bd.dev == bd->dev)
+			return 0;
+	nv = realloc(r->snaps, (size_t)(r->nsnaps + 1) * sizeof(*nv));
+	if (!nv) {
+		ra_set_error(RA_ERR_IO, "out of memory");
+		return -1;
+	}
+	r->snaps = nv;
+	memset(&r->snaps[r->nsnaps], 0, sizeof(*nv));
+	r->snaps[r->nsnaps].bd = *bd;
+	r->snaps[r->nsnaps++].role = role;
+	return 0;
 }
 
 /* Devices whose settings and counters are snapshot: named ones, else all disks. */
 static int collect_snapdevs(struct rec *r)
 {
 	struct ra_blockdev *all = NULL;
-	int n = 0;
+	int m, ret = 0;
 
-	r->snaps = calloc(2 * MAX_DEVS + 1, sizeof(*r->snaps));
-	if (!r->snaps)
-		return -1;
-	for (int i = 0; i < r->nfilter + r->nsettings; i++) {
-		const struct ra_blockdev *bd =
-			i < r->nfilter ? &r->filter[i] : &r->settings[i - r->nfilter].bd;
-		bool dup = false;
+	for (int i = 0; i < r->nfilter; i++)
+		for (int j = 0; j < r->filter[i].nbd; j++)
+			if (add_snap(r, &r->filter[i].bd[j], "filter") < 0)
+				return -1;
+	for (int i = 0; i < r->nsetreq; i++)
+		for (int j = 0; j < r->set_target[i].nbd; j++)
+			if (add_snap(r, &r->set_target[i].bd[j], "setting") < 0)
+				return -1;
+	if (r->nfilter)
+		return 0;
+	m = ra_blockdev_all(&all);
+	for (int i = 0; i < m && ret == 0; i++)
+		ret = add_snap(r, &all[i], "traced");
+	free(all);
+	return ret;
+}
 
-		for (int j = 0; j < n; j++)
-			dup |= r->snaps[j].bd.dev == bd->dev;
-		if (dup)
-			continue;
-		r->snaps[n].bd = *bd;
-		r->snaps[n].role = i < r->nfilter ? "filter" : "setting";
-		n++;
-	}
-	if (r->nfilter == 0) {
-		int m = ra_blockdev_all(&all);
-
-		for (int i = 0; i < m; i++) {
-			bool dup = false;
-			struct snapdev *nv;
-
-			for (int j = 0; j < n; j++)
-				dup |= r->snaps[j].bd.dev == all[i].dev;
-			if (dup)
-				continue;
-			nv = realloc(r->snaps, (size_t)(n + 1) * sizeof(*nv));
-			if (!nv)
-				break;
-			r->snaps = nv;
-			memset(&r->snaps[n], 0, sizeof(*nv));
-			r->snaps[n].bd = all[i];
-			r->snaps[n].role = "traced";
-			n++;
-		}
-		free(all);
-	}
-	r->nsnaps = n;
+/* The settings of the runs on target @t: @value, the sweep's (@sweep), or watched (NULL). */
+static int target_settings(struct rec *r, const struct ra_target *t, const char *value,
+			   bool sweep)
+{
+	for (int j = 0; j < t->nbd; j++)
+		if (ra_settings_disk(r->settings, &t->bd[j], value, sweep) < 0)
+			return -1;
+	for (int j = 0; j < t->nfs; j++)
+		if (ra_settings_fs(r->settings, t->fs[j], value, sweep) < 0)
+			return -1;
 	return 0;
 }
 
 /*
- * The journal of what is to be put back (settings applied and not restored,
- * the throttle's cgroup), so that the next recorder restores it if this one
- * is killed.
+ * What the runs set (--read-ahead-kb, --sweep on the --device devices), and
+ * what they watch: the disks snapshot and the bdi of every file system in
+ * scope (every mounted one without --device) that has one of its own.
  */
-static void journal_sync(struct rec *r)
+static int build_settings(struct rec *r)
 {
-	struct ra_journal_item items[MAX_DEVS + 1];
-	int n = 0;
-
-	for (int i = 0; i < r->nsettings; i++)
-		if (r->settings[i].applied && !r->settings[i].restored)
-			items[n++] = (struct ra_journal_item){ .dev = r->settings[i].bd.dev,
-							       .name = r->settings[i].bd.name,
-							       .old_value = r->settings[i].old_value };
-	if (r->cgroup[0])
-		items[n++] = (struct ra_journal_item){ .cgroup = r->cgroup };
-	if (ra_journal_write(items, n) < 0 && r->verbose > 0)
-		fprintf(stderr, "ra-record: cannot write the restore journal: %s\n",
-			strerror(errno));
-}
-
-static int apply_settings(struct rec *r)
-{
-	for (int i = 0; i < r->nsettings; i++) {
-		struct setting *s = &r->settings[i];
-
-		if (ra_queue_read(&s->bd, "read_ahead_kb", s->old_value, sizeof(s->old_value)) < 0) {
-			ra_set_error(RA_ERR_ENV, "cannot read read_ahead_kb of '%s'", s->bd.name);
-			return -1;
-		}
-		s->applied = true;	/* from here on restore_settings() writes it back */
-	}
-	journal_sync(r);
-	for (int i = 0; i < r->nsettings; i++) {
-		struct setting *s = &r->settings[i];
-
-		if (ra_queue_write(&s->bd, "read_ahead_kb", s->new_value) < 0)
-			return -1;
-		if (r->verbose > 0)
-			fprintf(stderr, "ra-record: %s read_ahead_kb %s -> %s\n", s->bd.name,
-				s->old_value, s->new_value);
-	}
-	return 0;
-}
-
-static void restore_settings(struct rec *r)
-{
-	for (int i = r->nsettings - 1; i >= 0; i--) {
-		struct setting *s = &r->settings[i];
-
-		if (!s->applied || s->restored)
-			continue;
-		if (ra_queue_write(&s->bd, "read_ahead_kb", s->old_value) == 0)
-			s->restored = true;
-		else
-			fprintf(stderr, "ra-record: cannot restore read_ahead_kb of '%s' to %s\n",
-				s->bd.name, s->old_value);
-	}
-	journal_sync(r);
-}
-
-/* One file's page-cache pages: written back first, then dropped. */
-static int evict_one(const char *path, const struct stat *sb, int type, struct FTW *ftw)
-{
-	int fd, err;
-
-	(void)sb;
-	(void)ftw;
-	if (type != FTW_F)
-		return 0;
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
-	if (fd < 0)
-		return 0;	/* not ours to read: its pages stay */
-	fdatasync(fd);
-	err = posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
-	close(fd);
-	if (err) {
-		ra_set_error(RA_ERR_ENV, "cannot evict '%s': %s", path, strerror(err));
+	r->settings = ra_settings_alloc(notice, r, r->verbose > 0);
+	if (!r->settings)
 		return -1;
-	}
-	return 0;
-}
-
-/* The --evict paths, files under directories included (one file system each). */
-static int evict_paths(struct rec *r)
-{
-	for (int i = 0; i < r->nevict; i++)
-		if (nftw(r->evict[i], evict_one, 16, FTW_PHYS | FTW_MOUNT) != 0) {
-			if (ra_last_error_kind() != RA_ERR_ENV)
-				ra_set_error(RA_ERR_ENV, "cannot evict '%s': %s", r->evict[i],
-					     strerror(errno));
+	for (int i = 0; i < r->nsetreq; i++)
+		if (target_settings(r, &r->set_target[i], r->setreq[i].value, false) < 0)
 			return -1;
-		}
-	return 0;
-}
+	for (int i = 0; r->sweep_kb && i < r->nfilter; i++)
+		if (target_settings(r, &r->filter[i], NULL, true) < 0)
+			return -1;
+	for (int i = 0; i < r->nsnaps; i++)
+		if (ra_settings_disk(r->settings, &r->snaps[i].bd, NULL, false) < 0)
+			return -1;
+	for (int i = 0; i < (r->nfilter ? r->scope.nfs : r->fsmap->nfs); i++) {
+		const struct ra_fs *fs = r->nfilter ? r->scope.fs[i] : &r->fsmap->fs[i];
 
-static int drop_caches(void)
-{
-	int fd;
-
-	sync();
-	fd = open("/proc/sys/vm/drop_caches", O_WRONLY | O_CLOEXEC);
-	if (fd < 0 || write(fd, "3", 1) != 1) {
-		ra_set_error(RA_ERR_ENV, "cannot drop caches: %s", strerror(errno));
-		if (fd >= 0)
-			close(fd);
-		return -1;
+		if (ra_settings_fs(r->settings, fs, NULL, false) < 0)
+			return -1;
 	}
-	close(fd);
 	return 0;
 }
+
+/* Say which file systems on the devices cannot have their readahead set. */
+static void warn_unset(struct rec *r)
+{
+	for (int i = 0; i < r->nsetreq + (r->sweep_kb ? r->nfilter : 0); i++) {
+		const struct ra_target *t = i < r->nsetreq ? &r->set_target[i] :
+							    &r->filter[i - r->nsetreq];
+
+		for (int j = 0; j < t->nfs; j++) {
+			const struct ra_fs *fs = t->fs[j];
+
+			if (!fs->ra_path[0] && !fs->nlayers && r->verbose >= 0)
+				fprintf(stderr, "ra-record: warning: which bdi governs the"
+					" readahead of the %s file system at '%s' is not known:"
+					" only the queue/read_ahead_kb of its disk is set\n",
+					fs->mnt->fstype, fs->mnt->point);
+		}
+	}
+}
+
+static int prepare(struct rec *r)
+{
+	if (resolve_targets(r) < 0 || collect_snapdevs(r) < 0 || build_settings(r) < 0)
+		return -1;
+	warn_unset(r);
+	return ra_settings_lock(r->settings, r->wait_settings, r->sigfd);
+}
+
+/* ---- one run ---- */
 
 static int setup_tracer(struct rec *r)
 {
-	uint32_t fs[MAX_DEVS], blk[2 * MAX_DEVS];
 	struct ra_tracer_opts o = { 0 };
-	int nblk = 0;
 
-	for (int i = 0; i < r->nfilter; i++) {
-		fs[i] = r->filter[i].dev;
-		blk[nblk++] = r->filter[i].dev;
-		if (r->filter[i].parent != r->filter[i].dev)
-			blk[nblk++] = r->filter[i].parent;
-	}
 	o.buffer_kb = r->buffer_kb;
 	o.events = r->events;
-	o.fs_devs = fs;
-	o.nfs_devs = r->nfilter;
-	o.blk_devs = blk;
-	o.nblk_devs = nblk;
+	o.fs_devs = r->scope.fs_devs;
+	o.nfs_devs = r->scope.nfs_devs;
+	o.blk_devs = r->scope.blk_devs;
+	o.nblk_devs = r->scope.nblk_devs;
 	o.notrace_pid = getpid();
 	o.tmpdir = r->tmpdir;
 	o.verbose = r->verbose;
@@ -522,6 +534,15 @@ static int setup_tracer(struct rec *r)
 	ra_tracer_cleanup_stale(r->verbose > 0);
 	r->tr = ra_tracer_create(&o);
 	return r->tr ? 0 : -1;
+}
+
+/* Names of the files of the traced file systems, as they are before the run. */
+static int setup_names(struct rec *r)
+{
+	r->names = ra_names_alloc(r->fsmap, r->scope.fs_devs, r->nfilter ? r->scope.nfs_devs : -1);
+	if (!r->names)
+		return -1;
+	return ra_names_walk(r->names);
 }
 
 static void snapshot(struct rec *r, bool after)
@@ -578,6 +599,21 @@ static void handle_signal(struct rec *r)
 	}
 }
 
+/* Every TICK_NS while the workload runs: settings changed, files opened. */
+static void tick(struct rec *r, bool force)
+{
+	int64_t now = clock_ns(CLOCK_MONOTONIC);
+
+	if (!force && now - r->last_tick < TICK_NS)
+		return;
+	r->last_tick = now;
+	ra_settings_check(r->settings, now);
+	if (!r->wl.reaped)
+		ra_names_scan(r->names, r->wl.pid);
+	r->tick_ns += clock_ns(CLOCK_MONOTONIC) - now;
+	r->nticks++;
+}
+
 static int record_loop(struct rec *r)
 {
 	int ncpus = ra_tracer_ncpus(r->tr);
@@ -594,7 +630,7 @@ static int record_loop(struct rec *r)
 		pfd[n++] = (struct pollfd){ .fd = r->sigfd, .events = POLLIN };
 		pfd[n++] = (struct pollfd){ .fd = r->wl.out_fd, .events = POLLIN };
 		pfd[n++] = (struct pollfd){ .fd = r->wl.errout_fd, .events = POLLIN };
-		if (poll(pfd, (nfds_t)n, 200) < 0 && errno != EINTR)
+		if (poll(pfd, (nfds_t)n, TICK_NS / 1000000) < 0 && errno != EINTR)
 			break;
 		if (ra_tracer_drain(r->tr) < 0) {
 			free(pfd);
@@ -606,6 +642,7 @@ static int record_loop(struct rec *r)
 			ra_workload_pump(&r->wl, r->wl.errout_fd);
 		if (pfd[ncpus].revents)
 			handle_signal(r);
+		tick(r, false);
 	}
 	free(pfd);
 	r->end_mono = clock_ns(CLOCK_MONOTONIC);
@@ -619,7 +656,7 @@ static int record_loop(struct rec *r)
 
 static int run_workload(struct rec *r)
 {
-	r->wl.cgroup_procs = r->cgroup[0] ? r->cgroup_procs : NULL;
+	r->wl.cgroup_procs = r->thr.cgroup[0] ? r->thr.procs : NULL;
 	if (ra_workload_spawn(&r->wl, r->argv, r->capture) < 0)
 		return -1;
 	r->spawned = true;
@@ -628,10 +665,12 @@ static int run_workload(struct rec *r)
 	snapshot(r, false);
 	r->start_unix = clock_ns(CLOCK_REALTIME);
 	r->start_mono = clock_ns(CLOCK_MONOTONIC);
+	r->last_tick = r->start_mono;
 	if (ra_workload_release(&r->wl) < 0)
 		return -1;
 	if (record_loop(r) < 0)
 		return -1;
+	tick(r, true);		/* the settings once more, before they are put back */
 	wait_inflight(r);
 	snapshot(r, true);
 	return ra_tracer_stop(r->tr);
@@ -675,7 +714,16 @@ static int store_event(const struct ra_event *ev, void *arg)
 {
 	struct rec *r = arg;
 
-	return ra_writer_add(r->w, ev);
+	return ra_scope_keep(&r->scope, ev) ? ra_writer_add(r->w, ev) : 0;
+}
+
+/* The file systems of the run and the readahead setting in force for each. */
+static int store_filesystems(struct rec *r, int64_t run_id)
+{
+	struct ra_scope_store o = { .db = r->db, .run_id = run_id, .settings = r->settings,
+				    .names = r->names, .notice = notice, .arg = r };
+
+	return ra_scope_store(&r->scope, &o);
 }
 
 static int store_meta(struct rec *r, int64_t run_id)
@@ -692,28 +740,55 @@ static int store_meta(struct rec *r, int64_t run_id)
 		    ra_db_add_dev_snapshot(r->db, run_id, s->bd.dev, "after", &s->after) < 0)
 			return -1;
 	}
-	for (int i = 0; i < r->nsettings; i++) {
-		struct setting *s = &r->settings[i];
-
-		char path[300];
-
-		snprintf(path, sizeof(path), "/sys/class/block/%s/queue/read_ahead_kb",
-			 s->bd.parent_name);
-		if (ra_db_add_setting(r->db, run_id, s->bd.dev, "read_ahead_kb", path, s->old_value,
-				      s->new_value, s->restored) < 0)
-			return -1;
-	}
-	/* the workload's blkio throttle: set for the run's cgroup, removed with it */
-	if (r->throttle_iops[0] &&
-	    ra_db_add_setting(r->db, run_id, r->throttle_dev, "blkio.throttle.read_iops_device",
-			      r->cgroup, NULL, r->throttle_iops, 1) < 0)
-		return -1;
-	if (r->throttle_bps[0] &&
-	    ra_db_add_setting(r->db, run_id, r->throttle_dev, "blkio.throttle.read_bps_device",
-			      r->cgroup, NULL, r->throttle_bps, 1) < 0)
+	if (ra_settings_store(r->settings, r->db, run_id,
+			      strcmp(ra_tracer_clock(r->tr), "mono") == 0) < 0 ||
+	    ra_throttle_store(&r->thr, r->db, run_id) < 0)
 		return -1;
 	if (ra_vmstat_write(r->db, run_id, "before", &r->vm_before) < 0 ||
 	    ra_vmstat_write(r->db, run_id, "after", &r->vm_after) < 0)
+		return -1;
+	return 0;
+}
+
+static void run_info(struct rec *r, struct ra_run_info *info)
+{
+	ra_sysinfo_read(&r->si);
+	info->label = r->run_label;
+	info->source = "record";
+	info->argv = r->argv;
+	info->start_unix_ns = r->start_unix;
+	info->kernel = r->si.kernel;
+	info->hostname = r->si.hostname;
+	info->machine = r->si.machine;
+	info->page_size = r->si.page_size;
+	info->cpus = r->si.cpus;
+	info->mem_bytes = r->si.mem_bytes;
+	info->trace_clock = ra_tracer_clock(r->tr);
+	info->buffer_kb = (int64_t)r->buffer_kb;
+	info->tool_version = RA_VERSION;
+}
+
+/* The events, in time order, and what depends on them. */
+static int store_trace(struct rec *r, int64_t run_id)
+{
+	char comm[16];
+
+	r->w = ra_writer_alloc(r->db, run_id);
+	if (!r->w)
+		return -1;
+	ra_writer_set_namer(r->w, name_task, r);
+	snprintf(comm, sizeof(comm), "%s", basename(r->argv[0]));
+	ra_writer_note_task(r->w, r->wl.pid, comm);
+	ra_scope_reset(&r->scope);
+	if (ra_tracer_replay(r->tr, store_event, r) < 0 || ra_writer_finish(r->w) < 0 ||
+	    ra_paths_resolve(r->db, run_id, r->names) < 0 || store_filesystems(r, run_id) < 0)
+		return -1;
+	/* after the replay, which counted the ring buffer's own lost-event marks */
+	if (ra_tracer_store_meta(r->tr, r->db, run_id) < 0)
+		return -1;
+	if (r->capture && r->wl.output &&
+	    (ra_db_run_set_text(r->db, run_id, "workload_output", r->wl.output) < 0 ||
+	     ra_bench_parse_fio(r->db, run_id) < 0))
 		return -1;
 	return 0;
 }
@@ -724,43 +799,12 @@ static int store_run(struct rec *r)
 	struct ra_run_end end = { 0 };
 	int64_t run_id;
 	int st = r->wl.status;
-	char comm[16];
 
-	ra_sysinfo_read(&r->si);
-	info.label = r->run_label;
-	info.source = "record";
-	info.argv = r->argv;
-	info.start_unix_ns = r->start_unix;
-	info.kernel = r->si.kernel;
-	info.hostname = r->si.hostname;
-	info.machine = r->si.machine;
-	info.page_size = r->si.page_size;
-	info.cpus = r->si.cpus;
-	info.mem_bytes = r->si.mem_bytes;
-	info.trace_clock = ra_tracer_clock(r->tr);
-	info.buffer_kb = (int64_t)r->buffer_kb;
-	info.tool_version = RA_VERSION;
-
+	run_info(r, &info);
 	if (ra_db_load_begin(r->db) < 0)
 		return -1;
 	run_id = ra_db_run_create(r->db, &info);
-	if (run_id < 0 || store_meta(r, run_id) < 0)
-		goto fail;
-	r->w = ra_writer_alloc(r->db, run_id);
-	if (!r->w)
-		goto fail;
-	ra_writer_set_namer(r->w, name_task, r);
-	snprintf(comm, sizeof(comm), "%s", basename(r->argv[0]));
-	ra_writer_note_task(r->w, r->wl.pid, comm);
-	if (ra_tracer_replay(r->tr, store_event, r) < 0 || ra_writer_finish(r->w) < 0 ||
-	    ra_paths_resolve(r->db, run_id) < 0)
-		goto fail;
-	/* after the replay, which counted the ring buffer's own lost-event marks */
-	if (ra_tracer_store_meta(r->tr, r->db, run_id) < 0)
-		goto fail;
-	if (r->capture && r->wl.output &&
-	    (ra_db_run_set_text(r->db, run_id, "workload_output", r->wl.output) < 0 ||
-	     ra_bench_parse_fio(r->db, run_id) < 0))
+	if (run_id < 0 || store_meta(r, run_id) < 0 || store_trace(r, run_id) < 0)
 		goto fail;
 	end.wall_ns = r->end_mono - r->start_mono;
 	end.exit_status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
@@ -778,6 +822,9 @@ static int store_run(struct rec *r)
 	}
 	if (ra_db_load_commit(r->db) < 0)
 		goto fail;
+	if (r->verbose > 0 && r->nticks)
+		fprintf(stderr, "ra-record: %lld looks at settings and open files, %.1f us each\n",
+			(long long)r->nticks, (double)r->tick_ns / (double)r->nticks / 1e3);
 	if (r->verbose >= 0)
 		fprintf(stderr, "ra-record: run %lld: %llu events in '%s', %llu lost\n",
 			(long long)run_id, (unsigned long long)ra_writer_total(r->w), r->output,
@@ -801,7 +848,7 @@ static int exit_code(struct rec *r)
 
 static void cleanup(struct rec *r)
 {
-	restore_settings(r);
+	ra_settings_restore(r->settings);
 	ra_tracer_destroy(r->tr);
 	r->tr = NULL;
 	ra_tracefs_unmount(r->mounted_tracefs);
@@ -817,101 +864,9 @@ static void cleanup(struct rec *r)
 	ra_workload_release_output(&r->wl);
 	ra_writer_free(r->w);
 	r->w = NULL;
-	free(r->snaps);
-	r->snaps = NULL;
-	r->nsnaps = 0;
+	ra_names_free(r->names);
+	r->names = NULL;
 }
-
-/* ---- slow-device emulation: a blkio cgroup of the workload ---- */
-
-#define BLKIO "/sys/fs/cgroup/blkio"
-
-static int cg_write(const char *dir, const char *file, const char *value)
-{
-	char path[512];
-	int fd, ok;
-
-	snprintf(path, sizeof(path), "%s/%s", dir, file);
-	fd = open(path, O_WRONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -1;
-	ok = write(fd, value, strlen(value)) == (ssize_t)strlen(value);
-	close(fd);
-	return ok ? 0 : -1;
-}
-
-/* "loop0=iops:200,bps:52428800" */
-static int throttle_setup(struct rec *r)
-{
-	const char *eq = strchr(r->throttle, '='), *p;
-	struct ra_blockdev bd;
-	char dev[64], val[96];
-	int set = 0;
-
-	if (!eq || eq == r->throttle || (size_t)(eq - r->throttle) >= sizeof(dev)) {
-		ra_set_error(RA_ERR_USAGE, "bad --throttle '%s' (want DEV=iops:N,bps:N)",
-			     r->throttle);
-		return -1;
-	}
-	snprintf(dev, sizeof(dev), "%.*s", (int)(eq - r->throttle), r->throttle);
-	if (ra_blockdev_resolve(dev, &bd) < 0)
-		return -1;
-	if (access(BLKIO, W_OK) < 0) {
-		ra_set_error(RA_ERR_ENV, "--throttle needs the cgroup v1 blkio controller at '%s'",
-			     BLKIO);
-		return -1;
-	}
-	r->throttle_dev = bd.parent;
-	snprintf(r->cgroup, sizeof(r->cgroup), BLKIO "/ra-record.%d", (int)getpid());
-	snprintf(r->cgroup_procs, sizeof(r->cgroup_procs), "%s/cgroup.procs", r->cgroup);
-	if (mkdir(r->cgroup, 0755) < 0 && errno != EEXIST) {
-		ra_set_error(RA_ERR_ENV, "cannot create '%s': %s", r->cgroup, strerror(errno));
-		r->cgroup[0] = '\0';
-		return -1;
-	}
-	journal_sync(r);
-	for (p = eq + 1; *p; p += strcspn(p, ",") + (p[strcspn(p, ",")] == ',')) {
-		unsigned long long n;
-		const char *file;
-
-		if (sscanf(p, "iops:%llu", &n) == 1) {
-			file = "blkio.throttle.read_iops_device";
-			snprintf(r->throttle_iops, sizeof(r->throttle_iops), "%llu", n);
-		} else if (sscanf(p, "bps:%llu", &n) == 1) {
-			file = "blkio.throttle.read_bps_device";
-			snprintf(r->throttle_bps, sizeof(r->throttle_bps), "%llu", n);
-		} else {
-			break;
-		}
-		snprintf(val, sizeof(val), "%u:%u %llu", RA_MAJOR(bd.parent), RA_MINOR(bd.parent), n);
-		if (cg_write(r->cgroup, file, val) < 0) {
-			ra_set_error(RA_ERR_ENV, "cannot set %s of '%s': %s", file, r->cgroup,
-				     strerror(errno));
-			return -1;
-		}
-		set++;
-	}
-	if (!set || *p) {
-		ra_set_error(RA_ERR_USAGE, "bad --throttle '%s' (want DEV=iops:N,bps:N)",
-			     r->throttle);
-		return -1;
-	}
-	return 0;
-}
-
-static void throttle_remove(struct rec *r)
-{
-	if (!r->cgroup[0])
-		return;
-	if (rmdir(r->cgroup) < 0) {
-		fprintf(stderr, "ra-record: cannot remove '%s': %s\n", r->cgroup, strerror(errno));
-		return;	/* the journal keeps it for the next recorder */
-	}
-	r->cgroup[0] = '\0';
-	journal_sync(r);
-}
-
-/* ---- one run ---- */
 
 static int record_one(struct rec *r)
 {
@@ -920,19 +875,19 @@ static int record_one(struct rec *r)
 	r->tr = NULL;
 	r->spawned = false;
 	r->interrupted = false;
+	r->tick_ns = r->nticks = 0;
 	memset(&r->wl, 0, sizeof(r->wl));
 	r->wl.go_fd = r->wl.err_fd = r->wl.out_fd = r->wl.errout_fd = -1;
-	for (int i = 0; i < r->nsettings; i++)
-		r->settings[i].applied = r->settings[i].restored = false;
-	if (collect_snapdevs(r) < 0 || setup_tracer(r) < 0 || apply_settings(r) < 0 ||
-	    ((r->drop_caches || (r->repeat > 1 && !r->nevict)) && drop_caches() < 0) ||
-	    evict_paths(r) < 0 || run_workload(r) < 0) {
+	if (setup_names(r) < 0 || setup_tracer(r) < 0 || ra_settings_begin(r->settings) < 0 ||
+	    ra_settings_apply(r->settings) < 0 ||
+	    ((r->drop_caches || (r->repeat > 1 && !r->nevict)) && ra_workload_drop_caches() < 0) ||
+	    ra_workload_evict(r->evict, r->nevict) < 0 || run_workload(r) < 0) {
 		ret = die(ra_last_error());
 		ra_db_load_abort(r->db);	/* a database made for this run goes again */
 		goto out;
 	}
 	/* Settings go back before the slower work of storing the trace. */
-	restore_settings(r);
+	ra_settings_restore(r->settings);
 	if (store_run(r) < 0) {
 		ret = die(ra_last_error());
 		goto out;
@@ -942,6 +897,8 @@ out:
 	cleanup(r);
 	return ret;
 }
+
+/* ---- run sets ---- */
 
 /* The next comma-separated value of *list into @buf; false at the end. */
 static bool next_value(const char **list, char *buf, size_t len)
@@ -995,11 +952,8 @@ static int record_all(struct rec *r)
 
 	do {
 		have_kb = next_value(&kbs, kb, sizeof(kb));
-		for (int i = 0; have_kb && i < r->nfilter; i++) {
-			r->settings[i].bd = r->filter[i];
-			snprintf(r->settings[i].new_value, sizeof(r->settings[i].new_value), "%s", kb);
-			r->nsettings = r->nfilter;
-		}
+		if (have_kb)
+			ra_settings_sweep(r->settings, kb);
 		envs = r->sweep_env ? strchr(r->sweep_env, '=') + 1 : NULL;
 		do {
 			have_env = next_value(&envs, env, sizeof(env));
@@ -1020,44 +974,69 @@ static int record_all(struct rec *r)
 	return worst;
 }
 
+static void release_all(struct rec *r)
+{
+	if (ra_throttle_remove(&r->thr) < 0)
+		fprintf(stderr, "ra-record: %s\n", ra_last_error());
+	ra_settings_free(r->settings);
+	r->settings = NULL;
+	free(r->snaps);
+	r->snaps = NULL;
+	ra_fsmap_free(r->fsmap);
+	r->fsmap = NULL;
+}
+
+/* Signals are taken through a signalfd, so that every exit path cleans up. */
+static void block_signals(sigset_t *mask)
+{
+	sigemptyset(mask);
+	sigaddset(mask, SIGINT);
+	sigaddset(mask, SIGTERM);
+	sigaddset(mask, SIGHUP);
+	sigaddset(mask, SIGQUIT);
+	sigaddset(mask, SIGCHLD);
+	sigprocmask(SIG_BLOCK, mask, NULL);
+	signal(SIGPIPE, SIG_IGN);
+}
+
 int main(int argc, char **argv)
 {
 	struct rec r = { .buffer_kb = DEFAULT_BUFFER_KB, .capture = true, .analyze = true,
-			 .sigfd = -1 };
+			 .sigfd = -1, .wait_settings = -1, .thr.entry.fd = -1 };
+	struct signalfd_siginfo si;
 	sigset_t mask;
 	int ret = EXIT_ERROR;
 
-	/* Signals are taken through a signalfd, so that every exit path cleans up. */
-	sigemptyset(&mask);
-	sigaddset(&mask, SIGINT);
-	sigaddset(&mask, SIGTERM);
-	sigaddset(&mask, SIGHUP);
-	sigaddset(&mask, SIGQUIT);
-	sigaddset(&mask, SIGCHLD);
-	sigprocmask(SIG_BLOCK, &mask, NULL);
-	signal(SIGPIPE, SIG_IGN);
+	block_signals(&mask);
 	ra_malloc_tune();
-
 	if (parse_args(&r, argc, argv) < 0)
 		return die(ra_last_error());
 	r.sigfd = signalfd(-1, &mask, SFD_NONBLOCK | SFD_CLOEXEC);
 	if (r.sigfd < 0)
 		return die("cannot watch signals");
-	r.db = ra_db_open(r.output, RA_DB_CREATE);
-	if (!r.db)
-		return die(ra_last_error());
-	r.run_label = r.label;
 	if (getuid() == 0)
-		ra_journal_recover();	/* what killed recorders left behind */
-	if (r.throttle && throttle_setup(&r) < 0) {
+		ra_journal_recover(notice, &r);	/* what killed recorders left behind */
+	if (prepare(&r) < 0) {
+		ret = die(ra_last_error());
+		if (read(r.sigfd, &si, sizeof(si)) == sizeof(si) && si.ssi_signo != SIGCHLD)
+			ret = 128 + (int)si.ssi_signo;	/* while waiting for a setting */
+		goto out;
+	}
+	r.db = ra_db_open(r.output, RA_DB_CREATE);
+	if (!r.db) {
+		ret = die(ra_last_error());
+		goto out;
+	}
+	r.run_label = r.label;
+	if (r.throttle && ra_throttle_setup(&r.thr, r.throttle) < 0) {
 		ret = die(ra_last_error());
 		ra_db_load_abort(r.db);
 		goto out;
 	}
 	ret = record_all(&r);
 out:
-	throttle_remove(&r);
-	if (ra_db_close(r.db) < 0 && ret == 0)
+	release_all(&r);
+	if (r.db && ra_db_close(r.db) < 0 && ret == 0)
 		ret = die(ra_last_error());
 	if (r.sigfd >= 0)
 		close(r.sigfd);

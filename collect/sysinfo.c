@@ -20,7 +20,7 @@
 
 #include "collect.h"
 
-static int read_file(const char *path, char *buf, size_t len)
+int ra_read_small(const char *path, char *buf, size_t len)
 {
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	ssize_t n;
@@ -41,7 +41,7 @@ static int64_t read_int(const char *path)
 {
 	char buf[64];
 
-	if (read_file(path, buf, sizeof(buf)) < 0)
+	if (ra_read_small(path, buf, sizeof(buf)) < 0)
 		return -1;
 	return strtoll(buf, NULL, 10);
 }
@@ -53,7 +53,7 @@ static int from_sysfs(const char *name, struct ra_blockdev *bd)
 	unsigned int ma, mi;
 
 	snprintf(path, sizeof(path), "/sys/class/block/%s/dev", name);
-	if (read_file(path, buf, sizeof(buf)) < 0 || sscanf(buf, "%u:%u", &ma, &mi) != 2)
+	if (ra_read_small(path, buf, sizeof(buf)) < 0 || sscanf(buf, "%u:%u", &ma, &mi) != 2)
 		return -1;
 	memset(bd, 0, sizeof(*bd));
 	snprintf(bd->name, sizeof(bd->name), "%s", name);
@@ -67,7 +67,7 @@ static int from_sysfs(const char *name, struct ra_blockdev *bd)
 			return -1;
 		snprintf(bd->parent_name, sizeof(bd->parent_name), "%s", basename(dirname(real)));
 		snprintf(path, sizeof(path), "/sys/class/block/%s/dev", bd->parent_name);
-		if (read_file(path, buf, sizeof(buf)) == 0 && sscanf(buf, "%u:%u", &ma, &mi) == 2)
+		if (ra_read_small(path, buf, sizeof(buf)) == 0 && sscanf(buf, "%u:%u", &ma, &mi) == 2)
 			bd->parent = RA_MKDEV(ma, mi);
 	}
 	return 0;
@@ -114,7 +114,7 @@ int ra_queue_read(const struct ra_blockdev *bd, const char *attr, char *buf, siz
 	char path[PATH_MAX];
 
 	snprintf(path, sizeof(path), "/sys/class/block/%s/queue/%s", bd->parent_name, attr);
-	return read_file(path, buf, len);
+	return ra_read_small(path, buf, len);
 }
 
 int ra_queue_write(const struct ra_blockdev *bd, const char *attr, const char *value)
@@ -170,7 +170,7 @@ int ra_blockdev_snapshot(const struct ra_blockdev *bd, struct ra_dev_snapshot *s
 	if (ra_queue_read(bd, "scheduler", buf, sizeof(buf)) == 0)
 		active_scheduler(buf, snap->scheduler, sizeof(snap->scheduler));
 	snprintf(path, sizeof(path), "/sys/class/block/%s/stat", bd->name);
-	if (read_file(path, buf, sizeof(buf)) < 0) {
+	if (ra_read_small(path, buf, sizeof(buf)) < 0) {
 		ra_set_error(RA_ERR_ENV, "cannot read '%s': %s", path, strerror(errno));
 		return -1;
 	}
@@ -190,7 +190,7 @@ int64_t ra_blockdev_inflight(const struct ra_blockdev *bd)
 	long long r = 0, w = 0;
 
 	snprintf(path, sizeof(path), "/sys/class/block/%s/inflight", bd->name);
-	if (read_file(path, buf, sizeof(buf)) < 0 || sscanf(buf, "%lld %lld", &r, &w) != 2)
+	if (ra_read_small(path, buf, sizeof(buf)) < 0 || sscanf(buf, "%lld %lld", &r, &w) != 2)
 		return -1;
 	return r + w;
 }
@@ -240,7 +240,7 @@ void ra_sysinfo_read(struct ra_sysinfo *si)
 	}
 	si->page_size = sysconf(_SC_PAGESIZE);
 	si->cpus = sysconf(_SC_NPROCESSORS_ONLN);
-	if (read_file("/proc/meminfo", buf, sizeof(buf)) == 0) {
+	if (ra_read_small("/proc/meminfo", buf, sizeof(buf)) == 0) {
 		long long kb;
 
 		if (sscanf(buf, "MemTotal: %lld kB", &kb) == 1)

@@ -150,8 +150,10 @@ static int tracing_unavailable(void)
 	return 0;
 }
 
-/* "s_dev == 7340032 || s_dev == 7340033" */
-static void dev_filter(char *buf, size_t len, const char *field, const uint32_t *devs, int n)
+#define FILTER_MAX 4096
+
+/* "s_dev == 7340032 || s_dev == 7340033"; -1 when it does not fit */
+static int dev_filter(char *buf, size_t len, const char *field, const uint32_t *devs, int n)
 {
 	size_t off = 0;
 
@@ -159,6 +161,7 @@ static void dev_filter(char *buf, size_t len, const char *field, const uint32_t 
 	for (int i = 0; i < n && off < len; i++)
 		off += (size_t)snprintf(buf + off, len - off, "%s%s == %u", i ? " || " : "", field,
 					devs[i]);
+	return off < len ? 0 : -1;
 }
 
 /* Whether @type is in the comma-separated list of systems and system:event names. */
@@ -223,7 +226,7 @@ static bool task_context_event(int type)
 /* "FILTER" -> "(FILTER) && common_pid != PID", or "common_pid != PID" */
 static void add_pid_filter(char *buf, size_t len, int type, pid_t pid)
 {
-	char dev[1024];
+	char dev[FILTER_MAX];
 
 	if (pid <= 0 || !task_context_event(type))
 		return;
@@ -237,7 +240,8 @@ static void add_pid_filter(char *buf, size_t len, int type, pid_t pid)
 static int enable_event(struct ra_tracer *tr, int type, const struct ra_tracer_opts *o)
 {
 	const char *sys = ra_event_system(type), *name = ra_event_name(type);
-	char filter[1024] = "";
+	char filter[FILTER_MAX + 64] = "";
+	int fits = 0;
 
 	tr->available[type] = tracefs_event_file_exists(tr->inst, sys, name, "enable");
 	if (!tr->available[type] || !selected(o->events ? o->events : RA_DEFAULT_EVENTS, type))
@@ -250,9 +254,13 @@ static int enable_event(struct ra_tracer *tr, int type, const struct ra_tracer_o
 		/* no device to filter on: the forced windows that follow are */
 	} else if (ra_event_class(type) == RA_CLASS_BLK) {
 		if (type != RA_EV_PLUG && type != RA_EV_UNPLUG)
-			dev_filter(filter, sizeof(filter), "dev", o->blk_devs, o->nblk_devs);
+			fits = dev_filter(filter, FILTER_MAX, "dev", o->blk_devs, o->nblk_devs);
 	} else {
-		dev_filter(filter, sizeof(filter), "s_dev", o->fs_devs, o->nfs_devs);
+		fits = dev_filter(filter, FILTER_MAX, "s_dev", o->fs_devs, o->nfs_devs);
+	}
+	if (fits < 0) {
+		ra_set_error(RA_ERR_USAGE, "too many devices for the filter of %s:%s", sys, name);
+		return -1;
 	}
 	add_pid_filter(filter, sizeof(filter), type, o->notrace_pid);
 	if (filter[0] && tracefs_event_file_write(tr->inst, sys, name, "filter", filter) < 0) {
@@ -296,7 +304,10 @@ static int open_cpus(struct ra_tracer *tr, const char *tmpdir)
 		char path[64];
 
 		snprintf(path, sizeof(path), "per_cpu/cpu%ld/trace_pipe_raw", i);
-		c->fd = tracefs_instance_file_open(tr->inst, path, O_RDONLY | O_NONBLOCK);
+		/* close-on-exec: a workload that outlives a killed recorder must not keep
+		 * its instance busy */
+		c->fd = tracefs_instance_file_open(tr->inst, path,
+						   O_RDONLY | O_NONBLOCK | O_CLOEXEC);
 		if (c->fd < 0)
 			continue;	/* CPU not possible here */
 		raw->cpu = (int)i;

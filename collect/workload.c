@@ -5,6 +5,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <ftw.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdio.h>
@@ -238,4 +239,56 @@ void ra_workload_release_output(struct ra_workload *wl)
 	if (wl->err_fd >= 0)
 		close(wl->err_fd);
 	wl->out_fd = wl->errout_fd = wl->go_fd = wl->err_fd = -1;
+}
+
+/* ---- a cold start ---- */
+
+/* One file's page-cache pages: written back first, then dropped. */
+static int evict_one(const char *path, const struct stat *sb, int type, struct FTW *ftw)
+{
+	int fd, err;
+
+	(void)sb;
+	(void)ftw;
+	if (type != FTW_F)
+		return 0;
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+	if (fd < 0)
+		return 0;	/* not ours to read: its pages stay */
+	fdatasync(fd);
+	err = posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
+	close(fd);
+	if (err) {
+		ra_set_error(RA_ERR_ENV, "cannot evict '%s': %s", path, strerror(err));
+		return -1;
+	}
+	return 0;
+}
+
+int ra_workload_evict(const char *const *paths, int n)
+{
+	for (int i = 0; i < n; i++)
+		if (nftw(paths[i], evict_one, 16, FTW_PHYS | FTW_MOUNT) != 0) {
+			if (ra_last_error_kind() != RA_ERR_ENV)
+				ra_set_error(RA_ERR_ENV, "cannot evict '%s': %s", paths[i],
+					     strerror(errno));
+			return -1;
+		}
+	return 0;
+}
+
+int ra_workload_drop_caches(void)
+{
+	int fd;
+
+	sync();
+	fd = open("/proc/sys/vm/drop_caches", O_WRONLY | O_CLOEXEC);
+	if (fd < 0 || write(fd, "3", 1) != 1) {
+		ra_set_error(RA_ERR_ENV, "cannot drop caches: %s", strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	close(fd);
+	return 0;
 }

@@ -127,10 +127,13 @@ int ra_db_add_setting(struct ra_db *db, int64_t run_id, uint32_t dev, const char
 int ra_db_add_setting_change(struct ra_db *db, int64_t run_id, uint32_t dev, const char *name,
 			     const char *path, int64_t ts_ns, const char *expected,
 			     const char *observed);
-/* a file system @fs_dev on block device @dev; read_ahead_kb -1: not known */
+/*
+ * a file system @fs_dev on block device @dev (0: none ratrace can map);
+ * read_ahead_kb -1: not known; unrecorded_events: its events left out, -1 not counted
+ */
 int ra_db_add_filesystem(struct ra_db *db, int64_t run_id, uint32_t fs_dev, uint32_t dev,
 			 const char *fstype, const char *mount_point, const char *bdi,
-			 int64_t read_ahead_kb);
+			 int64_t read_ahead_kb, int64_t unrecorded_events);
 /* @n events of system:name that the source held and ratrace does not store */
 int ra_db_add_skipped(struct ra_db *db, int64_t run_id, const char *system, const char *name,
 		      int64_t n);

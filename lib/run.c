@@ -209,12 +209,12 @@ int ra_db_add_setting_change(struct ra_db *db, int64_t run_id, uint32_t dev, con
 
 int ra_db_add_filesystem(struct ra_db *db, int64_t run_id, uint32_t fs_dev, uint32_t dev,
 			 const char *fstype, const char *mount_point, const char *bdi,
-			 int64_t read_ahead_kb)
+			 int64_t read_ahead_kb, int64_t unrecorded_events)
 {
 	return exec_args(db, "INSERT OR REPLACE INTO filesystems (run_id, fs_dev, dev, fstype,"
-			 " mount_point, bdi, read_ahead_kb) VALUES (?, ?, ?, ?, ?, ?, ?)",
-			 "iiitttn", run_id, (int64_t)fs_dev, (int64_t)dev, fstype, mount_point, bdi,
-			 read_ahead_kb);
+			 " mount_point, bdi, read_ahead_kb, unrecorded_events)"
+			 " VALUES (?, ?, ?, ?, ?, ?, ?, ?)", "iiitttnn", run_id, (int64_t)fs_dev,
+			 (int64_t)dev, fstype, mount_point, bdi, read_ahead_kb, unrecorded_events);
 }
 
 int ra_db_add_skipped(struct ra_db *db, int64_t run_id, const char *system, const char *name,

@@ -441,6 +441,7 @@ const char ra_schema_v3_sql[] =
 	"  mount_point TEXT,\n"
 	"  bdi TEXT,\n"
 	"  read_ahead_kb INTEGER,\n"
+	"  unrecorded_events INTEGER,\n"
 	"  PRIMARY KEY (run_id, fs_dev, dev)\n"
 	");\n"
 	"CREATE TABLE setting_changes (\n"
@@ -683,6 +684,6 @@ const char ra_schema_views_sql[] =
 	"CREATE VIEW v_filesystems AS\n"
 	"  SELECT f.run_id, (f.fs_dev >> 20) || ':' || (f.fs_dev & 1048575) AS fs_dev,\n"
 	"         (f.dev >> 20) || ':' || (f.dev & 1048575) AS dev, d.name AS device, f.fstype,\n"
-	"         f.mount_point, f.bdi, f.read_ahead_kb\n"
+	"         f.mount_point, f.bdi, f.read_ahead_kb, f.unrecorded_events\n"
 	"    FROM filesystems f\n"
 	"    LEFT JOIN devices d ON d.run_id = f.run_id AND d.dev = f.dev;\n";

@@ -29,9 +29,25 @@ static const struct section sections[] = {
 	  " d.read_ahead_kb_after, d.rotational, d.scheduler, d.nr_requests, d.max_sectors_kb,"
 	  " d.stat_reads_delta, d.stat_sectors_delta FROM v_devices d WHERE d.run_id = ?1"
 	  " AND (d.role != 'traced' OR d.stat_reads_delta > 0) ORDER BY d.dev" },
-	{ "settings", "Settings changed for the run", NULL,
+	{ "settings", "Settings changed for the run", "path: the file written",
 	  "SELECT (dev >> 20) || ':' || (dev & 1048575) AS dev, name, old_value, new_value,"
-	  " restored FROM settings WHERE run_id = ?1" },
+	  " restored, path FROM settings WHERE run_id = ?1 ORDER BY path" },
+	{ "setting_changes", "Settings that changed during the run",
+	  "seen while the workload ran or at its end; t_ns: since the start",
+	  "SELECT (c.dev >> 20) || ':' || (c.dev & 1048575) AS dev, c.name, c.path,"
+	  " c.ts_ns - r.trace_start_ns AS t_ns, c.expected, c.observed FROM setting_changes c"
+	  " JOIN runs r USING (run_id) WHERE c.run_id = ?1 ORDER BY c.ts_ns, c.path" },
+	{ "filesystems", "File systems and their readahead setting",
+	  "bdi: the backing device whose read_ahead_kb sizes the windows of the files",
+	  "SELECT (f.fs_dev >> 20) || ':' || (f.fs_dev & 1048575) AS fs_dev, f.fstype,"
+	  " f.mount_point, GROUP_CONCAT(CASE WHEN f.dev = 0 THEN '-' ELSE COALESCE(d.name,"
+	  " (f.dev >> 20) || ':' || (f.dev & 1048575)) END, ' ') AS devices, f.bdi,"
+	  " f.read_ahead_kb, (SELECT COUNT(DISTINCT w.ino) FROM windows w WHERE w.run_id = ?1"
+	  " AND w.dev = f.fs_dev) AS files, (SELECT MAX(w.ra_pages) FROM windows w"
+	  " WHERE w.run_id = ?1 AND w.dev = f.fs_dev AND w.pattern NOT IN ('around', 'forced'))"
+	  " AS ra_pages, MAX(f.unrecorded_events) AS unrecorded_events FROM filesystems f"
+	  " LEFT JOIN devices d ON d.run_id = f.run_id AND d.dev = f.dev WHERE f.run_id = ?1"
+	  " GROUP BY f.fs_dev ORDER BY f.fs_dev" },
 	{ "readahead_stats", "Readahead windows by pattern",
 	  "sizes in pages; fates of the read-ahead pages (demand pages excluded)",
 	  "SELECT pattern, readahead, io, sync_io, mmap_io, cache_hit, eof_hit, size, async_size,"
@@ -199,6 +215,49 @@ static const char *const warning_sql[] = {
 	" || CAST(ROUND(rms_rel_err * 100) AS INTEGER) || '% rms over ' || sizes || ' sizes):"
 	" its table and advice are rough' FROM device_models WHERE run_id = ?1"
 	" AND source = 'window' AND chosen AND status = 'ok' AND rms_rel_err > 0.25",
+	/* settings: changed under the run, or not the ones that govern its files */
+	"SELECT 'read_ahead_kb of ' || COALESCE(c.path, (c.dev >> 20) || ':' || (c.dev & 1048575))"
+	" || ' changed during the run: ' || c.expected || ' expected, ' || c.observed"
+	" || ' found'"
+	" || COALESCE(' at ' || ROUND((c.ts_ns - r.trace_start_ns) / 1e9, 2) || ' s', '')"
+	" || '; the run was partly recorded at another setting' FROM setting_changes c"
+	" JOIN runs r USING (run_id) WHERE c.run_id = ?1 AND c.observed IS NOT c.expected"
+	" ORDER BY c.ts_ns",
+	"SELECT 'the readahead of ' || f.fstype || ' ' || (f.fs_dev >> 20) || ':'"
+	" || (f.fs_dev & 1048575) || ' at ' || f.mount_point || ' is governed by bdi ' || f.bdi"
+	" || ' (read_ahead_kb ' || f.read_ahead_kb || '), not by ' || d.name || ' (read_ahead_kb '"
+	" || d.read_ahead_kb_before || '): the setting of ' || d.name"
+	" || ' does not size its windows'"
+	" FROM filesystems f JOIN v_devices d ON d.run_id = f.run_id"
+	" AND d.dev = (f.dev >> 20) || ':' || (f.dev & 1048575)"
+	" WHERE f.run_id = ?1 AND f.dev != 0 AND f.bdi IS NOT NULL AND f.read_ahead_kb IS NOT NULL"
+	" AND d.read_ahead_kb_before IS NOT NULL AND f.read_ahead_kb != d.read_ahead_kb_before",
+	"SELECT 'the ' || f.fstype || ' file system ' || (f.fs_dev >> 20) || ':'"
+	" || (f.fs_dev & 1048575) || ' at ' || f.mount_point || ' has no block device ratrace can"
+	" map: ' || CASE WHEN (SELECT COUNT(*) FROM devices v WHERE v.run_id = ?1"
+	" AND v.role = 'filter') > 0 THEN COALESCE(f.unrecorded_events || ' of', 'the') || ' its"
+	" page-cache and readahead events were not recorded with --device'"
+	" ELSE 'its readahead is not tied to a device or a setting' END"
+	" FROM filesystems f WHERE f.run_id = ?1 AND f.dev = 0",
+	"SELECT 'ra_pages ' || w.ra_pages || ' in the trace of ' || f.fstype || ' '"
+	" || (w.dev >> 20) || ':' || (w.dev & 1048575) || ' disagrees with read_ahead_kb '"
+	" || f.read_ahead_kb"
+	" || ' of its bdi ' || f.bdi || ': the setting changed during the run, or files were'"
+	" || ' opened before it changed, or POSIX_FADV_SEQUENTIAL doubled it'"
+	" FROM (SELECT DISTINCT dev, ra_pages FROM windows WHERE run_id = ?1"
+	" AND ra_pages IS NOT NULL AND pattern NOT IN ('around', 'forced')) w"
+	" JOIN (SELECT DISTINCT fs_dev, fstype, bdi, read_ahead_kb FROM filesystems"
+	" WHERE run_id = ?1) f ON f.fs_dev = w.dev,"
+	" (SELECT COALESCE(page_size, 4096) / 1024 AS page_kb FROM runs WHERE run_id = ?1) r"
+	" WHERE f.read_ahead_kb IS NOT NULL AND f.bdi IS NOT NULL"
+	" AND NOT EXISTS (SELECT 1 FROM devices dv WHERE dv.run_id = ?1 AND dv.dev = w.dev)"
+	" AND w.ra_pages * r.page_kb != f.read_ahead_kb",
+	"SELECT 'no page-cache or readahead event of ' || d.name || ' was recorded although it"
+	" read ' || d.stat_sectors_delta || ' sectors: direct I/O, or files on a file system"
+	" ratrace could not relate to ' || d.name FROM v_devices d WHERE d.run_id = ?1"
+	" AND d.role = 'filter' AND d.stat_sectors_delta > 0"
+	" AND NOT EXISTS (SELECT 1 FROM files WHERE run_id = ?1)"
+	" AND (SELECT source FROM runs WHERE run_id = ?1) = 'record'",
 	/* WILLNEED calls the kernel cut short, each named as the program made it */
 	"SELECT CASE a.call WHEN 'fadvise64' THEN 'fadvise64(POSIX_FADV_WILLNEED)'"
 	" WHEN 'madvise' THEN 'madvise(MADV_WILLNEED)' WHEN 'readahead' THEN 'readahead(2)'"

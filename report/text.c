@@ -36,7 +36,7 @@ static const char *label(const char *col)
 		{ "max_rel_err", "max_err" }, { "throughput_mib_s", "thru_mib_s" },
 		{ "predicted_mib_s", "predicted" }, { "measured_mib_s", "measured" },
 		{ "utilization", "util" }, { "transfer_ms", "xfer_ms" }, { "samples", "n" },
-		{ "chosen", "use" },
+		{ "chosen", "use" }, { "unrecorded_events", "unrecorded" },
 	};
 
 	for (size_t i = 0; i < sizeof(map) / sizeof(map[0]); i++)

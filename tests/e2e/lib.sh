@@ -62,13 +62,25 @@ make_tmp() {
 	on_exit rm -rf "$TMP"
 }
 
-# make_loop SIZE_MB [FSTYPE]: a file system (ext4, xfs or btrfs; ext4 by
-# default) on a loop device with direct I/O. Sets LOOP (/dev/loopN), LOOP_NAME
-# (loopN), LOOP_DEV (MAJ:MIN), MNT. Skips when the file system's tools or
-# kernel support are missing.
+# make_loop SIZE_MB [FSTYPE]: a file system (ext4 by default) on a loop device
+# with direct I/O. Sets LOOP (/dev/loopN), LOOP_NAME (loopN), LOOP_DEV
+# (MAJ:MIN), MNT, and what make_loop_fs sets.
 make_loop() {
-	local size=$1 fs=${2:-ext4} dir img
+	make_loop_fs "$1" "${2:-ext4}"
+}
+
+# make_loop_fs SIZE_MB FSTYPE: a file system of FSTYPE (ext4, xfs, btrfs) on a
+# loop device with direct I/O, mounted; skips when mkfs.FSTYPE is missing.
+# Sets LOOP, LOOP_NAME, LOOP_DEV, MNT as make_loop, and FS_DEV (MAJ:MIN of the
+# file system's s_dev, from mountinfo: for btrfs an anonymous 0:N), FS_KDEV
+# (its kernel encoding, the dev of its page-cache events), BDI (the bdi of
+# its readahead: MAJ:MIN of the loop device, or btrfs-N from
+# /sys/fs/btrfs/UUID/bdi) and RA_FILE (that bdi's read_ahead_kb file). The
+# loop device's and the bdi's read_ahead_kb are put back at exit.
+make_loop_fs() {
+	local size=$1 fstype=$2 dir img ra_old uuid
 	command -v losetup >/dev/null || skip "no losetup"
+	command -v "mkfs.$fstype" >/dev/null || skip "no mkfs.$fstype"
 	dir=$(mktemp -d /tmp/ratrace-loop.XXXXXX)
 	on_exit rm -rf "$dir"
 	img=$dir/img
@@ -77,26 +89,49 @@ make_loop() {
 	on_exit losetup -d "$LOOP"
 	LOOP_NAME=$(basename "$LOOP")
 	LOOP_DEV=$(cat "/sys/block/$LOOP_NAME/dev")
-	local ra_old
 	ra_old=$(cat "/sys/block/$LOOP_NAME/queue/read_ahead_kb")
 	on_exit "echo $ra_old > /sys/block/$LOOP_NAME/queue/read_ahead_kb"
-	command -v "mkfs.$fs" >/dev/null || skip "no mkfs.$fs"
-	grep -qw "$fs" /proc/filesystems || skip "no $fs in this kernel"
-	case $fs in
+	grep -qw "$fstype" /proc/filesystems || skip "no $fstype in this kernel"
+	case $fstype in
 	ext4) mkfs.ext4 -q -F "$LOOP" ;;
 	xfs) mkfs.xfs -q -f "$LOOP" ;;
 	btrfs) mkfs.btrfs -q -f "$LOOP" >/dev/null ;;
-	*) false ;;
-	esac || fail "mkfs.$fs $LOOP"
+	*) fail "make_loop_fs: no mkfs line for $fstype" ;;
+	esac || fail "mkfs.$fstype $LOOP"
 	MNT=$dir/mnt
 	mkdir -p "$MNT"
-	mount "$LOOP" "$MNT" || fail "mount $LOOP"
+	mount -t "$fstype" "$LOOP" "$MNT" || fail "mount $LOOP"
 	on_exit umount "$MNT"
+	FS_DEV=$(findmnt -no MAJ:MIN --mountpoint "$MNT" | tr -d ' ')
+	FS_KDEV=$(( (${FS_DEV%:*} << 20) | ${FS_DEV#*:} ))
+	BDI=$LOOP_DEV
+	RA_FILE=/sys/block/$LOOP_NAME/queue/read_ahead_kb
+	if [ "$fstype" = btrfs ]; then
+		uuid=$(blkid -s UUID -o value "$LOOP")
+		BDI=$(basename "$(readlink "/sys/fs/btrfs/$uuid/bdi")")
+		[ -n "$BDI" ] || fail "no bdi of the btrfs on $LOOP"
+		RA_FILE=/sys/class/bdi/$BDI/read_ahead_kb
+		ra_old=$(cat "$RA_FILE")
+		on_exit "[ -e $RA_FILE ] && echo $ra_old > $RA_FILE"
+	fi
 }
 
 # make_file PATH SIZE_MB: a file of random data, written out to the device.
 make_file() {
 	dd if=/dev/urandom of="$1" bs=1M count="$2" status=none conv=fsync || fail "write $1"
+}
+
+# rec ARGS...: ra-record ARGS with its exit status; REC_PID is its pid, to
+# check what it left behind while other recorders may run.
+rec() {
+	ra-record "$@" &
+	REC_PID=$!
+	wait $REC_PID
+}
+
+# instance_left PID: 1 when the tracefs instance of recorder PID exists, else 0
+instance_left() {
+	[ -d "/sys/kernel/tracing/instances/ra-record.$1" ] && echo 1 || echo 0
 }
 
 # instances_left [PID]: ra-record instances left in tracefs; with PID, only
@@ -133,14 +168,12 @@ record_loop() {
 	local ra_kb=$1 rc; shift
 	kdev=$(loop_kdev)
 	DB=$TMP/run.db
-	ra-record -o "$DB" -d "$LOOP_NAME" --read-ahead-kb "$LOOP_NAME=$ra_kb" --drop-caches \
-		-- "$@" 2>"$TMP/err" &
-	local pid=$!
-	wait $pid
+	rec -o "$DB" -d "$LOOP_NAME" --read-ahead-kb "$LOOP_NAME=$ra_kb" --drop-caches \
+		-- "$@" 2>"$TMP/err"
 	rc=$?
 	cat "$TMP/err"
 	check_eq "$rc" 0 "ra-record exit status"
-	check_eq "$(instances_left $pid)" 0 "tracefs instance left"
+	check_eq "$(instance_left $REC_PID)" 0 "tracefs instance left"
 	run=$(q "$DB" "SELECT run_id FROM v_runs")
 	check_eq "$(q "$DB" "SELECT lost_events FROM v_runs")" 0 "lost events"
 }

@@ -10,12 +10,12 @@ make_tmp
 make_loop 64
 make_file "$MNT/f" 8
 DB=$TMP/sweep.db
-ra-record -q -o "$DB" -d "$LOOP_NAME" --sweep read_ahead_kb=16,512 --repeat 4 \
+rec -q -o "$DB" -d "$LOOP_NAME" --sweep read_ahead_kb=16,512 --repeat 4 \
 	--throttle "$LOOP_NAME=iops:200,bps:52428800" -- dd if="$MNT/f" of=/dev/null bs=4k 2>/dev/null
 check_eq "$?" 0 "sweep recorded"
 check_eq "$(q "$DB" "SELECT label || ':' || COUNT(*) FROM runs GROUP BY label ORDER BY label" | tr '\n' ' ')" \
 	"read_ahead_kb=16:4 read_ahead_kb=512:4 " "two run sets of four"
-check_eq "$(ls /sys/fs/cgroup/blkio | grep -c '^ra-record\.')" 0 "throttle cgroup removed"
+check_eq "$(ls /sys/fs/cgroup/blkio | grep -c "^ra-record\.$REC_PID\$")" 0 "throttle cgroup removed"
 check_eq "$(q "$DB" "SELECT DISTINCT read_ahead_kb_before FROM v_devices d JOIN runs r USING (run_id) WHERE r.label = 'read_ahead_kb=16' AND d.role = 'filter'")" 16 "the sweep's setting applied"
 
 # Throttled bios are queued later by a kernel worker, not by the reader: they

@@ -16,10 +16,10 @@ make_loop 160
 make_file "$MNT/f" 64
 DB=$TMP/model.db
 BPS=52428800
-ra-record -q -o "$DB" -d "$LOOP_NAME" --sweep read_ahead_kb=32,128,512,2048 --drop-caches \
+rec -q -o "$DB" -d "$LOOP_NAME" --sweep read_ahead_kb=32,128,512,2048 --drop-caches \
 	--throttle "$LOOP_NAME=iops:200,bps:$BPS" -- dd if="$MNT/f" of=/dev/null bs=4k 2>/dev/null
 check_eq "$?" 0 "sweep recorded"
-check_eq "$(ls /sys/fs/cgroup/blkio | grep -c '^ra-record\.')" 0 "throttle cgroup removed"
+check_eq "$(ls /sys/fs/cgroup/blkio | grep -c "^ra-record\.$REC_PID\$")" 0 "throttle cgroup removed"
 check_eq "$(q "$DB" "SELECT COUNT(*) FROM settings WHERE name = 'blkio.throttle.read_bps_device' AND new_value = '$BPS'")" 4 \
 	"the throttle is a setting of each run"
 kdev=$(loop_kdev)

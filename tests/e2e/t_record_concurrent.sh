@@ -23,7 +23,7 @@ on_exit "kill -KILL $pb"
 wait $pa; ra=$?
 wait $pb; rb=$?
 check_eq "$ra $rb" "0 0" "both recordings succeed"
-check_eq "$(instances_left)" 0 "instances left"
+check_eq "$(instance_left $pa) $(instance_left $pb)" "0 0" "instances left"
 
 for side in a b; do
 	DB=$TMP/$side.db

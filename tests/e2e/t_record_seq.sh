@@ -12,13 +12,13 @@ ra_before=$(cat /sys/block/$LOOP_NAME/queue/read_ahead_kb)
 echo 4096 > /sys/block/$LOOP_NAME/queue/read_ahead_kb   # a value the run must override
 DB=$TMP/run.db
 
-ra-record -o "$DB" --label seq -d "$LOOP_NAME" --read-ahead-kb "$LOOP_NAME=128" --drop-caches \
+rec -o "$DB" --label seq -d "$LOOP_NAME" --read-ahead-kb "$LOOP_NAME=128" --drop-caches \
 	-- dd if="$MNT/seq" of=/dev/null bs=4k 2>"$TMP/err"
 rc=$?
 cat "$TMP/err"
 check_eq "$rc" 0 "ra-record exit status"
 check_eq "$(cat /sys/block/$LOOP_NAME/queue/read_ahead_kb)" 4096 "read_ahead_kb restored"
-check_eq "$(instances_left)" 0 "tracefs instances left"
+check_eq "$(instance_left $REC_PID)" 0 "tracefs instance left"
 check_eq "$(q "$DB" 'PRAGMA integrity_check')" ok "integrity"
 check_eq "$(q "$DB" 'PRAGMA user_version')" 3 "schema version"
 

@@ -20,7 +20,7 @@ for sig in INT TERM; do
 	on_exit "kill -KILL $rec"
 	for _ in $(seq 100); do pgrep -f "^$marker" >/dev/null && break; sleep 0.1; done
 	pgrep -f "^$marker" >/dev/null || fail "the workload did not start"
-	check_eq "$(instances_left)" 1 "instance while recording ($sig)"
+	check_eq "$(instance_left $rec)" 1 "instance while recording ($sig)"
 	check_eq "$(cat /sys/block/$LOOP_NAME/queue/read_ahead_kb)" 64 "read_ahead_kb while recording ($sig)"
 	kill -$sig $rec
 	wait $rec
@@ -28,7 +28,7 @@ for sig in INT TERM; do
 	sig_no=$(kill -l $sig)
 	check_eq "$rc" $((128 + sig_no)) "ra-record exit status after SIG$sig"
 	pgrep -f "^$marker" >/dev/null && fail "the workload survived SIG$sig"
-	check_eq "$(instances_left)" 0 "instances left after SIG$sig"
+	check_eq "$(instance_left $rec)" 0 "instance left after SIG$sig"
 	check_eq "$(cat /sys/block/$LOOP_NAME/queue/read_ahead_kb)" "$ra_before" "read_ahead_kb restored after SIG$sig"
 	check_eq "$(q "$DB" 'PRAGMA integrity_check')" ok "integrity after SIG$sig"
 	check_eq "$(q "$DB" 'SELECT interrupted, exit_signal, complete FROM runs')" "1|$sig_no|1" "run marked interrupted by SIG$sig"
@@ -46,8 +46,11 @@ rec=$!
 for _ in $(seq 100); do pgrep -f "^$marker" >/dev/null && break; sleep 0.1; done
 pgrep -f "^$marker" >/dev/null || fail "the workload did not start"
 check_eq "$(cat /sys/block/$LOOP_NAME/queue/read_ahead_kb)" 64 "read_ahead_kb while recording (KILL)"
-check_eq "$(cat /run/ratrace/ra-record.$rec.restore | cut -d' ' -f1 | tr '\n' ' ')" "read_ahead_kb cgroup " \
-	"the journal lists the setting and the cgroup"
+check_eq "$(cat "/run/ratrace/read_ahead_kb.$LOOP_DEV")" \
+	"read_ahead_kb $LOOP_NAME $LOOP_DEV /sys/class/block/$LOOP_NAME/queue/read_ahead_kb $ra_before $rec" \
+	"the journal lists the setting, its file and its old value"
+check_eq "$(cat "/run/ratrace/cgroup.ra-record.$rec")" "cgroup /sys/fs/cgroup/blkio/ra-record.$rec $rec" \
+	"the journal lists the cgroup"
 kill -KILL $rec
 wait $rec 2>/dev/null
 pkill -KILL -f "^$marker"
@@ -60,7 +63,26 @@ check_grep "restored read_ahead_kb of '$LOOP_NAME' to $ra_before, left by record
 	"the next recorder says what it restored"
 check_eq "$(cat /sys/block/$LOOP_NAME/queue/read_ahead_kb)" "$ra_before" "read_ahead_kb restored after SIGKILL"
 check_eq "$(ls /sys/fs/cgroup/blkio | grep -c "^ra-record\.$rec\$")" 0 "the killed recorder's cgroup removed"
-check_eq "$(instances_left)" 0 "the killed recorder's instance removed"
-[ -e /run/ratrace/ra-record.$rec.restore ] && fail "journal left"
+check_eq "$(instance_left $rec)" 0 "the killed recorder's instance removed"
+[ -e "/run/ratrace/read_ahead_kb.$LOOP_DEV" ] || [ -e "/run/ratrace/cgroup.ra-record.$rec" ] &&
+	fail "journal left"
 [ -d /run/ratrace ] && [ -z "$(pgrep -x ra-record)" ] && fail "/run/ratrace left"
 echo "ok: the journal is gone"
+
+# A workload that outlives its SIGKILLed recorder holds none of the
+# recorder's tracefs files: the next recorder removes the instance while the
+# workload still runs.
+marker="sleep 8$RANDOM.5"
+ra-record -q -o "$TMP/orphan.db" -d "$LOOP_NAME" -- sh -c "exec $marker" &
+rec=$!
+for _ in $(seq 100); do pgrep -f "^$marker" >/dev/null && break; sleep 0.1; done
+orphan=$(pgrep -f "^$marker") || fail "the workload did not start"
+on_exit "kill -KILL $orphan"
+check_eq "$(ls -l /proc/$orphan/fd | grep -c /sys/kernel/tracing)" 0 "the workload holds no tracefs file"
+kill -KILL $rec
+wait $rec 2>/dev/null
+ra-record -q -o "$TMP/after-orphan.db" -d "$LOOP_NAME" -- true
+check_eq "$?" 0 "the recorder after the killed one"
+kill -0 "$orphan" || fail "the workload ended before the check"
+check_eq "$(instance_left $rec)" 0 "the killed recorder's instance removed while its workload runs"
+kill -KILL "$orphan"

@@ -1,0 +1,185 @@
+// SPDX-License-Identifier: LGPL-2.1
+/*
+ * What a recording traces: with --device, the named block devices and the
+ * file systems on them (fsmap.c), as the in-kernel event filters; without,
+ * everything, and the file systems are those of the events stored.
+ *
+ * File systems that have no block device ratrace can map (fuse, nfs, erofs
+ * on a file, ...) cannot be said to lie on a device or not. With --device
+ * their s_dev is filtered in as well, so that their events are counted, and
+ * then left out of the database: the run says how many it left out and why,
+ * instead of showing nothing.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "collect.h"
+
+enum { DEV_STORE = 1, DEV_LEAVE_OUT };
+
+static bool has_dev(const uint32_t *v, int n, uint32_t dev)
+{
+	for (int i = 0; i < n; i++)
+		if (v[i] == dev)
+			return true;
+	return false;
+}
+
+static void add_fs_dev(struct ra_scope *sc, uint32_t dev)
+{
+	if (!has_dev(sc->fs_devs, sc->nfs_devs, dev) && sc->nfs_devs < RA_SCOPE_MAX_DEVS)
+		sc->fs_devs[sc->nfs_devs++] = dev;
+}
+
+static void add_blk_dev(struct ra_scope *sc, uint32_t dev)
+{
+	if (!has_dev(sc->blk_devs, sc->nblk_devs, dev) && sc->nblk_devs < RA_SCOPE_MAX_DEVS)
+		sc->blk_devs[sc->nblk_devs++] = dev;
+}
+
+static void add_fs(struct ra_scope *sc, const struct ra_fs *fs)
+{
+	for (int i = 0; i < sc->nfs; i++)
+		if (sc->fs[i] == fs)
+			return;
+	if (sc->nfs < RA_SCOPE_MAX_FS)
+		sc->fs[sc->nfs++] = fs;
+	add_fs_dev(sc, fs->s_dev);
+}
+
+void ra_scope_init(struct ra_scope *sc, const struct ra_fsmap *m, const struct ra_target *t,
+		   int nt)
+{
+	memset(sc, 0, sizeof(*sc));
+	sc->m = m;
+	sc->filtered = nt > 0;
+	for (int i = 0; i < nt; i++) {
+		/* the device itself: a file system on it, or its block device file */
+		for (int j = 0; j < t[i].nbd; j++) {
+			add_fs_dev(sc, t[i].bd[j].dev);
+			add_blk_dev(sc, t[i].bd[j].dev);
+			add_blk_dev(sc, t[i].bd[j].parent);
+		}
+		for (int j = 0; j < t[i].nfs; j++)
+			add_fs(sc, t[i].fs[j]);
+	}
+	for (int i = 0; sc->filtered && i < m->nfs && sc->nunmapped < RA_SCOPE_MAX_FS; i++) {
+		const struct ra_fs *fs = &m->fs[i];
+
+		if (!ra_fs_unmapped(fs) || has_dev(sc->fs_devs, sc->nfs_devs, fs->s_dev))
+			continue;
+		sc->unmapped[sc->nunmapped++] = fs->s_dev;
+		add_fs_dev(sc, fs->s_dev);
+	}
+}
+
+void ra_scope_reset(struct ra_scope *sc)
+{
+	sc->last_dev = 0;
+	sc->last_kind = 0;
+	sc->nseen = 0;
+	memset(sc->unmapped_n, 0, sizeof(sc->unmapped_n));
+}
+
+static int dev_kind(struct ra_scope *sc, uint32_t dev)
+{
+	for (int i = 0; i < sc->nunmapped; i++)
+		if (sc->unmapped[i] == dev)
+			return DEV_LEAVE_OUT;
+	if (!sc->filtered && !has_dev(sc->seen, sc->nseen, dev) && sc->nseen < RA_SCOPE_MAX_FS)
+		sc->seen[sc->nseen++] = dev;
+	return DEV_STORE;
+}
+
+bool ra_scope_keep(struct ra_scope *sc, const struct ra_event *ev)
+{
+	int cls = ra_event_class(ev->type);
+	uint32_t dev;
+
+	if (cls != RA_CLASS_RA && cls != RA_CLASS_PAGE)
+		return true;
+	dev = cls == RA_CLASS_RA ? ev->ra.dev : ev->page.dev;
+	if (!dev)
+		return true;	/* the WILLNEED system calls */
+	if (dev != sc->last_dev) {
+		sc->last_dev = dev;
+		sc->last_kind = dev_kind(sc, dev);
+	}
+	if (sc->last_kind != DEV_LEAVE_OUT)
+		return true;
+	for (int i = 0; i < sc->nunmapped; i++)
+		if (sc->unmapped[i] == dev)
+			sc->unmapped_n[i]++;
+	return false;
+}
+
+/* A file system with no block device ratrace can map: a row, and one line. */
+static int store_unmapped(const struct ra_scope *sc, const struct ra_scope_store *o,
+			  const struct ra_fs *fs, int64_t n, const char *path)
+{
+	char msg[2048];
+
+	if (sc->filtered)
+		snprintf(msg, sizeof(msg), "warning: the %s file system %u:%u at '%s'%s%s%s has no"
+			 " block device ratrace can map to the --device devices: its page-cache"
+			 " and readahead events are not recorded", fs->mnt->fstype,
+			 RA_MAJOR(fs->s_dev), RA_MINOR(fs->s_dev), fs->mnt->point,
+			 path ? " (the workload had '" : "", path ? path : "",
+			 path ? "' open)" : "");
+	else
+		snprintf(msg, sizeof(msg), "warning: the %s file system %u:%u at '%s' has no block"
+			 " device ratrace can map: its readahead is not tied to a device or a"
+			 " setting", fs->mnt->fstype, RA_MAJOR(fs->s_dev), RA_MINOR(fs->s_dev),
+			 fs->mnt->point);
+	if (o->notice)
+		o->notice(msg, o->arg);
+	return ra_fs_store(o->db, o->run_id, fs, ra_settings_value(o->settings, fs->ra_path), n);
+}
+
+/* The unmapped file systems whose events were left out, or whose files the workload had open. */
+static int store_left_out(const struct ra_scope *sc, const struct ra_scope_store *o)
+{
+	const char *path;
+	uint32_t dev;
+
+	for (int i = 0; i < sc->nunmapped; i++) {
+		const struct ra_fs *fs = ra_fsmap_find(sc->m, sc->unmapped[i]);
+
+		if (fs && sc->unmapped_n[i] > 0 &&
+		    store_unmapped(sc, o, fs, sc->unmapped_n[i], NULL) < 0)
+			return -1;
+	}
+	for (int i = 0; ra_names_unmapped(o->names, i, &dev, &path); i++) {
+		const struct ra_fs *fs = ra_fsmap_find(sc->m, dev);
+		bool stored = has_dev(sc->seen, sc->nseen, dev);
+
+		for (int j = 0; j < sc->nunmapped; j++)
+			stored |= sc->unmapped[j] == dev && sc->unmapped_n[j] > 0;
+		if (fs && !stored && store_unmapped(sc, o, fs, sc->filtered ? 0 : -1, path) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+int ra_scope_store(const struct ra_scope *sc, const struct ra_scope_store *o)
+{
+	int n = sc->filtered ? sc->nfs : sc->nseen;
+
+	for (int i = 0; i < n; i++) {
+		const struct ra_fs *fs = sc->filtered ? sc->fs[i] :
+							ra_fsmap_find(sc->m, sc->seen[i]);
+
+		if (!fs || fs->pseudo)
+			continue;
+		if (ra_fs_unmapped(fs)) {
+			if (store_unmapped(sc, o, fs, -1, NULL) < 0)
+				return -1;
+		} else if (ra_fs_store(o->db, o->run_id, fs,
+				       ra_settings_value(o->settings, fs->ra_path),
+				       sc->filtered ? 0 : -1) < 0) {
+			return -1;
+		}
+	}
+	return store_left_out(sc, o);
+}

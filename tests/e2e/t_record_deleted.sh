@@ -1,0 +1,41 @@
+# Files the workload deletes keep their names: one it creates, drops from the
+# page cache, reads (throttled, so that it is open for about a second) and
+# deletes; one that existed before the run, which it reads and deletes at
+# once. On ext4, and on btrfs, whose stat st_dev is not the s_dev of its
+# events. The names and sizes are those the files had; their windows read
+# each file once.
+. "$(dirname "$0")/lib.sh"
+need_tracefs
+make_tmp
+
+deleted_on() {
+	local fs=$1 DB=$TMP/$1.db old_ino new
+	make_loop_fs 320 "$fs"
+	make_file "$MNT/old" 4
+	old_ino=$(stat -c %i "$MNT/old")
+	new=$MNT/dir/new
+	mkdir "$MNT/dir"
+	# 8 MiB read at 4 MiB/s: open for two seconds, seen by the recorder's looks
+	rec -q -o "$DB" -d "$LOOP_NAME" --drop-caches --throttle "$LOOP_NAME=bps:4194304" -- sh -c "
+		dd if=/dev/urandom of=$new bs=1M count=8 conv=fsync status=none &&
+		stat -c %i $new > $TMP/new.ino &&
+		dd if=$new iflag=nocache count=0 status=none &&
+		dd if=$new of=/dev/null bs=4k status=none && rm $new &&
+		dd if=$MNT/old of=/dev/null bs=4k status=none && rm $MNT/old"
+	check_eq "$?" 0 "$fs: ra-record exit status"
+	check_eq "$(instance_left $REC_PID)" 0 "$fs: tracefs instance left"
+	[ -e "$new" ] || [ -e "$MNT/old" ] && fail "$fs: the workload did not delete its files"
+	ino=$(cat "$TMP/new.ino")
+	check_eq "$(q "$DB" "SELECT path, size_bytes FROM files WHERE dev = $FS_KDEV AND ino = $ino")" \
+		"$new|8388608" "$fs: the file created and deleted during the run: name and size"
+	check_eq "$(q "$DB" "SELECT path, size_bytes FROM files WHERE dev = $FS_KDEV AND ino = $old_ino")" \
+		"$MNT/old|4194304" "$fs: the file deleted during the run: name and size"
+	check_eq "$(q "$DB" "SELECT SUM(pages_added) FROM windows WHERE dev = $FS_KDEV AND ino = $ino")" 2048 \
+		"$fs: the created file read from the device once"
+	check_eq "$(q "$DB" "SELECT SUM(pages_added) FROM windows WHERE dev = $FS_KDEV AND ino = $old_ino")" 1024 \
+		"$fs: the old file read from the device once"
+	check_eq "$(q "$DB" "SELECT COUNT(*) FROM files WHERE path LIKE '% (deleted)'")" 0 "$fs: no ' (deleted)' in names"
+}
+
+deleted_on ext4
+deleted_on btrfs
