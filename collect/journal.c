@@ -20,6 +20,10 @@
  * MAJ:MIN is the disk of a queue/ path (checked before restoring: the disk
  * must still be the one named), or the s_dev of a file system whose bdi of
  * its own the path is (the bdi must still exist).
+ *
+ * Recorders of ratrace 0.1 kept one journal per recorder, ra-record.PID.restore,
+ * with the lines "read_ahead_kb MAJ:MIN NAME OLD_VALUE" and "cgroup PATH", and
+ * no lock: such a journal is put back when its recorder's pid is gone.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -28,6 +32,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -284,6 +289,51 @@ static int recover_one(const char *name, ra_notice_fn fn, void *arg)
 	return done;
 }
 
+/* A line of a 0.1 journal as a line of this format, then put back. */
+static int restore_legacy_line(const char *line, long pid, ra_notice_fn fn, void *arg)
+{
+	char name[64], value[32], text[768];
+	struct ra_blockdev bd;
+	unsigned int ma, mi;
+
+	if (strncmp(line, "cgroup ", 7) == 0) {
+		snprintf(text, sizeof(text), "%s %ld", line, pid);
+		return restore_text(text, fn, arg);
+	}
+	if (sscanf(line, "read_ahead_kb %u:%u %63s %31s", &ma, &mi, name, value) != 4)
+		return 0;
+	if (ra_blockdev_resolve(name, &bd) < 0)
+		snprintf(bd.parent_name, sizeof(bd.parent_name), "%s", name);	/* said gone below */
+	snprintf(text, sizeof(text), "read_ahead_kb %s %u:%u /sys/class/block/%s/queue/read_ahead_kb"
+		 " %s %ld", name, ma, mi, bd.parent_name, value, pid);
+	return restore_ra(text, pid, fn, arg);
+}
+
+/* A 0.1 journal, ra-record.PID.restore: put back when its recorder is gone. */
+static int recover_legacy(const char *name, ra_notice_fn fn, void *arg)
+{
+	char file[512], line[512];
+	long pid;
+	int ok = 0;
+	FILE *f;
+
+	if (sscanf(name, "ra-record.%ld.restore", &pid) != 1 || pid <= 0 ||
+	    !(kill((pid_t)pid, 0) < 0 && errno == ESRCH))
+		return 0;	/* not one, or its recorder is alive */
+	snprintf(file, sizeof(file), JOURNAL_DIR "/%s", name);
+	f = fopen(file, "re");
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f)) {
+		line[strcspn(line, "\n")] = '\0';
+		ok |= restore_legacy_line(line, pid, fn, arg);
+	}
+	fclose(f);
+	if (ok == 0)
+		unlink(file);
+	return ok == 0;
+}
+
 int ra_journal_recover(ra_notice_fn fn, void *arg)
 {
 	DIR *d = opendir(JOURNAL_DIR);
@@ -295,6 +345,8 @@ int ra_journal_recover(ra_notice_fn fn, void *arg)
 	while ((de = readdir(d)))
 		if (de->d_type == DT_REG && ours(de->d_name))
 			recovered += recover_one(de->d_name, fn, arg);
+		else if (de->d_type == DT_REG)
+			recovered += recover_legacy(de->d_name, fn, arg);
 	closedir(d);
 	rmdir(JOURNAL_DIR);
 	return recovered;

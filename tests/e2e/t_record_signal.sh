@@ -86,3 +86,20 @@ check_eq "$?" 0 "the recorder after the killed one"
 kill -0 "$orphan" || fail "the workload ended before the check"
 check_eq "$(instance_left $rec)" 0 "the killed recorder's instance removed while its workload runs"
 kill -KILL "$orphan"
+
+# A journal an older ratrace (0.1) left, one file per recorder named after its
+# pid, without a lock: put back once that recorder is gone.
+sh -c 'exit 0' & dead=$!
+wait $dead
+kill -0 "$dead" 2>/dev/null && skip "pid $dead was reused at once"
+echo 48 > "/sys/block/$LOOP_NAME/queue/read_ahead_kb"
+mkdir -p /run/ratrace
+on_exit "rm -f /run/ratrace/ra-record.$dead.restore; rmdir /run/ratrace"
+printf 'read_ahead_kb %s %s %s\n' "$LOOP_DEV" "$LOOP_NAME" "$ra_before" > "/run/ratrace/ra-record.$dead.restore"
+ra-record -o "$TMP/legacy.db" -d "$LOOP_NAME" -- true 2> "$TMP/legacy.err"
+check_eq "$?" 0 "the recorder after a 0.1 journal"
+check_grep "restored read_ahead_kb of '$LOOP_NAME' to $ra_before, left by recorder $dead" "$TMP/legacy.err" \
+	"it says what it restored from the 0.1 journal"
+check_eq "$(cat /sys/block/$LOOP_NAME/queue/read_ahead_kb)" "$ra_before" "read_ahead_kb restored from the 0.1 journal"
+[ -e "/run/ratrace/ra-record.$dead.restore" ] && fail "the 0.1 journal left"
+echo "ok: the 0.1 journal is gone"
