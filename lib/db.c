@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "db_local.h"
@@ -117,19 +118,36 @@ out:
 }
 
 /*
+ * ratrace's views in the file, for the users who open it with other tools.
+ * Making a view that reads another one needs views on for the while.
+ */
+static int make_file_views(struct ra_db *db)
+{
+	int ret;
+
+	sqlite3_db_config(db->db, SQLITE_DBCONFIG_ENABLE_VIEW, 1, NULL);
+	ret = ra_db_exec(db, ra_schema_views_sql);
+	sqlite3_db_config(db->db, SQLITE_DBCONFIG_ENABLE_VIEW, 0, NULL);
+	return ret;
+}
+
+/*
  * The steps from version @from to this one and the views, in the open
  * transaction: a new database comes from version 1 the way an old one does.
+ * The file's views go first, never read: a step that renames a table would
+ * otherwise parse them.
  */
 static int apply_steps(struct ra_db *db, int64_t from)
 {
 	char pragma[64];
 
+	if (ra_db_exec(db, ra_schema_drop_views_sql) < 0)
+		return -1;
 	for (int64_t v = from + 1; v <= RA_SCHEMA_VERSION; v++)
 		if (ra_db_exec(db, ra_schema_steps[v - 2]) < 0)
 			return -1;
 	snprintf(pragma, sizeof(pragma), "PRAGMA user_version = %d;", RA_SCHEMA_VERSION);
-	if (ra_db_exec(db, ra_schema_drop_views_sql) < 0 ||
-	    ra_db_exec(db, ra_schema_views_sql) < 0 || insert_event_types(db) < 0)
+	if (make_file_views(db) < 0 || insert_event_types(db) < 0)
 		return -1;
 	return ra_db_exec(db, pragma);
 }
@@ -239,6 +257,80 @@ static int open_writer(struct ra_db *db, int flags)
 	return 0;
 }
 
+/*
+ * A database may come from anyone (a CI artifact, a bug report): the SQL its
+ * author put in it never runs. SQLite's defensive mode; no trusted schema (a
+ * function in the file's schema must be harmless); the file's triggers and
+ * views are off, and ratrace's own views are made in the connection's TEMP
+ * schema, where they shadow the file's (with_views()); limits on what one
+ * value or statement may take; and for a reader, on the time its reading may
+ * take (RA_DB_READ_SECONDS, or RATRACE_READ_SECONDS in the environment).
+ */
+static const int hardening[][2] = {
+	{ SQLITE_DBCONFIG_DEFENSIVE, 1 },
+	{ SQLITE_DBCONFIG_TRUSTED_SCHEMA, 0 },
+	{ SQLITE_DBCONFIG_ENABLE_TRIGGER, 0 },
+	{ SQLITE_DBCONFIG_ENABLE_VIEW, 0 },
+	{ SQLITE_DBCONFIG_ENABLE_LOAD_EXTENSION, 0 },
+};
+
+static const int limits[][2] = {
+	{ SQLITE_LIMIT_LENGTH, 256 << 20 },	/* a workload's output is kept up to 16 MiB */
+	{ SQLITE_LIMIT_SQL_LENGTH, 1 << 20 },
+	{ SQLITE_LIMIT_ATTACHED, 0 },
+	{ SQLITE_LIMIT_TRIGGER_DEPTH, 1 },
+};
+
+static int past_deadline(void *arg)
+{
+	struct ra_db *db = arg;
+	struct timespec now;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	return now.tv_sec > db->deadline;
+}
+
+static int harden(struct ra_db *db)
+{
+	const char *env = getenv("RATRACE_READ_SECONDS");
+	struct timespec now;
+
+	for (size_t i = 0; i < sizeof(hardening) / sizeof(hardening[0]); i++)
+		if (sqlite3_db_config(db->db, hardening[i][0], hardening[i][1], NULL) != SQLITE_OK)
+			return ra_db_fail(db, "cannot configure the connection to");
+	for (size_t i = 0; i < sizeof(limits) / sizeof(limits[0]); i++)
+		sqlite3_limit(db->db, limits[i][0], limits[i][1]);
+	if (db->readonly) {
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		db->deadline = now.tv_sec + (env && atol(env) > 0 ? atol(env) : RA_DB_READ_SECONDS);
+		sqlite3_progress_handler(db->db, 100000, past_deadline, db);
+	}
+	return 0;
+}
+
+/* ratrace's views, in the TEMP schema: the only views ratrace's queries see. */
+static int with_views(struct ra_db *db)
+{
+	static const char create[] = "CREATE VIEW ";
+	const char *p = ra_schema_views_sql, *hit;
+	size_t len = strlen(p) + 64 * 16;
+	char *sql = malloc(len), *out = sql;
+	int ret;
+
+	if (!sql) {
+		ra_set_error(RA_ERR_IO, "out of memory");
+		return -1;
+	}
+	while ((hit = strstr(p, create))) {
+		out += sprintf(out, "%.*sCREATE TEMP VIEW ", (int)(hit - p), p);
+		p = hit + strlen(create);
+	}
+	strcpy(out, p);
+	ret = ra_db_exec(db, sql);
+	free(sql);
+	return ret;
+}
+
 static struct ra_db *db_alloc(const char *path, int flags, int created)
 {
 	struct ra_db *db = calloc(1, sizeof(*db));
@@ -283,10 +375,11 @@ struct ra_db *ra_db_open(const char *path, int flags)
 		return NULL;
 	}
 	db = db_alloc(path, flags, created);
-	if (!db || (db->readonly ? ra_db_open_reader(db) : open_writer(db, flags)) < 0)
+	if (!db || (db->readonly ? ra_db_open_reader(db) : open_writer(db, flags)) < 0 ||
+	    harden(db) < 0)
 		goto fail;
 	sqlite3_busy_timeout(db->db, 10000);
-	if (check_schema(db, flags) < 0)
+	if (check_schema(db, flags) < 0 || with_views(db) < 0)
 		goto fail;
 	if (!db->readonly &&
 	    ra_db_exec(db, "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL;") < 0)

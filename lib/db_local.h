@@ -18,6 +18,7 @@ struct ra_db {
 	int guard_fd;		/* a read without SQLite's locks: the file, holding PENDING */
 	struct stat seen;	/* ... and what it and its -wal were when the read began */
 	struct stat seen_wal;
+	long deadline;		/* a reader's reading ends by then (CLOCK_MONOTONIC s) */
 };
 
 /* Set the library error from the connection's last error. */
