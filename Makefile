@@ -82,7 +82,7 @@ $(BUILD)/tests/%: $(BUILD)/tests/unit/%.o $(BUILD)/libratrace.a
 # Workload programs of the end-to-end tests (tests/tools/NAME.c, standalone).
 $(TOOL_BINS): $(BUILD)/tools/%: $(BUILD)/tests/tools/%.o
 	@mkdir -p $(dir $@)
-	$(call echo_cmd,LINK,$@)$(CC) $(LDFLAGS) -o $@ $^
+	$(call echo_cmd,LINK,$@)$(CC) $(LDFLAGS) -o $@ $^ -pthread
 
 # The test command of the README: installs what is missing, builds, runs every suite.
 check:

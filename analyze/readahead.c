@@ -25,7 +25,11 @@ enum access { ACC_NONE, ACC_READ, ACC_FAULT, ACC_MAP };
 /* Streams of one task on one file followed at once (open descriptors). */
 #define HEADS 8
 /* Recent read() ranges of one task on one file (one per descriptor, roughly). */
-#define RANGES 4
+#define RANGES 8
+/* Async triggers a task's read() may have left before its tail shows. */
+#define MARKS 8
+/* A reader that left pages out within this many reads is a skipping one. */
+#define SKIP_MEMORY 32
 
 struct trigger {
 	enum trig kind;
@@ -48,8 +52,10 @@ struct async_mark {
 };
 
 struct task {
+	int pid;
 	struct trigger pending;		/* trigger waiting for its window */
-	struct async_mark mark;
+	struct async_mark mark[MARKS];	/* the latest async triggers, a ring */
+	int nmark;
 	int win;			/* window collecting this task's page adds, or -1 */
 	bool last_was_order;		/* the task's latest readahead event was ra_order */
 	enum access acc;		/* the task's latest access */
@@ -63,6 +69,7 @@ struct file {
 	uint64_t eof;			/* pages: one past the highest page seen */
 	int64_t size_pages;		/* from the file's size when known, else -1 */
 	uint64_t tracked_end;		/* one past the highest page of a window added */
+	bool mapped;			/* a process mapped it (a fault or fault-around) */
 };
 
 struct stream {
@@ -101,8 +108,9 @@ struct taskfile {
 	uint64_t age[RANGES];		/* for replacing the least recent range */
 	int nranges;
 	uint64_t span_min, span_max;	/* pages of the task's whole read() ranges */
-	bool skips;			/* it left pages out between reads */
-	uint64_t clock;
+	uint64_t nreads;		/* whole reads noted */
+	uint64_t skipped_at;		/* clock of the latest read that left pages out */
+	uint64_t clock;			/* reads so far */
 };
 
 struct page {
@@ -124,7 +132,8 @@ struct ra_state {
 	struct file *files;
 	int nfiles, cap_files;
 	struct ra_map tasks;		/* pid -> struct task */
-	struct ra_map taskfiles;	/* (file, pid) -> struct taskfile */
+	struct ra_map taskfiles;	/* (file, pid), and (file, process) of streams -> taskfile */
+	struct ra_map tgids;		/* pid -> process, from the run's tasks */
 	struct stream *streams;
 	int nstreams, cap_streams;
 	struct window *wins;
@@ -134,6 +143,7 @@ struct ra_state {
 	struct ghost *ghost;		/* the ghosts, with a free list through next */
 	int nghost, cap_ghost, free_ghost;
 	int page_shift;
+	unsigned int pmd_order;		/* folios this large are mapped whole, by one PMD */
 	uint64_t done;			/* block completions so far */
 	bool has_done;			/* the run recorded block completions */
 };
@@ -197,8 +207,10 @@ static struct task *task_of(struct ra_state *st, int pid)
 	bool fresh;
 	struct task *t = ra_map_put(&st->tasks, (uint64_t)(uint32_t)pid + 1, &fresh);
 
-	if (t && fresh)
+	if (t && fresh) {
 		t->win = -1;
+		t->pid = pid;
+	}
 	return t;
 }
 
@@ -209,6 +221,18 @@ static void see_page(struct ra_state *st, int file, uint64_t last)
 }
 
 /* ---- streams: windows of one task on one file that continue one another ---- */
+
+/*
+ * Who owns a task's streams: its process, when the run knows it (the threads
+ * of a process share its descriptors, and a descriptor's readahead state),
+ * else the task.
+ */
+static int owner_of(struct ra_state *st, int pid)
+{
+	int *tgid = ra_map_get(&st->tgids, (uint64_t)(uint32_t)pid + 1);
+
+	return tgid ? *tgid : pid;
+}
 
 static struct taskfile *taskfile_of(struct ra_state *st, int file, int pid)
 {
@@ -260,7 +284,7 @@ static int stream_touch(struct taskfile *tf, int k)
 static int stream_for(struct ra_state *st, const struct window *w, const struct trigger *tr,
 		      bool random, bool *exact)
 {
-	struct taskfile *tf = taskfile_of(st, w->file, w->pid);
+	struct taskfile *tf = taskfile_of(st, w->file, owner_of(st, w->pid));
 	uint64_t at = tr ? tr->index : w->start;
 
 	*exact = false;
@@ -491,8 +515,15 @@ static int on_readahead(struct ra_state *st, const struct ra_event *ev, int64_t 
 	int file;
 	struct task *t;
 
-	if (ra_event_is_call(ev->type))
-		return 0;	/* advice_calls() pairs them with their windows */
+	if (ra_event_is_call(ev->type)) {
+		/* advice_calls() pairs them with their windows; the window the call
+		 * forces is its own, not the fallback of the task's latest one */
+		t = task_of(st, ev->pid);
+		if (!t)
+			return -1;
+		t->last_was_order = false;
+		return 0;
+	}
 	file = file_of(st, ev->ra.dev, ev->ra.ino);
 	t = task_of(st, ev->pid);
 	if (file < 0 || !t)
@@ -511,9 +542,9 @@ static int on_readahead(struct ra_state *st, const struct ra_event *ev, int64_t 
 		t->pending.ra_size = ev->ra.size;
 		t->pending.ra_async = ev->ra.async_size;
 		if (ev->type == RA_EV_ASYNC_RA)
-			t->mark = (struct async_mark){ .file = file, .index = ev->ra.index,
-						       .req_count = ev->ra.req_count, .seq = seq,
-						       .done = st->done };
+			t->mark[t->nmark++ % MARKS] = (struct async_mark){
+				.file = file, .index = ev->ra.index, .req_count = ev->ra.req_count,
+				.seq = seq, .done = st->done };
 		t->last_was_order = false;
 		see_page(st, file, ev->ra.index);
 		return 0;
@@ -590,6 +621,17 @@ static int ghost_alloc(struct ra_state *st)
 	return st->nghost++;
 }
 
+/*
+ * A folio of PMD size in a mapped file may have been mapped with no event:
+ * fault-around maps it by one PMD in filemap_map_pmd(), which returns before
+ * mm_filemap_map_pages. Its pages not seen accessed are mapped (access
+ * unknown), not unused.
+ */
+static bool pmd_unseen(const struct ra_state *st, int file, const struct page *p)
+{
+	return st->files[file].mapped && p->order >= st->pmd_order;
+}
+
 static int on_delete(struct ra_state *st, const struct ra_event *ev, int file)
 {
 	uint64_t first = ev->page.index, n = 1ULL << ev->page.order;
@@ -605,6 +647,10 @@ static int on_delete(struct ra_state *st, const struct ra_event *ev, int file)
 
 		if (!p)
 			continue;
+		if (p->state == PG_RA_UNUSED && pmd_unseen(st, file, p)) {
+			p->state = PG_RA_MAPPED;
+			st->wins[p->win].mapped++;
+		}
 		if (p->state == PG_RA_UNUSED) {
 			/* evicted before any access: remembered to see it thrash */
 			int g = ghost_alloc(st);
@@ -678,46 +724,103 @@ static uint64_t map_folio(struct ra_state *st, int file, uint64_t index)
 	return first + n;
 }
 
+/* Whether one of the latest windows of the task's streams on the file starts at @index. */
+static bool starts_window(const struct ra_state *st, const struct taskfile *tf, uint64_t index)
+{
+	for (int k = 0; tf && k < tf->nheads; k++) {
+		const struct stream *s = &st->streams[tf->heads[k]];
+
+		if (s->n && (s->last_start == index || s->prev_start == index))
+			return true;
+	}
+	return false;
+}
+
+/* A reader that recently left pages out between its reads (strides). */
+static bool skipping(const struct taskfile *tf)
+{
+	return tf->skipped_at && tf->clock - tf->skipped_at <= SKIP_MEMORY;
+}
+
 /*
  * A read() that shows only its tail. filemap_get_pages() emits
  * mm_filemap_get_pages only on its fully successful path: when the last folio
  * of a batch is still being read, it returns the folios before it to
- * filemap_read() without the event, and the next call of the same read()
- * starts at that folio, waits for its I/O, and emits [folio, end of read].
- * That folio carries the PG_readahead mark of a window whose I/O is in
- * flight, so the first call also triggered async readahead at it, for the
- * pages up to the read's end. The kernel's own trace of such a read: an
- * async trigger of the task at @first with req_count last + 1 - first, after
- * the task's previous event of the range, then a block completion (the wait),
- * then the event.
+ * filemap_read() without the event, and a later call of the same read()
+ * waits for that folio and emits [it, end of read]. That folio carries the
+ * PG_readahead mark of a window whose I/O is in flight, so the call first
+ * triggered async readahead at it for the pages up to the read's end: the
+ * kernel's trace of such a read is an async trigger of the task at a page
+ * after the range's previous read and at most at @first, with req_count =
+ * @last + 1 - its index, after the task's previous event of the range (a read
+ * spanning several marks leaves several). A window without a mark (one that
+ * reaches the end of the file, or reads nothing ahead) leaves no trigger: a
+ * tail may then start where one of the task's latest windows starts, the
+ * boundary of the I/O it waited for.
  */
-static bool is_tail(const struct ra_state *st, const struct task *t, const struct taskfile *tf,
-		    int k, int file, uint64_t first, uint64_t last)
+static const struct async_mark *mark_of(const struct task *t, const struct taskfile *tf, int k,
+					int file, uint64_t first, uint64_t last)
 {
-	const struct async_mark *m = &t->mark;
+	for (int i = 0; i < MARKS && i < t->nmark; i++) {
+		const struct async_mark *m = &t->mark[i];
 
-	return m->file == file && m->index == first && m->req_count == last + 1 - first &&
-	       m->seq > tf->seq[k] && (!st->has_done || st->done > m->done);
+		if (m->file == file && m->seq > tf->seq[k] && m->index > tf->last[k] &&
+		    m->index <= first && m->req_count == last + 1 - m->index)
+			return m;
+	}
+	return NULL;
+}
+
+/* A reader of one size: its reads span n or n + 1 pages. */
+static bool one_size(const struct taskfile *tf)
+{
+	return tf->span_min && tf->span_max - tf->span_min <= 1;
 }
 
 /*
- * The pages before a tail that its read() copied: from where the range's
- * previous read ended (a reader that never leaves pages out continues there)
- * or, for one that does, from the latest page a read of its shortest width
- * ending at @last could start at. Only when every one of them is a cached
- * page of a window, as pages of a batch are. Returns the pages made used.
+ * A whole read that starts at such a page shows the same. For a reader of
+ * one size (its reads span n or n + 1 pages: dd, fio, a read(C) loop, the
+ * readers whose strides can hide under a page) it is told from a tail by its
+ * width (a tail lost at least its first page, so it is narrower than n) or,
+ * for a tail as wide as n, by the wait: a block completion after the
+ * trigger. (Some file systems, btrfs among them, mark a folio read in a
+ * worker after the block completion, so the completion does not always fall
+ * between: the narrow tails do not need it.) A reader of many sizes (tar)
+ * that never left pages out has no whole read to mistake for a tail.
+ */
+static bool is_tail(struct ra_state *st, const struct task *t, const struct taskfile *tf,
+		    int k, int file, uint64_t first, uint64_t last)
+{
+	const struct async_mark *m = mark_of(t, tf, k, file, first, last);
+	bool narrow = tf->span_min && last - first + 1 < tf->span_min;
+
+	if (narrow || (!one_size(tf) && !skipping(tf)))
+		return m || starts_window(st, taskfile_of(st, file, owner_of(st, t->pid)), first);
+	return m && st->has_done && st->done > m->done;
+}
+
+/*
+ * The pages before a tail that its read() copied. For a reader of one size,
+ * or one that left pages out, from the latest page its narrowest read ending
+ * at @last could start at: a read of one size spans its narrowest width when
+ * it starts on a page boundary and one page more when it starts in the page
+ * where the read before ended, so this is exactly where the pages it copied
+ * begin, and no page it left out is counted. For a reader of many sizes that
+ * never leaves pages out, from where the range's previous read ended.
+ * Only when every one of those pages is a cached page of a window, as pages
+ * of a batch are. Returns the pages made used.
  */
 static uint64_t fill_tail(struct ra_state *st, const struct taskfile *tf, int k, int file,
 			  uint64_t first, uint64_t last)
 {
 	uint64_t from = tf->last[k] + 1, n = 0;
 
-	if (!tf->skips && last - tf->last[k] > tf->span_max)
-		return 0;	/* wider than any read the task made of the file */
-	if (tf->skips) {
+	if (one_size(tf) || skipping(tf)) {
 		if (tf->span_min > last + 1)
 			return 0;
 		from = from > last + 1 - tf->span_min ? from : last + 1 - tf->span_min;
+	} else if (last - tf->last[k] > tf->span_max) {
+		return 0;	/* wider than any read the task made of the file */
 	}
 	for (uint64_t i = from; i < first; i++)
 		if (!ra_map_get(&st->cache, KEY(file, i)))
@@ -734,11 +837,16 @@ static uint64_t fill_tail(struct ra_state *st, const struct taskfile *tf, int k,
 	return n;
 }
 
+/*
+ * The width of a read. The first read of a file is often of its own size (tar
+ * reads a file's first chunk into what is left of its record): the narrowest
+ * width is taken from the reads after it, when there are some.
+ */
 static void note_span(struct taskfile *tf, uint64_t first, uint64_t last)
 {
 	uint64_t span = last - first + 1;
 
-	if (!tf->span_min || span < tf->span_min)
+	if (tf->nreads++ == 1 || !tf->span_min || span < tf->span_min)
 		tf->span_min = span;
 	if (span > tf->span_max)
 		tf->span_max = span;
@@ -773,8 +881,9 @@ static void read_range(struct ra_state *st, struct task *t, struct taskfile *tf,
 	for (k = 0; k < tf->nranges; k++)
 		if (first <= tf->last[k] + 1 && last + 1 >= tf->first[k])
 			break;
-	if (k < tf->nranges && last != tf->last[k])
-		note_span(tf, first, last);	/* the first batch of the next read */
+	/* the first batch of the next read, unless it is a tail that adjoins */
+	if (k < tf->nranges && last != tf->last[k] && !mark_of(t, tf, k, file, first, last))
+		note_span(tf, first, last);
 	for (int j = 0; k == tf->nranges && j < tf->nranges; j++)
 		if (tf->last[j] + 1 < first && (best < 0 || tf->last[j] > tf->last[best]))
 			best = j;
@@ -783,7 +892,7 @@ static void read_range(struct ra_state *st, struct task *t, struct taskfile *tf,
 		k = best;
 	} else if (k == tf->nranges) {
 		if (best >= 0 && first - tf->last[best] - 1 <= tf->span_max)
-			tf->skips = true;
+			tf->skipped_at = tf->clock;
 		note_span(tf, first, last);
 		k = range_slot(tf);
 	}
@@ -791,6 +900,15 @@ static void read_range(struct ra_state *st, struct task *t, struct taskfile *tf,
 	tf->last[k] = last;
 	tf->seq[k] = seq;
 	tf->age[k] = tf->clock;
+}
+
+/* finish_fault() maps a folio of PMD size whole (do_set_pmd()), others one page. */
+static void map_pmd_folio(struct ra_state *st, int file, uint64_t index)
+{
+	struct page *p = ra_map_get(&st->cache, KEY(file, index));
+
+	if (p && p->order >= st->pmd_order)
+		map_folio(st, file, index);
 }
 
 static int on_access(struct ra_state *st, const struct ra_event *ev, int64_t seq, int file)
@@ -819,9 +937,11 @@ static int on_access(struct ra_state *st, const struct ra_event *ev, int64_t seq
 		break;
 	case RA_EV_FAULT:	/* fires before the page is read: a miss is a demand */
 		t->acc = ACC_FAULT;
+		st->files[file].mapped = true;
 		break;
 	default:
 		t->acc = ACC_MAP;
+		st->files[file].mapped = true;
 		break;
 	}
 	/* no page at or past the end of the windows' pages is a readahead page */
@@ -833,8 +953,9 @@ static int on_access(struct ra_state *st, const struct ra_event *ev, int64_t seq
 		for (uint64_t i = first; i <= last; i++)
 			touch(st, file, i, false);
 		break;
-	case RA_EV_FAULT:	/* a file fault maps the faulting page only */
+	case RA_EV_FAULT:	/* a file fault maps the faulting page, a PMD folio whole */
 		touch(st, file, first, false);
+		map_pmd_folio(st, file, first);
 		break;
 	default:		/* map_pages maps the cached folios of its range */
 		for (uint64_t i = first; i <= last;)
@@ -931,6 +1052,21 @@ static int step_reset(struct ra_db *db, sqlite3_stmt *q)
 		ra_set_error(RA_ERR_IO, "cannot write to '%s': %s", ra_db_path(db),
 			     sqlite3_errmsg(ra_db_sqlite(db)));
 		return -1;
+	}
+	return 0;
+}
+
+/* At the end of the trace: the pages of PMD folios of mapped files not seen accessed. */
+static int settle_pmd(struct ra_state *st)
+{
+	for (size_t i = 0; i < st->cache.cap; i++) {
+		struct page *p = (struct page *)((char *)st->cache.vals + i * st->cache.val_size);
+		int file = (int)(st->cache.keys[i] >> 40) - 1;
+
+		if (st->cache.keys[i] && p->state == PG_RA_UNUSED && pmd_unseen(st, file, p)) {
+			p->state = PG_RA_MAPPED;
+			st->wins[p->win].mapped++;
+		}
 	}
 	return 0;
 }
@@ -1041,6 +1177,29 @@ static int page_shift(struct ra_db *db, int64_t run_id)
 	return shift;
 }
 
+/* The process of each task, where the run knows it. */
+static int load_tgids(struct ra_state *st, struct ra_db *db, int64_t run_id)
+{
+	sqlite3_stmt *q = NULL;
+	int rc;
+
+	if (sqlite3_prepare_v2(ra_db_sqlite(db), "SELECT pid, tgid FROM tasks WHERE run_id = ?"
+			       " AND tgid IS NOT NULL", -1, &q, NULL) != SQLITE_OK)
+		return step_reset(db, q);
+	sqlite3_bind_int64(q, 1, run_id);
+	while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
+		bool fresh;
+		int *tgid = ra_map_put(&st->tgids, (uint64_t)(uint32_t)sqlite3_column_int(q, 0) + 1,
+				       &fresh);
+
+		if (!tgid)
+			break;
+		*tgid = sqlite3_column_int(q, 1);
+	}
+	sqlite3_finalize(q);
+	return rc == SQLITE_DONE ? 0 : -1;
+}
+
 /* Did the run record block completions (a read() that waited shows one)? */
 static bool records_completions(struct ra_db *db, int64_t run_id)
 {
@@ -1068,6 +1227,7 @@ static void state_release(struct ra_state *st)
 	ra_map_release(&st->files_by_key);
 	ra_map_release(&st->tasks);
 	ra_map_release(&st->taskfiles);
+	ra_map_release(&st->tgids);
 	ra_map_release(&st->cache);
 	ra_map_release(&st->ghosts);
 }
@@ -1079,6 +1239,7 @@ static int state_init(struct ra_state *st)
 	if (ra_map_init(&st->files_by_key, sizeof(int)) < 0 ||
 	    ra_map_init(&st->tasks, sizeof(struct task)) < 0 ||
 	    ra_map_init(&st->taskfiles, sizeof(struct taskfile)) < 0 ||
+	    ra_map_init(&st->tgids, sizeof(int)) < 0 ||
 	    ra_map_init(&st->cache, sizeof(struct page)) < 0 ||
 	    ra_map_init(&st->ghosts, sizeof(int)) < 0) {
 		ra_set_error(RA_ERR_IO, "out of memory");
@@ -1146,10 +1307,11 @@ static int run_readahead(struct ra_db *db, int64_t run_id, const struct ra_analy
 	if (state_init(&st) < 0)
 		goto out;
 	st.page_shift = page_shift(db, run_id);
+	st.pmd_order = (unsigned int)st.page_shift - 3;	/* a page table holds a page / 8 entries */
 	st.has_done = records_completions(db, run_id);
-	if (load_sizes(&st, db, run_id) < 0 ||
+	if (load_sizes(&st, db, run_id) < 0 || load_tgids(&st, db, run_id) < 0 ||
 	    ra_evstream_each(db, run_id, RA_STREAM_RA | RA_STREAM_PAGE | RA_STREAM_BLK_DONE, on_event,
-			     &st) < 0 ||
+			     &st) < 0 || settle_pmd(&st) < 0 ||
 	    write_windows(&st, db, run_id) < 0 || write_streams(&st, db, run_id) < 0 ||
 	    advice_calls(db, run_id) < 0)
 		goto out;

@@ -542,6 +542,11 @@ const char *ra_tracer_clock(struct ra_tracer *tr);
 int ra_tracer_store_meta(struct ra_tracer *tr, struct ra_db *db, int64_t run_id);
 /** ra_tracer_replay - decode the recorded events in time order */
 int ra_tracer_replay(struct ra_tracer *tr, ra_event_cb cb, void *arg);
+/**
+ * ra_tracer_tgids - each task's process as the kernel saved them while tracing
+ * (saved_tgids): @cb for each, until it returns non-zero; that value, or 0
+ */
+int ra_tracer_tgids(struct ra_tracer *tr, int (*cb)(int pid, int tgid, void *arg), void *arg);
 /** ra_tracer_comm - a task name the tracer knows for @pid, or NULL */
 const char *ra_tracer_comm(struct ra_tracer *tr, int pid);
 uint64_t ra_tracer_lost(struct ra_tracer *tr);

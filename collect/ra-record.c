@@ -86,6 +86,7 @@ struct rec {
 	bool interrupted;
 	int forwarded_sig;
 	int64_t start_mono, end_mono, start_unix, last_tick;
+	int64_t run_id;			/* the run being stored */
 	int64_t tick_ns, nticks;		/* what the looks while the workload ran cost */
 	struct ra_vmstat vm_before, vm_after;
 	struct ra_sysinfo si;
@@ -716,6 +717,14 @@ static const char *name_task(int pid, void *arg)
 	return buf[0] ? buf : NULL;
 }
 
+/* The process of each task the run names (tasks the trace does not name are skipped). */
+static int store_tgid(int pid, int tgid, void *arg)
+{
+	struct rec *r = arg;
+
+	return ra_db_set_task_tgid(r->db, r->run_id, pid, tgid);
+}
+
 static int store_event(const struct ra_event *ev, void *arg)
 {
 	struct rec *r = arg;
@@ -786,7 +795,9 @@ static int store_trace(struct rec *r, int64_t run_id)
 	snprintf(comm, sizeof(comm), "%s", basename(r->argv[0]));
 	ra_writer_note_task(r->w, r->wl.pid, comm);
 	ra_scope_reset(&r->scope);
+	r->run_id = run_id;
 	if (ra_tracer_replay(r->tr, store_event, r) < 0 || ra_writer_finish(r->w) < 0 ||
+	    ra_tracer_tgids(r->tr, store_tgid, r) < 0 ||
 	    ra_paths_resolve(r->db, run_id, r->names) < 0 || store_filesystems(r, run_id) < 0)
 		return -1;
 	/* after the replay, which counted the ring buffer's own lost-event marks */

@@ -417,6 +417,8 @@ static int configure(struct ra_tracer *tr, const struct ra_tracer_opts *o)
 	if (tracefs_instance_file_write(tr->inst, "trace_clock", tr->clock) < 0)
 		snprintf(tr->clock, sizeof(tr->clock), "local");
 	tracefs_instance_file_write(tr->inst, "buffer_percent", "20");
+	/* the process of each task (threads share a descriptor's readahead state) */
+	tracefs_option_enable(tr->inst, TRACEFS_OPTION_RECORD_TGID);
 	for (int t = 1; t < RA_EV_MAX; t++)
 		if (ra_event_name(t) && enable_event(tr, t, o) < 0)
 			return -1;
@@ -581,6 +583,24 @@ const char *ra_tracer_comm(struct ra_tracer *tr, int pid)
 		return NULL;
 	comm = tep_data_comm_from_pid(tr->tep, pid);
 	return comm && comm[0] != '<' ? comm : NULL;
+}
+
+int ra_tracer_tgids(struct ra_tracer *tr, int (*cb)(int pid, int tgid, void *arg), void *arg)
+{
+	char *text = tracefs_instance_file_read(NULL, "saved_tgids", NULL);
+	int ret = 0;
+
+	(void)tr;
+	for (char *line = text, *next; line && *line && ret == 0; line = next) {
+		int pid, tgid;
+
+		next = strchr(line, '\n');
+		next = next ? next + 1 : line + strlen(line);
+		if (sscanf(line, "%d %d", &pid, &tgid) == 2 && pid > 0 && tgid > 0)
+			ret = cb(pid, tgid, arg);
+	}
+	free(text);
+	return ret;
 }
 
 uint64_t ra_tracer_lost(struct ra_tracer *tr)

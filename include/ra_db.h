@@ -144,6 +144,8 @@ int ra_db_add_tracepoint(struct ra_db *db, int64_t run_id, const char *system, c
 int ra_db_add_lost(struct ra_db *db, int64_t run_id, int cpu, int64_t overrun, int64_t dropped,
 		   int64_t missed, int64_t entries_read);
 int ra_db_add_task(struct ra_db *db, int64_t run_id, int pid, const char *comm);
+/* the process (thread group) of a task stored with ra_db_add_task() or the writer */
+int ra_db_set_task_tgid(struct ra_db *db, int64_t run_id, int pid, int tgid);
 /* size_bytes -1: unknown */
 int ra_db_add_file(struct ra_db *db, int64_t run_id, uint32_t dev, uint64_t ino, const char *path,
 		   int64_t size_bytes);

@@ -241,8 +241,14 @@ int ra_db_add_lost(struct ra_db *db, int64_t run_id, int cpu, int64_t overrun, i
 
 int ra_db_add_task(struct ra_db *db, int64_t run_id, int pid, const char *comm)
 {
-	return exec_args(db, "INSERT OR REPLACE INTO tasks VALUES (?, ?, ?)", "iit", run_id,
+	return exec_args(db, "INSERT OR REPLACE INTO tasks (run_id, pid, comm) VALUES (?, ?, ?)", "iit", run_id,
 			 (int64_t)pid, comm);
+}
+
+int ra_db_set_task_tgid(struct ra_db *db, int64_t run_id, int pid, int tgid)
+{
+	return exec_args(db, "UPDATE tasks SET tgid = ? WHERE run_id = ? AND pid = ?", "iii",
+			 (int64_t)tgid, run_id, (int64_t)pid);
 }
 
 int ra_db_add_file(struct ra_db *db, int64_t run_id, uint32_t dev, uint64_t ino, const char *path,

@@ -417,6 +417,7 @@ const char ra_schema_v3_sql[] =
 	"ALTER TABLE windows ADD COLUMN mapped INTEGER NOT NULL DEFAULT 0;\n"
 	"ALTER TABLE windows ADD COLUMN used_inferred INTEGER NOT NULL DEFAULT 0;\n"
 	"ALTER TABLE settings ADD COLUMN path TEXT;\n"
+	"ALTER TABLE tasks ADD COLUMN tgid INTEGER;\n"
 	/* plugs were counted per run over every task of the machine: dev 0 keeps those */
 	"CREATE TABLE plugs_v3 (\n"
 	"  run_id INTEGER NOT NULL REFERENCES runs(run_id) ON DELETE CASCADE,\n"

@@ -70,3 +70,21 @@ for fds in 2 1; do
 	fi
 	rm -f "$DB" "$DB-wal" "$DB-shm"
 done
+
+# Two threads of one process reading one descriptor in turn: one readahead
+# state for both. Each thread's async trigger carries the state the other's
+# window left, and the kernel continues it: the windows are subsequent, in
+# one stream, though two tasks opened them (the run stores each task's
+# process, from the kernel's saved tgids).
+record_rawl threads "$MNT/f"
+check_grep "^threads: $size bytes in [0-9]+ \+ [0-9]+ reads of one descriptor" \
+	<(q "$DB" "SELECT workload_output FROM runs") "rawl's two threads read the file"
+ra="FROM ra_events WHERE run_id = $run AND dev = $kdev AND ino = $ino"
+check_eq "$(q "$DB" "SELECT COUNT(DISTINCT pid) $ra AND event_id = 3")" 2 "threads: windows of both threads"
+check_eq "$(q "$DB" "SELECT COUNT(DISTINCT t.tgid) || '|' || COUNT(*) FROM tasks t WHERE t.run_id = $run
+	AND t.pid IN (SELECT pid $ra)")" "1|2" "threads: two tasks of one process"
+kernel=$(q "$DB" "$(kernel_sql 0)")
+note "threads: kernel subsequent|context = $kernel; analysis: $(analysed)"
+check_eq "$(echo "$kernel" | cut -d'|' -f2)" 0 "threads: the kernel continued the shared state"
+check_eq "$(analysed)" "$kernel" "threads: subsequent and context windows as the kernel decided"
+check_eq "$(q "$DB" "SELECT COUNT(*) FROM streams WHERE run_id = $run AND ino = $ino")" 1 "threads: one stream"

@@ -33,3 +33,24 @@ check_cmp "$(q "$DB" "SELECT COUNT(*) $w AND pattern = 'forced'")" -ge 1 "forced
 check_eq "$(q "$DB" "SELECT COUNT(*) $w AND pattern = 'forced' AND trigger != 'none'")" 0 "forced windows have no trigger"
 check_cmp "$(q "$DB" "SELECT COALESCE(MAX(readahead_pages), 0) $w AND pattern = 'forced'")" -gt 0 "a forced window read ahead"
 check_eq "$(q "$DB" "SELECT COALESCE(SUM(readahead_pages), 0) $w AND pattern = 'forced'")" "$added" "forced readahead pages = raw pages added"
+
+# A WILLNEED right after a read: the forced window starts inside the read's
+# window, but it is the call's own window, not the read's fallback (the
+# system call event comes between them).
+rm -f "$DB" "$DB-wal" "$DB-shm"
+record_rawl fadvise "$MNT/f" --first 4096 --len 1048576
+check_grep "^fadvise: WILLNEED 1048576 bytes, read 1048576 in 256 reads, 4096 first" \
+	<(q "$DB" "SELECT workload_output FROM runs") "rawl read a page, then asked for 1 MiB"
+w="FROM v_windows WHERE run_id = $run AND dev = '$LOOP_DEV' AND ino = $ino"
+call=$(q "$DB" "SELECT MIN(seq) FROM ra_events WHERE run_id = $run AND event_id = 5")
+next=$(q "$DB" "SELECT COALESCE(MIN(seq), 1 << 62) FROM ra_events WHERE run_id = $run AND ino = $ino
+	AND seq > (SELECT MIN(seq) FROM ra_events WHERE run_id = $run AND ino = $ino AND event_id = 4 AND seq > $call)
+	AND event_id IN (1, 2, 3, 4)")
+added=$(q "$DB" "SELECT COALESCE(SUM(1 << folio_order), 0) FROM page_events WHERE run_id = $run AND ino = $ino
+	AND event_id = 10 AND seq > $call AND seq < $next")
+note "after the call: $added pages added; windows: $(q "$DB" "SELECT GROUP_CONCAT(pattern || ' ' || start || '+' || size || ' fallback ' || fallback || ' added ' || pages_added, ', ') $w")"
+check_eq "$(q "$DB" "SELECT fallback $w AND pattern = 'initial'")" 0 "the read's window has no fallback"
+check_eq "$(q "$DB" "SELECT COUNT(*) || '|' || SUM(pages_added) $w AND pattern = 'forced'")" "1|$added" \
+	"the call's forced window holds the pages it added"
+check_eq "$(q "$DB" "SELECT windows || '|' || pages_added FROM advice_calls WHERE run_id = $run")" "1|$added" \
+	"advice_calls pairs the call with its window"

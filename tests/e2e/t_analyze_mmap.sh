@@ -84,3 +84,17 @@ in_ranges=$(q "$DB" "WITH RECURSIVE m(i, last) AS (SELECT page_index, last_index
 note "random touches: read-ahead pages inside the map_pages ranges: $in_ranges"
 check_cmp "$(q "$DB" "SELECT mapped $f")" -ge "$in_ranges" "random touches: mapped covers the fault-around ranges"
 check_eq "$(q "$DB" "SELECT hit_ratio $f")" 0.0 "random touches: hit ratio lower bound 0"
+
+# MADV_HUGEPAGE: the page cache reads in PMD-sized folios (order 9), which a
+# fault maps whole (one PMD) and fault-around maps with no event at all
+# (filemap_map_pmd() returns before mm_filemap_map_pages). Every page was
+# touched: the upper bound must still reach 1.0.
+rm -f "$DB" "$DB-wal" "$DB-shm"
+record_rawl mmap "$MNT/f" --advice hugepage
+check_grep "advice hugepage" <(q "$DB" "SELECT workload_output FROM runs") "rawl used MADV_HUGEPAGE"
+pmd=$(q "$DB" "SELECT COUNT(*) FROM page_events WHERE run_id = $run AND ino = $ino AND event_id = 10 AND folio_order >= 9")
+note "MADV_HUGEPAGE: $pmd folios of order 9 added; $(q "$DB" "SELECT 'used ' || used || ', mapped ' || mapped || ', pending ' || pending || ', hit ' || hit_ratio || '..' || hit_ratio_max FROM v_file_fates WHERE run_id = $run AND ino = $ino")"
+check_cmp "$pmd" -ge 1 "MADV_HUGEPAGE: PMD-sized folios"
+check_eq "$(q "$DB" "SELECT (used + mapped = ra_pages) || '|' || pending || '|' || hit_ratio_max FROM v_file_fates
+	WHERE run_id = $run AND dev = '$LOOP_DEV' AND ino = $ino")" "1|0|1.0" \
+	"MADV_HUGEPAGE: used + mapped = every read-ahead page"

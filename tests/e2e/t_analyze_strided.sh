@@ -32,9 +32,10 @@ check_windows() {
 import sqlite3, sys
 db, ino, size, mode, bs, skip = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4], int(sys.argv[5]), int(sys.argv[6])
 c = sqlite3.connect(db)
-got = set()
-for first, last in c.execute("SELECT page_index, last_index FROM page_events WHERE ino = ? AND event_id = 12", (ino,)):
-    got.update(range(first, last + 1))
+reads = c.execute("SELECT seq, page_index, last_index FROM page_events WHERE ino = ? AND event_id = 12"
+                  " ORDER BY seq", (ino,)).fetchall()
+def got_after(seq, pages):	# the pages a get_pages range showed read after seq
+    return {p for s, f, l in reads if s > seq for p in range(max(f, min(pages)), min(l, max(pages)) + 1)} & pages
 read = set()
 if mode == 'stride':
     off = 0
@@ -44,13 +45,15 @@ if mode == 'stride':
 else:
     read = set(range((size + 4095) // 4096))	# backward and random: see below
 bad, tot_used, tot_got, tot_read = [], 0, 0, 0
-for wid, start, n, ds, dn, used, added in c.execute(
-        "SELECT window_id, start_page, size_pages, COALESCE(demand_start, 0), demand_pages, used,"
-        " pages_added FROM windows WHERE ino = ?", (ino,)):
-    if added != n:
+for wid, wseq, start, n, ds, dn, used, added in c.execute(
+        "SELECT window_id, seq, start_page, size_pages, COALESCE(demand_start, 0), demand_pages, used,"
+        " pages_added FROM windows WHERE ino = ? AND evicted_unused = 0", (ino,)):
+    if added != n:	# (a window whose pages were evicted, by anyone, is left out)
         continue
     ra = set(range(start, start + n)) - set(range(ds, ds + dn))
-    lo, hi = len(ra & got), len(ra & read)
+    if not ra:
+        continue
+    lo, hi = len(got_after(wseq, ra)), len(ra & read)
     tot_used += used; tot_got += lo; tot_read += hi
     if not lo <= used <= hi:
         bad.append(f"window {wid} [{start}+{n}]: used {used} not in [{lo}, {hi}]")

@@ -7,13 +7,17 @@
  *   rawl random FILE [--count N] [--bs N] [--seed S] reads at far-apart random offsets
  *   rawl interleave FILE [--fds 1|2]                the two halves in turn, through two
  *                                                   descriptors (one per half) or one
+ *   rawl threads FILE                               two threads, one descriptor, 4 KiB
+ *                                                   read(2)s in turn, to the end
  *   rawl stride FILE [--bs N] [--skip N]            read bs bytes, skip N, to the end
  *   rawl backward FILE [--bs N]                     read bs-byte blocks from the end back
- *   rawl fadvise FILE [--len N]                     POSIX_FADV_WILLNEED, pause, then read
+ *   rawl fadvise FILE [--len N] [--first N]         POSIX_FADV_WILLNEED (after a read of
+ *                                                   --first bytes), pause, then read
  *   rawl readahead FILE [--len N]                   readahead(2), pause, then read
  *   rawl madvise FILE [--len N]                     map it, MADV_NORMAL and MADV_WILLNEED, pause,
  *                                                   touch its pages
- *   rawl mmap FILE [--advice normal|sequential]     touch every page of a read-only mapping
+ *   rawl mmap FILE [--advice normal|sequential|hugepage]
+ *                                                   touch every page of a read-only mapping
  *   rawl touch FILE [--count N] [--gap P] [--seed S] one byte in each of N random places
  *                                                   of a mapping, P pages apart
  *
@@ -22,6 +26,9 @@
  * mmap's --advice. Errors print one line naming the file and exit 2.
  */
 #include <errno.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdbool.h>
 #include <fcntl.h>
 #include <inttypes.h>
 #include <stdint.h>
@@ -43,6 +50,7 @@ struct opts {
 	unsigned long long len;
 	int has_len;
 	unsigned long long fds;
+	unsigned long long first;
 	unsigned long long skip;
 	unsigned long long gap;
 	int advice;
@@ -55,12 +63,13 @@ static void usage(void)
 	fprintf(stderr, "usage: rawl seq FILE [--bs N]\n"
 			"       rawl random FILE [--count N] [--bs N] [--seed S]\n"
 			"       rawl interleave FILE [--fds 1|2]\n"
+			"       rawl threads FILE\n"
 			"       rawl stride FILE [--bs N] [--skip N]\n"
 			"       rawl backward FILE [--bs N]\n"
-			"       rawl fadvise FILE [--len N]\n"
+			"       rawl fadvise FILE [--len N] [--first N]\n"
 			"       rawl readahead FILE [--len N]\n"
 			"       rawl madvise FILE [--len N]\n"
-			"       rawl mmap FILE [--advice normal|sequential]\n"
+			"       rawl mmap FILE [--advice normal|sequential|hugepage]\n"
 			"       rawl touch FILE [--count N] [--gap PAGES] [--seed S]\n");
 	exit(2);
 }
@@ -270,6 +279,66 @@ static int mode_interleave(const struct opts *o)
 	return 0;
 }
 
+/* Two threads reading one descriptor in turn: one readahead state for both. */
+struct shared {
+	pthread_mutex_t lock;
+	int fd;
+	int turn;
+	unsigned long long bytes, reads[2];
+	bool done;
+};
+
+struct reader_arg {
+	struct shared *sh;
+	int id;
+};
+
+static void *reader_thread(void *p)
+{
+	struct reader_arg *a = p;
+	struct shared *sh = a->sh;
+	char buf[PAGE];
+
+	for (;;) {
+		size_t n;
+
+		pthread_mutex_lock(&sh->lock);
+		if (sh->done) {
+			pthread_mutex_unlock(&sh->lock);
+			return NULL;
+		}
+		if (sh->turn != a->id) {	/* strictly in turn */
+			pthread_mutex_unlock(&sh->lock);
+			sched_yield();
+			continue;
+		}
+		n = read_some(sh->fd, buf, PAGE);
+		sh->bytes += n;
+		sh->reads[a->id] += n > 0;
+		sh->done = !n;
+		sh->turn = !a->id;
+		pthread_mutex_unlock(&sh->lock);
+	}
+}
+
+static int mode_threads(const struct opts *o)
+{
+	struct shared sh = { .lock = PTHREAD_MUTEX_INITIALIZER, .fd = open_file() };
+	struct reader_arg args[2] = { { &sh, 0 }, { &sh, 1 } };
+	pthread_t th[2];
+
+	(void)o;
+	for (int i = 0; i < 2; i++)
+		if (pthread_create(&th[i], NULL, reader_thread, &args[i]) != 0)
+			fail_msg("cannot start a thread");
+	for (int i = 0; i < 2; i++)
+		pthread_join(th[i], NULL);
+	close(sh.fd);
+	printf("threads: %llu bytes in %llu + %llu reads of one descriptor\n", sh.bytes,
+	       sh.reads[0], sh.reads[1]);
+	return 0;
+}
+
 /* bs bytes read, skip bytes skipped, to the end of the file (pread). */
 static int mode_stride(const struct opts *o)
 {
@@ -322,16 +391,22 @@ static int mode_fadvise(const struct opts *o)
 	int fd = open_file();
 	unsigned long long size = file_size(fd);
 	unsigned long long len = o->has_len ? o->len : size;
-	unsigned long long nreads, total;
+	unsigned long long nreads, total, first = 0;
 	int err;
 
+	if (o->first) {	/* a read first: its window is the task's latest */
+		first = read_seq(fd, PAGE, o->first, &nreads);
+		if (lseek(fd, 0, SEEK_SET) < 0)
+			fail("lseek", errno);
+	}
 	err = posix_fadvise(fd, 0, (off_t)len, POSIX_FADV_WILLNEED);
 	if (err)
 		fail("posix_fadvise", err);
 	pause_200ms();
 	total = read_seq(fd, PAGE, len, &nreads);
 	close(fd);
-	printf("fadvise: WILLNEED %llu bytes, read %llu in %llu reads\n", len, total, nreads);
+	printf("fadvise: WILLNEED %llu bytes, read %llu in %llu reads, %llu first\n", len, total,
+	       nreads, first);
 	return 0;
 }
 
@@ -407,7 +482,8 @@ static int mode_mmap(const struct opts *o)
 		fail("munmap", errno);
 	close(fd);
 	printf("mmap: %llu pages, sum %llu, advice %s\n", (size + PAGE - 1) / PAGE, sum,
-	       o->advice == MADV_SEQUENTIAL ? "sequential" : "normal");
+	       o->advice == MADV_SEQUENTIAL ? "sequential" :
+	       o->advice == MADV_HUGEPAGE ? "hugepage" : "normal");
 	return 0;
 }
 
@@ -458,7 +534,9 @@ static int parse_advice(const char *s)
 		return MADV_NORMAL;
 	if (!strcmp(s, "sequential"))
 		return MADV_SEQUENTIAL;
-	fprintf(stderr, "rawl: --advice: want normal or sequential, not '%s'\n", s);
+	if (!strcmp(s, "hugepage"))
+		return MADV_HUGEPAGE;
+	fprintf(stderr, "rawl: --advice: want normal, sequential or hugepage, not '%s'\n", s);
 	exit(2);
 }
 
@@ -472,9 +550,10 @@ static const struct mode modes[] = {
 	{ "seq", mode_seq, "--bs" },
 	{ "random", mode_random, "--count --bs --seed" },
 	{ "interleave", mode_interleave, "--fds" },
+	{ "threads", mode_threads, "" },
 	{ "stride", mode_stride, "--bs --skip" },
 	{ "backward", mode_backward, "--bs" },
-	{ "fadvise", mode_fadvise, "--len" },
+	{ "fadvise", mode_fadvise, "--len --first" },
 	{ "readahead", mode_readahead, "--len" },
 	{ "madvise", mode_madvise, "--len" },
 	{ "mmap", mode_mmap, "--advice" },
@@ -528,6 +607,8 @@ int main(int argc, char **argv)
 			o.has_len = 1;
 		} else if (!strcmp(opt, "--fds"))
 			o.fds = parse_num(opt, argv[a + 1]);
+		else if (!strcmp(opt, "--first"))
+			o.first = parse_num(opt, argv[a + 1]);
 		else if (!strcmp(opt, "--skip"))
 			o.skip = parse_num(opt, argv[a + 1]);
 		else if (!strcmp(opt, "--gap"))

@@ -114,16 +114,38 @@ static void test_partial_batches(void)
 	trig(1, 10, 5, 0, 3, 32);
 	order(10, 5, 0, 64, 32);
 	add(10, 5, 0, 64, 0);
-	access_ev(RA_EV_GET_PAGES, 10, 5, 0, 2);	/* demand 0..2 */
+	access_ev(RA_EV_GET_PAGES, 10, 5, 0, 2);	/* demand 0..2; reads of 3 pages */
 	access_ev(RA_EV_GET_PAGES, 10, 5, 2, 4);	/* 3, 4 */
 	tail(10, 5, 6, 7, 1);				/* 5 copied without an event */
 	access_ev(RA_EV_GET_PAGES, 10, 5, 10, 12);	/* no tail: 8, 9 were not read */
 	access_ev(RA_EV_GET_PAGES, 10, 5, 14, 16);	/* a reader that skips: 13 */
-	tail(10, 5, 19, 20, 1);				/* 17..20 at most one read: 18 */
-	tail(10, 5, 30, 31, 0);				/* no completion, no wait: no tail */
-	tail(10, 5, 40, 41, 1);				/* 32..39: further than the shortest read */
-	CHECK_STR(result("SELECT ra_pages_added, used, used_inferred FROM windows"), "61|18|2");
-	CHECK_STR(result("SELECT SUM(pending) FROM windows"), "43");
+	tail(10, 5, 19, 20, 1);				/* a read of 3 ending at 20: 18 */
+	tail(10, 5, 30, 31, 0);				/* 2 pages: a tail even without a wait: 29 */
+	tail(10, 5, 40, 41, 1);				/* 32..38: further than a read reaches */
+	access_ev(RA_EV_GET_PAGES, 10, 5, 50, 52);	/* as wide as a read: not a tail */
+	atrig(10, 5, 56, 3, 32, 32);			/* a read that starts at a mark */
+	blk(RA_EV_RQ_COMPLETE, 0, 0, 8, "RA");
+	access_ev(RA_EV_GET_PAGES, 10, 5, 56, 58);	/* filled no further back: 53..55 unread */
+	CHECK_STR(result("SELECT ra_pages_added, used, used_inferred FROM windows"), "61|26|4");
+	CHECK_STR(result("SELECT SUM(pending) FROM windows"), "35");
+	/*
+	 * A reader of many sizes (tar) that never left pages out: a tail is
+	 * filled back to where its previous read ended; once it left pages out,
+	 * no further than its narrowest read reaches. A tail no narrower than
+	 * the narrowest read needs the wait.
+	 */
+	begin("partial3");
+	trig(1, 10, 5, 0, 1, 32);
+	order(10, 5, 0, 64, 32);
+	add(10, 5, 0, 64, 0);
+	access_ev(RA_EV_GET_PAGES, 10, 5, 0, 0);	/* 1 page, then 7, then 2 */
+	access_ev(RA_EV_GET_PAGES, 10, 5, 1, 7);
+	access_ev(RA_EV_GET_PAGES, 10, 5, 8, 9);
+	tail(10, 5, 14, 15, 1);				/* 10..13 copied (as wide as a read: the wait) */
+	access_ev(RA_EV_GET_PAGES, 10, 5, 18, 19);	/* 16, 17 left out */
+	tail(10, 5, 24, 25, 0);				/* no wait: a read of its own, 20..23 unread */
+	tail(10, 5, 30, 31, 1);				/* a tail, but its narrowest read is 1 page */
+	CHECK_STR(result("SELECT used, used_inferred FROM windows"), "21|4");
 	/* a second descriptor of the same task: each reader's tails on its own */
 	begin("partial2");
 	trig(1, 10, 5, 0, 3, 32);
