@@ -241,8 +241,8 @@ int ra_db_add_lost(struct ra_db *db, int64_t run_id, int cpu, int64_t overrun, i
 
 int ra_db_add_task(struct ra_db *db, int64_t run_id, int pid, const char *comm)
 {
-	return exec_args(db, "INSERT OR REPLACE INTO tasks (run_id, pid, comm) VALUES (?, ?, ?)", "iit", run_id,
-			 (int64_t)pid, comm);
+	return exec_args(db, "INSERT OR REPLACE INTO tasks (run_id, pid, comm) VALUES (?, ?, ?)",
+			 "iit", run_id, (int64_t)pid, comm);
 }
 
 int ra_db_set_task_tgid(struct ra_db *db, int64_t run_id, int pid, int tgid)
