@@ -24,7 +24,7 @@ variant trigger_loop "CREATE TRIGGER spin AFTER INSERT ON windows BEGIN
 	SELECT COUNT(*) FROM (WITH RECURSIVE r(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM r) SELECT x FROM r); END;"
 variant default_blob "CREATE TABLE t AS SELECT * FROM tasks; DROP TABLE tasks;
 	CREATE TABLE tasks (run_id INTEGER NOT NULL, pid INTEGER NOT NULL,
-	comm TEXT NOT NULL DEFAULT (randomblob(1000000000)), PRIMARY KEY (run_id, pid));
+	comm TEXT NOT NULL DEFAULT (randomblob(1000000000)), tgid INTEGER, PRIMARY KEY (run_id, pid));
 	INSERT INTO tasks SELECT * FROM t; DROP TABLE t;"
 variant huge_values "UPDATE runs SET page_size = 1 << 62, seq_last = 1 << 62;
 	UPDATE page_events SET last_index = 1 << 60 WHERE seq IN (SELECT seq FROM page_events WHERE event_id = 12 LIMIT 5);
