@@ -54,6 +54,8 @@ struct side {
 	double *values[NMETRICS];
 	int n[NMETRICS];
 	int runs;
+	int incomplete;		/* runs that lost events (counted, or left out) */
+	int64_t lost;		/* their lost events */
 	struct ra_summary sum[NMETRICS];
 	char models[4][160];	/* the device models of the side's runs, as a line each */
 	int nmodels;
@@ -71,6 +73,7 @@ struct opts {
 	double alpha;
 	const struct format *format;
 	int inconclusive_exit;
+	enum { INCOMPLETE_REFUSE, INCOMPLETE_SKIP, INCOMPLETE_JUDGE } incomplete;
 	const char *db;
 };
 
@@ -86,6 +89,9 @@ static const char usage_text[] =
 	"      --alpha A            significance level of the Mann-Whitney test (0.05)\n"
 	"  -f, --format FMT         text (default), json, csv or markdown\n"
 	"      --inconclusive ACT   with too few runs: exit 3 (default), pass (0), fail (1)\n"
+	"      --incomplete ACT     runs that lost events (their numbers are incomplete):\n"
+	"                           refuse to compare (default, exit 2), skip them, or judge\n"
+	"                           them with the others\n"
 	"  -h, --help               this text\n"
 	"      --version            print the version\n"
 	"\n"
@@ -94,8 +100,9 @@ static const char usage_text[] =
 	"4 runs, else by LKP's rule (each median outside the other's range). A\n"
 	"regression is significant, worse, and larger than the noise floor.\n"
 	"\n"
-	"Exit status: 0 no regression; 1 regression; 2 usage or data error; 3\n"
-	"inconclusive (a side with fewer than 2 runs), see --inconclusive.\n";
+	"Exit status: 0 no regression; 1 regression; 2 usage or data error, or runs\n"
+	"that lost events (see --incomplete); 3 inconclusive (a side with fewer than 2\n"
+	"runs), see --inconclusive.\n";
 
 static int fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
@@ -217,10 +224,11 @@ static int load_models(struct side *s, struct ra_db *db)
 }
 
 /* The metrics and models of a side, in one read transaction. */
-static int read_side(struct side *s, struct ra_db *db)
+static int read_side(struct side *s, struct ra_db *db, const struct opts *o)
 {
 	static const char sql[] =
-		"SELECT m.run_id, m.metric, m.value FROM v_run_metrics m JOIN runs r USING (run_id)"
+		"SELECT m.run_id, m.metric, m.value, v.lost_events FROM v_run_metrics m"
+		" JOIN runs r USING (run_id) JOIN v_runs v USING (run_id)"
 		" WHERE (?1 IS NULL OR r.label = ?1) AND m.value IS NOT NULL"
 		" ORDER BY m.run_id";
 	sqlite3_stmt *st = NULL;
@@ -234,11 +242,16 @@ static int read_side(struct side *s, struct ra_db *db)
 			sqlite3_bind_text(st, 1, s->label, -1, SQLITE_STATIC);
 		while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 			int m = metric_index((const char *)sqlite3_column_text(st, 1));
+			int64_t lost = sqlite3_column_int64(st, 3);
 
 			if (sqlite3_column_int64(st, 0) != last) {
 				last = sqlite3_column_int64(st, 0);
-				s->runs++;
+				s->incomplete += lost > 0;
+				s->lost += lost;
+				s->runs += lost <= 0 || o->incomplete != INCOMPLETE_SKIP;
 			}
+			if (lost > 0 && o->incomplete == INCOMPLETE_SKIP)
+				continue;
 			if (m >= 0 && add_value(s, m, sqlite3_column_double(st, 2)) < 0) {
 				rc = SQLITE_NOMEM;
 				break;
@@ -254,7 +267,29 @@ static int read_side(struct side *s, struct ra_db *db)
 	return ra_db_exec(db, "COMMIT") < 0 ? fail("%s", ra_last_error()) : 0;
 }
 
-static int load_side(struct side *s)
+/* Runs that lost events: their counts are lower bounds, their times may be too. */
+static int check_incomplete(const struct side *s, const struct opts *o)
+{
+	char *name = ra_text_escape(s->name);
+	int ret = 0;
+
+	if (!s->incomplete || !name) {
+		free(name);
+		return name ? 0 : fail("out of memory");
+	}
+	if (o->incomplete == INCOMPLETE_REFUSE)
+		ret = fail("'%s': %d run(s) lost %lld events: their numbers are incomplete"
+			   " (--incomplete=skip leaves them out, --incomplete=judge keeps them)", name,
+			   s->incomplete, (long long)s->lost);
+	else
+		fprintf(stderr, "ra-compare: '%s': %d run(s) lost %lld events: %s\n", name,
+			s->incomplete, (long long)s->lost,
+			o->incomplete == INCOMPLETE_SKIP ? "left out" : "judged, though incomplete");
+	free(name);
+	return ret;
+}
+
+static int load_side(struct side *s, const struct opts *o)
 {
 	struct ra_db *db = ra_db_open(s->db_path, RA_DB_READONLY);
 	char *label;
@@ -262,10 +297,10 @@ static int load_side(struct side *s)
 
 	if (!db)
 		return fail("%s", ra_last_error());
-	ret = read_side(s, db);
+	ret = read_side(s, db, o);
 	if (ra_db_close(db) < 0 && ret == 0)
 		ret = fail("%s", ra_last_error());
-	if (ret < 0)
+	if (ret < 0 || check_incomplete(s, o) < 0)
 		return -1;
 	if (!s->runs) {
 		label = s->label ? ra_text_escape(s->label) : NULL;
@@ -600,6 +635,7 @@ static int parse(struct opts *o, int argc, char **argv)
 		{ "alpha", required_argument, NULL, 'a' },
 		{ "format", required_argument, NULL, 'f' },
 		{ "inconclusive", required_argument, NULL, 'i' },
+		{ "incomplete", required_argument, NULL, 'I' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 }
@@ -639,6 +675,16 @@ static int parse(struct opts *o, int argc, char **argv)
 			else
 				return fail("bad --inconclusive '%s' (pass or fail)", optarg);
 			break;
+		case 'I':
+			if (strcmp(optarg, "refuse") == 0)
+				o->incomplete = INCOMPLETE_REFUSE;
+			else if (strcmp(optarg, "skip") == 0)
+				o->incomplete = INCOMPLETE_SKIP;
+			else if (strcmp(optarg, "judge") == 0)
+				o->incomplete = INCOMPLETE_JUDGE;
+			else
+				return fail("bad --incomplete '%s' (refuse, skip or judge)", optarg);
+			break;
 		case 'h':
 			fputs(usage_text, stdout);
 			exit(0);
@@ -671,7 +717,7 @@ int main(int argc, char **argv)
 	n = argc - optind;
 	for (int i = 0; i < n; i++)
 		if (parse_side(&sides[i], argv[optind + i], o.db ? o.db : sides[0].db_path) < 0 ||
-		    load_side(&sides[i]) < 0)
+		    load_side(&sides[i], &o) < 0)
 			goto out;
 	o.format->print(sides, n, &o);
 	ret = verdict_exit(sides, n, &o);
