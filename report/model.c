@@ -67,7 +67,8 @@ static const struct section sections[] = {
 	  " FROM streams s LEFT JOIN files f ON f.run_id = s.run_id AND f.dev = s.dev"
 	  " AND f.ino = s.ino LEFT JOIN tasks t ON t.run_id = s.run_id AND t.pid = s.pid"
 	  " WHERE s.run_id = ?1 ORDER BY s.windows DESC LIMIT ?2" },
-	{ "block", "Block I/O per device", "btt's Q2C (bio queued to completed), D2C (issued to completed)",
+	{ "block", "Block I/O per device",
+	  "Q2C: bio queued to its last piece completed; D2C: request issued to completed",
 	  "SELECT dev, reads_completed, sectors_read, ra_requests, ra_avg_bytes, merges,"
 	  " q2c_avg_ns, q2c_p99_ns, d2c_avg_ns, d2c_p99_ns, stat_reads_delta, stat_sectors_delta,"
 	  " stat_match FROM v_device_io WHERE run_id = ?1 ORDER BY reads_completed DESC" },
