@@ -17,6 +17,10 @@
  * rest at the sector the split names. The bio counts once (bios queued, Q2G,
  * plugged bios, a window's bios); its Q2C and Q2D_RA end when its last piece
  * completes or is issued.
+ *
+ * Block events carry the whole disk. A partition traced without its disk
+ * (ra-record -d PART) has its own rows: the events of its disk in its sector
+ * range are its own, as its /sys/class/block/PART/stat counts them.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -56,6 +60,12 @@ struct split {
 	bool plugged;
 };
 
+/* A traced partition whose disk is not traced: its disk's events in [start, end). */
+struct part {
+	uint32_t disk, dev;
+	uint64_t start, end;
+};
+
 struct request {
 	bool live;
 	uint64_t start, nr;
@@ -90,6 +100,8 @@ struct window_io {
 struct blk_state {
 	struct device devs[MAX_DEVS];
 	int ndevs;
+	struct part parts[MAX_DEVS];
+	int nparts;
 	struct split *splits;
 	int nsplits, cap_splits;
 	struct request *reqs;
@@ -821,8 +833,21 @@ static void plugs_finish(struct blk_state *st)
 	}
 }
 
+/* The traced partition whose sectors hold the event's, if its disk is not traced: its dev. */
+static uint32_t event_dev(const struct blk_state *st, const struct ra_event *ev)
+{
+	for (int i = 0; i < st->nparts; i++) {
+		const struct part *p = &st->parts[i];
+
+		if (p->disk == ev->blk.dev && ev->blk.sector >= p->start && ev->blk.sector < p->end)
+			return p->dev;
+	}
+	return ev->blk.dev;
+}
+
 static int on_block(struct blk_state *st, const struct ra_event *ev)
 {
+	struct ra_event part;
 	struct device *d;
 	int i;
 
@@ -830,6 +855,11 @@ static int on_block(struct blk_state *st, const struct ra_event *ev)
 		return on_plug(st, ev);
 	if (ev->type == RA_EV_UNPLUG)
 		return on_unplug(st, ev);
+	if (st->nparts && event_dev(st, ev) != ev->blk.dev) {
+		part = *ev;
+		part.blk.dev = event_dev(st, ev);
+		ev = &part;
+	}
 	d = device_of(st, ev->blk.dev);
 	if (!d)
 		return -1;
@@ -896,6 +926,37 @@ static int on_readahead(struct blk_state *st, const struct ra_event *ev, int64_t
 }
 
 /* ---- loading and storing ---- */
+
+/*
+ * The partitions the recording traced without their disk (ra-record stores
+ * where each lies on its disk): the events of that disk are theirs by sector.
+ */
+static int load_parts(struct blk_state *st)
+{
+	static const char sql[] =
+		"SELECT p.dev, p.disk, p.start_sector, p.nr_sectors FROM devices p"
+		" WHERE p.run_id = ?1 AND p.role IN ('filter', 'member') AND p.disk != p.dev"
+		" AND p.start_sector >= 0 AND p.nr_sectors > 0 AND NOT EXISTS (SELECT 1"
+		" FROM devices d WHERE d.run_id = ?1 AND d.dev = p.disk"
+		" AND d.role IN ('filter', 'member', 'traced'))";
+	sqlite3_stmt *q = NULL;
+	int rc;
+
+	if (sqlite3_prepare_v2(ra_db_sqlite(st->db), sql, -1, &q, NULL) != SQLITE_OK)
+		return -1;
+	sqlite3_bind_int64(q, 1, st->run_id);
+	while ((rc = sqlite3_step(q)) == SQLITE_ROW && st->nparts < MAX_DEVS) {
+		struct part *p = &st->parts[st->nparts];
+
+		p->dev = (uint32_t)sqlite3_column_int64(q, 0);
+		p->disk = (uint32_t)sqlite3_column_int64(q, 1);
+		p->start = (uint64_t)sqlite3_column_int64(q, 2);
+		p->end = p->start + (uint64_t)sqlite3_column_int64(q, 3);
+		st->nparts++;
+	}
+	sqlite3_finalize(q);
+	return rc == SQLITE_DONE || rc == SQLITE_ROW ? 0 : -1;
+}
 
 static int load_windows(struct blk_state *st)
 {
@@ -1255,7 +1316,7 @@ static int run_block(struct ra_db *db, int64_t run_id, const struct ra_analyze_o
 	    sqlite3_prepare_v2(sq, "INSERT INTO stalls VALUES (?, ?, ?, ?, ?, ?, ?, ?)", -1,
 			       &st->ins_stall, NULL) != SQLITE_OK)
 		goto out;
-	if (load_windows(st) < 0 || load_sync_flags(st) < 0 ||
+	if (load_parts(st) < 0 || load_windows(st) < 0 || load_sync_flags(st) < 0 ||
 	    ra_evstream_each(db, run_id, RA_STREAM_RA | RA_STREAM_BLK, on_event, st) < 0)
 		goto out;
 	plugs_finish(st);

@@ -156,6 +156,8 @@ const char *ra_tracedat_comm(struct ra_tracedat *td, int pid);
 struct ra_blockdev {
 	uint32_t dev;		/* kernel encoding, RA_MKDEV */
 	uint32_t parent;	/* whole disk of a partition, else == dev */
+	uint64_t start;		/* a partition's first sector on its disk, else 0 */
+	uint64_t nr_sectors;	/* its size in 512-byte sectors, 0 unknown */
 	char name[64];
 	char parent_name[64];
 };
@@ -395,6 +397,17 @@ int ra_settings_count(const struct ra_settings *s, bool changed_only);
 #define RA_SCOPE_MAX_FS 64
 #define RA_SCOPE_MAX_DEVS 128
 
+/*
+ * What the filter of block events lets through: the events of @dev, all of
+ * them (@nr 0) or those of sectors [start, start + nr). Block events carry
+ * the whole disk with the sector on it, never a partition: a partition is
+ * its disk's sector range.
+ */
+struct ra_blk_range {
+	uint32_t dev;
+	uint64_t start, nr;
+};
+
 struct ra_scope {
 	const struct ra_fsmap *m;
 	bool filtered;				/* devices were named */
@@ -402,8 +415,8 @@ struct ra_scope {
 	int nfs;
 	uint32_t fs_devs[RA_SCOPE_MAX_DEVS];	/* filter of page-cache and readahead events */
 	int nfs_devs;
-	uint32_t blk_devs[RA_SCOPE_MAX_DEVS];	/* filter of block events: devices, disks */
-	int nblk_devs;
+	struct ra_blk_range blk[RA_SCOPE_MAX_DEVS];	/* filter of block events */
+	int nblk;
 	uint32_t unmapped[RA_SCOPE_MAX_FS];	/* no device to map: counted, left out */
 	int64_t unmapped_n[RA_SCOPE_MAX_FS];
 	int nunmapped;
@@ -413,7 +426,11 @@ struct ra_scope {
 	int last_kind;
 };
 
-/** ra_scope_init - the scope of the devices @t (none: everything), of mount table @m */
+/**
+ * ra_scope_init - the scope of the devices @t (none: everything), of mount
+ * table @m: page-cache and readahead events of the file systems on them,
+ * block events of them (of a partition, its disk's in its sectors)
+ */
 void ra_scope_init(struct ra_scope *sc, const struct ra_fsmap *m, const struct ra_target *t,
 		   int nt);
 /** ra_scope_reset - a new run: nothing seen or left out yet */
@@ -507,8 +524,8 @@ struct ra_tracer_opts {
 	const char *events;		/* systems and system:event names, comma separated */
 	const uint32_t *fs_devs;	/* filter of readahead/filemap (s_dev) */
 	int nfs_devs;
-	const uint32_t *blk_devs;	/* filter of block events (dev) */
-	int nblk_devs;
+	const struct ra_blk_range *blk;	/* filter of block events (dev, sector) */
+	int nblk;
 	pid_t notrace_pid;
 	const char *tmpdir;
 	int verbose;

@@ -559,15 +559,23 @@ int ra_target_resolve(const struct ra_fsmap *m, const char *arg, struct ra_targe
 int ra_fs_store(struct ra_db *db, int64_t run_id, const struct ra_fs *fs, const char *ra_kb,
 		int64_t unrecorded)
 {
-	int64_t kb = ra_kb && *ra_kb ? strtoll(ra_kb, NULL, 10) : -1;
-	const char *bdi = fs->bdi[0] ? fs->bdi : NULL;
+	struct ra_db_filesystem f = {
+		.fs_dev = fs->s_dev, .fstype = fs->mnt->fstype, .mount_point = fs->mnt->point,
+		.bdi = fs->bdi[0] ? fs->bdi : NULL, .unrecorded_events = unrecorded,
+		.read_ahead_kb = ra_kb && *ra_kb ? strtoll(ra_kb, NULL, 10) : -1,
+	};
 
 	if (!fs->ndevs)
-		return ra_db_add_filesystem(db, run_id, fs->s_dev, 0, fs->mnt->fstype,
-					    fs->mnt->point, bdi, kb, unrecorded);
-	for (int i = 0; i < fs->ndevs; i++)
-		if (ra_db_add_filesystem(db, run_id, fs->s_dev, fs->devs[i], fs->mnt->fstype,
-					 fs->mnt->point, bdi, kb, unrecorded) < 0)
+		return ra_db_add_filesystem(db, run_id, &f);
+	for (int i = 0; i < fs->ndevs; i++) {
+		char arg[32];
+		struct ra_blockdev bd;
+
+		snprintf(arg, sizeof(arg), "%u:%u", RA_MAJOR(fs->devs[i]), RA_MINOR(fs->devs[i]));
+		f.dev = fs->devs[i];
+		f.dev_name = ra_blockdev_resolve(arg, &bd) == 0 ? bd.name : NULL;
+		if (ra_db_add_filesystem(db, run_id, &f) < 0)
 			return -1;
+	}
 	return 0;
 }

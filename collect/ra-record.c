@@ -525,8 +525,8 @@ static int setup_tracer(struct rec *r)
 	o.events = r->events;
 	o.fs_devs = r->scope.fs_devs;
 	o.nfs_devs = r->scope.nfs_devs;
-	o.blk_devs = r->scope.blk_devs;
-	o.nblk_devs = r->scope.nblk_devs;
+	o.blk = r->scope.blk;
+	o.nblk = r->scope.nblk;
 	o.notrace_pid = getpid();
 	o.tmpdir = r->tmpdir;
 	o.verbose = r->verbose;
@@ -745,8 +745,13 @@ static int store_meta(struct rec *r, int64_t run_id)
 {
 	for (int i = 0; i < r->nsnaps; i++) {
 		struct snapdev *s = &r->snaps[i];
+		struct ra_db_device d = {
+			.dev = s->bd.dev, .name = s->bd.name, .role = s->role, .disk = s->bd.parent,
+			.start_sector = (int64_t)s->bd.start,
+			.nr_sectors = s->bd.nr_sectors ? (int64_t)s->bd.nr_sectors : -1,
+		};
 
-		if (ra_db_add_device(r->db, run_id, s->bd.dev, s->bd.name, s->role) < 0)
+		if (ra_db_add_device(r->db, run_id, &d) < 0)
 			return -1;
 		if (s->have_before &&
 		    ra_db_add_dev_snapshot(r->db, run_id, s->bd.dev, "before", &s->before) < 0)

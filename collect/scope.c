@@ -32,10 +32,24 @@ static void add_fs_dev(struct ra_scope *sc, uint32_t dev)
 		sc->fs_devs[sc->nfs_devs++] = dev;
 }
 
-static void add_blk_dev(struct ra_scope *sc, uint32_t dev)
+static void add_range(struct ra_scope *sc, uint32_t dev, uint64_t start, uint64_t nr)
 {
-	if (!has_dev(sc->blk_devs, sc->nblk_devs, dev) && sc->nblk_devs < RA_SCOPE_MAX_DEVS)
-		sc->blk_devs[sc->nblk_devs++] = dev;
+	for (int i = 0; i < sc->nblk; i++)
+		if (sc->blk[i].dev == dev && sc->blk[i].start == start && sc->blk[i].nr == nr)
+			return;
+	if (sc->nblk < RA_SCOPE_MAX_DEVS)
+		sc->blk[sc->nblk++] = (struct ra_blk_range){ dev, start, nr };
+}
+
+/*
+ * A partition's block events are its disk's in its sector range (and its own,
+ * if a kernel names it); of one whose range is not known, its disk's.
+ */
+static void add_blk_dev(struct ra_scope *sc, const struct ra_blockdev *bd)
+{
+	add_range(sc, bd->dev, 0, 0);
+	if (bd->parent != bd->dev)
+		add_range(sc, bd->parent, bd->nr_sectors ? bd->start : 0, bd->nr_sectors);
 }
 
 static void add_fs(struct ra_scope *sc, const struct ra_fs *fs)
@@ -58,8 +72,7 @@ void ra_scope_init(struct ra_scope *sc, const struct ra_fsmap *m, const struct r
 		/* the device itself: a file system on it, or its block device file */
 		for (int j = 0; j < t[i].nbd; j++) {
 			add_fs_dev(sc, t[i].bd[j].dev);
-			add_blk_dev(sc, t[i].bd[j].dev);
-			add_blk_dev(sc, t[i].bd[j].parent);
+			add_blk_dev(sc, &t[i].bd[j]);
 		}
 		for (int j = 0; j < t[i].nfs; j++)
 			add_fs(sc, t[i].fs[j]);

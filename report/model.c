@@ -69,9 +69,10 @@ static const struct section sections[] = {
 	  " WHERE s.run_id = ?1 ORDER BY s.windows DESC LIMIT ?2" },
 	{ "block", "Block I/O per device",
 	  "Q2C: bio queued to its last piece completed; D2C: request issued to completed",
-	  "SELECT dev, reads_completed, sectors_read, ra_requests, ra_avg_bytes, merges,"
-	  " q2c_avg_ns, q2c_p99_ns, d2c_avg_ns, d2c_p99_ns, stat_reads_delta, stat_sectors_delta,"
-	  " stat_match FROM v_device_io WHERE run_id = ?1 ORDER BY reads_completed DESC" },
+	  "SELECT name, role, dev, reads_completed, sectors_read, ra_requests, ra_avg_bytes,"
+	  " merges, q2c_avg_ns, q2c_p99_ns, d2c_avg_ns, d2c_p99_ns, stat_reads_delta,"
+	  " stat_sectors_delta, stat_match FROM v_device_io WHERE run_id = ?1"
+	  " ORDER BY reads_completed DESC" },
 	{ "latency", "Block latencies (btt intervals)", "Q2D_RA: readahead bio queued to issued (stalls)",
 	  "SELECT (dev >> 20) || ':' || (dev & 1048575) AS dev, interval, n, min_ns, avg_ns,"
 	  " p50_ns, p95_ns, p99_ns, max_ns FROM device_latency WHERE run_id = ?1"
