@@ -262,12 +262,19 @@ struct ra_target {
 	int nbd;
 	const struct ra_fs *fs[RA_TARGET_MAX_FS];	/* the file systems on them */
 	int nfs;
+	/* the other devices those file systems hold data on (another btrfs member,
+	 * the devices under a device-mapper or md device): recorded with them */
+	struct ra_blockdev member[RA_FS_MAX_DEVS];
+	int nmember;
 };
 
 /**
  * ra_target_resolve - a block device ("loop0", "/dev/loop0", "7:0"), or the
- * anonymous s_dev "0:N" of a mounted file system (its block devices), and
- * the file systems on them. @t points into @m, which must outlive it.
+ * anonymous s_dev "0:N" of a mounted file system (its block devices), the
+ * file systems on them, and the other devices those hold data on: the
+ * devices without slaves below each of their devices (overlays excepted:
+ * their layers are file systems of their own), unless a named device holds
+ * it (itself or a partition of it). @t points into @m, which must outlive it.
  * Returns 0, or -1 (RA_ERR_USAGE) naming what @arg is when it has no device.
  */
 int ra_target_resolve(const struct ra_fsmap *m, const char *arg, struct ra_target *t);
@@ -429,7 +436,8 @@ struct ra_scope {
 /**
  * ra_scope_init - the scope of the devices @t (none: everything), of mount
  * table @m: page-cache and readahead events of the file systems on them,
- * block events of them (of a partition, its disk's in its sectors)
+ * block events of them and of their members (of a partition, its disk's in
+ * its sectors)
  */
 void ra_scope_init(struct ra_scope *sc, const struct ra_fsmap *m, const struct ra_target *t,
 		   int nt);

@@ -537,6 +537,47 @@ static int resolve_sdev(const struct ra_fsmap *m, const char *arg, struct ra_tar
 	return 0;
 }
 
+/* A device a file system on the target holds data on, unless its I/O is a named device's. */
+static void add_member(struct ra_target *t, const struct ra_blockdev *bd)
+{
+	for (int i = 0; i < t->nbd; i++)
+		if (dev_on(bd->dev, t->bd[i].dev, 0))
+			return;	/* the device itself, or a partition of it */
+	for (int i = 0; i < t->nmember; i++)
+		if (t->member[i].dev == bd->dev)
+			return;
+	if (t->nmember < RA_FS_MAX_DEVS)
+		t->member[t->nmember++] = *bd;
+}
+
+/* The devices that hold the data of @dev: itself when it has no slaves, else those below them. */
+static void add_leaves(struct ra_target *t, uint32_t dev, int depth)
+{
+	char arg[32], path[PATH_MAX];
+	struct ra_blockdev bd;
+	struct dirent *de;
+	bool lower = false;
+	DIR *d;
+
+	snprintf(arg, sizeof(arg), "%u:%u", RA_MAJOR(dev), RA_MINOR(dev));
+	if (ra_blockdev_resolve(arg, &bd) < 0)
+		return;
+	snprintf(path, sizeof(path), "/sys/class/block/%s/slaves", bd.name);
+	d = depth < LOWER_DEPTH ? opendir(path) : NULL;
+	while (d && (de = readdir(d))) {
+		uint32_t ld;
+
+		if (de->d_name[0] == '.' || dev_of_name(de->d_name, &ld) < 0)
+			continue;
+		add_leaves(t, ld, depth + 1);
+		lower = true;
+	}
+	if (d)
+		closedir(d);
+	if (!lower)
+		add_member(t, &bd);
+}
+
 int ra_target_resolve(const struct ra_fsmap *m, const char *arg, struct ra_target *t)
 {
 	memset(t, 0, sizeof(*t));
@@ -546,12 +587,18 @@ int ra_target_resolve(const struct ra_fsmap *m, const char *arg, struct ra_targe
 	else if (resolve_sdev(m, arg, t) < 0)
 		return -1;
 	for (int i = 0; i < m->nfs && t->nfs < RA_TARGET_MAX_FS; i++) {
+		const struct ra_fs *fs = &m->fs[i];
 		bool on = false;
 
 		for (int j = 0; j < t->nbd && !on; j++)
-			on = ra_fs_on(&m->fs[i], t->bd[j].dev);
-		if (on)
-			t->fs[t->nfs++] = &m->fs[i];
+			on = ra_fs_on(fs, t->bd[j].dev);
+		if (!on)
+			continue;
+		t->fs[t->nfs++] = fs;
+		if (strcmp(fs->mnt->fstype, "overlay") == 0)
+			continue;	/* its other layers are other file systems */
+		for (int j = 0; j < fs->ndevs; j++)
+			add_leaves(t, fs->devs[j], 0);
 	}
 	return 0;
 }

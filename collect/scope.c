@@ -76,6 +76,8 @@ void ra_scope_init(struct ra_scope *sc, const struct ra_fsmap *m, const struct r
 		}
 		for (int j = 0; j < t[i].nfs; j++)
 			add_fs(sc, t[i].fs[j]);
+		for (int j = 0; j < t[i].nmember; j++)
+			add_blk_dev(sc, &t[i].member[j]);
 	}
 	for (int i = 0; sc->filtered && i < m->nfs && sc->nunmapped < RA_SCOPE_MAX_FS; i++) {
 		const struct ra_fs *fs = &m->fs[i];

@@ -231,7 +231,7 @@ static const char *const warning_sql[] = {
 	" || d.read_ahead_kb_before || '): the setting of ' || d.name"
 	" || ' does not size its windows'"
 	" FROM filesystems f JOIN v_devices d ON d.run_id = f.run_id"
-	" AND d.dev = (f.dev >> 20) || ':' || (f.dev & 1048575)"
+	" AND d.dev = (f.dev >> 20) || ':' || (f.dev & 1048575) AND d.role != 'member'"
 	" WHERE f.run_id = ?1 AND f.dev != 0 AND f.bdi IS NOT NULL AND f.read_ahead_kb IS NOT NULL"
 	" AND d.read_ahead_kb_before IS NOT NULL AND f.read_ahead_kb != d.read_ahead_kb_before",
 	"SELECT 'the ' || f.fstype || ' file system ' || (f.fs_dev >> 20) || ':'"

@@ -116,6 +116,23 @@ make_loop_fs() {
 	fi
 }
 
+# make_loop_raw SIZE_MB: a loop device with direct I/O and nothing on it. Sets
+# RAW (/dev/loopN), RAW_NAME (loopN), RAW_DEV (MAJ:MIN); its read_ahead_kb is
+# put back at exit.
+make_loop_raw() {
+	local dir ra_old
+	command -v losetup >/dev/null || skip "no losetup"
+	dir=$(mktemp -d /tmp/ratrace-loop.XXXXXX)
+	on_exit rm -rf "$dir"
+	truncate -s "${1}M" "$dir/img"
+	RAW=$(losetup -f --show --direct-io=on "$dir/img") || skip "cannot set up a loop device"
+	on_exit losetup -d "$RAW"
+	RAW_NAME=$(basename "$RAW")
+	RAW_DEV=$(cat "/sys/block/$RAW_NAME/dev")
+	ra_old=$(cat "/sys/block/$RAW_NAME/queue/read_ahead_kb")
+	on_exit "echo $ra_old > /sys/block/$RAW_NAME/queue/read_ahead_kb"
+}
+
 # make_loop_parts SIZE_MB P1_MB: a loop device with direct I/O and an MBR of
 # two partitions, the first of P1_MB from sector 2048, the second the rest (1
 # MiB aligned). Sets PLOOP, PLOOP_NAME, PLOOP_DEV as make_loop_raw's, and P1,
