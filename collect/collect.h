@@ -229,6 +229,7 @@ struct ra_fs {
 	char ra_path[128];		/* that bdi's read_ahead_kb file, "" unknown */
 	bool own_bdi;			/* a bdi of its own, not its disk's */
 	bool pseudo;			/* proc, sysfs, tmpfs, ...: no device I/O */
+	char unresolved[128];		/* overlay: a layer given by a relative path, "" none */
 };
 
 struct ra_fsmap {

@@ -236,7 +236,9 @@ static const char *const warning_sql[] = {
 	" AND d.read_ahead_kb_before IS NOT NULL AND f.read_ahead_kb != d.read_ahead_kb_before",
 	"SELECT 'the ' || f.fstype || ' file system ' || (f.fs_dev >> 20) || ':'"
 	" || (f.fs_dev & 1048575) || ' at ' || f.mount_point || ' has no block device ratrace can"
-	" map: ' || CASE WHEN (SELECT COUNT(*) FROM devices v WHERE v.run_id = ?1"
+	" map: ' || CASE WHEN f.fstype = 'overlay' THEN 'the file systems of its layers are not"
+	" known (a layer given by a relative path); the events of its files carry their layers''"
+	" own devices' WHEN (SELECT COUNT(*) FROM devices v WHERE v.run_id = ?1"
 	" AND v.role = 'filter') > 0 THEN COALESCE(f.unrecorded_events || ' of', 'the') || ' its"
 	" page-cache and readahead events were not recorded with --device'"
 	" ELSE 'its readahead is not tied to a device or a setting' END"
