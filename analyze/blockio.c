@@ -11,6 +11,16 @@
  * and completed at its start sector. blk-mq often has no insert event; a
  * completion of a request never seen issued (the trace began mid-flight)
  * counts as completed without latencies.
+ *
+ * A bio larger than the queue's limits is split (X): one bio queued, and its
+ * pieces become requests of their own, the first at the bio's sector, the
+ * rest at the sector the split names. The bio counts once (bios queued, Q2G,
+ * plugged bios, a window's bios); its Q2C and Q2D_RA end when its last piece
+ * completes or is issued.
+ *
+ * Block events carry the whole disk. A partition traced without its disk
+ * (ra-record -d PART) has its own rows: the events of its disk in its sector
+ * range are its own, as its /sys/class/block/PART/stat counts them.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -34,8 +44,26 @@ struct bio {
 	int64_t q_ts;
 	int32_t window;		/* window id, 0 none */
 	int32_t pid;
-	uint32_t nr_sector;
+	uint32_t nr_sector;	/* of this bio, or of this piece of a split bio */
+	int32_t split;		/* index + 1 in st->splits of a split bio, 0 none */
 	bool ra;
+	bool piece;		/* a piece after the first of a split bio */
+	bool plugged;		/* counted in a plug (unsplit bios) */
+};
+
+/* A split bio: what its pieces have left to issue and complete. */
+struct split {
+	int64_t q_ts;
+	int64_t last_c;
+	uint64_t issue_left, done_left;
+	uint32_t nr_sector;	/* of the whole bio */
+	bool plugged;
+};
+
+/* A traced partition whose disk is not traced: its disk's events in [start, end). */
+struct part {
+	uint32_t disk, dev;
+	uint64_t start, end;
 };
 
 struct request {
@@ -72,6 +100,10 @@ struct window_io {
 struct blk_state {
 	struct device devs[MAX_DEVS];
 	int ndevs;
+	struct part parts[MAX_DEVS];
+	int nparts;
+	struct split *splits;
+	int nsplits, cap_splits;
 	struct request *reqs;
 	int nreqs, cap_reqs;
 	int *free_reqs;
@@ -107,11 +139,11 @@ struct plug_task {
 	uint64_t seed_sector;
 	int state;		/* PLUG_* */
 	int seed;		/* st->devs index + 1 of the seed request, 0 none */
-	bool seed_counted;	/* its bio was queued inside the plug open then */
+	int32_t seed_split;	/* its bio's split record, 0 none */
+	bool seed_counted;	/* its bio needs no count: counted already, or never queued */
 	bool seed_in_plug;	/* it was got while a plug was open */
 	int32_t reqs;		/* requests of traced devices the plug got */
 	int32_t flushed;	/* requests its unplugs sent so far */
-	bool q_counted;		/* the task's last bio was queued inside its plug */
 	bool pending;		/* an unplug waiting for the device it dispatches to */
 	int32_t pending_nr;
 	int32_t pending_explicit;
@@ -240,6 +272,94 @@ static struct bio take_bio(struct device *d, uint64_t sector, uint32_t nr)
 	return b;
 }
 
+/* ---- split bios ---- */
+
+static struct split *split_of(struct blk_state *st, const struct bio *b)
+{
+	return b->split > 0 && b->split <= st->nsplits ? &st->splits[b->split - 1] : NULL;
+}
+
+static int32_t split_new(struct blk_state *st, const struct bio *b)
+{
+	if (st->nsplits == st->cap_splits) {
+		int cap = st->cap_splits ? st->cap_splits * 2 : 64;
+		struct split *p = realloc(st->splits, (size_t)cap * sizeof(*p));
+
+		if (!p)
+			return -1;
+		st->splits = p;
+		st->cap_splits = cap;
+	}
+	st->splits[st->nsplits] = (struct split){
+		.q_ts = b->q_ts, .issue_left = b->nr_sector, .done_left = b->nr_sector,
+		.nr_sector = b->nr_sector, .plugged = b->plugged,
+	};
+	return ++st->nsplits;
+}
+
+/*
+ * block_split: the queued bio at the event's sector keeps [sector, new_sector);
+ * the rest, from new_sector, waits for a request of its own as a piece of the
+ * same bio (and may be split again).
+ */
+static int on_split(struct blk_state *st, struct device *d, const struct ra_event *ev)
+{
+	uint64_t s = ev->blk.sector, ns = ev->blk.new_sector;
+	struct bio *b = ra_map_get(&d->pending, SKEY(s)), rest, *p;
+	bool fresh;
+
+	d->splits++;
+	if (!b || ns <= s || ns >= s + b->nr_sector)
+		return 0;	/* queued before the trace, or a split the trace cannot place */
+	if (!b->split && (b->split = split_new(st, b)) < 0)
+		return -1;
+	rest = *b;
+	rest.nr_sector = (uint32_t)(s + b->nr_sector - ns);
+	rest.piece = true;
+	b->nr_sector = (uint32_t)(ns - s);
+	p = ra_map_put(&d->pending, SKEY(ns), &fresh);
+	if (!p)
+		return -1;
+	*p = rest;
+	return 0;
+}
+
+/* A piece of @b issued: whether the whole bio now is (an unsplit bio: always). */
+static bool bio_issued(struct blk_state *st, const struct bio *b)
+{
+	struct split *sp = split_of(st, b);
+
+	if (!sp)
+		return true;
+	if (!sp->issue_left)
+		return false;	/* a piece issued again after a requeue */
+	sp->issue_left -= sp->issue_left < b->nr_sector ? sp->issue_left : b->nr_sector;
+	return !sp->issue_left;
+}
+
+/* A piece of @b completed at @c_ts: when the whole bio completed if it now has, else 0. */
+static int64_t bio_done(struct blk_state *st, const struct bio *b, int64_t c_ts)
+{
+	struct split *sp = split_of(st, b);
+
+	if (!sp)
+		return c_ts;
+	if (c_ts > sp->last_c)
+		sp->last_c = c_ts;
+	if (!sp->done_left)
+		return 0;
+	sp->done_left -= sp->done_left < b->nr_sector ? sp->done_left : b->nr_sector;
+	return sp->done_left ? 0 : sp->last_c;
+}
+
+/* Whether @b was counted in a plug already, with its first piece if it was split. */
+static bool bio_plugged(struct blk_state *st, const struct bio *b)
+{
+	struct split *sp = split_of(st, b);
+
+	return sp ? sp->plugged : b->plugged;
+}
+
 /* A request of the event's sector range, found by its start and its end. */
 static int new_request(struct blk_state *st, struct device *d, const struct ra_event *ev)
 {
@@ -269,7 +389,7 @@ static int on_getrq(struct blk_state *st, struct device *d, const struct ra_even
 	r = &st->reqs[i];
 	r->g_ts = (int64_t)ev->ts_ns;
 	d->getrq++;
-	if (b.q_ts && sample(&d->iv[IV_Q2G], r->g_ts - b.q_ts) < 0)
+	if (b.q_ts && !b.piece && sample(&d->iv[IV_Q2G], r->g_ts - b.q_ts) < 0)
 		return -1;
 	return req_add_bio(r, &b);
 }
@@ -304,7 +424,7 @@ static int on_merge(struct blk_state *st, struct device *d, const struct ra_even
 }
 
 static int store_stall(struct blk_state *st, struct device *d, const struct request *r,
-		       const struct bio *b, int64_t stall)
+		       const struct bio *b, uint32_t nr_sector, int64_t stall)
 {
 	sqlite3_stmt *q = st->ins_stall;
 	int rc;
@@ -314,7 +434,7 @@ static int store_stall(struct blk_state *st, struct device *d, const struct requ
 	sqlite3_bind_int64(q, 3, b->q_ts);
 	sqlite3_bind_int(q, 4, b->pid);
 	sqlite3_bind_int64(q, 5, (int64_t)r->start);
-	sqlite3_bind_int64(q, 6, b->nr_sector);
+	sqlite3_bind_int64(q, 6, nr_sector);
 	sqlite3_bind_int64(q, 7, stall);
 	if (b->window)
 		sqlite3_bind_int(q, 8, b->window);
@@ -338,16 +458,18 @@ static int on_issue(struct blk_state *st, struct device *d, const struct ra_even
 	r->d_ts = (int64_t)ev->ts_ns;
 	if (r->i_ts && sample(&d->iv[IV_I2D], r->d_ts - r->i_ts) < 0)
 		return -1;
-	/* stalls: readahead bio queued to its request issued */
+	/* stalls: readahead bio queued to its (last piece's) request issued */
 	for (int k = 0; k < r->nbios; k++) {
 		const struct bio *b = &r->bios[k];
+		const struct split *sp = split_of(st, b);
 		int64_t stall = r->d_ts - b->q_ts;
 
-		if (!b->ra || !b->q_ts)
+		if (!bio_issued(st, b) || !b->ra || !b->q_ts)
 			continue;
 		if (sample(&d->iv[IV_Q2D_RA], stall) < 0)
 			return -1;
-		if (stall >= st->stall_ns && store_stall(st, d, r, b, stall) < 0)
+		if (stall >= st->stall_ns &&
+		    store_stall(st, d, r, b, sp ? sp->nr_sector : b->nr_sector, stall) < 0)
 			return -1;
 	}
 	return 0;
@@ -397,7 +519,7 @@ static void account_windows(struct blk_state *st, const struct device *d,
 			continue;
 		for (int j = 0; j < k; j++)
 			seen |= r->bios[j].window == w;
-		st->wio[w - 1].bios++;
+		st->wio[w - 1].bios += !r->bios[k].piece;
 		st->wio[w - 1].bytes += (uint64_t)r->bios[k].nr_sector << 9;
 		if (seen)
 			continue;
@@ -444,9 +566,12 @@ static int on_complete(struct blk_state *st, struct device *d, const struct ra_e
 	}
 	if (r->d_ts && sample(&d->iv[IV_D2C], c_ts - r->d_ts) < 0)
 		return -1;
-	for (int k = 0; k < r->nbios; k++)
-		if (r->bios[k].q_ts && sample(&d->iv[IV_Q2C], c_ts - r->bios[k].q_ts) < 0)
+	for (int k = 0; k < r->nbios; k++) {
+		int64_t end = bio_done(st, &r->bios[k], c_ts);
+
+		if (r->bios[k].q_ts && end && sample(&d->iv[IV_Q2C], end - r->bios[k].q_ts) < 0)
 			return -1;
+	}
 	account_windows(st, d, r, c_ts, &first, &count);
 	if (store_request(st, d, r, c_ts, ev->blk.error, first, count) < 0)
 		return -1;
@@ -582,6 +707,8 @@ static int on_plug(struct blk_state *st, const struct ra_event *ev)
 		t->devs |= 1ULL << (t->seed - 1);
 		if (!t->seed_counted)
 			st->devs[t->seed - 1].plugged_bios++;
+		if (t->seed_split > 0 && t->seed_split <= st->nsplits)
+			st->splits[t->seed_split - 1].plugged = true;
 		t->seed = 0;
 	}
 	if (d)
@@ -633,34 +760,44 @@ static int on_unplug(struct blk_state *st, const struct ra_event *ev)
 	return 0;
 }
 
-/* A bio of the task: in its plug when one is open; it ends a flush. */
+/* A bio the task queued (made pending by on_queue()): in its open plug; it ends a flush. */
 static int plug_queue(struct blk_state *st, struct device *d, const struct ra_event *ev)
 {
 	struct plug_task *t = plug_task_of(st, ev->pid);
+	struct bio *b;
 
 	if (!t)
 		return -1;
 	if (t->state == PLUG_FLUSHING)
 		flush_end(st, t);
 	t->seed = 0;
-	t->q_counted = t->state == PLUG_OPEN;
-	if (t->q_counted) {
+	if (t->state == PLUG_OPEN) {
 		t->devs |= 1ULL << dev_index(st, d);
 		d->plugged_bios++;
+		b = ra_map_get(&d->pending, SKEY(ev->blk.sector));
+		if (b)
+			b->plugged = true;
 	}
 	return 0;
 }
 
-/* A request of the task: the seed of the plug its block_plug may start. */
+/*
+ * A request of the task, before it takes its bio: the seed of the plug its
+ * block_plug may start. Its bio counts in that plug unless it was counted
+ * already (queued inside a plug, or an earlier piece of it was) or was never
+ * seen queued: plugged bios are bios queued.
+ */
 static void plug_getrq(struct blk_state *st, struct device *d, const struct ra_event *ev)
 {
 	struct plug_task *t = ra_map_get(&st->plug_tasks, (uint64_t)(uint32_t)ev->pid + 1);
+	struct bio *b = ra_map_get(&d->pending, SKEY(ev->blk.sector));
 
 	if (!t)
 		return;
 	t->seed = dev_index(st, d) + 1;
 	t->seed_sector = ev->blk.sector;
-	t->seed_counted = t->q_counted;
+	t->seed_counted = !b || !b->q_ts || bio_plugged(st, b);
+	t->seed_split = b ? b->split : 0;
 	t->seed_in_plug = t->state == PLUG_OPEN;
 	t->reqs += t->seed_in_plug;
 }
@@ -696,8 +833,21 @@ static void plugs_finish(struct blk_state *st)
 	}
 }
 
+/* The traced partition whose sectors hold the event's, if its disk is not traced: its dev. */
+static uint32_t event_dev(const struct blk_state *st, const struct ra_event *ev)
+{
+	for (int i = 0; i < st->nparts; i++) {
+		const struct part *p = &st->parts[i];
+
+		if (p->disk == ev->blk.dev && ev->blk.sector >= p->start && ev->blk.sector < p->end)
+			return p->dev;
+	}
+	return ev->blk.dev;
+}
+
 static int on_block(struct blk_state *st, const struct ra_event *ev)
 {
+	struct ra_event part;
 	struct device *d;
 	int i;
 
@@ -705,12 +855,17 @@ static int on_block(struct blk_state *st, const struct ra_event *ev)
 		return on_plug(st, ev);
 	if (ev->type == RA_EV_UNPLUG)
 		return on_unplug(st, ev);
+	if (st->nparts && event_dev(st, ev) != ev->blk.dev) {
+		part = *ev;
+		part.blk.dev = event_dev(st, ev);
+		ev = &part;
+	}
 	d = device_of(st, ev->blk.dev);
 	if (!d)
 		return -1;
 	switch (ev->type) {
 	case RA_EV_BIO_QUEUE:
-		return plug_queue(st, d, ev) < 0 ? -1 : on_queue(st, d, ev);
+		return on_queue(st, d, ev) < 0 ? -1 : plug_queue(st, d, ev);
 	case RA_EV_GETRQ:
 		plug_getrq(st, d, ev);
 		return on_getrq(st, d, ev);
@@ -739,8 +894,7 @@ static int on_block(struct blk_state *st, const struct ra_event *ev)
 		d->requeues++;
 		return 0;
 	case RA_EV_SPLIT:
-		d->splits++;
-		return 0;
+		return on_split(st, d, ev);
 	case RA_EV_BIO_REMAP:
 	case RA_EV_RQ_REMAP:
 		d->remaps++;
@@ -772,6 +926,37 @@ static int on_readahead(struct blk_state *st, const struct ra_event *ev, int64_t
 }
 
 /* ---- loading and storing ---- */
+
+/*
+ * The partitions the recording traced without their disk (ra-record stores
+ * where each lies on its disk): the events of that disk are theirs by sector.
+ */
+static int load_parts(struct blk_state *st)
+{
+	static const char sql[] =
+		"SELECT p.dev, p.disk, p.start_sector, p.nr_sectors FROM devices p"
+		" WHERE p.run_id = ?1 AND p.role IN ('filter', 'member') AND p.disk != p.dev"
+		" AND p.start_sector >= 0 AND p.nr_sectors > 0 AND NOT EXISTS (SELECT 1"
+		" FROM devices d WHERE d.run_id = ?1 AND d.dev = p.disk"
+		" AND d.role IN ('filter', 'member', 'traced'))";
+	sqlite3_stmt *q = NULL;
+	int rc;
+
+	if (sqlite3_prepare_v2(ra_db_sqlite(st->db), sql, -1, &q, NULL) != SQLITE_OK)
+		return -1;
+	sqlite3_bind_int64(q, 1, st->run_id);
+	while ((rc = sqlite3_step(q)) == SQLITE_ROW && st->nparts < MAX_DEVS) {
+		struct part *p = &st->parts[st->nparts];
+
+		p->dev = (uint32_t)sqlite3_column_int64(q, 0);
+		p->disk = (uint32_t)sqlite3_column_int64(q, 1);
+		p->start = (uint64_t)sqlite3_column_int64(q, 2);
+		p->end = p->start + (uint64_t)sqlite3_column_int64(q, 3);
+		st->nparts++;
+	}
+	sqlite3_finalize(q);
+	return rc == SQLITE_DONE || rc == SQLITE_ROW ? 0 : -1;
+}
 
 static int load_windows(struct blk_state *st)
 {
@@ -1092,6 +1277,7 @@ static void state_release(struct blk_state *st)
 	free(st->reqs);
 	free(st->free_reqs);
 	free(st->wio);
+	free(st->splits);
 	ra_map_release(&st->window_of_seq);
 	ra_map_release(&st->task_window);
 	ra_map_release(&st->plug_tasks);
@@ -1130,7 +1316,7 @@ static int run_block(struct ra_db *db, int64_t run_id, const struct ra_analyze_o
 	    sqlite3_prepare_v2(sq, "INSERT INTO stalls VALUES (?, ?, ?, ?, ?, ?, ?, ?)", -1,
 			       &st->ins_stall, NULL) != SQLITE_OK)
 		goto out;
-	if (load_windows(st) < 0 || load_sync_flags(st) < 0 ||
+	if (load_parts(st) < 0 || load_windows(st) < 0 || load_sync_flags(st) < 0 ||
 	    ra_evstream_each(db, run_id, RA_STREAM_RA | RA_STREAM_BLK, on_event, st) < 0)
 		goto out;
 	plugs_finish(st);

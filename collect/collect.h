@@ -156,6 +156,8 @@ const char *ra_tracedat_comm(struct ra_tracedat *td, int pid);
 struct ra_blockdev {
 	uint32_t dev;		/* kernel encoding, RA_MKDEV */
 	uint32_t parent;	/* whole disk of a partition, else == dev */
+	uint64_t start;		/* a partition's first sector on its disk, else 0 */
+	uint64_t nr_sectors;	/* its size in 512-byte sectors, 0 unknown */
 	char name[64];
 	char parent_name[64];
 };
@@ -227,6 +229,7 @@ struct ra_fs {
 	char ra_path[128];		/* that bdi's read_ahead_kb file, "" unknown */
 	bool own_bdi;			/* a bdi of its own, not its disk's */
 	bool pseudo;			/* proc, sysfs, tmpfs, ...: no device I/O */
+	char unresolved[128];		/* overlay: a layer given by a relative path, "" none */
 };
 
 struct ra_fsmap {
@@ -260,12 +263,19 @@ struct ra_target {
 	int nbd;
 	const struct ra_fs *fs[RA_TARGET_MAX_FS];	/* the file systems on them */
 	int nfs;
+	/* the other devices those file systems hold data on (another btrfs member,
+	 * the devices under a device-mapper or md device): recorded with them */
+	struct ra_blockdev member[RA_FS_MAX_DEVS];
+	int nmember;
 };
 
 /**
  * ra_target_resolve - a block device ("loop0", "/dev/loop0", "7:0"), or the
- * anonymous s_dev "0:N" of a mounted file system (its block devices), and
- * the file systems on them. @t points into @m, which must outlive it.
+ * anonymous s_dev "0:N" of a mounted file system (its block devices), the
+ * file systems on them, and the other devices those hold data on: the
+ * devices without slaves below each of their devices (overlays excepted:
+ * their layers are file systems of their own), unless a named device holds
+ * it (itself or a partition of it). @t points into @m, which must outlive it.
  * Returns 0, or -1 (RA_ERR_USAGE) naming what @arg is when it has no device.
  */
 int ra_target_resolve(const struct ra_fsmap *m, const char *arg, struct ra_target *t);
@@ -395,6 +405,17 @@ int ra_settings_count(const struct ra_settings *s, bool changed_only);
 #define RA_SCOPE_MAX_FS 64
 #define RA_SCOPE_MAX_DEVS 128
 
+/*
+ * What the filter of block events lets through: the events of @dev, all of
+ * them (@nr 0) or those of sectors [start, start + nr). Block events carry
+ * the whole disk with the sector on it, never a partition: a partition is
+ * its disk's sector range.
+ */
+struct ra_blk_range {
+	uint32_t dev;
+	uint64_t start, nr;
+};
+
 struct ra_scope {
 	const struct ra_fsmap *m;
 	bool filtered;				/* devices were named */
@@ -402,8 +423,8 @@ struct ra_scope {
 	int nfs;
 	uint32_t fs_devs[RA_SCOPE_MAX_DEVS];	/* filter of page-cache and readahead events */
 	int nfs_devs;
-	uint32_t blk_devs[RA_SCOPE_MAX_DEVS];	/* filter of block events: devices, disks */
-	int nblk_devs;
+	struct ra_blk_range blk[RA_SCOPE_MAX_DEVS];	/* filter of block events */
+	int nblk;
 	uint32_t unmapped[RA_SCOPE_MAX_FS];	/* no device to map: counted, left out */
 	int64_t unmapped_n[RA_SCOPE_MAX_FS];
 	int nunmapped;
@@ -413,7 +434,12 @@ struct ra_scope {
 	int last_kind;
 };
 
-/** ra_scope_init - the scope of the devices @t (none: everything), of mount table @m */
+/**
+ * ra_scope_init - the scope of the devices @t (none: everything), of mount
+ * table @m: page-cache and readahead events of the file systems on them,
+ * block events of them and of their members (of a partition, its disk's in
+ * its sectors)
+ */
 void ra_scope_init(struct ra_scope *sc, const struct ra_fsmap *m, const struct ra_target *t,
 		   int nt);
 /** ra_scope_reset - a new run: nothing seen or left out yet */
@@ -507,8 +533,8 @@ struct ra_tracer_opts {
 	const char *events;		/* systems and system:event names, comma separated */
 	const uint32_t *fs_devs;	/* filter of readahead/filemap (s_dev) */
 	int nfs_devs;
-	const uint32_t *blk_devs;	/* filter of block events (dev) */
-	int nblk_devs;
+	const struct ra_blk_range *blk;	/* filter of block events (dev, sector) */
+	int nblk;
 	pid_t notrace_pid;
 	const char *tmpdir;
 	int verbose;

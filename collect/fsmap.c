@@ -313,32 +313,61 @@ static void map_fs(struct ra_fs *fs)
 	own_bdi_by_sdev(fs);
 }
 
-/* The mount whose mount point holds @path (the longest prefix). */
-static const struct ra_mount *mount_of_path(const struct ra_fsmap *m, const char *path)
+/*
+ * The mount that held @path when the mount @before was made: the longest
+ * mount point that is a prefix of it among the mounts listed before @before
+ * (mountinfo lists mounts in the order they were made; of mounts stacked on
+ * one point the last is on top). A later mount on the path, the overlay
+ * itself mounted on its lower directory included, did not hold it.
+ */
+static const struct ra_mount *mount_of_path(const struct ra_fsmap *m, const char *path,
+					    const struct ra_mount *before)
 {
 	const struct ra_mount *best = NULL;
 	size_t best_len = 0;
 
-	for (int i = 0; i < m->nmnt; i++) {
-		const char *p = m->mnt[i].point;
+	for (const struct ra_mount *mnt = m->mnt; mnt < before; mnt++) {
+		const char *p = mnt->point;
 		size_t len = strlen(p);
 
 		if (strncmp(path, p, len) != 0 || (path[len] != '/' && path[len] && len > 1))
 			continue;
 		if (!best || len >= best_len) {
-			best = &m->mnt[i];
+			best = mnt;
 			best_len = len;
 		}
 	}
 	return best;
 }
 
-/* One layer directory of an overlay: its file system's devices become the overlay's. */
+/* The first mount of @fs in the table: when it was mounted. */
+static const struct ra_mount *first_mount(const struct ra_fsmap *m, const struct ra_fs *fs)
+{
+	for (int i = 0; i < m->nmnt; i++)
+		if (m->mnt[i].s_dev == fs->s_dev)
+			return &m->mnt[i];
+	return fs->mnt;
+}
+
+/*
+ * One layer directory of an overlay: its file system's devices become the
+ * overlay's. The path is the one given at mount time: symbolic links in it
+ * are followed now; a relative path was relative to the directory of the
+ * process that mounted, which nothing records, so its file system is unknown.
+ */
 static void add_layer(struct ra_fsmap *m, struct ra_fs *fs, const char *dir)
 {
-	const struct ra_mount *mnt = mount_of_path(m, dir);
-	const struct ra_fs *lower = mnt ? ra_fsmap_find(m, mnt->s_dev) : NULL;
+	char real[PATH_MAX];
+	const struct ra_mount *mnt;
+	const struct ra_fs *lower;
 
+	if (dir[0] != '/') {
+		if (!fs->unresolved[0])
+			snprintf(fs->unresolved, sizeof(fs->unresolved), "%s", dir);
+		return;
+	}
+	mnt = mount_of_path(m, realpath(dir, real) ? real : dir, first_mount(m, fs));
+	lower = mnt ? ra_fsmap_find(m, mnt->s_dev) : NULL;
 	if (!lower || lower == fs)
 		return;
 	for (int i = 0; i < fs->nlayers; i++)
@@ -350,26 +379,54 @@ static void add_layer(struct ra_fsmap *m, struct ra_fs *fs, const char *dir)
 		add_dev(fs, lower->devs[i]);
 }
 
-/* overlay: "lowerdir=A:B,upperdir=C,workdir=D" among the super options. */
+/*
+ * The layers of one option value, its octal escapes undone: as overlayfs
+ * parses it, "lowerdir=A:B" lists paths in which a backslash escapes the next
+ * character (a colon of a path is "\:"), "upperdir=" is one such path, and
+ * "lowerdir+=" and "datadir+=" are one path each, taken as they are.
+ */
+static void add_layers(struct ra_fsmap *m, struct ra_fs *fs, char *v, bool esc, bool list)
+{
+	char *out = v, *dir = v;
+
+	unescape(v);
+	for (char *p = v;; p++) {
+		char c = *p;
+
+		if (esc && c == '\\' && p[1]) {
+			*out++ = *++p;
+			continue;
+		}
+		if (c && (c != ':' || !list)) {
+			*out++ = c;
+			continue;
+		}
+		*out++ = '\0';
+		if (*dir)
+			add_layer(m, fs, dir);
+		if (!c)
+			return;
+		dir = out;
+	}
+}
+
+/* overlay: "lowerdir=A:B,upperdir=C,workdir=D" (or lowerdir+=, datadir+=) in the super options */
 static void map_overlay(struct ra_fsmap *m, struct ra_fs *fs)
 {
+	static const struct {
+		const char *key;
+		bool esc, list;
+	} keys[] = { { "lowerdir=", true, true }, { "upperdir=", true, false },
+		     { "lowerdir+=", false, false }, { "datadir+=", false, false } };
 	char *opts = strdup(fs->mnt->options), *save = NULL;
 
 	if (!opts)
 		return;
-	for (char *o = strtok_r(opts, ",", &save); o; o = strtok_r(NULL, ",", &save)) {
-		char *v, *lsave = NULL;
-
-		if (strncmp(o, "lowerdir=", 9) == 0 || strncmp(o, "lowerdir+=", 10) == 0 ||
-		    strncmp(o, "upperdir=", 9) == 0 || strncmp(o, "datadir+=", 9) == 0) {
-			v = strchr(o, '=') + 1;
-			for (char *d = strtok_r(v, ":", &lsave); d;
-			     d = strtok_r(NULL, ":", &lsave)) {
-				unescape(d);
-				add_layer(m, fs, d);
-			}
-		}
-	}
+	for (char *o = strtok_r(opts, ",", &save); o; o = strtok_r(NULL, ",", &save))
+		for (size_t k = 0; k < sizeof(keys) / sizeof(keys[0]); k++)
+			if (strncmp(o, keys[k].key, strlen(keys[k].key)) == 0)
+				add_layers(m, fs, o + strlen(keys[k].key), keys[k].esc,
+					   keys[k].list);
 	free(opts);
 }
 
@@ -537,6 +594,47 @@ static int resolve_sdev(const struct ra_fsmap *m, const char *arg, struct ra_tar
 	return 0;
 }
 
+/* A device a file system on the target holds data on, unless its I/O is a named device's. */
+static void add_member(struct ra_target *t, const struct ra_blockdev *bd)
+{
+	for (int i = 0; i < t->nbd; i++)
+		if (dev_on(bd->dev, t->bd[i].dev, 0))
+			return;	/* the device itself, or a partition of it */
+	for (int i = 0; i < t->nmember; i++)
+		if (t->member[i].dev == bd->dev)
+			return;
+	if (t->nmember < RA_FS_MAX_DEVS)
+		t->member[t->nmember++] = *bd;
+}
+
+/* The devices that hold the data of @dev: itself when it has no slaves, else those below them. */
+static void add_leaves(struct ra_target *t, uint32_t dev, int depth)
+{
+	char arg[32], path[PATH_MAX];
+	struct ra_blockdev bd;
+	struct dirent *de;
+	bool lower = false;
+	DIR *d;
+
+	snprintf(arg, sizeof(arg), "%u:%u", RA_MAJOR(dev), RA_MINOR(dev));
+	if (ra_blockdev_resolve(arg, &bd) < 0)
+		return;
+	snprintf(path, sizeof(path), "/sys/class/block/%s/slaves", bd.name);
+	d = depth < LOWER_DEPTH ? opendir(path) : NULL;
+	while (d && (de = readdir(d))) {
+		uint32_t ld;
+
+		if (de->d_name[0] == '.' || dev_of_name(de->d_name, &ld) < 0)
+			continue;
+		add_leaves(t, ld, depth + 1);
+		lower = true;
+	}
+	if (d)
+		closedir(d);
+	if (!lower)
+		add_member(t, &bd);
+}
+
 int ra_target_resolve(const struct ra_fsmap *m, const char *arg, struct ra_target *t)
 {
 	memset(t, 0, sizeof(*t));
@@ -546,12 +644,18 @@ int ra_target_resolve(const struct ra_fsmap *m, const char *arg, struct ra_targe
 	else if (resolve_sdev(m, arg, t) < 0)
 		return -1;
 	for (int i = 0; i < m->nfs && t->nfs < RA_TARGET_MAX_FS; i++) {
+		const struct ra_fs *fs = &m->fs[i];
 		bool on = false;
 
 		for (int j = 0; j < t->nbd && !on; j++)
-			on = ra_fs_on(&m->fs[i], t->bd[j].dev);
-		if (on)
-			t->fs[t->nfs++] = &m->fs[i];
+			on = ra_fs_on(fs, t->bd[j].dev);
+		if (!on)
+			continue;
+		t->fs[t->nfs++] = fs;
+		if (strcmp(fs->mnt->fstype, "overlay") == 0)
+			continue;	/* its other layers are other file systems */
+		for (int j = 0; j < fs->ndevs; j++)
+			add_leaves(t, fs->devs[j], 0);
 	}
 	return 0;
 }
@@ -559,15 +663,23 @@ int ra_target_resolve(const struct ra_fsmap *m, const char *arg, struct ra_targe
 int ra_fs_store(struct ra_db *db, int64_t run_id, const struct ra_fs *fs, const char *ra_kb,
 		int64_t unrecorded)
 {
-	int64_t kb = ra_kb && *ra_kb ? strtoll(ra_kb, NULL, 10) : -1;
-	const char *bdi = fs->bdi[0] ? fs->bdi : NULL;
+	struct ra_db_filesystem f = {
+		.fs_dev = fs->s_dev, .fstype = fs->mnt->fstype, .mount_point = fs->mnt->point,
+		.bdi = fs->bdi[0] ? fs->bdi : NULL, .unrecorded_events = unrecorded,
+		.read_ahead_kb = ra_kb && *ra_kb ? strtoll(ra_kb, NULL, 10) : -1,
+	};
 
 	if (!fs->ndevs)
-		return ra_db_add_filesystem(db, run_id, fs->s_dev, 0, fs->mnt->fstype,
-					    fs->mnt->point, bdi, kb, unrecorded);
-	for (int i = 0; i < fs->ndevs; i++)
-		if (ra_db_add_filesystem(db, run_id, fs->s_dev, fs->devs[i], fs->mnt->fstype,
-					 fs->mnt->point, bdi, kb, unrecorded) < 0)
+		return ra_db_add_filesystem(db, run_id, &f);
+	for (int i = 0; i < fs->ndevs; i++) {
+		char arg[32];
+		struct ra_blockdev bd;
+
+		snprintf(arg, sizeof(arg), "%u:%u", RA_MAJOR(fs->devs[i]), RA_MINOR(fs->devs[i]));
+		f.dev = fs->devs[i];
+		f.dev_name = ra_blockdev_resolve(arg, &bd) == 0 ? bd.name : NULL;
+		if (ra_db_add_filesystem(db, run_id, &f) < 0)
 			return -1;
+	}
 	return 0;
 }

@@ -103,8 +103,9 @@ static const char usage_text[] =
 	"  -o, --output DB             database to add the run to (required)\n"
 	"  -l, --label NAME            label of the run (run sets are grouped by label)\n"
 	"  -d, --device DEV            record only this block device and the file systems\n"
-	"                              on it (name, /dev path or MAJ:MIN; the 0:N of a\n"
-	"                              mounted btrfs names its devices; repeatable)\n"
+	"                              on it, with the other devices those hold data on\n"
+	"                              (name, /dev path or MAJ:MIN; the 0:N of a mounted\n"
+	"                              btrfs names its devices; repeatable)\n"
 	"      --read-ahead-kb DEV=KB  set the readahead of DEV and of the file systems on\n"
 	"                              it (its disk's queue/read_ahead_kb, and the bdi of\n"
 	"                              a file system that has one of its own, as btrfs)\n"
@@ -424,7 +425,7 @@ static int add_snap(struct rec *r, const struct ra_blockdev *bd, const char *rol
 	return 0;
 }
 
-/* Devices whose settings and counters are snapshot: named ones, else all disks. */
+/* The devices snapshot: the named ones and their members, else every disk. */
 static int collect_snapdevs(struct rec *r)
 {
 	struct ra_blockdev *all = NULL;
@@ -433,6 +434,10 @@ static int collect_snapdevs(struct rec *r)
 	for (int i = 0; i < r->nfilter; i++)
 		for (int j = 0; j < r->filter[i].nbd; j++)
 			if (add_snap(r, &r->filter[i].bd[j], "filter") < 0)
+				return -1;
+	for (int i = 0; i < r->nfilter; i++)
+		for (int j = 0; j < r->filter[i].nmember; j++)
+			if (add_snap(r, &r->filter[i].member[j], "member") < 0)
 				return -1;
 	for (int i = 0; i < r->nsetreq; i++)
 		for (int j = 0; j < r->set_target[i].nbd; j++)
@@ -507,11 +512,22 @@ static void warn_unset(struct rec *r)
 	}
 }
 
+/* -v: the devices recorded because a file system on a named one holds data on them. */
+static void say_members(struct rec *r)
+{
+	for (int i = 0; i < r->nfilter && r->verbose > 0; i++)
+		for (int j = 0; j < r->filter[i].nmember; j++)
+			fprintf(stderr, "ra-record: recording %s too: a file system on '%s'"
+				" holds data on it\n", r->filter[i].member[j].name,
+				r->filter[i].arg);
+}
+
 static int prepare(struct rec *r)
 {
 	if (resolve_targets(r) < 0 || collect_snapdevs(r) < 0 || build_settings(r) < 0)
 		return -1;
 	warn_unset(r);
+	say_members(r);
 	return ra_settings_lock(r->settings, r->wait_settings, r->sigfd);
 }
 
@@ -525,8 +541,8 @@ static int setup_tracer(struct rec *r)
 	o.events = r->events;
 	o.fs_devs = r->scope.fs_devs;
 	o.nfs_devs = r->scope.nfs_devs;
-	o.blk_devs = r->scope.blk_devs;
-	o.nblk_devs = r->scope.nblk_devs;
+	o.blk = r->scope.blk;
+	o.nblk = r->scope.nblk;
 	o.notrace_pid = getpid();
 	o.tmpdir = r->tmpdir;
 	o.verbose = r->verbose;
@@ -745,8 +761,13 @@ static int store_meta(struct rec *r, int64_t run_id)
 {
 	for (int i = 0; i < r->nsnaps; i++) {
 		struct snapdev *s = &r->snaps[i];
+		struct ra_db_device d = {
+			.dev = s->bd.dev, .name = s->bd.name, .role = s->role, .disk = s->bd.parent,
+			.start_sector = (int64_t)s->bd.start,
+			.nr_sectors = s->bd.nr_sectors ? (int64_t)s->bd.nr_sectors : -1,
+		};
 
-		if (ra_db_add_device(r->db, run_id, s->bd.dev, s->bd.name, s->role) < 0)
+		if (ra_db_add_device(r->db, run_id, &d) < 0)
 			return -1;
 		if (s->have_before &&
 		    ra_db_add_dev_snapshot(r->db, run_id, s->bd.dev, "before", &s->before) < 0)

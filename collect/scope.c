@@ -32,10 +32,24 @@ static void add_fs_dev(struct ra_scope *sc, uint32_t dev)
 		sc->fs_devs[sc->nfs_devs++] = dev;
 }
 
-static void add_blk_dev(struct ra_scope *sc, uint32_t dev)
+static void add_range(struct ra_scope *sc, uint32_t dev, uint64_t start, uint64_t nr)
 {
-	if (!has_dev(sc->blk_devs, sc->nblk_devs, dev) && sc->nblk_devs < RA_SCOPE_MAX_DEVS)
-		sc->blk_devs[sc->nblk_devs++] = dev;
+	for (int i = 0; i < sc->nblk; i++)
+		if (sc->blk[i].dev == dev && sc->blk[i].start == start && sc->blk[i].nr == nr)
+			return;
+	if (sc->nblk < RA_SCOPE_MAX_DEVS)
+		sc->blk[sc->nblk++] = (struct ra_blk_range){ dev, start, nr };
+}
+
+/*
+ * A partition's block events are its disk's in its sector range (and its own,
+ * if a kernel names it); of one whose range is not known, its disk's.
+ */
+static void add_blk_dev(struct ra_scope *sc, const struct ra_blockdev *bd)
+{
+	add_range(sc, bd->dev, 0, 0);
+	if (bd->parent != bd->dev)
+		add_range(sc, bd->parent, bd->nr_sectors ? bd->start : 0, bd->nr_sectors);
 }
 
 static void add_fs(struct ra_scope *sc, const struct ra_fs *fs)
@@ -58,11 +72,12 @@ void ra_scope_init(struct ra_scope *sc, const struct ra_fsmap *m, const struct r
 		/* the device itself: a file system on it, or its block device file */
 		for (int j = 0; j < t[i].nbd; j++) {
 			add_fs_dev(sc, t[i].bd[j].dev);
-			add_blk_dev(sc, t[i].bd[j].dev);
-			add_blk_dev(sc, t[i].bd[j].parent);
+			add_blk_dev(sc, &t[i].bd[j]);
 		}
 		for (int j = 0; j < t[i].nfs; j++)
 			add_fs(sc, t[i].fs[j]);
+		for (int j = 0; j < t[i].nmember; j++)
+			add_blk_dev(sc, &t[i].member[j]);
 	}
 	for (int i = 0; sc->filtered && i < m->nfs && sc->nunmapped < RA_SCOPE_MAX_FS; i++) {
 		const struct ra_fs *fs = &m->fs[i];
@@ -114,13 +129,25 @@ bool ra_scope_keep(struct ra_scope *sc, const struct ra_event *ev)
 	return false;
 }
 
+/* An overlay whose layers are not known: its files' events are its layers' own. */
+static void overlay_msg(char *msg, size_t len, const struct ra_fs *fs, bool filtered)
+{
+	snprintf(msg, len, "warning: the overlay file system %u:%u at '%s' gives its layer '%s'"
+		 " by a relative path: ratrace cannot tell which file system holds it%s",
+		 RA_MAJOR(fs->s_dev), RA_MINOR(fs->s_dev), fs->mnt->point, fs->unresolved,
+		 filtered ? "; the events of its files are recorded when their layer's file"
+		 " system is on the --device devices" : "");
+}
+
 /* A file system with no block device ratrace can map: a row, and one line. */
 static int store_unmapped(const struct ra_scope *sc, const struct ra_scope_store *o,
 			  const struct ra_fs *fs, int64_t n, const char *path)
 {
 	char msg[2048];
 
-	if (sc->filtered)
+	if (fs->unresolved[0])
+		overlay_msg(msg, sizeof(msg), fs, sc->filtered);
+	else if (sc->filtered)
 		snprintf(msg, sizeof(msg), "warning: the %s file system %u:%u at '%s'%s%s%s has no"
 			 " block device ratrace can map to the --device devices: its page-cache"
 			 " and readahead events are not recorded", fs->mnt->fstype,
@@ -162,24 +189,38 @@ static int store_left_out(const struct ra_scope *sc, const struct ra_scope_store
 	return 0;
 }
 
+static int store_fs(const struct ra_scope *sc, const struct ra_scope_store *o,
+		    const struct ra_fs *fs)
+{
+	if (!fs || fs->pseudo)
+		return 0;
+	if (ra_fs_unmapped(fs))
+		return store_unmapped(sc, o, fs, -1, NULL);
+	return ra_fs_store(o->db, o->run_id, fs, ra_settings_value(o->settings, fs->ra_path),
+			   sc->filtered ? 0 : -1);
+}
+
+/* Unfiltered: an overlay has no events of its own; it is listed when a layer's are stored. */
+static bool above_seen(const struct ra_scope *sc, const struct ra_fs *fs)
+{
+	for (int i = 0; i < fs->nlayers; i++)
+		if (has_dev(sc->seen, sc->nseen, fs->layers[i]))
+			return true;
+	return false;
+}
+
 int ra_scope_store(const struct ra_scope *sc, const struct ra_scope_store *o)
 {
-	int n = sc->filtered ? sc->nfs : sc->nseen;
-
-	for (int i = 0; i < n; i++) {
+	for (int i = 0; i < (sc->filtered ? sc->nfs : sc->nseen); i++) {
 		const struct ra_fs *fs = sc->filtered ? sc->fs[i] :
 							ra_fsmap_find(sc->m, sc->seen[i]);
 
-		if (!fs || fs->pseudo)
-			continue;
-		if (ra_fs_unmapped(fs)) {
-			if (store_unmapped(sc, o, fs, -1, NULL) < 0)
-				return -1;
-		} else if (ra_fs_store(o->db, o->run_id, fs,
-				       ra_settings_value(o->settings, fs->ra_path),
-				       sc->filtered ? 0 : -1) < 0) {
+		if (store_fs(sc, o, fs) < 0)
 			return -1;
-		}
 	}
+	for (int i = 0; !sc->filtered && i < sc->m->nfs; i++)
+		if (sc->m->fs[i].nlayers && !has_dev(sc->seen, sc->nseen, sc->m->fs[i].s_dev) &&
+		    above_seen(sc, &sc->m->fs[i]) && store_fs(sc, o, &sc->m->fs[i]) < 0)
+			return -1;
 	return store_left_out(sc, o);
 }

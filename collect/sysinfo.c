@@ -46,10 +46,40 @@ static int64_t read_int(const char *path)
 	return strtoll(buf, NULL, 10);
 }
 
-/* Fill name, dev and parent of @bd from its /sys/class/block entry. */
-static int from_sysfs(const char *name, struct ra_blockdev *bd)
+static uint64_t read_sectors(const char *name, const char *attr)
+{
+	char path[PATH_MAX];
+	int64_t v;
+
+	snprintf(path, sizeof(path), "/sys/class/block/%s/%s", name, attr);
+	v = read_int(path);
+	return v > 0 ? (uint64_t)v : 0;
+}
+
+/* A partition: its disk (the parent directory in sysfs) and where it starts on it. */
+static int partition_of(const char *name, struct ra_blockdev *bd)
 {
 	char path[PATH_MAX], real[PATH_MAX], buf[64];
+	unsigned int ma, mi;
+
+	snprintf(path, sizeof(path), "/sys/class/block/%s/partition", name);
+	if (access(path, F_OK) < 0)
+		return 0;
+	snprintf(path, sizeof(path), "/sys/class/block/%s", name);
+	if (!realpath(path, real))
+		return -1;
+	snprintf(bd->parent_name, sizeof(bd->parent_name), "%s", basename(dirname(real)));
+	snprintf(path, sizeof(path), "/sys/class/block/%s/dev", bd->parent_name);
+	if (ra_read_small(path, buf, sizeof(buf)) == 0 && sscanf(buf, "%u:%u", &ma, &mi) == 2)
+		bd->parent = RA_MKDEV(ma, mi);
+	bd->start = read_sectors(name, "start");
+	return 0;
+}
+
+/* Fill name, dev, parent, start and size of @bd from its /sys/class/block entry. */
+static int from_sysfs(const char *name, struct ra_blockdev *bd)
+{
+	char path[PATH_MAX], buf[64];
 	unsigned int ma, mi;
 
 	snprintf(path, sizeof(path), "/sys/class/block/%s/dev", name);
@@ -60,17 +90,8 @@ static int from_sysfs(const char *name, struct ra_blockdev *bd)
 	bd->dev = RA_MKDEV(ma, mi);
 	bd->parent = bd->dev;
 	snprintf(bd->parent_name, sizeof(bd->parent_name), "%s", name);
-	snprintf(path, sizeof(path), "/sys/class/block/%s/partition", name);
-	if (access(path, F_OK) == 0) {
-		snprintf(path, sizeof(path), "/sys/class/block/%s", name);
-		if (!realpath(path, real))
-			return -1;
-		snprintf(bd->parent_name, sizeof(bd->parent_name), "%s", basename(dirname(real)));
-		snprintf(path, sizeof(path), "/sys/class/block/%s/dev", bd->parent_name);
-		if (ra_read_small(path, buf, sizeof(buf)) == 0 && sscanf(buf, "%u:%u", &ma, &mi) == 2)
-			bd->parent = RA_MKDEV(ma, mi);
-	}
-	return 0;
+	bd->nr_sectors = read_sectors(name, "size");
+	return partition_of(name, bd);
 }
 
 static int name_of_devnum(unsigned int ma, unsigned int mi, char *name, size_t len)

@@ -152,6 +152,29 @@ static int tracing_unavailable(void)
 
 #define FILTER_MAX 4096
 
+/*
+ * "dev == 7340032 || (dev == 7340033 && sector >= 2048 && sector < 514048)":
+ * block events of whole devices and of sector ranges; -1 when it does not fit
+ */
+static int range_filter(char *buf, size_t len, const struct ra_blk_range *r, int n)
+{
+	size_t off = 0;
+
+	buf[0] = '\0';
+	for (int i = 0; i < n && off < len; i++) {
+		const char *sep = i ? " || " : "";
+
+		if (!r[i].nr)
+			off += (size_t)snprintf(buf + off, len - off, "%sdev == %u", sep, r[i].dev);
+		else
+			off += (size_t)snprintf(buf + off, len - off,
+						"%s(dev == %u && sector >= %llu && sector < %llu)",
+						sep, r[i].dev, (unsigned long long)r[i].start,
+						(unsigned long long)(r[i].start + r[i].nr));
+	}
+	return off < len ? 0 : -1;
+}
+
 /* "s_dev == 7340032 || s_dev == 7340033"; -1 when it does not fit */
 static int dev_filter(char *buf, size_t len, const char *field, const uint32_t *devs, int n)
 {
@@ -254,7 +277,7 @@ static int enable_event(struct ra_tracer *tr, int type, const struct ra_tracer_o
 		/* no device to filter on: the forced windows that follow are */
 	} else if (ra_event_class(type) == RA_CLASS_BLK) {
 		if (type != RA_EV_PLUG && type != RA_EV_UNPLUG)
-			fits = dev_filter(filter, FILTER_MAX, "dev", o->blk_devs, o->nblk_devs);
+			fits = range_filter(filter, FILTER_MAX, o->blk, o->nblk);
 	} else {
 		fits = dev_filter(filter, FILTER_MAX, "s_dev", o->fs_devs, o->nfs_devs);
 	}

@@ -115,8 +115,17 @@ struct ra_dev_snapshot {
 	int nstat;
 };
 
-int ra_db_add_device(struct ra_db *db, int64_t run_id, uint32_t dev, const char *name,
-		     const char *role);
+/* A block device of a run; a partition says where it lies on its disk. */
+struct ra_db_device {
+	uint32_t dev;
+	const char *name;
+	const char *role;	/* "filter", "member", "setting", "traced" */
+	uint32_t disk;		/* the whole disk: dev itself for a disk; 0 not known */
+	int64_t start_sector;	/* first sector on the disk (0 for a disk); -1 not known */
+	int64_t nr_sectors;	/* size in 512-byte sectors; -1 not known */
+};
+
+int ra_db_add_device(struct ra_db *db, int64_t run_id, const struct ra_db_device *d);
 int ra_db_add_dev_snapshot(struct ra_db *db, int64_t run_id, uint32_t dev, const char *phase,
 			   const struct ra_dev_snapshot *snap);
 int ra_db_add_vmstat(struct ra_db *db, int64_t run_id, const char *phase, const char *name,
@@ -130,12 +139,17 @@ int ra_db_add_setting_change(struct ra_db *db, int64_t run_id, uint32_t dev, con
 			     const char *path, int64_t ts_ns, const char *expected,
 			     const char *observed);
 /*
- * a file system @fs_dev on block device @dev (0: none ratrace can map);
- * read_ahead_kb -1: not known; unrecorded_events: its events left out, -1 not counted
+ * A file system @fs_dev on block device @dev (0: none ratrace can map), named
+ * @dev_name (NULL: not known); read_ahead_kb -1: not known; unrecorded_events:
+ * its events left out, -1 not counted.
  */
-int ra_db_add_filesystem(struct ra_db *db, int64_t run_id, uint32_t fs_dev, uint32_t dev,
-			 const char *fstype, const char *mount_point, const char *bdi,
-			 int64_t read_ahead_kb, int64_t unrecorded_events);
+struct ra_db_filesystem {
+	uint32_t fs_dev, dev;
+	const char *dev_name, *fstype, *mount_point, *bdi;
+	int64_t read_ahead_kb, unrecorded_events;
+};
+
+int ra_db_add_filesystem(struct ra_db *db, int64_t run_id, const struct ra_db_filesystem *f);
 /* @n events of system:name that the source held and ratrace does not store */
 int ra_db_add_skipped(struct ra_db *db, int64_t run_id, const char *system, const char *name,
 		      int64_t n);

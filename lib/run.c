@@ -157,12 +157,14 @@ int ra_db_run_set_start(struct ra_db *db, int64_t run_id, int64_t unix_ns)
 			 "tii", started, unix_ns, run_id);
 }
 
-int ra_db_add_device(struct ra_db *db, int64_t run_id, uint32_t dev, const char *name,
-		     const char *role)
+int ra_db_add_device(struct ra_db *db, int64_t run_id, const struct ra_db_device *d)
 {
-	return exec_args(db, "INSERT OR REPLACE INTO devices VALUES (?, ?, ?, ?, ?, ?)", "iiiitt",
-			 run_id, (int64_t)dev, (int64_t)RA_MAJOR(dev), (int64_t)RA_MINOR(dev), name,
-			 role);
+	return exec_args(db, "INSERT OR REPLACE INTO devices (run_id, dev, major, minor, name,"
+			 " role, disk, start_sector, nr_sectors)"
+			 " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+			 "iiiittnnn", run_id, (int64_t)d->dev, (int64_t)RA_MAJOR(d->dev),
+			 (int64_t)RA_MINOR(d->dev), d->name, d->role,
+			 d->disk ? (int64_t)d->disk : -1, d->start_sector, d->nr_sectors);
 }
 
 int ra_db_add_dev_snapshot(struct ra_db *db, int64_t run_id, uint32_t dev, const char *phase,
@@ -207,14 +209,13 @@ int ra_db_add_setting_change(struct ra_db *db, int64_t run_id, uint32_t dev, con
 			 (int64_t)dev, name, path, ts_ns, expected, observed);
 }
 
-int ra_db_add_filesystem(struct ra_db *db, int64_t run_id, uint32_t fs_dev, uint32_t dev,
-			 const char *fstype, const char *mount_point, const char *bdi,
-			 int64_t read_ahead_kb, int64_t unrecorded_events)
+int ra_db_add_filesystem(struct ra_db *db, int64_t run_id, const struct ra_db_filesystem *f)
 {
 	return exec_args(db, "INSERT OR REPLACE INTO filesystems (run_id, fs_dev, dev, fstype,"
-			 " mount_point, bdi, read_ahead_kb, unrecorded_events)"
-			 " VALUES (?, ?, ?, ?, ?, ?, ?, ?)", "iiitttnn", run_id, (int64_t)fs_dev,
-			 (int64_t)dev, fstype, mount_point, bdi, read_ahead_kb, unrecorded_events);
+			 " mount_point, bdi, read_ahead_kb, unrecorded_events, dev_name)"
+			 " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", "iiitttnnt", run_id,
+			 (int64_t)f->fs_dev, (int64_t)f->dev, f->fstype, f->mount_point, f->bdi,
+			 f->read_ahead_kb, f->unrecorded_events, f->dev_name);
 }
 
 int ra_db_add_skipped(struct ra_db *db, int64_t run_id, const char *system, const char *name,

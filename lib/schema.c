@@ -460,7 +460,12 @@ const char ra_schema_v3_sql[] =
 	"  name TEXT NOT NULL,\n"
 	"  n INTEGER NOT NULL,\n"
 	"  PRIMARY KEY (run_id, system, name)\n"
-	");\n";
+	");\n"
+	/* where a partition lies on its disk; the name of a file system's device */
+	"ALTER TABLE devices ADD COLUMN disk INTEGER;\n"
+	"ALTER TABLE devices ADD COLUMN start_sector INTEGER;\n"
+	"ALTER TABLE devices ADD COLUMN nr_sectors INTEGER;\n"
+	"ALTER TABLE filesystems ADD COLUMN dev_name TEXT;\n";
 
 /* Each version's step from the one before: ra_schema_steps[v - 2] makes v from v - 1. */
 const char *const ra_schema_steps[] = { ra_schema_v2_sql, ra_schema_v3_sql, NULL };
@@ -559,8 +564,10 @@ const char ra_schema_views_sql[] =
 	"         sa.sectors_read - sb.sectors_read AS stat_sectors_delta,\n"
 	"         CASE WHEN sa.reads_completed IS NULL OR sb.reads_completed IS NULL THEN NULL\n"
 	"              ELSE d.reads_completed = sa.reads_completed - sb.reads_completed\n"
-	"               AND d.sectors_read = sa.sectors_read - sb.sectors_read END AS stat_match\n"
+	"               AND d.sectors_read = sa.sectors_read - sb.sectors_read END AS stat_match,\n"
+	"         v.name, v.role\n"
 	"    FROM device_io d\n"
+	"    LEFT JOIN devices v ON v.run_id = d.run_id AND v.dev = d.dev\n"
 	"    LEFT JOIN device_latency q ON q.run_id = d.run_id AND q.dev = d.dev\n"
 	"         AND q.interval = 'Q2C'\n"
 	"    LEFT JOIN device_latency c ON c.run_id = d.run_id AND c.dev = d.dev\n"
@@ -589,7 +596,8 @@ const char ra_schema_views_sql[] =
 	"  SELECT d.run_id, 'device_read_bw_bytes',\n"
 	"         SUM(d.stat_sectors_delta) * 512.0 / (r.wall_ns / 1e9)\n"
 	"    FROM v_devices d JOIN runs r USING (run_id)\n"
-	"   WHERE d.role = 'filter' AND r.wall_ns > 0 AND d.stat_sectors_delta IS NOT NULL\n"
+	"   WHERE d.role IN ('filter', 'member') AND r.wall_ns > 0\n"
+	"     AND d.stat_sectors_delta IS NOT NULL\n"
 	"   GROUP BY d.run_id\n"
 	"  UNION ALL\n"
 	"  SELECT run_id, 'hit_ratio', hit_ratio FROM v_readahead_stats\n"
@@ -615,7 +623,10 @@ const char ra_schema_views_sql[] =
 	"         b.rotational, b.scheduler, b.nr_requests, b.max_sectors_kb,\n"
 	"         b.logical_block_size,\n"
 	"         a.reads_completed - b.reads_completed AS stat_reads_delta,\n"
-	"         a.sectors_read - b.sectors_read AS stat_sectors_delta\n"
+	"         a.sectors_read - b.sectors_read AS stat_sectors_delta,\n"
+	"         CASE WHEN d.disk IS NOT NULL\n"
+	"              THEN (d.disk >> 20) || ':' || (d.disk & 1048575) END AS disk,\n"
+	"         d.start_sector, d.nr_sectors\n"
 	"    FROM devices d\n"
 	"    LEFT JOIN device_snapshots b\n"
 	"      ON b.run_id = d.run_id AND b.dev = d.dev AND b.phase = 'before'\n"
@@ -684,7 +695,8 @@ const char ra_schema_views_sql[] =
 	"    FROM m WHERE m.x > 0;\n"
 	"CREATE VIEW v_filesystems AS\n"
 	"  SELECT f.run_id, (f.fs_dev >> 20) || ':' || (f.fs_dev & 1048575) AS fs_dev,\n"
-	"         (f.dev >> 20) || ':' || (f.dev & 1048575) AS dev, d.name AS device, f.fstype,\n"
+	"         (f.dev >> 20) || ':' || (f.dev & 1048575) AS dev,\n"
+	"         COALESCE(d.name, f.dev_name) AS device, f.fstype,\n"
 	"         f.mount_point, f.bdi, f.read_ahead_kb, f.unrecorded_events\n"
 	"    FROM filesystems f\n"
 	"    LEFT JOIN devices d ON d.run_id = f.run_id AND d.dev = f.dev;\n";

@@ -67,10 +67,12 @@ static const struct section sections[] = {
 	  " FROM streams s LEFT JOIN files f ON f.run_id = s.run_id AND f.dev = s.dev"
 	  " AND f.ino = s.ino LEFT JOIN tasks t ON t.run_id = s.run_id AND t.pid = s.pid"
 	  " WHERE s.run_id = ?1 ORDER BY s.windows DESC LIMIT ?2" },
-	{ "block", "Block I/O per device", "btt's Q2C (bio queued to completed), D2C (issued to completed)",
-	  "SELECT dev, reads_completed, sectors_read, ra_requests, ra_avg_bytes, merges,"
-	  " q2c_avg_ns, q2c_p99_ns, d2c_avg_ns, d2c_p99_ns, stat_reads_delta, stat_sectors_delta,"
-	  " stat_match FROM v_device_io WHERE run_id = ?1 ORDER BY reads_completed DESC" },
+	{ "block", "Block I/O per device",
+	  "Q2C: bio queued to its last piece completed; D2C: request issued to completed",
+	  "SELECT name, role, dev, reads_completed, sectors_read, ra_requests, ra_avg_bytes,"
+	  " merges, q2c_avg_ns, q2c_p99_ns, d2c_avg_ns, d2c_p99_ns, stat_reads_delta,"
+	  " stat_sectors_delta, stat_match FROM v_device_io WHERE run_id = ?1"
+	  " ORDER BY reads_completed DESC" },
 	{ "latency", "Block latencies (btt intervals)", "Q2D_RA: readahead bio queued to issued (stalls)",
 	  "SELECT (dev >> 20) || ':' || (dev & 1048575) AS dev, interval, n, min_ns, avg_ns,"
 	  " p50_ns, p95_ns, p99_ns, max_ns FROM device_latency WHERE run_id = ?1"
@@ -229,12 +231,14 @@ static const char *const warning_sql[] = {
 	" || d.read_ahead_kb_before || '): the setting of ' || d.name"
 	" || ' does not size its windows'"
 	" FROM filesystems f JOIN v_devices d ON d.run_id = f.run_id"
-	" AND d.dev = (f.dev >> 20) || ':' || (f.dev & 1048575)"
+	" AND d.dev = (f.dev >> 20) || ':' || (f.dev & 1048575) AND d.role != 'member'"
 	" WHERE f.run_id = ?1 AND f.dev != 0 AND f.bdi IS NOT NULL AND f.read_ahead_kb IS NOT NULL"
 	" AND d.read_ahead_kb_before IS NOT NULL AND f.read_ahead_kb != d.read_ahead_kb_before",
 	"SELECT 'the ' || f.fstype || ' file system ' || (f.fs_dev >> 20) || ':'"
 	" || (f.fs_dev & 1048575) || ' at ' || f.mount_point || ' has no block device ratrace can"
-	" map: ' || CASE WHEN (SELECT COUNT(*) FROM devices v WHERE v.run_id = ?1"
+	" map: ' || CASE WHEN f.fstype = 'overlay' THEN 'the file systems of its layers are not"
+	" known (a layer given by a relative path); the events of its files carry their layers''"
+	" own devices' WHEN (SELECT COUNT(*) FROM devices v WHERE v.run_id = ?1"
 	" AND v.role = 'filter') > 0 THEN COALESCE(f.unrecorded_events || ' of', 'the') || ' its"
 	" page-cache and readahead events were not recorded with --device'"
 	" ELSE 'its readahead is not tied to a device or a setting' END"

@@ -59,24 +59,39 @@ static bool all_zero(const struct ra_table *t, const char *col)
 	return true;
 }
 
+/* How many rows of @t have a value in @col. */
+static int count_set(const struct ra_table *t, const char *col)
+{
+	int c = ra_table_col(t, col), n = 0;
+
+	for (int r = 0; c >= 0 && r < t->nrows; r++)
+		n += ra_table_cell(t, r, c)->type != SQLITE_NULL;
+	return n;
+}
+
 /*
  * Columns the text leaves out: they repeat another column of the same row, or
  * matter less than the width they take (the JSON and HTML have them). Without
  * a mapped page (read() workloads) the hit ratio's upper bound is the hit
- * ratio, and mapped is 0: both are left out.
+ * ratio, and mapped is 0: both are left out. A block row names its device,
+ * and gives its number only when some row has no name (imports have none).
  */
 static bool hidden(const struct ra_table *t, int col)
 {
 	static const char *const cols[][2] = {
 		{ "readahead_stats", "readahead_pages" }, { "files", "dev" }, { "files", "ino" },
 		{ "streams", "stream_id" }, { "model", "status" }, { "model", "sizes" },
-		{ "model", "max_rel_err" },
+		{ "model", "max_rel_err" }, { "block", "role" },
 	};
 	const char *name = t->cols[col];
 
 	for (size_t i = 0; i < sizeof(cols) / sizeof(cols[0]); i++)
 		if (strcmp(cols[i][0], t->key) == 0 && strcmp(cols[i][1], name) == 0)
 			return true;
+	if (strcmp(t->key, "block") == 0 && strcmp(name, "dev") == 0)
+		return count_set(t, "name") == t->nrows;
+	if (strcmp(t->key, "block") == 0 && strcmp(name, "name") == 0)
+		return count_set(t, "name") == 0;
 	return (strcmp(name, "mapped") == 0 || strcmp(name, "hit_ratio_max") == 0) &&
 	       ra_table_col(t, "hit_ratio_max") >= 0 && all_zero(t, "mapped");
 }

@@ -116,6 +116,81 @@ make_loop_fs() {
 	fi
 }
 
+# make_loop_raw SIZE_MB: a loop device with direct I/O and nothing on it. Sets
+# RAW (/dev/loopN), RAW_NAME (loopN), RAW_DEV (MAJ:MIN); its read_ahead_kb is
+# put back at exit.
+make_loop_raw() {
+	local dir ra_old
+	command -v losetup >/dev/null || skip "no losetup"
+	dir=$(mktemp -d /tmp/ratrace-loop.XXXXXX)
+	on_exit rm -rf "$dir"
+	truncate -s "${1}M" "$dir/img"
+	RAW=$(losetup -f --show --direct-io=on "$dir/img") || skip "cannot set up a loop device"
+	on_exit losetup -d "$RAW"
+	RAW_NAME=$(basename "$RAW")
+	RAW_DEV=$(cat "/sys/block/$RAW_NAME/dev")
+	ra_old=$(cat "/sys/block/$RAW_NAME/queue/read_ahead_kb")
+	on_exit "echo $ra_old > /sys/block/$RAW_NAME/queue/read_ahead_kb"
+}
+
+# make_loop_parts SIZE_MB P1_MB: a loop device with direct I/O and an MBR of
+# two partitions, the first of P1_MB from sector 2048, the second the rest (1
+# MiB aligned). Sets PLOOP, PLOOP_NAME, PLOOP_DEV as make_loop_raw's, and P1,
+# P2 (the partitions' names, loopNp1), P1_DEV, P2_DEV (MAJ:MIN; loop devices
+# without partition minors get them from the extended range, 259:N).
+make_loop_parts() {
+	local size=$1 p1=$(($2 * 2048)) dir ra_old n
+	command -v losetup >/dev/null || skip "no losetup"
+	dir=$(mktemp -d /tmp/ratrace-loop.XXXXXX)
+	on_exit rm -rf "$dir"
+	truncate -s "${size}M" "$dir/img"
+	python3 - "$dir/img" 2048 $p1 $((2048 + p1)) $(( size * 2048 - 2048 - p1 - 2048 )) <<'PY' ||
+import struct, sys
+entry = lambda start, n: struct.pack("<B3sB3sII", 0, b"\0" * 3, 0x83, b"\0" * 3, start, n)
+a = [int(x) for x in sys.argv[2:]]
+with open(sys.argv[1], "r+b") as f:
+    f.seek(446)
+    f.write(entry(a[0], a[1]) + entry(a[2], a[3]) + b"\0" * 32 + b"\x55\xaa")
+PY
+		fail "cannot write the partition table"
+	sync "$dir/img"
+	PLOOP=$(losetup -f --show -P --direct-io=on "$dir/img") ||
+		skip "cannot set up a loop device"
+	on_exit losetup -d "$PLOOP"
+	PLOOP_NAME=$(basename "$PLOOP")
+	PLOOP_DEV=$(cat "/sys/block/$PLOOP_NAME/dev")
+	ra_old=$(cat "/sys/block/$PLOOP_NAME/queue/read_ahead_kb")
+	on_exit "echo $ra_old > /sys/block/$PLOOP_NAME/queue/read_ahead_kb"
+	P1=${PLOOP_NAME}p1 P2=${PLOOP_NAME}p2
+	[ -e "/sys/class/block/$P1" ] || partx -a "$PLOOP" 2>/dev/null
+	on_exit partx -d "$PLOOP"
+	for n in $(seq 50); do
+		[ -e "/dev/$P2" ] && [ -e "/sys/class/block/$P2/dev" ] && break
+		sleep 0.1
+	done
+	[ -e "/sys/class/block/$P2/dev" ] || skip "no partitions on $PLOOP_NAME"
+	[ -b "/dev/$P2" ] || skip "no /dev/$P2"
+	P1_DEV=$(cat "/sys/class/block/$P1/dev")
+	P2_DEV=$(cat "/sys/class/block/$P2/dev")
+}
+
+# stat_rs NAME: "reads|sectors" read by block device NAME so far (fields 1 and
+# 3 of /sys/class/block/NAME/stat: a partition's own, a disk's with its
+# partitions')
+stat_rs() {
+	awk '{ print $1 "|" $3 }' "/sys/class/block/$1/stat"
+}
+
+# delta_rs BEFORE AFTER: "reads|sectors" AFTER - BEFORE
+delta_rs() {
+	echo "$(( ${2%|*} - ${1%|*} ))|$(( ${2#*|} - ${1#*|} ))"
+}
+
+# kdev MAJ:MIN: the kernel's dev_t (MAJ << 20 | MIN), the dev of the raw events
+kdev_of() {
+	echo $(( (${1%:*} << 20) | ${1#*:} ))
+}
+
 # make_file PATH SIZE_MB: a file of random data, written out to the device.
 make_file() {
 	dd if=/dev/urandom of="$1" bs=1M count="$2" status=none conv=fsync || fail "write $1"

@@ -21,7 +21,7 @@ check_report() {	# DB: a database with one run
 			fail "pattern $pat: '$ra $io ... $used $ev ... $thr' not in the text"
 		echo "ok: text row of $pat"
 	done || exit 1
-	q "$DB" "SELECT dev, reads_completed, sectors_read FROM v_device_io" |
+	q "$DB" "SELECT COALESCE(name, dev), reads_completed, sectors_read FROM v_device_io" |
 	while IFS='|' read -r dev reads sectors; do
 		grep -qE "^$dev +$reads +$sectors " "$TMP/out.txt" || fail "device $dev not in the text"
 		echo "ok: text row of device $dev"

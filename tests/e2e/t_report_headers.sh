@@ -58,6 +58,9 @@ for run in (1, 2, 3):
         gone = set(hidden.get(key, ()))
         if "hit_ratio_max" in doc_run[key][0] and not any(r.get("mapped") for r in doc_run[key]):
             gone |= {"mapped", "hit_ratio_max"}	# no page mapped: 0 and hit_ratio
+        if key == "block":	# a device by its name, or by its number when some has none
+            named = sum(r["name"] is not None for r in doc_run[key])
+            gone |= {"dev"} if named == len(doc_run[key]) else {"name"} if not named else set()
         cols = [c for c in doc_run[key][0] if c not in gone]
         want = [short.get(c, c) for c in cols]
         for d in drops.get(key, []):	# what goes, in order, from a table too wide

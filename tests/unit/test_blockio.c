@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: LGPL-2.1
 /*
  * The block pass on hand-built event sequences: merges, missing events,
- * requeues, requests carrying bios of two windows, stalls, plugs per device.
+ * requeues, requests carrying bios of two windows, stalls, plugs per device,
+ * bios split into pieces.
  */
 #include "events.h"
 
@@ -139,6 +140,102 @@ static void test_shared_service(void)
 		  "2.0|1");
 }
 
+/* block_split of the queued bio at @sector: the rest from @new_sector is another piece */
+static void split(int pid, uint64_t sector, uint64_t new_sector)
+{
+	struct ra_event ev = { .blk = { .dev = DEV, .sector = sector, .new_sector = new_sector,
+					.explicit_unplug = -1 } };
+
+	snprintf(ev.blk.rwbs, sizeof(ev.blk.rwbs), "RA");
+	put(&ev, RA_EV_SPLIT, pid);
+}
+
+static void plug_ev(int type, int pid, int32_t nr_rq)
+{
+	struct ra_event ev = { .has_mask = type == RA_EV_UNPLUG ? RA_HAS_NR_RQ : 0,
+			       .blk = { .nr_rq = nr_rq, .explicit_unplug = -1 } };
+
+	put(&ev, type, pid);
+}
+
+/*
+ * A 2 MiB readahead bio on a queue of 1280 KiB requests, as the kernel
+ * traces it: Q, X (the first piece keeps 2560 sectors, the rest starts after
+ * them), G, P (the plug starts with the first piece), G of the rest, U (the
+ * plug is full: a request of 128 KiB or more is flushed before the next is
+ * added), P, D, D, U; the second piece completes first. The bio is one bio
+ * queued and plugged, with one Q2G, Q2D_RA and Q2C each; its Q2C and its
+ * stall end at its last piece's completion and issue, which is what btt gives
+ * for the pieces' completions together.
+ */
+static void test_split(void)
+{
+	uint64_t q, d2, c1;
+	char want[256];
+
+	begin("split");
+	trig(1, 10, 5, 0, 1, 512);
+	order(10, 5, 0, 512, 0);
+	q = now;
+	blk(RA_EV_BIO_QUEUE, 10, 1000, 4096, "RA");
+	split(10, 1000, 3560);
+	blk(RA_EV_GETRQ, 10, 1000, 2560, "RA");
+	plug_ev(RA_EV_PLUG, 10, 0);
+	blk(RA_EV_GETRQ, 10, 3560, 1536, "RA");
+	plug_ev(RA_EV_UNPLUG, 10, 1);
+	plug_ev(RA_EV_PLUG, 10, 0);
+	blk(RA_EV_RQ_ISSUE, 10, 1000, 2560, "RA");
+	now += 2000000;
+	d2 = now;
+	blk(RA_EV_RQ_ISSUE, 10, 3560, 1536, "RA");
+	plug_ev(RA_EV_UNPLUG, 10, 1);
+	now += 3000000;
+	blk(RA_EV_RQ_COMPLETE, 0, 3560, 1536, "RA");
+	now += 4000000;
+	c1 = now;
+	blk(RA_EV_RQ_COMPLETE, 0, 1000, 2560, "RA");
+	CHECK_STR(result("SELECT bios_queued, splits, getrq, issues, reads_completed,"
+			 " sectors_read FROM device_io"), "1|1|2|2|2|4096");
+	CHECK_STR(result("SELECT plugs, unplugs, plugged_bios FROM plugs"), "2|2|1");
+	snprintf(want, sizeof(want), "Q2C:1:%llu,Q2D_RA:1:%llu,Q2G:1", (unsigned long long)(c1 - q),
+		 (unsigned long long)(d2 - q));
+	CHECK_STR(result("SELECT group_concat(interval || ':' || n || CASE WHEN interval"
+			 " IN ('Q2C', 'Q2D_RA') THEN ':' || max_ns ELSE '' END) FROM (SELECT *"
+			 " FROM device_latency WHERE interval LIKE 'Q2%' ORDER BY interval)"),
+		  want);
+	CHECK_STR(result("SELECT bios, requests, bytes FROM window_io"), "1|2|2097152");
+	CHECK_STR(result("SELECT group_concat(sector || '+' || nr_sector || ':' || bios) FROM"
+			 " (SELECT * FROM requests ORDER BY sector)"), "1000+2560:1,3560+1536:1");
+}
+
+/* A bio split twice, pieces completing in order: its Q2C ends at the third. */
+static void test_split_twice(void)
+{
+	uint64_t q, c3;
+	char want[64];
+
+	begin("split2");
+	q = now;
+	blk(RA_EV_BIO_QUEUE, 10, 0, 3000, "R");
+	split(10, 0, 1000);
+	blk(RA_EV_GETRQ, 10, 0, 1000, "R");
+	split(10, 1000, 2000);
+	blk(RA_EV_GETRQ, 10, 1000, 1000, "R");
+	blk(RA_EV_GETRQ, 10, 2000, 1000, "R");
+	for (uint64_t s = 0; s < 3000; s += 1000)
+		blk(RA_EV_RQ_ISSUE, 10, s, 1000, "R");
+	for (uint64_t s = 0; s < 3000; s += 1000) {
+		now += 1000000;
+		c3 = now;
+		blk(RA_EV_RQ_COMPLETE, 0, s, 1000, "R");
+	}
+	snprintf(want, sizeof(want), "1|%llu|3|1", (unsigned long long)(c3 - q));
+	CHECK_STR(result("SELECT q.n, q.max_ns, (SELECT n FROM device_latency WHERE interval ="
+			 " 'D2C'), (SELECT n FROM device_latency WHERE interval = 'Q2G')"
+			 " FROM device_latency q WHERE q.interval = 'Q2C'"), want);
+	CHECK_STR(result("SELECT bios_queued, splits, getrq FROM device_io"), "1|2|3");
+}
+
 /*
  * One block event of a plug script: "PID:OP[:DEV[:N[:KIND]]]". OP is Q (bio
  * queued), G (get request), M (back merge), I (insert), D (issue), P (plug),
@@ -261,6 +358,8 @@ int main(void)
 		{ "windows' device time", test_window_service },
 		{ "device time shared by a merged request", test_shared_service },
 		{ "plugs per device", test_plugs },
+		{ "a split bio: one bio, Q2C to its last piece", test_split },
+		{ "a bio split twice", test_split_twice },
 		{ NULL, NULL },
 	};
 	return test_run_in_tmpdir("test_blockio", cases, dir);

@@ -5,6 +5,13 @@
  * systems, overlay layers, and what "-d 0:N" says of a file system without a
  * block device. The device numbers are ones no machine has (250:77), so the
  * sysfs lookups find nothing and only the text decides.
+ *
+ * Overlay layers are the paths given at mount time, as the kernel shows them:
+ * in "lowerdir=" a backslash escapes the next character ("\\" a backslash,
+ * "\:" a colon, each then octal-escaped by mountinfo), "lowerdir+=" is taken
+ * as it is; a layer is on the mount that held its path when the overlay was
+ * mounted (one made later on the path, the overlay itself on its lower
+ * directory included, did not); a relative path has no known file system.
  */
 #include "collect.h"
 #include "test.h"
@@ -15,10 +22,18 @@ static const char mountinfo[] =
 	"40 27 0:40 /sub /mnt/a\\040b rw - btrfs /dev/ratrace-none rw,subvol=/sub\n"
 	"41 27 0:40 / /mnt/top rw shared:5 master:1 - btrfs /dev/ratrace-none rw\n"
 	"50 27 0:50 / /x\\134y rw - tmpfs tmp\\040fs rw,size=4k\n"
-	"60 27 0:60 / /ov rw - overlay overlay rw,lowerdir=/mnt/top/l1:/x\\134y/l2,"
+	"60 27 0:60 / /ov rw - overlay overlay rw,lowerdir=/mnt/top/l1:/x\\134\\134y/l2,"
 	"upperdir=/mnt/a\\040b/u,workdir=/mnt/a\\040b/w\n"
 	"not a mountinfo line\n"
-	"61 27 0:61 / /short rw\n";
+	"61 27 0:61 / /short rw\n"
+	"70 27 0:70 / /rel rw - overlay overlay rw,lowerdir=l1,upperdir=u,workdir=w\n"
+	"71 27 250:78 / /base rw - ext4 /dev/ratrace-none rw\n"
+	"72 71 0:72 / /base/low rw - overlay overlay rw,lowerdir=/base/low,"
+	"upperdir=/base/up,workdir=/base/w\n"
+	"73 27 0:73 / /late/ov rw - overlay overlay rw,lowerdir=/late/l\n"
+	"74 27 0:74 / /late rw - tmpfs tmpfs rw\n"
+	"75 27 0:75 / /esc rw - overlay overlay rw,lowerdir=/x\\134\\134y/a\\134:b:/mnt/top/l3\n"
+	"76 27 0:76 / /plus rw - overlay overlay rw,lowerdir+=/x\\134y/c,datadir+=/base/d\n";
 
 static const struct ra_fs *fs_of(const struct ra_fsmap *m, unsigned int ma, unsigned int mi)
 {
@@ -33,7 +48,7 @@ static void test_fields(void)
 	CHECK(m != NULL);
 	if (!m)
 		return;
-	CHECK_INT(m->nmnt, 6);	/* the last two lines are not mounts */
+	CHECK_INT(m->nmnt, 13);	/* two lines are not mounts */
 	mnt = ra_fsmap_mount(m, 40);
 	CHECK(mnt != NULL);
 	if (mnt) {
@@ -65,7 +80,7 @@ static void test_file_systems(void)
 		CHECK(m != NULL);
 		return;
 	}
-	CHECK_INT(m->nfs, 5);
+	CHECK_INT(m->nfs, 12);
 	fs = fs_of(m, 0, 40);
 	CHECK(fs && fs->mnt->id == 41);	/* the mount of its root names it */
 	fs = fs_of(m, 0, 50);
@@ -83,6 +98,47 @@ static void test_file_systems(void)
 		CHECK_INT(fs->layers[1], RA_MKDEV(0, 50));
 		CHECK(!fs->own_bdi && !ra_fs_unmapped(fs));
 	}
+	ra_fsmap_free(m);
+}
+
+/* One overlay's layers: the s_dev of each, in order, "" for none; what is not resolved. */
+static void check_layers(const struct ra_fsmap *m, unsigned int mi, const char *want,
+			 const char *unresolved)
+{
+	const struct ra_fs *fs = fs_of(m, 0, mi);
+	char got[128] = "";
+	size_t off = 0;
+
+	CHECK(fs != NULL);
+	if (!fs)
+		return;
+	for (int i = 0; i < fs->nlayers; i++)
+		off += (size_t)snprintf(got + off, sizeof(got) - off, "%s%u:%u", i ? " " : "",
+					RA_MAJOR(fs->layers[i]), RA_MINOR(fs->layers[i]));
+	CHECK_STR(got, want);
+	CHECK_STR(fs->unresolved, unresolved);
+}
+
+static void test_overlay_layers(void)
+{
+	struct ra_fsmap *m = ra_fsmap_parse(mountinfo);
+
+	if (!m) {
+		CHECK(m != NULL);
+		return;
+	}
+	check_layers(m, 60, "0:40 0:50", "");
+	/* relative to the mounter's directory: unknown, said */
+	check_layers(m, 70, "", "l1");
+	CHECK(ra_fs_unmapped(fs_of(m, 0, 70)));
+	/* mounted on its own lower directory: the layer is the file system below */
+	check_layers(m, 72, "250:78", "");
+	/* a mount made later on the layer's path did not hold it */
+	check_layers(m, 73, "250:77", "");
+	/* "\\" and "\:" in lowerdir= are a backslash and a colon of one path */
+	check_layers(m, 75, "0:50 0:40", "");
+	/* lowerdir+= and datadir+= are one path each, backslashes and all */
+	check_layers(m, 76, "0:50 250:78", "");
 	ra_fsmap_free(m);
 }
 
@@ -121,6 +177,7 @@ int main(void)
 	static const struct test_case cases[] = {
 		{ "fields", test_fields },
 		{ "file_systems", test_file_systems },
+		{ "overlay_layers", test_overlay_layers },
 		{ "targets", test_targets },
 		{ NULL, NULL },
 	};
