@@ -10,8 +10,10 @@ PKGS := libtraceevent libtracefs libtracecmd sqlite3
 PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 
+# A warning option only when $(CC) knows it (clang has no -Wformat-truncation).
+cc_option = $(shell $(CC) -Werror $(1) -x c -c -o /dev/null /dev/null >/dev/null 2>&1 && echo $(1))
 WARN := -Wall -Wextra -Werror -Wshadow -Wformat=2 -Wstrict-prototypes -Wmissing-prototypes \
-	-Wno-unused-parameter -Wno-format-truncation
+	-Wno-unused-parameter $(call cc_option,-Wno-format-truncation)
 CFLAGS ?= -O2 -g
 ALL_CFLAGS = -std=gnu11 $(WARN) -D_GNU_SOURCE -Iinclude -Ilib -Icollect -Ianalyze -Ireport $(PKG_CFLAGS) $(CFLAGS)
 LDLIBS = $(PKG_LIBS) -lm

@@ -33,66 +33,66 @@ static const struct field_spec trigger_fields[] = {
 	RA(ino, "i_ino"), RA(dev, "s_dev"), RA(index, "index"), RAH(order, "order", RA_HAS_ORDER),
 	RA(size, "size"), RA(async_size, "async_size"), RA(ra_pages, "ra_pages"),
 	RAH(mmap_miss, "mmap_miss", RA_HAS_PREV_POS), RA(prev_pos, "prev_pos"),
-	RA(req_count, "req_count"), { NULL }
+	RA(req_count, "req_count"), { 0 }
 };
 
 static const struct field_spec order_fields[] = {
 	RA(ino, "i_ino"), RA(dev, "s_dev"), RA(index, "index"), RAH(order, "order", RA_HAS_ORDER),
-	RA(size, "size"), RA(async_size, "async_size"), RA(ra_pages, "ra_pages"), { NULL }
+	RA(size, "size"), RA(async_size, "async_size"), RA(ra_pages, "ra_pages"), { 0 }
 };
 
 static const struct field_spec unbounded_fields[] = {
 	RA(ino, "i_ino"), RA(dev, "s_dev"), RA(index, "index"), RA(size, "nr_to_read"),
-	RA(async_size, "lookahead_size"), { NULL }
+	RA(async_size, "lookahead_size"), { 0 }
 };
 
 /* the byte range goes to prev_pos (offset) and req_count (length) until advice_range() */
 static const struct field_spec fadvise_fields[] = {
-	RA(prev_pos, "offset"), RA(req_count, "len"), RA(size, "advice"), { NULL }
+	RA(prev_pos, "offset"), RA(req_count, "len"), RA(size, "advice"), { 0 }
 };
 
 static const struct field_spec sys_readahead_fields[] = {
-	RA(prev_pos, "offset"), RA(req_count, "count"), { NULL }
+	RA(prev_pos, "offset"), RA(req_count, "count"), { 0 }
 };
 
 /* an address range: the start address goes to prev_pos as fadvise's offset does */
 static const struct field_spec madvise_fields[] = {
 	RA(prev_pos, "start"), RA(req_count, "len_in"), RA(req_count, "len"),
-	RA(size, "behavior"), { NULL }
+	RA(size, "behavior"), { 0 }
 };
 
 static const struct field_spec cache_fields[] = {
 	PG(pfn, "pfn", RA_HAS_PFN), PG(ino, "i_ino", 0), PG(index, "index", 0),
-	PG(dev, "s_dev", 0), PG(order, "order", RA_HAS_ORDER), { NULL }
+	PG(dev, "s_dev", 0), PG(order, "order", RA_HAS_ORDER), { 0 }
 };
 
 static const struct field_spec range_fields[] = {
 	PG(ino, "i_ino", 0), PG(dev, "s_dev", 0), PG(index, "index", 0),
-	PG(last_index, "last_index", RA_HAS_LAST_INDEX), { NULL }
+	PG(last_index, "last_index", RA_HAS_LAST_INDEX), { 0 }
 };
 
 static const struct field_spec bio_fields[] = {
 	BL(dev, "dev", 0), BL(sector, "sector", 0), BL(nr_sector, "nr_sector", 0),
-	BL(error, "error", RA_HAS_ERROR), RWBS, COMM, { NULL }
+	BL(error, "error", RA_HAS_ERROR), RWBS, COMM, { 0 }
 };
 
 static const struct field_spec rq_fields[] = {
 	BL(dev, "dev", 0), BL(sector, "sector", 0), BL(nr_sector, "nr_sector", 0),
-	BL(bytes, "bytes", RA_HAS_BYTES), BL(error, "error", RA_HAS_ERROR), RWBS, COMM, { NULL }
+	BL(bytes, "bytes", RA_HAS_BYTES), BL(error, "error", RA_HAS_ERROR), RWBS, COMM, { 0 }
 };
 
 static const struct field_spec plug_fields[] = {
-	BL(nr_rq, "nr_rq", RA_HAS_NR_RQ), COMM, { NULL }
+	BL(nr_rq, "nr_rq", RA_HAS_NR_RQ), COMM, { 0 }
 };
 
 static const struct field_spec split_fields[] = {
 	BL(dev, "dev", 0), BL(sector, "sector", 0), BL(new_sector, "new_sector", 0), RWBS, COMM,
-	{ NULL }
+	{ 0 }
 };
 
 static const struct field_spec remap_fields[] = {
 	BL(dev, "dev", 0), BL(sector, "sector", 0), BL(nr_sector, "nr_sector", 0),
-	BL(old_dev, "old_dev", 0), BL(old_sector, "old_sector", 0), RWBS, { NULL }
+	BL(old_dev, "old_dev", 0), BL(old_sector, "old_sector", 0), RWBS, { 0 }
 };
 
 static const struct field_spec *const type_fields[RA_EV_MAX] = {
