@@ -47,6 +47,17 @@ EOF
 	ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}handle_segv=0:handle_sigbus=0 \
 		expect_fail "'crash.dat': the import crashed reading it \(Segmentation fault\): corrupt input" crash.dat
 done
+# A database whose schema is damaged: SQLite quotes the damaged SQL, newlines
+# and all; the message stays one line.
+cp "$DB" damaged.db
+rm -f damaged.db-wal damaged.db-shm
+sqlite3 damaged.db "PRAGMA writable_schema = ON; UPDATE sqlite_master SET sql = replace(sql,
+	'pid INTEGER', char(10) || '  pid INTEGER' || char(39)) WHERE name = 'blk_events'" ||
+	fail "damage the schema"
+ra-import -o damaged.db "$RA_FIXTURES/seq128.dat" >out 2>err
+check_eq "$? $(wc -l < err)" "2 1" "damaged schema: exit status 2, one line"
+check_grep "^ra-import: 'damaged.db' is not a ratrace database \(malformed database schema \(blk_events\)" err \
+	"damaged schema: the message"
 # A good file before a bad one: nothing of the good one stays either.
 expect_fail "'empty': empty file" "$RA_FIXTURES/seq128.dat" empty
 
