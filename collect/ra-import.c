@@ -6,9 +6,11 @@
  *
  * The import runs in a child process, watched by the parent: libtraceevent
  * can crash on a damaged trace (a garbled event format), and a signal can end
- * the import at any point. The child's transaction then never commits, and a
- * database file the import created is removed by the parent, which names the
- * file that was being read.
+ * the import at any point. The child's transaction then never commits, and
+ * the parent names the file that was being read. A new database is built at
+ * a temporary name and renamed into place only after its load committed
+ * (ra_db_open_for_load()), so that even a kill of both processes leaves no
+ * half database.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -609,8 +611,7 @@ static int supervise(const char *output, bool *is_child)
 			return EXIT_ERROR;
 	if (WIFEXITED(status) && (WEXITSTATUS(status) == 0 || WEXITSTATUS(status) == EXIT_ERROR))
 		return WEXITSTATUS(status);
-	if (!existed)
-		ra_db_remove_files(output);	/* created by the dead child */
+	ra_db_remove_stale(output);	/* the dead child's temporary database */
 	if (WIFSIGNALED(status)) {
 		sig = WTERMSIG(status);
 		if (sig == SIGINT || sig == SIGTERM || sig == SIGHUP) {
@@ -646,7 +647,7 @@ int main(int argc, char **argv)
 		goto out;
 	ret = EXIT_ERROR;
 	im.progress = im.verbose >= 0 && isatty(STDERR_FILENO);
-	im.db = ra_db_open(im.output, RA_DB_CREATE);
+	im.db = ra_db_open_for_load(im.output);
 	if (!im.db) {
 		ret = die(ra_last_error());
 		goto out;
