@@ -1,8 +1,10 @@
-# SIGKILL of ra-import's whole process group at measured points (early,
-# mid-load, during the analyses, right before and during the commit). A new
-# database appears whole or not at all; an existing one passes PRAGMA
-# integrity_check and holds exactly its earlier runs; the temporary a kill
-# leaves is removed by the next import into the same database.
+# SIGKILL of ra-import at measured points: the whole process group (early,
+# mid-load, during the analyses, right before and during the commit), the
+# parent alone, the child alone. A new database appears whole or not at all;
+# an existing one passes PRAGMA integrity_check and holds exactly its earlier
+# runs; the child never outlives the parent; a killed child is reported as
+# killed, not as corrupt input; the temporary a kill leaves is removed by the
+# next import into the same database.
 . "$(dirname "$0")/lib.sh"
 make_tmp
 cd "$TMP" || fail "cd"
@@ -103,3 +105,45 @@ done
 ra-import -q -o new.db "$F/seq128.dat" || fail "import after the kills"
 check_eq "$(ls -A | grep -c '^\.new\.db\.ratrace-new-')" 0 "temporaries of killed imports removed"
 rm -f new.db*
+
+# SIGKILL of the parent alone: the child dies with it and commits nothing.
+for db in new.db keep.db; do
+	ra-import -q -o "$db" "${files[@]}" 2>/dev/null &
+	pid=$!
+	sleep 0.2
+	child=$(pgrep -P "$pid")
+	[ -n "$child" ] || fail "no import child under $pid"
+	sleep "$(awk -v d="$e_prev" 'BEGIN { print d / 2000 }')"
+	kill -KILL "$pid"
+	wait "$pid" 2>/dev/null
+	for _ in $(seq 50); do kill -0 "$child" 2>/dev/null || break; sleep 0.1; done
+	kill -0 "$child" 2>/dev/null && { kill -KILL "$child"; fail "$db: the child outlived its parent"; }
+	sleep 0.5
+	if [ "$db" = new.db ]; then
+		[ -e new.db ] && fail "the orphaned child made new.db"
+	else
+		check_eq "$(dump keep.db)" "$before" "the orphaned child left keep.db as it was"
+	fi
+	echo "ok: $db: the child died with its parent"
+done
+
+# SIGKILL of the child alone (as the OOM killer does): a kill, not corrupt input.
+for db in new.db keep.db; do
+	ra-import -q -o "$db" "${files[@]}" 2>err &
+	pid=$!
+	sleep "$(awk -v d="$e_prev" 'BEGIN { print d / 2000 }')"
+	child=$(pgrep -P "$pid")
+	[ -n "$child" ] || fail "no import child under $pid"
+	kill -KILL "$child"
+	wait "$pid"
+	rc=$?
+	state="is as it was"
+	[ "$db" = new.db ] && state=removed
+	check_eq "$rc" 137 "$db: exit status of a killed import"
+	check_eq "$(wc -l < err)" 1 "$db: one line"
+	check_grep "^ra-import: the import was killed \(SIGKILL\) while reading '.*\.dat'; '$db' $state$" err \
+		"$db: the kill is named"
+	[ "$db" = new.db ] && [ -e new.db ] && fail "the killed import left new.db"
+	[ "$db" = keep.db ] && check_eq "$(dump keep.db)" "$before" "keep.db as it was"
+	check_eq "$(ls -A | grep -c '^\.new\.db\.ratrace-new-')" 0 "$db: the parent removed the temporary"
+done
