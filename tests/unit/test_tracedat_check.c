@@ -63,6 +63,7 @@ struct image {
 	size_t strings_sec;
 	/* version 6 */
 	size_t ftrace_count, kallsyms_size, fly, inst_field, cpucount_data, page_size;
+	size_t uname_data, clock_data;	/* a string option's data */
 };
 
 static void img_put(struct image *im, const void *data, size_t n)
@@ -117,6 +118,37 @@ static void img_fill(struct image *im, int byte, size_t n)
 static void img_align(struct image *im, size_t align)
 {
 	img_fill(im, 0, (align - im->len % align) % align);
+}
+
+/* header_page as Linux writes it on 64-bit machines: an 8-byte commit */
+static const char header_page[] =
+	"\tfield: u64 timestamp;\toffset:0;\tsize:8;\tsigned:0;\n"
+	"\tfield: local_t commit;\toffset:8;\tsize:8;\tsigned:1;\n"
+	"\tfield: int overwrite;\toffset:8;\tsize:1;\tsigned:1;\n"
+	"\tfield: char data;\toffset:16;\tsize:4080;\tsigned:1;\n";
+
+static void img_header_page(struct image *im)
+{
+	img_str(im, "header_page");
+	img_num(im, sizeof(header_page) - 1, 8);
+	img_put(im, header_page, sizeof(header_page) - 1);
+}
+
+/*
+ * A 4096-byte ring-buffer sub-buffer as header_page describes it: a time
+ * stamp, the 8-byte commit, one event of 8 bytes of data (type_len 2) with
+ * event id @id, zeros after.
+ */
+static void img_page(struct image *im, int id)
+{
+	size_t start = im->len;
+
+	img_num(im, 1000, 8);
+	img_num(im, 12, 8);
+	img_num(im, 2, 4);
+	img_num(im, (uint64_t)id, 2);
+	img_fill(im, 0, 6);
+	img_fill(im, 0, 4096 - (im->len - start));
 }
 
 static void img_header(struct image *im, const char *version, int long_size)
@@ -181,9 +213,7 @@ static void build_v7(struct image *im, bool big, int long_size)
 
 	im->first_sec = im->len;
 	sz = sec_begin(im, 16, 0, D_HINFO);
-	img_str(im, "header_page");
-	img_num(im, 4, 8);
-	img_put(im, "abcd", 4);
+	img_header_page(im);
 	img_str(im, "header_event");
 	img_num(im, 4, 8);
 	img_put(im, "efgh", 4);
@@ -193,7 +223,7 @@ static void build_v7(struct image *im, bool big, int long_size)
 	sz = sec_begin(im, 3, 0, D_FLY);
 	img_align(im, 4096);
 	cpu0_off = im->len;
-	img_fill(im, 0xab, 100);
+	img_page(im, 11);
 	sec_end(im, sz);
 
 	im->opts1 = im->len;
@@ -214,7 +244,7 @@ static void build_v7(struct image *im, bool big, int long_size)
 	im->cpu0_off = im->len;
 	img_num(im, cpu0_off, 8);
 	im->cpu0_size = im->len;
-	img_num(im, 100, 8);
+	img_num(im, 4096, 8);
 	img_num(im, 1, 4);
 	img_num(im, 0, 8);
 	img_num(im, 0, 8);
@@ -230,7 +260,7 @@ static void build_v7(struct image *im, bool big, int long_size)
 	im->opts_last = im->len;
 	img_set(im, data, im->opts_last, 8);
 	sz = sec_begin(im, 0, 0, D_OPTS2);
-	data = opt_begin(im, 5);
+	im->uname_data = data = opt_begin(im, 5);
 	img_str(im, "Linux test 6.18 x86_64");
 	opt_end(im, data);
 	im->done_last = data = opt_begin(im, 0);
@@ -263,9 +293,7 @@ static void build_v6(struct image *im, bool big, bool latency)
 	memset(im, 0, sizeof(*im));
 	im->big = big;
 	img_header(im, "6", 8);
-	img_str(im, "header_page");
-	img_num(im, 4, 8);
-	img_put(im, "abcd", 4);
+	img_header_page(im);
 	img_str(im, "header_event");
 	img_num(im, 4, 8);
 	img_put(im, "efgh", 4);
@@ -291,6 +319,7 @@ static void build_v6(struct image *im, bool big, bool latency)
 	img_num(im, 2, 4);
 
 	img_put(im, "options  ", 10);
+	im->clock_data = im->len + 6;
 	v6_option(im, 4, "[local]", 8);
 	img_num(im, 3, 2);
 	img_num(im, 13, 4);
@@ -314,28 +343,28 @@ static void build_v6(struct image *im, bool big, bool latency)
 	im->cpu0_off = cpu0 = im->len;
 	img_num(im, 0, 8);
 	im->cpu0_size = im->len;
-	img_num(im, 100, 8);
+	img_num(im, 4096, 8);
 	img_num(im, 0, 8);
 	img_num(im, 0, 8);
 	img_num(im, 7, 8);
 	img_put(im, "[local]", 7);
 	img_align(im, 4096);
 	img_set(im, cpu0, im->len, 8);
-	img_fill(im, 0xcd, 100);
+	img_page(im, 12);
 
 	inst = im->len;
 	img_set(im, im->inst_field, inst, 8);
 	img_put(im, "flyrecord", 10);
 	icpu0 = im->len;
 	img_num(im, 0, 8);
-	img_num(im, 50, 8);
+	img_num(im, 4096, 8);
 	img_num(im, 0, 8);
 	img_num(im, 0, 8);
 	img_num(im, 7, 8);
 	img_put(im, "[local]", 7);
 	img_align(im, 4096);
 	img_set(im, icpu0, im->len, 8);
-	img_fill(im, 0xef, 50);
+	img_page(im, 13);
 }
 
 static int load_file(struct image *im, const char *path)
@@ -614,6 +643,17 @@ enum damage {
 	COMPRESSED_NO_ALGO,
 	DESC_PAST_STRINGS,
 	STRINGS_SIZE_HUGE,
+	PAGE_COMMIT_PAST,
+	PAGE_EVENT_PAST,
+	PAGE_PADDING_BACK,
+	PAGE_LOST_PAST,
+	PAGE_SHORT_EVENT,
+	CPU_NOT_PAGES,
+	BUF_PAGE_SIZE,
+	UNAME_NO_NUL,
+	HOOK_OPTION,
+	HEADER_PAGE_PAST,
+	HEADER_PAGE_TEXT,
 };
 
 enum { BOTH, SYNTHETIC, REAL };	/* which files the damage applies to */
@@ -662,7 +702,76 @@ static const struct {
 	  "header info section names description string 4096, past the 46 bytes" },
 	{ STRINGS_SIZE_HUGE, "strings section past the end", SYNTHETIC,
 	  "strings section of 4096 bytes runs past the end of the file" },
+	{ PAGE_COMMIT_PAST, "sub-buffer commit past the page", SYNTHETIC,
+	  "cpu 0 data of buffer '': sub-buffer commit of 5000 bytes runs past its 4080 bytes" },
+	{ PAGE_EVENT_PAST, "event past the commit", SYNTHETIC,
+	  "cpu 0 data of buffer '': event of 12 bytes runs past the committed data" },
+	{ PAGE_PADDING_BACK, "padding with a negative length", SYNTHETIC,
+	  "cpu 0 data of buffer '': padding length 4294967292 goes backwards" },
+	{ PAGE_LOST_PAST, "lost-event count past the page", SYNTHETIC,
+	  "the lost-event count after 4080 committed bytes runs past the sub-buffer" },
+	{ PAGE_SHORT_EVENT, "event length below its own word", SYNTHETIC,
+	  "event length 2, less than its own 4 bytes" },
+	{ CPU_NOT_PAGES, "cpu data not whole pages", SYNTHETIC,
+	  "cpu 0 data of buffer '' of 4000 bytes is not a whole number of 4096-byte pages" },
+	{ BUF_PAGE_SIZE, "buffer page size 0", BOTH,
+	  "BUFFER option's page size 0 is not a power of two" },
+	{ UNAME_NO_NUL, "UNAME without its NUL", SYNTHETIC,
+	  "UNAME option of 23 bytes is not NUL-terminated" },
+	{ HOOK_OPTION, "a HOOK option", SYNTHETIC,
+	  "HOOK option: trace-cmd hooks (record -H) are not supported" },
+	{ HEADER_PAGE_PAST, "header_page past its section", SYNTHETIC,
+	  "header_page of 100000 bytes runs past the end of its header info section" },
+	{ HEADER_PAGE_TEXT, "header_page without its timestamp", SYNTHETIC,
+	  "header_page does not begin with the 8-byte timestamp field" },
 };
+
+/* Damage to what the sections hold: sub-buffers, options, header_page. */
+static void apply_content(struct image *im, enum damage what)
+{
+	size_t page = im->cpu0_off ? (size_t)img_get(im, im->cpu0_off, 8) : 0;
+	size_t hpage = im->first_sec + 16 + 12;	/* header_page's size in the header info */
+
+	switch (what) {
+	case PAGE_COMMIT_PAST:
+		img_set(im, page + 8, 5000, 8);
+		break;
+	case PAGE_EVENT_PAST:
+		img_set(im, page + 16, 3, 4);
+		break;
+	case PAGE_PADDING_BACK:
+		img_set(im, page + 16, 29, 4);
+		img_set(im, page + 20, 0xfffffffc, 4);
+		break;
+	case PAGE_LOST_PAST:
+		img_set(im, page + 8, 4080 | (1u << 30), 8);
+		break;
+	case PAGE_SHORT_EVENT:
+		img_set(im, page + 16, 0, 4);
+		img_set(im, page + 20, 2, 4);
+		break;
+	case CPU_NOT_PAGES:
+		img_set(im, im->cpu0_size, 4000, 8);
+		break;
+	case BUF_PAGE_SIZE:
+		img_set(im, im->cpus_field - 4, 0, 4);
+		break;
+	case UNAME_NO_NUL:
+		im->p[im->uname_data + img_get(im, im->uname_data - 4, 4) - 1] = 'x';
+		break;
+	case HOOK_OPTION:
+		img_set(im, im->uname_data - 6, 6, 2);
+		break;
+	case HEADER_PAGE_PAST:
+		img_set(im, hpage, 100000, 8);
+		break;
+	case HEADER_PAGE_TEXT:
+		im->p[hpage + 8 + 12] = 'T';
+		break;
+	default:
+		break;
+	}
+}
 
 static void apply(struct image *im, enum damage what)
 {
@@ -736,6 +845,9 @@ static void apply(struct image *im, enum damage what)
 	case STRINGS_SIZE_HUGE:
 		img_set(im, im->strings_sec + 8, 4096, 8);
 		break;
+	default:
+		apply_content(im, what);
+		break;
 	}
 }
 
@@ -799,6 +911,8 @@ enum damage6 {
 	V6_CPUCOUNT_HUGE,
 	INSTANCE_PAST_END,
 	INSTANCE_GARBAGE,
+	V6_CLOCK_NO_NUL,
+	V6_PAGE_COMMIT,
 };
 
 static const struct {
@@ -823,6 +937,10 @@ static const struct {
 	  "BUFFER option points to offset 1099511627776, past the end" },
 	{ INSTANCE_GARBAGE, "instance offset inside the header", false,
 	  "expected \"flyrecord\" or \"latency\", found" },
+	{ V6_CLOCK_NO_NUL, "TRACECLOCK without its NUL", false,
+	  "TRACECLOCK option of 8 bytes is not NUL-terminated" },
+	{ V6_PAGE_COMMIT, "sub-buffer commit past the page", true,
+	  "cpu 0 data: sub-buffer commit of 5000 bytes runs past its 4080 bytes" },
 };
 
 static void apply6(struct image *im, enum damage6 what)
@@ -854,6 +972,12 @@ static void apply6(struct image *im, enum damage6 what)
 		break;
 	case INSTANCE_GARBAGE:
 		img_set(im, im->inst_field, 40, 8);
+		break;
+	case V6_CLOCK_NO_NUL:
+		im->p[im->clock_data + 7] = 'x';
+		break;
+	case V6_PAGE_COMMIT:
+		img_set(im, (size_t)img_get(im, im->cpu0_off, 8) + 8, 5000, 8);
 		break;
 	}
 }
