@@ -6,7 +6,7 @@ MANDIR ?= $(PREFIX)/share/man
 DESTDIR ?=
 
 CC ?= cc
-PKGS := libtraceevent libtracefs libtracecmd sqlite3
+PKGS := libtraceevent libtracefs libtracecmd sqlite3 libzstd zlib
 PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 

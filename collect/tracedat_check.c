@@ -2,7 +2,12 @@
 /*
  * A structural check of trace-cmd trace.dat files (versions 6 and 7, either
  * byte order) before libtracecmd opens them: libtracecmd does not say where
- * a file is broken and takes some truncated files without a word.
+ * a file is broken and takes some truncated files without a word, and it and
+ * libtraceevent read some of what a file holds without bounds (string
+ * options, header_page, the blocks of the header sections, the sub-buffer
+ * pages of the trace data). That is checked here too, in compressed sections
+ * and chunks after decompressing them as libtracecmd does (zstd, zlib); the
+ * text of the event formats is left to libtraceevent's parser.
  *
  * Every size, count and offset the file declares is compared with the file
  * size, or with the section or option that holds it, before it is used. The
@@ -20,7 +25,7 @@
  *    and the uncompressed size (u32 each); compressed trace data (of a CPU in
  *    a BUFFER section, or a whole BUFFER_TEXT section) is a u32 count of
  *    chunks, each a u32 compressed size, a u32 uncompressed size and the
- *    data: the chunks must fit in the data (their content is not checked);
+ *    data: the chunks must fit in the data and decompress to their size;
  *  - version 6: a CPUCOUNT option overrides the CPU count of the header for
  *    the flyrecord offset/size pairs, and when a TRACECLOCK option is present
  *    the trace clock (u64 size, text) follows the pairs of the top buffer;
@@ -39,6 +44,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <zlib.h>
+#include <zstd.h>
+
 #include "collect.h"
 
 #define WINDOW		65536		/* bytes of the file read at once */
@@ -50,6 +58,7 @@
 #define MAX_CPU_ID	65536
 #define NO_DESC		0xffffffffu
 #define MAX_PAGE	(1u << 20)	/* ring-buffer sub-buffers; no kernel page is larger */
+#define MAX_INFLATED	(256u << 20)	/* a decompressed section or chunk */
 
 /* Ring-buffer sub-buffers as libtraceevent's kbuffer reads them. */
 #define KB_PADDING	29
@@ -94,7 +103,11 @@ struct section {
 	uint16_t id;
 	uint16_t flags;
 	bool visited;		/* an options section already walked */
+	uint64_t zsize;		/* compressed (not trace data): the compressed bytes */
+	uint64_t rsize;		/* and the size they decompress to, as declared */
 };
+
+enum algo { ALGO_NONE, ALGO_ZSTD, ALGO_ZLIB };
 
 struct v6_buffer {
 	uint64_t field;		/* where the BUFFER option holds the offset */
@@ -108,6 +121,10 @@ struct chk {
 	bool big;		/* numbers are big-endian */
 	uint32_t page_size;
 	bool compressed;	/* version 7 names a compression algorithm */
+	enum algo algo;
+	/* decompressed data checked as if it were the file (fsize its size) */
+	const char *inflated;	/* what it is, NULL for the file itself */
+	uint64_t inflated_at;	/* where its compressed form is in the file */
 	unsigned char *win;	/* win_len bytes of the file from win_off */
 	uint64_t win_off;
 	size_t win_len;
@@ -133,8 +150,13 @@ static int bad(struct chk *c, uint64_t off, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(reason, sizeof(reason), fmt, ap);
 	va_end(ap);
-	ra_set_error(RA_ERR_DATA, "'%s': offset %llu: %s", c->path, (unsigned long long)off,
-		     reason);
+	if (c->inflated)
+		ra_set_error(RA_ERR_DATA, "'%s': offset %llu: %s, decompressed, at %llu: %s",
+			     c->path, (unsigned long long)c->inflated_at, c->inflated,
+			     (unsigned long long)off, reason);
+	else
+		ra_set_error(RA_ERR_DATA, "'%s': offset %llu: %s", c->path,
+			     (unsigned long long)off, reason);
 	return -1;
 }
 
@@ -155,6 +177,8 @@ static int fill(struct chk *c, uint64_t off)
 	size_t want = c->fsize - off < WINDOW ? (size_t)(c->fsize - off) : WINDOW;
 	size_t got = 0;
 
+	if (c->inflated)	/* all of it is in the window */
+		return bad(c, off, "read past the decompressed data");
 	c->win_len = 0;
 	while (got < want) {
 		ssize_t n = pread(c->fd, c->win + got, want - got, (off_t)(off + got));
@@ -196,6 +220,8 @@ static int get_direct(struct chk *c, uint64_t off, void *dst, size_t n)
 		memcpy(dst, c->win + (off - c->win_off), n);
 		return 0;
 	}
+	if (c->inflated)
+		return bad(c, off, "read past the decompressed data");
 	while (got < n) {
 		ssize_t r = pread(c->fd, (char *)dst + got, n - got, (off_t)(off + got));
 
@@ -671,6 +697,122 @@ static int cpu_pages(struct chk *c, uint64_t decl, uint64_t off, uint64_t size, 
 	return 0;
 }
 
+/* ---- compressed data, decompressed as libtracecmd does it (zstd, zlib) ---- */
+
+/* @n bytes at @off of the file in a new buffer; NULL with the error set. */
+static unsigned char *read_bytes(struct chk *c, uint64_t off, uint64_t n)
+{
+	unsigned char *buf = malloc(n ? (size_t)n : 1);
+
+	if (!buf) {
+		ra_set_error(RA_ERR_IO, "out of memory");
+		return NULL;
+	}
+	if (get_direct(c, off, buf, (size_t)n) < 0) {
+		free(buf);
+		return NULL;
+	}
+	return buf;
+}
+
+/* Decompress @in into @out (@cap bytes); the bytes made, or -1 with *@why. */
+static int64_t decompress(enum algo algo, const unsigned char *in, uint64_t n, unsigned char *out,
+			  uint64_t cap, const char **why)
+{
+	if (algo == ALGO_ZSTD) {
+		size_t r = ZSTD_decompress(out, (size_t)cap, in, (size_t)n);
+
+		*why = ZSTD_isError(r) ? ZSTD_getErrorName(r) : NULL;
+		return *why ? -1 : (int64_t)r;
+	} else {
+		uLongf len = (uLongf)cap;
+		int r = uncompress(out, &len, in, (uLong)n);
+
+		*why = r == Z_OK ? NULL : zError(r);
+		return *why ? -1 : (int64_t)len;
+	}
+}
+
+/*
+ * Decompress the @zsize bytes at @off into at most @cap bytes: *@out gets a
+ * buffer the caller frees, *@len the bytes made. -1 with the error set when
+ * the data does not decompress or is larger than ratrace reads.
+ */
+static int inflate_at(struct chk *c, uint64_t off, uint64_t zsize, uint64_t cap, const char *what,
+		      unsigned char **out, uint64_t *len)
+{
+	unsigned char *in = NULL;
+	const char *why;
+	int64_t n;
+
+	*out = NULL;
+	if (zsize > MAX_INFLATED || cap > MAX_INFLATED)
+		return bad(c, off, "%s: %llu bytes that decompress to %llu, more than %u MiB",
+			   what, (unsigned long long)zsize, (unsigned long long)cap,
+			   MAX_INFLATED >> 20);
+	in = read_bytes(c, off, zsize);
+	*out = in ? malloc(cap ? (size_t)cap : 1) : NULL;
+	if (in && !*out)
+		ra_set_error(RA_ERR_IO, "out of memory");
+	n = *out ? decompress(c->algo, in, zsize, *out, cap, &why) : -1;
+	free(in);
+	if (n >= 0) {
+		*len = (uint64_t)n;
+		return 0;
+	}
+	if (*out)
+		bad(c, off, "%s does not decompress: %s", what, why);
+	free(*out);
+	*out = NULL;
+	return -1;
+}
+
+/* A check of @len decompressed bytes at @buf (from @at in the file) as if they were the file. */
+static void inflated_init(struct chk *sub, const struct chk *c, unsigned char *buf, uint64_t len,
+			  const char *what, uint64_t at)
+{
+	*sub = *c;
+	sub->inflated = what;
+	sub->inflated_at = at;
+	sub->fsize = len;
+	sub->win = buf;
+	sub->win_off = 0;
+	sub->win_len = (size_t)len;
+}
+
+/*
+ * One compressed chunk of trace data (header at @pos: compressed size,
+ * decompressed size) decompresses to the size it declares; trace data of a
+ * CPU (@ps: its page size; 0 for latency text) is whole pages of it.
+ */
+static int inflate_chunk(struct chk *c, uint64_t pos, uint64_t zsize, uint64_t rsize,
+			 uint32_t ps, const char *what)
+{
+	unsigned char *buf;
+	struct chk sub;
+	uint64_t len;
+	int ret = 0;
+
+	if (ps && rsize % ps)
+		return bad(c, pos, "%s: chunk of %llu bytes is not a whole number of %u-byte pages",
+			   what, (unsigned long long)rsize, ps);
+	if (inflate_at(c, pos + 8, zsize, rsize, what, &buf, &len) < 0)
+		return -1;
+	if (len != rsize)
+		ret = bad(c, pos, "%s: chunk decompresses to %llu bytes, not the %llu it declares",
+			  what, (unsigned long long)len, (unsigned long long)rsize);
+	inflated_init(&sub, c, buf, len, what, pos);
+	for (uint64_t p = 0; ret == 0 && ps && c->lsize && ps > 8 + (uint32_t)c->lsize && p < len;
+	     p += ps) {
+		char pw[48];
+
+		snprintf(pw, sizeof(pw), "page %llu of the chunk", (unsigned long long)(p / ps));
+		ret = page(&sub, p, ps, pw);
+	}
+	free(buf);
+	return ret;
+}
+
 /* ---- version 7 ---- */
 
 static int add_section(struct chk *c, const struct section *s)
@@ -736,6 +878,8 @@ static int walk_sections(struct chk *c, uint64_t pos)
 					   "compressed data of %llu bytes runs past the end of its %s section (%llu bytes)",
 					   (unsigned long long)csize, name,
 					   (unsigned long long)s.size);
+			s.zsize = csize;
+			s.rsize = rsize;
 		}
 		if (s.id == ID_STRINGS)
 			strings += rsize;
@@ -817,7 +961,7 @@ static struct section *target(struct chk *c, uint64_t decl, uint64_t off, unsign
  * @what names it): a u32 count of chunks, each a u32 compressed size, a u32
  * uncompressed size and the compressed bytes.
  */
-static int chunks(struct chk *c, uint64_t off, uint64_t end, const char *what)
+static int chunks(struct chk *c, uint64_t off, uint64_t end, uint32_t ps, const char *what)
 {
 	uint64_t pos = off, n;
 
@@ -841,6 +985,8 @@ static int chunks(struct chk *c, uint64_t off, uint64_t end, const char *what)
 				   "%s: chunk %llu of %llu bytes runs past the end of the data (offset %llu)",
 				   what, (unsigned long long)i, (unsigned long long)zsize,
 				   (unsigned long long)end);
+		if (inflate_chunk(c, pos, zsize, decode(c, b + 4, 4), ps, what) < 0)
+			return -1;
 		pos += 8 + zsize;
 	}
 	return 0;
@@ -866,7 +1012,7 @@ static int buffer_v7(struct chk *c, unsigned id, uint64_t data, uint64_t size)
 		if (!(s->flags & SEC_FL_COMPRESS))
 			return 0;
 		snprintf(what, sizeof(what), "latency data of buffer '%s'", printable(name));
-		return chunks(c, s->off + 16, s->off + 16 + s->size, what);
+		return chunks(c, s->off + 16, s->off + 16 + s->size, 0, what);
 	}
 	if (field(c, &p, end, 4, "page size", in, &v) < 0)
 		return -1;
@@ -910,7 +1056,8 @@ static int buffer_v7(struct chk *c, unsigned id, uint64_t data, uint64_t size)
 		 * compressed data may end 4 bytes after offset + size.
 		 */
 		if ((s->flags & SEC_FL_COMPRESS) &&
-		    chunks(c, coff, fits(c, coff, csize + 4) ? coff + csize + 4 : c->fsize, what) < 0)
+		    chunks(c, coff, fits(c, coff, csize + 4) ? coff + csize + 4 : c->fsize, ps,
+			   what) < 0)
 			return -1;
 		if (!(s->flags & SEC_FL_COMPRESS) && cpu_pages(c, entry, coff, csize, ps, what) < 0)
 			return -1;
@@ -999,29 +1146,59 @@ static int options_v7(struct chk *c, const struct section *s, uint64_t *next, ui
  * looked into: libtracecmd decompresses it, and the supervisor of the import
  * contains what goes wrong there.)
  */
+static int section_content(struct chk *c, unsigned id, uint64_t pos, uint64_t end,
+			   const char *in)
+{
+	switch (id) {
+	case ID_HEADER_INFO:
+		return header_info(c, &pos, end, in);
+	case ID_FTRACE_EVENTS:
+		return ftrace_formats(c, &pos, end, in);
+	case ID_EVENT_FORMATS:
+		return event_formats(c, &pos, end, in);
+	case ID_KALLSYMS:
+		return sized(c, &pos, end, 4, "kallsyms", "kallsyms size", in);
+	case ID_PRINTK:
+		return sized(c, &pos, end, 4, "printk formats", "printk formats size", in);
+	case ID_CMDLINES:
+		return sized(c, &pos, end, 8, "saved command lines", "saved command lines size", in);
+	default:
+		return 0;
+	}
+}
+
+/* A compressed header section: decompressed into as much as libtracecmd allows, then checked. */
+static int inflated_section(struct chk *c, const struct section *s, const char *in)
+{
+	uint64_t cap = s->rsize > s->zsize ? s->rsize : s->zsize, len;
+	unsigned char *buf;
+	struct chk sub;
+	int ret;
+
+	if (inflate_at(c, s->off + 16 + 8, s->zsize, cap, in, &buf, &len) < 0)
+		return -1;
+	inflated_init(&sub, c, buf, len, in, s->off);
+	ret = section_content(&sub, s->id, 0, len, in);
+	c->lsize = sub.lsize;
+	c->header_seen = sub.header_seen;
+	free(buf);
+	return ret;
+}
+
 static int section_contents(struct chk *c)
 {
 	for (size_t i = 0; i < c->nsec; i++) {
 		const struct section *s = &c->sec[i];
-		uint64_t pos = s->off + 16, end = pos + s->size;
 		char in[48], nb[32];
-		int ret = 0;
+		int ret;
 
-		if (s->flags & SEC_FL_COMPRESS)
+		if (s->id < ID_HEADER_INFO || s->id > ID_CMDLINES)
 			continue;
 		snprintf(in, sizeof(in), "%s section", section_name(s->id, nb, sizeof(nb)));
-		if (s->id == ID_HEADER_INFO)
-			ret = header_info(c, &pos, end, in);
-		else if (s->id == ID_FTRACE_EVENTS)
-			ret = ftrace_formats(c, &pos, end, in);
-		else if (s->id == ID_EVENT_FORMATS)
-			ret = event_formats(c, &pos, end, in);
-		else if (s->id == ID_KALLSYMS)
-			ret = sized(c, &pos, end, 4, "kallsyms", "kallsyms size", in);
-		else if (s->id == ID_PRINTK)
-			ret = sized(c, &pos, end, 4, "printk formats", "printk formats size", in);
-		else if (s->id == ID_CMDLINES)
-			ret = sized(c, &pos, end, 8, "saved command lines", "saved command lines size", in);
+		if (s->flags & SEC_FL_COMPRESS)
+			ret = inflated_section(c, s, in);
+		else
+			ret = section_content(c, s->id, s->off + 16, s->off + 16 + s->size, in);
 		if (ret < 0)
 			return -1;
 	}
@@ -1060,7 +1237,7 @@ static int walk_options(struct chk *c, uint64_t first, uint64_t decl)
 static int check_v7(struct chk *c, uint64_t pos)
 {
 	char zname[MAX_NAME], zver[MAX_NAME];
-	uint64_t decl, first;
+	uint64_t decl, first, zname_at = pos;
 
 	if (cstr(c, &pos, c->fsize, MAX_NAME, "compression name", NULL, zname, sizeof(zname)) < 0)
 		return -1;
@@ -1069,6 +1246,15 @@ static int check_v7(struct chk *c, uint64_t pos)
 	if (cstr(c, &pos, c->fsize, MAX_NAME, "compression version", NULL, zver, sizeof(zver)) < 0)
 		return -1;
 	c->compressed = strcmp(zname, "none") != 0;
+	if (c->compressed) {
+		if (strcmp(zname, "zstd") == 0)
+			c->algo = ALGO_ZSTD;
+		else if (strcmp(zname, "zlib") == 0)
+			c->algo = ALGO_ZLIB;
+		else
+			return bad(c, zname_at, "compression '%s' is neither zstd nor zlib",
+				   printable(zname));
+	}
 	decl = pos;
 	if (field(c, &pos, c->fsize, 8, "options offset", NULL, &first) < 0)
 		return -1;

@@ -1,8 +1,8 @@
 # Damage that passes libtracecmd's own reading but breaks what the libraries
-# trust, made by hand in the version 6 and uncompressed version 7 conversions
-# of a fixture: each is refused before the libraries see the file, with one
-# line naming the file, the offset and the fault; the database stays as it
-# was and no new one appears.
+# trust, made by hand in a fixture (compressed with zstd) and in its version 6
+# and uncompressed version 7 conversions: each is refused before the
+# libraries see the file, with one line naming the file, the offset and the
+# fault; the database stays as it was and no new one appears.
 . "$(dirname "$0")/lib.sh"
 command -v trace-cmd >/dev/null || skip "trace-cmd is not installed"
 command -v python3 >/dev/null || skip "python3 is not installed"
@@ -31,7 +31,22 @@ kind, src = sys.argv[2], sys.argv[3]
 d = bytearray(open(src, "rb").read())
 le = lambda at, v, n: d.__setitem__(slice(at, at + n), v.to_bytes(n, "little"))
 at = None
-if src.endswith("v6.dat"):
+if src.endswith("zstd.dat"):
+    page_at, cpu = tracedat.buffer_v7(bytes(d))
+    secs = {sid: off for off, sid, _f, _s in tracedat.sections_v7(bytes(d))}
+    if kind == "chunk":
+        entry, off, size = cpu[1]
+        at = off + 4                          # the chunk count, then chunk 0
+    else:
+        at = secs[16]
+    if kind != "chunk":
+        at += 16                              # the header info's compressed data
+    d[at + 8:at + 12] = b"\xde\xad\xbe\xef"   # the zstd frame's magic, after its sizes
+    at += 8
+    open("damaged.dat", "wb").write(d)
+    print(at)
+    sys.exit(0)
+elif src.endswith("v6.dat"):
     t = tracedat.parse_v6(bytes(d))
     opt = {oid: (p, size) for oid, p, size in t["option_at"]}
     cpu = t["cpu_at"]
@@ -109,6 +124,9 @@ expect() {
 	return 0
 }
 
+cp "$RA_FIXTURES/seq128.dat" zstd.dat
+expect chunk zstd.dat "cpu 1 data of buffer '' does not decompress: Unknown frame descriptor$"
+expect header_info zstd.dat "header info section does not decompress: Unknown frame descriptor$"
 expect VERSION v6.dat "VERSION option of 21 bytes is not NUL-terminated$"
 expect UNAME v6.dat "UNAME option of 32 bytes is not NUL-terminated$"
 expect TRACECLOCK v6.dat "TRACECLOCK option of 67 bytes is not NUL-terminated$"

@@ -17,6 +17,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <zstd.h>
+
 #include "collect.h"
 #include "test.h"
 
@@ -1010,6 +1012,138 @@ static void test_damage_v6(void)
 	unlink(path);
 }
 
+/* ---- zstd-compressed version 7: what the check decompresses ---- */
+
+enum zdamage { Z_NONE, Z_CHUNK_GARBAGE, Z_CHUNK_SIZE, Z_PAGE_COMMIT, Z_HEADER_PAGE, Z_SECTION };
+
+/* @n bytes of @src compressed with zstd, after the 4-byte sizes @zsize_at leaves room for */
+static void img_zstd(struct image *im, const void *src, size_t n)
+{
+	size_t cap = ZSTD_compressBound(n), z;
+	void *buf = malloc(cap);
+
+	if (!buf)
+		abort();
+	z = ZSTD_compress(buf, cap, src, n, 3);
+	if (ZSTD_isError(z))
+		abort();
+	img_num(im, z, 4);
+	img_num(im, n, 4);
+	img_put(im, buf, z);
+	free(buf);
+}
+
+/*
+ * Version 7 compressed with zstd, little-endian: a compressed header info
+ * section, a flyrecord buffer of one CPU whose data is one compressed chunk
+ * of one page, options and strings uncompressed. @what damages it before or
+ * after compressing.
+ */
+static void build_v7z(struct image *im, enum zdamage what)
+{
+	struct image raw = { 0 }, page = { 0 };
+	size_t sz, data, cpu0, opts, chunk;
+
+	memset(im, 0, sizeof(*im));
+	img_header(im, "7", 8);
+	img_str(im, "zstd");
+	img_str(im, "1.5.4");
+	im->opts_field = im->len;
+	img_num(im, 0, 8);
+
+	im->first_sec = im->len;
+	img_header_page(&raw);
+	img_str(&raw, "header_event");
+	img_num(&raw, 4, 8);
+	img_put(&raw, "efgh", 4);
+	if (what == Z_HEADER_PAGE)
+		raw.p[12 + 8 + 12] = 'T';
+	if (what == Z_SECTION)
+		img_set(&raw, 12, 100000, 8);
+	sz = sec_begin(im, 16, 1, D_HINFO);
+	img_zstd(im, raw.p, raw.len);
+	sec_end(im, sz);
+
+	im->buf_sec = im->len;
+	sz = sec_begin(im, 3, 1, D_FLY);
+	img_align(im, 4096);
+	cpu0 = im->len;
+	img_page(&page, 11);
+	if (what == Z_PAGE_COMMIT)
+		img_set(&page, 8, 5000, 8);
+	img_num(im, 1, 4);
+	chunk = im->len;
+	img_zstd(im, page.p, page.len);
+	if (what == Z_CHUNK_GARBAGE)
+		memset(im->p + chunk + 8, 0x5a, 8);
+	if (what == Z_CHUNK_SIZE)
+		img_set(im, chunk + 4, 8192, 4);
+	sec_end(im, sz);
+
+	opts = im->len;
+	img_set(im, im->opts_field, opts, 8);
+	sz = sec_begin(im, 0, 0, D_OPTS1);
+	data = opt_begin(im, 16);
+	img_num(im, im->first_sec, 8);
+	opt_end(im, data);
+	data = opt_begin(im, 3);
+	img_num(im, im->buf_sec, 8);
+	img_str(im, "");
+	img_str(im, "local");
+	img_num(im, 4096, 4);
+	img_num(im, 1, 4);
+	img_num(im, 0, 4);
+	img_num(im, cpu0, 8);
+	img_num(im, im->len - cpu0, 8);	/* rewritten below */
+	img_set(im, im->len - 8, (chunk + 8 + img_get(im, chunk, 4)) - cpu0, 8);
+	opt_end(im, data);
+	data = opt_begin(im, 0);
+	img_num(im, 0, 8);
+	opt_end(im, data);
+	sec_end(im, sz);
+
+	sz = sec_begin(im, 15, 0, D_STRINGS);
+	img_put(im, descs, sizeof(descs));
+	sec_end(im, sz);
+	img_free(&raw);
+	img_free(&page);
+}
+
+/* Compressed sections and chunks are decompressed and checked like the rest. */
+static void test_compressed(void)
+{
+	static const struct {
+		enum zdamage what;
+		const char *want;
+	} cases[] = {
+		{ Z_CHUNK_GARBAGE, "cpu 0 data of buffer '' does not decompress: " },
+		{ Z_CHUNK_SIZE, "cpu 0 data of buffer '': chunk decompresses to 4096 bytes, not the 8192 it declares" },
+		{ Z_PAGE_COMMIT, "cpu 0 data of buffer '', decompressed, at 8: page 0 of the chunk: sub-buffer commit of 5000 bytes runs past its 4080 bytes" },
+		{ Z_HEADER_PAGE, "header info section, decompressed, at 20: header_page does not begin with the 8-byte timestamp field" },
+		{ Z_SECTION, "header info section, decompressed, at 12: header_page of 100000 bytes runs past the end of its header info section" },
+	};
+	char path[PATH_MAX];
+	struct image im;
+
+	tmp_path(path, "v7z.dat");
+	build_v7z(&im, Z_NONE);
+	CHECK_INT(img_write(&im, path), 0);
+	CHECK_INT(check_passes(path), 0);
+	img_free(&im);
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		bool ok;
+
+		build_v7z(&im, cases[i].what);
+		CHECK_INT(img_write(&im, path), 0);
+		ok = fails_with(path, cases[i].want);
+		if (!ok)
+			fprintf(stderr, "  compressed damage %zu\n", i);
+		CHECK(ok);
+		img_free(&im);
+	}
+	unlink(path);
+}
+
 static void test_unreadable(void)
 {
 	char path[PATH_MAX];
@@ -1043,6 +1177,7 @@ static const struct test_case cases[] = {
 	{ "truncated copies fail", test_truncated },
 	{ "damaged version 7 files fail", test_damage_v7 },
 	{ "damaged version 6 files fail", test_damage_v6 },
+	{ "compressed files are decompressed and checked", test_compressed },
 	{ "unreadable and tiny files", test_unreadable },
 	{ NULL, NULL },
 };
