@@ -4,6 +4,7 @@
  * struct ra_event, through the format files that came with the records.
  * Field offsets and sizes always come from the formats, never from here.
  */
+#include <limits.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
@@ -159,8 +160,10 @@ static struct dec_event *resolve_event(struct tep_event *te, int type)
 
 /*
  * Where the common fields that libtraceevent reads from every record (the
- * event id and the pid, at the offsets of the formats) end: a shorter record
- * cannot be decoded.
+ * event id and the pid) end: a shorter record cannot be decoded. It reads
+ * them where the format of the lowest event id has them; when that format
+ * puts one before the record or makes it longer than a number, no record can
+ * be decoded (INT_MAX).
  */
 static int common_end(struct tep_event **events, int n)
 {
@@ -170,8 +173,12 @@ static int common_end(struct tep_event **events, int n)
 	for (int i = 0; i < n; i++) {
 		for (size_t j = 0; j < sizeof(names) / sizeof(names[0]); j++) {
 			struct tep_format_field *f = tep_find_common_field(events[i], names[j]);
+			bool sound = f && f->offset >= 0 && f->size > 0 && f->size <= 8 &&
+				     f->offset <= INT_MAX - 8;
 
-			if (f && f->offset >= 0 && f->size > 0 && f->offset + f->size > end)
+			if (!sound && f && events[i]->id == events[0]->id)
+				return INT_MAX;
+			if (sound && f->offset + f->size > end)
 				end = f->offset + f->size;
 		}
 	}

@@ -384,6 +384,37 @@ static void test_damaged_formats(void)
 	tep_free(tep);
 }
 
+/* fmt_issue with its common_type where a damaged file puts it: at offset -1 (atoi) */
+static const char fmt_issue_type_before[] =
+	"name: block_rq_issue\n"
+	"ID: 900\n"
+	"format:\n"
+	"\tfield:unsigned short common_type;\toffset:4294967295;\tsize:2;\tsigned:0;\n"
+	"\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n"
+	"\tfield:dev_t dev;\toffset:8;\tsize:4;\tsigned:0;\n"
+	"\n"
+	"print fmt: \"%d\", REC->dev\n";
+
+/*
+ * libtraceevent reads every record's event id where the lowest id's format
+ * says: before the record, no record is decoded (the byte before this one
+ * would make it a block_rq_issue).
+ */
+static void test_common_before_record(void)
+{
+	struct tep_handle *tep = make_tep(fmt_issue_type_before, "block", 0);
+	unsigned char buf[1 + 16] = { 0x84, 0x03 };	/* 900, little-endian, from buf[0] */
+	struct tep_record rec = { .ts = 1, .cpu = 0, .data = buf + 1, .size = 16 };
+	struct ra_decoder *dec = ra_decoder_alloc(tep);
+	struct ra_event ev;
+
+	CHECK(dec != NULL);
+	CHECK_INT(ra_decode(dec, &rec, &ev), 0);
+	CHECK_INT(ra_decoder_skipped(dec, NULL, NULL), 1);
+	ra_decoder_free(dec);
+	tep_free(tep);
+}
+
 static void test_names(void)
 {
 	for (int t = 1; t < RA_EV_MAX; t++) {
@@ -408,6 +439,7 @@ int main(void)
 		{ "madvise(MADV_WILLNEED) in pages", test_madvise },
 		{ "event names", test_names },
 		{ "damaged formats and records", test_damaged_formats },
+		{ "common fields before the record", test_common_before_record },
 		{ NULL, NULL },
 	};
 
