@@ -134,6 +134,7 @@ struct chk {
 	uint64_t strings;	/* bytes of the strings sections */
 	bool clock_option;	/* version 6: a TRACECLOCK option was seen */
 	int lsize;		/* bytes of a sub-buffer's commit (4 or 8); 0: pages unchecked */
+	bool latency;		/* a buffer holds latency text, not event records */
 	bool header_seen;	/* a header_page was read (lsize holds its answer) */
 	struct v6_buffer buf[MAX_V6_BUFFERS];
 	int nbuf;
@@ -1009,6 +1010,7 @@ static int buffer_v7(struct chk *c, unsigned id, uint64_t data, uint64_t size)
 	if (!s)
 		return -1;
 	if (id == ID_BUFFER_TEXT) {
+		c->latency = true;
 		if (!(s->flags & SEC_FL_COMPRESS))
 			return 0;
 		snprintf(what, sizeof(what), "latency data of buffer '%s'", printable(name));
@@ -1347,8 +1349,10 @@ static int data_v6(struct chk *c, uint64_t pos, bool top, uint64_t *cpusp)
 		}
 		break;
 	}
-	if (strncmp(kind, "latency", 7) == 0)
+	if (strncmp(kind, "latency", 7) == 0) {
+		c->latency = true;
 		return 0;	/* the rest of the file is text */
+	}
 	cpus = *cpusp;
 	if (strncmp(kind, "flyrecord", 9) != 0)
 		return bad(c, at, "expected \"flyrecord\" or \"latency\", found \"%s\"",
@@ -1488,6 +1492,8 @@ int ra_tracedat_check(const char *path)
 	c->fd = fd;
 	c->fsize = (uint64_t)st.st_size;
 	ret = check_file(c);
+	if (ret == 0 && c->latency)
+		ret = 1;
 	free(c->win);
 	free(c->sec);
 	free(c);

@@ -460,7 +460,7 @@ static int check_passes(const char *path)
 {
 	int ret = ra_tracedat_check(path);
 
-	if (ret != 0)
+	if (ret < 0)
 		fprintf(stderr, "  %s: %s\n", path, ra_last_error());
 	return ret;
 }
@@ -591,7 +591,8 @@ static void test_synthetic(void)
 		build_synthetic(&im, i);
 		tmp_path(path, synthetic[i].name);
 		CHECK_INT(img_write(&im, path), 0);
-		CHECK_INT(check_passes(path), 0);
+		/* latency text is sound, and said apart: libtracecmd cannot iterate it */
+		CHECK_INT(check_passes(path), synthetic[i].latency ? 1 : 0);
 		img_free(&im);
 	}
 }
