@@ -6,12 +6,16 @@ MANDIR ?= $(PREFIX)/share/man
 DESTDIR ?=
 
 CC ?= cc
-PKGS := libtraceevent libtracefs libtracecmd sqlite3
+PKGS := libtraceevent libtracefs libtracecmd sqlite3 libzstd zlib
 PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 
-WARN := -Wall -Wextra -Werror -Wshadow -Wformat=2 -Wstrict-prototypes -Wmissing-prototypes \
-	-Wno-unused-parameter -Wno-format-truncation
+# A warning option only when the compiler ($(2), default $(CC)) knows it
+# (clang has no -Wformat-truncation).
+cc_option = $(shell $(or $(2),$(CC)) -Werror $(1) -x c -c -o /dev/null /dev/null >/dev/null 2>&1 && echo $(1))
+WARN_COMMON := -Wall -Wextra -Werror -Wshadow -Wformat=2 -Wstrict-prototypes -Wmissing-prototypes \
+	-Wno-unused-parameter
+WARN := $(WARN_COMMON) $(call cc_option,-Wno-format-truncation)
 CFLAGS ?= -O2 -g
 ALL_CFLAGS = -std=gnu11 $(WARN) -D_GNU_SOURCE -Iinclude -Ilib -Icollect -Ianalyze -Ireport $(PKG_CFLAGS) $(CFLAGS)
 LDLIBS = $(PKG_LIBS) -lm
@@ -42,7 +46,7 @@ TOOL_SRC := $(wildcard tests/tools/*.c)
 TOOL_BINS := $(TOOL_SRC:tests/tools/%.c=$(BUILD)/tools/%)
 MANS := $(wildcard docs/man/*.1)
 
-.PHONY: all deps pkgcheck check test install uninstall clean demo format
+.PHONY: all deps pkgcheck check test install uninstall clean demo format fuzz fuzz-build
 
 all: pkgcheck $(BINS) $(UNIT_BINS) $(TOOL_BINS)
 
@@ -84,9 +88,45 @@ $(TOOL_BINS): $(BUILD)/tools/%: $(BUILD)/tests/tools/%.o
 	@mkdir -p $(dir $@)
 	$(call echo_cmd,LINK,$@)$(CC) $(LDFLAGS) -o $@ $^ -pthread
 
+# libFuzzer harnesses (tests/fuzz/fuzz_NAME.c), built with clang apart from
+# the other builds: the library sources with coverage and the sanitizers.
+# `make fuzz FUZZ_TIME=SECONDS` runs each harness for that long from its
+# committed corpus (tests/fuzz/corpus/NAME); what it finds goes to FUZZ_OUT,
+# outside the tree. The test t_fuzz_corpus builds them and runs every
+# committed input once.
+FUZZ_CC ?= clang
+FUZZ_BUILD ?= build-fuzz
+FUZZ_OUT ?= $(or $(TMPDIR),/tmp)/ratrace-fuzz
+FUZZ_TIME ?= 60
+FUZZ_SRC := $(wildcard tests/fuzz/fuzz_*.c)
+FUZZ_BINS := $(FUZZ_SRC:tests/fuzz/%.c=$(FUZZ_BUILD)/%)
+FUZZ_SAN := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+FUZZ_CFLAGS = -std=gnu11 $(WARN_COMMON) -D_GNU_SOURCE -Iinclude -Ilib -Icollect -Ianalyze -Ireport \
+	-Itests/fuzz $(PKG_CFLAGS) -O1 -g $(FUZZ_SAN)
+FUZZ_LIB_OBJ := $(LIB_SRC:%.c=$(FUZZ_BUILD)/%.o)
+
+$(FUZZ_BUILD)/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(call echo_cmd,FUZZCC,$<)$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -MMD -MP -c -o $@ $<
+
+-include $(shell find $(FUZZ_BUILD) -name '*.d' 2>/dev/null)
+
+$(FUZZ_BUILD)/libratrace.a: $(FUZZ_LIB_OBJ)
+	$(call echo_cmd,AR,$@)$(AR) rcs $@ $^
+
+$(FUZZ_BINS): $(FUZZ_BUILD)/%: $(FUZZ_BUILD)/tests/fuzz/%.o $(FUZZ_BUILD)/libratrace.a
+	$(call echo_cmd,LINK,$@)$(FUZZ_CC) $(FUZZ_SAN) -fsanitize=fuzzer -o $@ $^ $(LDLIBS)
+
+fuzz-build: pkgcheck
+	@scripts/fuzz.sh probe $(FUZZ_CC)
+	@$(MAKE) --no-print-directory $(FUZZ_BINS)
+
+fuzz: fuzz-build
+	@scripts/fuzz.sh run $(FUZZ_BUILD) $(FUZZ_OUT) $(FUZZ_TIME) $(FUZZ_SRC:tests/fuzz/fuzz_%.c=%)
+
 # The test command of the README: installs what is missing, builds, runs every suite.
 check:
-	@scripts/deps.sh chromium chromium-driver python3 xfsprogs btrfs-progs
+	@scripts/deps.sh chromium chromium-driver python3 xfsprogs btrfs-progs clang libclang-rt-dev
 	@$(MAKE) --no-print-directory all
 	@RA_BUILD=$(BUILD) tests/run.sh
 
@@ -107,7 +147,8 @@ uninstall:
 	rm -f $(CMDS:%=$(DESTDIR)$(BINDIR)/%) $(MANS:docs/man/%=$(DESTDIR)$(MANDIR)/man1/%)
 
 format:
-	clang-format -i include/*.h lib/*.[ch] collect/*.[ch] tests/unit/*.[ch] tests/tools/*.c
+	clang-format -i include/*.h lib/*.[ch] collect/*.[ch] tests/unit/*.[ch] tests/tools/*.c \
+		tests/fuzz/*.[ch]
 
 clean:
-	rm -rf build build-san
+	rm -rf build build-san $(FUZZ_BUILD)

@@ -26,8 +26,9 @@ static const char usage_text[] =
 	"  -h, --help          this text\n"
 	"      --version       print the version\n"
 	"\n"
-	"Exit status: 0 done; 2 usage error, unknown run, or a database that cannot\n"
-	"be read or written.\n";
+	"Exit status: 0 done; 2 usage error, unknown run, a database that cannot be\n"
+	"read or written, or whose runs cannot be told (none, or run rows damaged or\n"
+	"missing).\n";
 
 static int die(const char *msg)
 {
@@ -35,26 +36,90 @@ static int die(const char *msg)
 	return EXIT_ERROR;
 }
 
+/* Every run id of the runs table into *@ids; the count, or -1 with the error. */
 static int all_runs(struct ra_db *db, int64_t **ids)
 {
 	sqlite3_stmt *st = NULL;
-	int n = 0, cap = 0;
+	int n = 0, cap = 0, rc;
 
 	*ids = NULL;
-	if (sqlite3_prepare_v2(ra_db_sqlite(db), "SELECT run_id FROM runs ORDER BY run_id", -1,
-			       &st, NULL) != SQLITE_OK)
-		return -1;
-	while (sqlite3_step(st) == SQLITE_ROW) {
+	rc = sqlite3_prepare_v2(ra_db_sqlite(db), "SELECT run_id FROM runs ORDER BY run_id", -1,
+				&st, NULL);
+	while (rc == SQLITE_OK && (rc = sqlite3_step(st)) == SQLITE_ROW) {
 		if (n == cap) {
 			int64_t *p = realloc(*ids, (size_t)(cap = cap ? cap * 2 : 16) * sizeof(**ids));
 
-			if (!p)
-				break;
+			if (!p) {
+				ra_set_error(RA_ERR_IO, "out of memory");
+				n = -1;
+				goto out;
+			}
 			*ids = p;
 		}
 		(*ids)[n++] = sqlite3_column_int64(st, 0);
+		rc = SQLITE_OK;
 	}
+	if (rc != SQLITE_DONE) {
+		ra_set_error(RA_ERR_DATA, "cannot read the runs of '%s': %s", ra_db_path(db),
+			     sqlite3_errmsg(ra_db_sqlite(db)));
+		n = -1;
+	}
+out:
 	sqlite3_finalize(st);
+	return n;
+}
+
+/*
+ * A run whose events are in the database without its run row (deleted with
+ * foreign keys off, or lost to damage): its id, 0 when there is none, -1
+ * with the error when the events cannot be read.
+ */
+static int64_t orphaned_run(struct ra_db *db)
+{
+	static const char sql[] =
+		"SELECT run_id FROM ra_events WHERE run_id NOT IN (SELECT run_id FROM runs) UNION ALL "
+		"SELECT run_id FROM page_events WHERE run_id NOT IN (SELECT run_id FROM runs) UNION ALL "
+		"SELECT run_id FROM blk_events WHERE run_id NOT IN (SELECT run_id FROM runs) LIMIT 1";
+	sqlite3_stmt *st = NULL;
+	int64_t id = -1;
+	int rc;
+
+	rc = sqlite3_prepare_v2(ra_db_sqlite(db), sql, -1, &st, NULL);
+	if (rc == SQLITE_OK)
+		rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW)
+		id = sqlite3_column_int64(st, 0);
+	else if (rc == SQLITE_DONE)
+		id = 0;
+	else
+		ra_set_error(RA_ERR_DATA, "cannot read the events of '%s': %s", ra_db_path(db),
+			     sqlite3_errmsg(ra_db_sqlite(db)));
+	sqlite3_finalize(st);
+	return id;
+}
+
+/* The runs to analyse when none is named: every one, if the runs can be read. */
+static int runs_to_analyse(struct ra_db *db, int64_t **ids)
+{
+	int n = all_runs(db, ids);
+	int64_t orphan;
+
+	if (n < 0)
+		return -1;
+	orphan = orphaned_run(db);
+	if (orphan < 0)
+		return -1;
+	if (orphan > 0) {
+		ra_set_error(RA_ERR_DATA,
+			     "'%s': the events of run %lld have no run row (damaged or deleted);"
+			     " name the runs to analyse with -r", ra_db_path(db),
+			     (long long)orphan);
+		return -1;
+	}
+	if (n == 0) {
+		ra_set_error(RA_ERR_DATA, "'%s' holds no runs", ra_db_path(db));
+		return -1;
+	}
 	return n;
 }
 
@@ -119,7 +184,9 @@ int main(int argc, char **argv)
 	}
 	if (!n) {
 		free(ids);
-		n = all_runs(db, &ids);
+		n = runs_to_analyse(db, &ids);
+		if (n < 0)
+			ret = die(ra_last_error());
 	}
 	for (int i = 0; i < n && ret == 0; i++) {
 		if (ra_analyze_run(db, ids[i], &o) < 0)

@@ -124,8 +124,11 @@ struct ra_tracedat;
 int ra_tracedat_probe(const void *buf, size_t len);
 /**
  * ra_tracedat_check - structural check of a trace.dat (versions 6 and 7)
- * Every size and offset the file declares must lie inside the file. Returns 0,
- * or -1 with ra_last_error() naming the file, the offset and what is wrong
+ * Every size and offset the file declares must lie inside the file, and what
+ * the libraries read without bounds must be sound (docs/robustness.md).
+ * Returns 0; 1 when it is sound but a buffer holds latency text instead of
+ * event records (which libtracecmd cannot iterate); or -1 with
+ * ra_last_error() naming the file, the offset and what is wrong
  * (RA_ERR_DATA; RA_ERR_USAGE when the file cannot be opened or read).
  */
 int ra_tracedat_check(const char *path);

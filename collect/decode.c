@@ -4,6 +4,7 @@
  * struct ra_event, through the format files that came with the records.
  * Field offsets and sizes always come from the formats, never from here.
  */
+#include <limits.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,6 +14,7 @@
 #include "collect.h"
 
 #define MAX_FIELDS 12
+#define MAX_EVENT_ID 65535	/* a record names its event in a u16 (common_type) */
 
 struct field_spec {
 	const char *name;
@@ -33,66 +35,66 @@ static const struct field_spec trigger_fields[] = {
 	RA(ino, "i_ino"), RA(dev, "s_dev"), RA(index, "index"), RAH(order, "order", RA_HAS_ORDER),
 	RA(size, "size"), RA(async_size, "async_size"), RA(ra_pages, "ra_pages"),
 	RAH(mmap_miss, "mmap_miss", RA_HAS_PREV_POS), RA(prev_pos, "prev_pos"),
-	RA(req_count, "req_count"), { NULL }
+	RA(req_count, "req_count"), { 0 }
 };
 
 static const struct field_spec order_fields[] = {
 	RA(ino, "i_ino"), RA(dev, "s_dev"), RA(index, "index"), RAH(order, "order", RA_HAS_ORDER),
-	RA(size, "size"), RA(async_size, "async_size"), RA(ra_pages, "ra_pages"), { NULL }
+	RA(size, "size"), RA(async_size, "async_size"), RA(ra_pages, "ra_pages"), { 0 }
 };
 
 static const struct field_spec unbounded_fields[] = {
 	RA(ino, "i_ino"), RA(dev, "s_dev"), RA(index, "index"), RA(size, "nr_to_read"),
-	RA(async_size, "lookahead_size"), { NULL }
+	RA(async_size, "lookahead_size"), { 0 }
 };
 
 /* the byte range goes to prev_pos (offset) and req_count (length) until advice_range() */
 static const struct field_spec fadvise_fields[] = {
-	RA(prev_pos, "offset"), RA(req_count, "len"), RA(size, "advice"), { NULL }
+	RA(prev_pos, "offset"), RA(req_count, "len"), RA(size, "advice"), { 0 }
 };
 
 static const struct field_spec sys_readahead_fields[] = {
-	RA(prev_pos, "offset"), RA(req_count, "count"), { NULL }
+	RA(prev_pos, "offset"), RA(req_count, "count"), { 0 }
 };
 
 /* an address range: the start address goes to prev_pos as fadvise's offset does */
 static const struct field_spec madvise_fields[] = {
 	RA(prev_pos, "start"), RA(req_count, "len_in"), RA(req_count, "len"),
-	RA(size, "behavior"), { NULL }
+	RA(size, "behavior"), { 0 }
 };
 
 static const struct field_spec cache_fields[] = {
 	PG(pfn, "pfn", RA_HAS_PFN), PG(ino, "i_ino", 0), PG(index, "index", 0),
-	PG(dev, "s_dev", 0), PG(order, "order", RA_HAS_ORDER), { NULL }
+	PG(dev, "s_dev", 0), PG(order, "order", RA_HAS_ORDER), { 0 }
 };
 
 static const struct field_spec range_fields[] = {
 	PG(ino, "i_ino", 0), PG(dev, "s_dev", 0), PG(index, "index", 0),
-	PG(last_index, "last_index", RA_HAS_LAST_INDEX), { NULL }
+	PG(last_index, "last_index", RA_HAS_LAST_INDEX), { 0 }
 };
 
 static const struct field_spec bio_fields[] = {
 	BL(dev, "dev", 0), BL(sector, "sector", 0), BL(nr_sector, "nr_sector", 0),
-	BL(error, "error", RA_HAS_ERROR), RWBS, COMM, { NULL }
+	BL(error, "error", RA_HAS_ERROR), RWBS, COMM, { 0 }
 };
 
 static const struct field_spec rq_fields[] = {
 	BL(dev, "dev", 0), BL(sector, "sector", 0), BL(nr_sector, "nr_sector", 0),
-	BL(bytes, "bytes", RA_HAS_BYTES), BL(error, "error", RA_HAS_ERROR), RWBS, COMM, { NULL }
+	BL(bytes, "bytes", RA_HAS_BYTES), BL(error, "error", RA_HAS_ERROR), RWBS, COMM, { 0 }
 };
 
 static const struct field_spec plug_fields[] = {
-	BL(nr_rq, "nr_rq", RA_HAS_NR_RQ), COMM, { NULL }
+	BL(nr_rq, "nr_rq", RA_HAS_NR_RQ), COMM, { 0 }
 };
 
 static const struct field_spec split_fields[] = {
 	BL(dev, "dev", 0), BL(sector, "sector", 0), BL(new_sector, "new_sector", 0), RWBS, COMM,
-	{ NULL }
+	{ 0 }
 };
 
 static const struct field_spec remap_fields[] = {
 	BL(dev, "dev", 0), BL(sector, "sector", 0), BL(nr_sector, "nr_sector", 0),
-	BL(old_dev, "old_dev", 0), BL(old_sector, "old_sector", 0), RWBS, { NULL }
+	BL(old_dev, "old_dev", 0), BL(old_sector, "old_sector", 0), RWBS, { 0 }
 };
 
 static const struct field_spec *const type_fields[RA_EV_MAX] = {
@@ -128,6 +130,7 @@ struct dec_event {
 struct ra_decoder {
 	struct tep_handle *tep;
 	int max_id;
+	int common_end;			/* a record holds at least the common fields read */
 	struct dec_event **by_id;	/* indexed by the trace's event id */
 	uint64_t *skipped;		/* by event id: records not stored */
 	uint64_t skipped_unknown;	/* records of ids the formats do not describe */
@@ -144,7 +147,8 @@ static struct dec_event *resolve_event(struct tep_event *te, int type)
 	for (const struct field_spec *s = type_fields[type]; s && s->name; s++) {
 		struct tep_format_field *f = tep_find_field(te, s->name);
 
-		if (!f || de->nfields == MAX_FIELDS)
+		/* a field a damaged format puts before the record is not there */
+		if (!f || f->offset < 0 || f->size <= 0 || de->nfields == MAX_FIELDS)
 			continue;
 		de->fields[de->nfields].f = f;
 		de->fields[de->nfields].spec = s;
@@ -152,6 +156,39 @@ static struct dec_event *resolve_event(struct tep_event *te, int type)
 		de->has |= s->has;
 	}
 	return de;
+}
+
+/*
+ * Where the common fields that libtraceevent reads from every record (the
+ * event id and the pid) end: a shorter record cannot be decoded. It reads
+ * them where the format of the lowest event id has them; when that format
+ * puts one before the record or makes it longer than a number, no record can
+ * be decoded (INT_MAX).
+ */
+static int common_end(struct tep_event **events, int n)
+{
+	static const char *const names[] = { "common_type", "common_pid" };
+	int end = 0;
+
+	for (int i = 0; i < n; i++) {
+		for (size_t j = 0; j < sizeof(names) / sizeof(names[0]); j++) {
+			struct tep_format_field *f = tep_find_common_field(events[i], names[j]);
+			bool sound = f && f->offset >= 0 && f->size > 0 && f->size <= 8 &&
+				     f->offset <= INT_MAX - 8;
+
+			if (!sound && f && events[i]->id == events[0]->id)
+				return INT_MAX;
+			if (sound && f->offset + f->size > end)
+				end = f->offset + f->size;
+		}
+	}
+	return end;
+}
+
+/* Events a record can name: ids from 0 to MAX_EVENT_ID (a damaged format may say more). */
+static bool indexable(const struct tep_event *te)
+{
+	return te->id >= 0 && te->id <= MAX_EVENT_ID;
 }
 
 struct ra_decoder *ra_decoder_alloc(struct tep_handle *tep)
@@ -165,17 +202,22 @@ struct ra_decoder *ra_decoder_alloc(struct tep_handle *tep)
 	dec->tep = tep;
 	n = tep_get_events_count(tep);
 	events = tep_list_events(tep, TEP_EVENT_SORT_ID);
-	for (int i = 0; i < n && events; i++)
-		if (events[i]->id > dec->max_id)
+	if (!events)
+		n = 0;
+	for (int i = 0; i < n; i++)
+		if (indexable(events[i]) && events[i]->id > dec->max_id)
 			dec->max_id = events[i]->id;
+	dec->common_end = common_end(events, n);
 	dec->by_id = calloc((size_t)dec->max_id + 1, sizeof(*dec->by_id));
 	dec->skipped = calloc((size_t)dec->max_id + 1, sizeof(*dec->skipped));
 	if (!dec->by_id || !dec->skipped)
 		goto nomem;
-	for (int i = 0; i < n && events; i++) {
+	for (int i = 0; i < n; i++) {
 		int type = ra_event_lookup(events[i]->system, events[i]->name);
 
-		if (type == RA_EV_NONE || !type_fields[type])
+		/* of two formats with one id (a damaged file), the first counts */
+		if (type == RA_EV_NONE || !type_fields[type] || !indexable(events[i]) ||
+		    dec->by_id[events[i]->id])
 			continue;
 		dec->by_id[events[i]->id] = resolve_event(events[i], type);
 		if (!dec->by_id[events[i]->id])
@@ -231,8 +273,10 @@ static void store_string(struct ra_event *ev, const struct field_spec *s,
 	char *dst = (char *)ev + s->off;
 	int n = f->size < s->cap - 1 ? f->size : s->cap - 1;
 
-	if (f->offset + n > data_size)
-		n = f->offset < data_size ? data_size - f->offset : 0;
+	if (f->offset >= data_size)
+		n = 0;
+	else if (n > data_size - f->offset)
+		n = data_size - f->offset;
 	memcpy(dst, data + f->offset, (size_t)n);
 	dst[n] = '\0';
 }
@@ -266,6 +310,10 @@ int ra_decode(struct ra_decoder *dec, struct tep_record *rec, struct ra_event *e
 	struct dec_event *de;
 	int id;
 
+	if (rec->size < dec->common_end) {
+		dec->skipped_unknown++;	/* too short to say what it is */
+		return 0;
+	}
 	id = tep_data_type(dec->tep, rec);
 	if (id < 0 || id > dec->max_id) {
 		dec->skipped_unknown++;
@@ -292,7 +340,7 @@ int ra_decode(struct ra_decoder *dec, struct tep_record *rec, struct ra_event *e
 			store_string(ev, s, f, data, rec->size);
 			continue;
 		}
-		if (f->offset + f->size > rec->size)
+		if (f->offset > rec->size || f->size > rec->size - f->offset)
 			continue;
 		store_number(ev, s, tep_read_number(dec->tep, data + f->offset, f->size));
 	}

@@ -6,9 +6,11 @@
  *
  * The import runs in a child process, watched by the parent: libtraceevent
  * can crash on a damaged trace (a garbled event format), and a signal can end
- * the import at any point. The child's transaction then never commits, and a
- * database file the import created is removed by the parent, which names the
- * file that was being read.
+ * the import at any point. The child's transaction then never commits, and
+ * the parent names the file that was being read. A new database is built at
+ * a temporary name and renamed into place only after its load committed
+ * (ra_db_open_for_load()), so that even a kill of both processes leaves no
+ * half database. The child dies with its parent and commits nothing then.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -18,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -86,7 +89,8 @@ static const char usage_text[] =
 	"      --version       print the version\n"
 	"\n"
 	"Exit status: 0 imported; 2 nothing imported (usage error, a file that cannot\n"
-	"be read or parsed, a trace without the events ratrace uses).\n"
+	"be read or parsed, a trace without the events ratrace uses); 128+N nothing\n"
+	"imported, interrupted or killed by signal N.\n"
 	"\n"
 	"Examples:\n"
 	"  ra-import -o run.db trace.dat\n"
@@ -567,6 +571,7 @@ static void free_items(struct imp *im)
 }
 
 static pid_t child;
+static pid_t supervisor;	/* in the child: the parent that watches it, or 0 */
 
 static void forward(int sig)
 {
@@ -574,10 +579,44 @@ static void forward(int sig)
 		kill(child, sig);
 }
 
+/* In the child: whether the parent that watches it is gone (its death kills the child). */
+static bool orphaned(void)
+{
+	return supervisor && getppid() != supervisor;
+}
+
+/* Signals that the import's own code raises: a crash, blamed on the input. */
+static bool crash_signal(int sig)
+{
+	return sig == SIGSEGV || sig == SIGBUS || sig == SIGILL || sig == SIGFPE ||
+	       sig == SIGABRT || sig == SIGSYS || sig == SIGTRAP;
+}
+
+/* The exit status and the line for a child that died of @sig. */
+static int child_signaled(int sig, const char *output, bool existed)
+{
+	const char *file = reading && reading[0] ? reading : "?";
+	const char *state = existed ? "is as it was" : "removed";
+
+	if (sig == SIGINT || sig == SIGTERM || sig == SIGHUP) {
+		fprintf(stderr, "ra-import: interrupted; '%s' %s\n", output, state);
+		return 128 + sig;
+	}
+	if (!crash_signal(sig)) {
+		/* a kill from outside (the OOM killer, kill -9): not the input's fault */
+		fprintf(stderr, "ra-import: the import was killed (SIG%s) while reading '%s'; '%s' %s\n",
+			sigabbrev_np(sig) ? sigabbrev_np(sig) : "?", file, output, state);
+		return 128 + sig;
+	}
+	fprintf(stderr, "ra-import: '%s': the import crashed reading it (%s): corrupt input; '%s' %s\n",
+		file, strsignal(sig), output, state);
+	return EXIT_ERROR;
+}
+
 /*
  * Run the import in a child and wait for it. Returns the child's exit status,
- * or, when it died of a signal, 128 + the signal for an interruption and
- * EXIT_ERROR for a crash, after one line that says so.
+ * or, when it died of a signal, 128 + the signal for an interruption or a
+ * kill and EXIT_ERROR for a crash, after one line that says so.
  */
 static int supervise(const char *output, bool *is_child)
 {
@@ -585,7 +624,8 @@ static int supervise(const char *output, bool *is_child)
 	struct sigaction sa = { .sa_handler = forward };
 	struct stat sb;
 	bool existed = stat(output, &sb) == 0;
-	int status, sig;
+	pid_t self = getpid();
+	int status;
 
 	reading = mmap(NULL, READING_MAX, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1,
 		       0);
@@ -593,6 +633,12 @@ static int supervise(const char *output, bool *is_child)
 		reading = NULL;
 	fflush(NULL);
 	child = fork();
+	if (child == 0) {
+		/* dies with the parent, also when the parent went before this line */
+		if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || getppid() != self)
+			_exit(EXIT_ERROR);
+		supervisor = self;
+	}
 	if (child <= 0) {
 		*is_child = true;	/* or no child could be made: import here */
 		return 0;
@@ -609,20 +655,9 @@ static int supervise(const char *output, bool *is_child)
 			return EXIT_ERROR;
 	if (WIFEXITED(status) && (WEXITSTATUS(status) == 0 || WEXITSTATUS(status) == EXIT_ERROR))
 		return WEXITSTATUS(status);
-	if (!existed)
-		ra_db_remove_files(output);	/* created by the dead child */
-	if (WIFSIGNALED(status)) {
-		sig = WTERMSIG(status);
-		if (sig == SIGINT || sig == SIGTERM || sig == SIGHUP) {
-			fprintf(stderr, "ra-import: interrupted; '%s' %s\n", output,
-				existed ? "is as it was" : "removed");
-			return 128 + sig;
-		}
-		fprintf(stderr, "ra-import: '%s': the import crashed reading it (%s): corrupt input;"
-			" '%s' %s\n", reading && reading[0] ? reading : "?", strsignal(sig), output,
-			existed ? "is as it was" : "removed");
-		return EXIT_ERROR;
-	}
+	ra_db_remove_stale(output);	/* the dead child's temporary database */
+	if (WIFSIGNALED(status))
+		return child_signaled(WTERMSIG(status), output, existed);
 	/* a sanitizer that reports a crash ends the child with a status of its own */
 	fprintf(stderr, "ra-import: '%s': the import failed reading it (exit status %d); '%s' %s\n",
 		reading && reading[0] ? reading : "?", WEXITSTATUS(status), output,
@@ -646,7 +681,7 @@ int main(int argc, char **argv)
 		goto out;
 	ret = EXIT_ERROR;
 	im.progress = im.verbose >= 0 && isatty(STDERR_FILENO);
-	im.db = ra_db_open(im.output, RA_DB_CREATE);
+	im.db = ra_db_open_for_load(im.output);
 	if (!im.db) {
 		ret = die(ra_last_error());
 		goto out;
@@ -659,6 +694,10 @@ int main(int argc, char **argv)
 				fputc('\n', stderr);
 			goto fail;
 		}
+	}
+	if (orphaned()) {
+		ra_set_error(RA_ERR_ENV, "the supervising process is gone; nothing imported");
+		goto fail;
 	}
 	if (ra_db_load_commit(im.db) < 0)
 		goto fail;

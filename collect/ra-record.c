@@ -1060,7 +1060,7 @@ int main(int argc, char **argv)
 			ret = 128 + (int)si.ssi_signo;	/* while waiting for a setting */
 		goto out;
 	}
-	r.db = ra_db_open(r.output, RA_DB_CREATE);
+	r.db = ra_db_open_for_load(r.output);
 	if (!r.db) {
 		ret = die(ra_last_error());
 		goto out;

@@ -82,6 +82,7 @@ static int open_buffers(struct ra_tracedat *td)
 struct ra_tracedat *ra_tracedat_open(const char *path)
 {
 	struct ra_tracedat *td = calloc(1, sizeof(*td));
+	int ret;
 
 	if (!td || !(td->path = strdup(path))) {
 		free(td);
@@ -90,8 +91,15 @@ struct ra_tracedat *ra_tracedat_open(const char *path)
 	}
 	tracecmd_set_loglevel(TEP_LOG_NONE);
 	/* libtracecmd does not say where a file is broken, and takes some cut files */
-	if (ra_tracedat_check(path) < 0)
+	ret = ra_tracedat_check(path);
+	if (ret < 0)
 		goto fail;
+	if (ret > 0) {
+		/* libtracecmd dereferences NULL when asked for its events */
+		ra_set_error(RA_ERR_DATA, "'%s' holds a latency trace (text), not event records",
+			     path);
+		goto fail;
+	}
 	td->top = tracecmd_open(path, TRACECMD_FL_LOAD_NO_PLUGINS);
 	if (!td->top) {
 		ra_set_error(RA_ERR_DATA, "'%s': not a readable trace.dat file (truncated or corrupt)",

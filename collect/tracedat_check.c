@@ -2,7 +2,12 @@
 /*
  * A structural check of trace-cmd trace.dat files (versions 6 and 7, either
  * byte order) before libtracecmd opens them: libtracecmd does not say where
- * a file is broken and takes some truncated files without a word.
+ * a file is broken and takes some truncated files without a word, and it and
+ * libtraceevent read some of what a file holds without bounds (string
+ * options, header_page, the blocks of the header sections, the sub-buffer
+ * pages of the trace data). That is checked here too, in compressed sections
+ * and chunks after decompressing them as libtracecmd does (zstd, zlib); the
+ * text of the event formats is left to libtraceevent's parser.
  *
  * Every size, count and offset the file declares is compared with the file
  * size, or with the section or option that holds it, before it is used. The
@@ -20,7 +25,7 @@
  *    and the uncompressed size (u32 each); compressed trace data (of a CPU in
  *    a BUFFER section, or a whole BUFFER_TEXT section) is a u32 count of
  *    chunks, each a u32 compressed size, a u32 uncompressed size and the
- *    data: the chunks must fit in the data (their content is not checked);
+ *    data: the chunks must fit in the data and decompress to their size;
  *  - version 6: a CPUCOUNT option overrides the CPU count of the header for
  *    the flyrecord offset/size pairs, and when a TRACECLOCK option is present
  *    the trace clock (u64 size, text) follows the pairs of the top buffer;
@@ -39,6 +44,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <zlib.h>
+#include <zstd.h>
+
 #include "collect.h"
 
 #define WINDOW		65536		/* bytes of the file read at once */
@@ -49,14 +57,30 @@
 #define MAX_V6_BUFFERS	256		/* version 6 buffer instances */
 #define MAX_CPU_ID	65536
 #define NO_DESC		0xffffffffu
+#define MAX_PAGE	(1u << 20)	/* ring-buffer sub-buffers; no kernel page is larger */
+#define MAX_INFLATED	(256u << 20)	/* a decompressed section or chunk */
+
+/* Ring-buffer sub-buffers as libtraceevent's kbuffer reads them. */
+#define KB_PADDING	29
+#define KB_TIME_EXTEND	30
+#define KB_TIME_STAMP	31
+#define KB_COMMIT_MASK	((1u << 27) - 1)
+#define KB_MISSED_STORED (1u << 30)	/* a count of lost events follows the data */
 
 /* Option and section ids (trace-cmd.dat.v7(5); a section has its option's id). */
 enum {
 	ID_DONE = 0,
+	ID_DATE = 1,
 	ID_CPUSTAT = 2,
 	ID_BUFFER = 3,
 	ID_TRACECLOCK = 4,
+	ID_UNAME = 5,
+	ID_HOOK = 6,
+	ID_OFFSET = 7,
 	ID_CPUCOUNT = 8,
+	ID_VERSION = 9,
+	ID_PROCMAPS = 10,
+	ID_GUEST = 13,
 	ID_STRINGS = 15,
 	ID_HEADER_INFO = 16,
 	ID_FTRACE_EVENTS = 17,
@@ -79,7 +103,11 @@ struct section {
 	uint16_t id;
 	uint16_t flags;
 	bool visited;		/* an options section already walked */
+	uint64_t zsize;		/* compressed (not trace data): the compressed bytes */
+	uint64_t rsize;		/* and the size they decompress to, as declared */
 };
+
+enum algo { ALGO_NONE, ALGO_ZSTD, ALGO_ZLIB };
 
 struct v6_buffer {
 	uint64_t field;		/* where the BUFFER option holds the offset */
@@ -93,6 +121,10 @@ struct chk {
 	bool big;		/* numbers are big-endian */
 	uint32_t page_size;
 	bool compressed;	/* version 7 names a compression algorithm */
+	enum algo algo;
+	/* decompressed data checked as if it were the file (fsize its size) */
+	const char *inflated;	/* what it is, NULL for the file itself */
+	uint64_t inflated_at;	/* where its compressed form is in the file */
 	unsigned char *win;	/* win_len bytes of the file from win_off */
 	uint64_t win_off;
 	size_t win_len;
@@ -101,6 +133,9 @@ struct chk {
 	size_t sec_cap;
 	uint64_t strings;	/* bytes of the strings sections */
 	bool clock_option;	/* version 6: a TRACECLOCK option was seen */
+	int lsize;		/* bytes of a sub-buffer's commit (4 or 8); 0: pages unchecked */
+	bool latency;		/* a buffer holds latency text, not event records */
+	bool header_seen;	/* a header_page was read (lsize holds its answer) */
 	struct v6_buffer buf[MAX_V6_BUFFERS];
 	int nbuf;
 };
@@ -116,8 +151,13 @@ static int bad(struct chk *c, uint64_t off, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(reason, sizeof(reason), fmt, ap);
 	va_end(ap);
-	ra_set_error(RA_ERR_DATA, "'%s': offset %llu: %s", c->path, (unsigned long long)off,
-		     reason);
+	if (c->inflated)
+		ra_set_error(RA_ERR_DATA, "'%s': offset %llu: %s, decompressed, at %llu: %s",
+			     c->path, (unsigned long long)c->inflated_at, c->inflated,
+			     (unsigned long long)off, reason);
+	else
+		ra_set_error(RA_ERR_DATA, "'%s': offset %llu: %s", c->path,
+			     (unsigned long long)off, reason);
 	return -1;
 }
 
@@ -138,6 +178,8 @@ static int fill(struct chk *c, uint64_t off)
 	size_t want = c->fsize - off < WINDOW ? (size_t)(c->fsize - off) : WINDOW;
 	size_t got = 0;
 
+	if (c->inflated)	/* all of it is in the window */
+		return bad(c, off, "read past the decompressed data");
 	c->win_len = 0;
 	while (got < want) {
 		ssize_t n = pread(c->fd, c->win + got, want - got, (off_t)(off + got));
@@ -179,6 +221,8 @@ static int get_direct(struct chk *c, uint64_t off, void *dst, size_t n)
 		memcpy(dst, c->win + (off - c->win_off), n);
 		return 0;
 	}
+	if (c->inflated)
+		return bad(c, off, "read past the decompressed data");
 	while (got < n) {
 		ssize_t r = pread(c->fd, (char *)dst + got, n - got, (off_t)(off + got));
 
@@ -258,27 +302,71 @@ static const char *printable(char *s)
 	return s;
 }
 
-/* Skip a block of @size bytes at *@pos, declared at @decl. */
-static int block(struct chk *c, uint64_t *pos, uint64_t decl, uint64_t size, const char *what)
+/*
+ * Skip a block of @size bytes at *@pos, declared at @decl, that must end by
+ * @end: the end of the file (@in NULL) or of the section @in names.
+ */
+static int block(struct chk *c, uint64_t *pos, uint64_t end, uint64_t decl, uint64_t size,
+		 const char *what, const char *in)
 {
-	if (!fits(c, *pos, size))
+	if (*pos > end || size > end - *pos) {
+		if (in)
+			return bad(c, decl, "%s of %llu bytes runs past the end of its %s", what,
+				   (unsigned long long)size, in);
 		return bad(c, decl, "%s of %llu bytes runs past the end of the file (%llu bytes)",
 			   what, (unsigned long long)size, (unsigned long long)c->fsize);
+	}
 	*pos += size;
 	return 0;
 }
 
-/* A count at *@pos (@n bytes) of entries of at least @min bytes that must fit in the file. */
-static int count(struct chk *c, uint64_t *pos, int n, uint64_t min, const char *what,
-		 uint64_t *out)
+/* A count at *@pos (@n bytes) of entries of at least @min bytes that must fit by @end. */
+static int count(struct chk *c, uint64_t *pos, uint64_t end, int n, uint64_t min,
+		 const char *what, const char *in, uint64_t *out)
 {
 	uint64_t decl = *pos;
 
-	if (field(c, pos, c->fsize, n, what, NULL, out) < 0)
+	if (field(c, pos, end, n, what, in, out) < 0)
 		return -1;
-	if (*out > MAX_ITEMS || *out > (c->fsize - *pos) / min)
+	if (*out > MAX_ITEMS || *out > (end - *pos) / min) {
+		if (in)
+			return bad(c, decl, "%s %llu cannot fit in the %llu bytes left in its %s",
+				   what, (unsigned long long)*out,
+				   (unsigned long long)(end - *pos), in);
 		return bad(c, decl, "%s %llu cannot fit in the %llu bytes left in the file", what,
-			   (unsigned long long)*out, (unsigned long long)(c->fsize - *pos));
+			   (unsigned long long)*out, (unsigned long long)(end - *pos));
+	}
+	return 0;
+}
+
+/* A block with a size of @n bytes before it, ending by @end (see block()). */
+static int sized(struct chk *c, uint64_t *pos, uint64_t end, int n, const char *what,
+		 const char *size_what, const char *in)
+{
+	uint64_t decl = *pos, size;
+
+	if (field(c, pos, end, n, size_what, in, &size) < 0)
+		return -1;
+	return block(c, pos, end, decl, size, what, in);
+}
+
+/* The @n bytes of @s at *@pos, ending by @end (see block()). */
+static int expect(struct chk *c, uint64_t *pos, uint64_t end, const char *s, size_t n,
+		  const char *in)
+{
+	char b[16];
+
+	if (*pos > end || n > end - *pos) {
+		if (in)
+			return bad(c, *pos, "\"%s\" runs past the end of its %s", s, in);
+		return bad(c, *pos, "\"%s\" runs past the end of the file (%llu bytes)", s,
+			   (unsigned long long)c->fsize);
+	}
+	if (get(c, *pos, b, n) < 0)
+		return -1;
+	if (memcmp(b, s, n) != 0)
+		return bad(c, *pos, "expected \"%s\"", s);
+	*pos += n;
 	return 0;
 }
 
@@ -330,6 +418,400 @@ static const char *section_name(unsigned id, char *buf, size_t len)
 		snprintf(buf, len, "id %u", id);
 		return buf;
 	}
+}
+
+/* ---- what the libraries read without bounds ---- */
+
+/*
+ * Options that libtracecmd reads as C strings (strdup, strtok_r, strtoll):
+ * their NUL must lie within their size.
+ */
+static int terminated(struct chk *c, uint64_t opt, uint64_t data, uint64_t size,
+		      const char *name)
+{
+	unsigned char b[256];
+
+	for (uint64_t p = data; p < data + size;) {
+		size_t n = data + size - p < sizeof(b) ? (size_t)(data + size - p) : sizeof(b);
+
+		if (get_direct(c, p, b, n) < 0)
+			return -1;
+		if (memchr(b, 0, n))
+			return 0;
+		p += n;
+	}
+	return bad(c, opt, "%s option of %llu bytes is not NUL-terminated", name,
+		   (unsigned long long)size);
+}
+
+/*
+ * A GUEST option: name, u64 trace id, u32 count of guest CPUs, and per CPU
+ * a u32 CPU id (which libtracecmd uses as an index, below the count) and a
+ * u32 host pid.
+ */
+static int guest(struct chk *c, uint64_t opt, uint64_t data, uint64_t size)
+{
+	uint64_t p = data, end = data + size, n, cpu;
+	char name[MAX_NAME];
+
+	if (cstr(c, &p, end, MAX_NAME, "guest name", "GUEST option", name, sizeof(name)) < 0 ||
+	    field(c, &p, end, 8, "guest trace id", "GUEST option", &n) < 0 ||
+	    field(c, &p, end, 4, "guest cpu count", "GUEST option", &n) < 0)
+		return -1;
+	if (n > (end - p) / 8)
+		return bad(c, p - 4, "GUEST option lists %llu cpus but has room for %llu",
+			   (unsigned long long)n, (unsigned long long)((end - p) / 8));
+	for (uint64_t i = 0; i < n; i++, p += 4) {
+		uint64_t at = p;
+
+		if (field(c, &p, end, 4, "guest cpu id", "GUEST option", &cpu) < 0)
+			return -1;
+		if (cpu >= n)
+			return bad(c, at, "GUEST option names cpu %llu of %llu",
+				   (unsigned long long)(int32_t)cpu, (unsigned long long)n);
+	}
+	return 0;
+}
+
+/* An option @name of @size bytes at @data (its header at @opt): what libtracecmd assumes of it. */
+static int option_content(struct chk *c, unsigned id, const char *name, uint64_t opt,
+			  uint64_t data, uint64_t size)
+{
+	switch (id) {
+	case ID_DATE:
+	case ID_TRACECLOCK:
+	case ID_UNAME:
+	case ID_OFFSET:
+	case ID_VERSION:
+	case ID_PROCMAPS:
+		return terminated(c, opt, data, size, name);
+	case ID_GUEST:
+		return guest(c, opt, data, size);
+	case ID_HOOK:
+		/* libtracecmd prints a hook and dereferences NULL on a malformed one */
+		return bad(c, opt, "HOOK option: trace-cmd hooks (record -H) are not supported");
+	case ID_CPUCOUNT:
+		if (size < 4)
+			return bad(c, opt, "CPUCOUNT option of %llu bytes, expected 4",
+				   (unsigned long long)size);
+		return 0;
+	case ID_CPUSTAT:
+		if (!size)
+			return bad(c, opt, "CPUSTAT option is empty");
+		return 0;
+	default:
+		return 0;
+	}
+}
+
+/* Whether *@p starts with @line, with or without "\tsigned:N;" before its newline; skips it. */
+static bool header_line(const char **p, const char *line, char sign)
+{
+	size_t n = strlen(line);
+	const char *q = *p + n;
+
+	if (strncmp(*p, line, n) != 0)
+		return false;
+	if (strncmp(q, "\tsigned:", 8) == 0 && q[8] == sign && q[9] == ';')
+		q += 10;
+	if (*q != '\n')
+		return false;
+	*p = q + 1;
+	return true;
+}
+
+/*
+ * header_page: libtracecmd reads no sub-buffer unless it describes an 8-byte
+ * timestamp, and kbuffer reads a sub-buffer's commit in as many bytes as the
+ * commit field has (8, or else 4). Both lines must be as kernels write them,
+ * so that libtraceevent reads what is checked here; *@lsize is the commit's
+ * size. An empty header_page (kernels before 2.6.31: another layout, which
+ * libtraceevent assumes) leaves the pages unchecked.
+ */
+static int commit_size(struct chk *c, uint64_t off, uint64_t size, int *lsize)
+{
+	static const char ts[] = "\tfield: u64 timestamp;\toffset:0;\tsize:8;";
+	static const char commit[] = "\tfield: local_t commit;\toffset:8;\tsize:";
+	char text[160], line[64];
+	size_t n = size < sizeof(text) - 1 ? (size_t)size : sizeof(text) - 1;
+	const char *p = text;
+
+	*lsize = 0;
+	if (!size)
+		return 0;
+	if (get_direct(c, off, text, n) < 0)
+		return -1;
+	text[n] = '\0';
+	if (!header_line(&p, ts, '0'))
+		return bad(c, off, "header_page does not begin with the 8-byte timestamp field");
+	for (int ls = 4; ls <= 8; ls += 4) {
+		snprintf(line, sizeof(line), "%s%d;", commit, ls);
+		if (header_line(&p, line, '1')) {
+			*lsize = ls;
+			return 0;
+		}
+	}
+	return bad(c, off, "header_page does not describe a commit field of 4 or 8 bytes after the timestamp");
+}
+
+/* header_page and header_event, ending by @end (see block()). */
+static int header_info(struct chk *c, uint64_t *pos, uint64_t end, const char *in)
+{
+	uint64_t decl, size;
+	int lsize;
+
+	if (expect(c, pos, end, "header_page", 12, in) < 0)
+		return -1;
+	decl = *pos;
+	if (field(c, pos, end, 8, "header_page size", in, &size) < 0 ||
+	    block(c, pos, end, decl, size, "header_page", in) < 0 ||
+	    commit_size(c, *pos - size, size, &lsize) < 0)
+		return -1;
+	if (c->header_seen && lsize != c->lsize)
+		return bad(c, decl, "header_page says %d-byte commits, an earlier one %d", lsize,
+			   c->lsize);
+	c->lsize = lsize;
+	c->header_seen = true;
+	if (expect(c, pos, end, "header_event", 13, in) < 0)
+		return -1;
+	return sized(c, pos, end, 8, "header_event", "header_event size", in);
+}
+
+/* The ftrace event formats: a u32 count of u64-sized blocks. */
+static int ftrace_formats(struct chk *c, uint64_t *pos, uint64_t end, const char *in)
+{
+	uint64_t n;
+
+	if (count(c, pos, end, 4, 8, "ftrace event format count", in, &n) < 0)
+		return -1;
+	for (uint64_t i = 0; i < n; i++)
+		if (sized(c, pos, end, 8, "ftrace event format", "ftrace event format size", in) < 0)
+			return -1;
+	return 0;
+}
+
+/* The event formats: a u32 count of systems, each a name and a u32 count of u64-sized blocks. */
+static int event_formats(struct chk *c, uint64_t *pos, uint64_t end, const char *in)
+{
+	uint64_t n;
+
+	if (count(c, pos, end, 4, 5, "event system count", in, &n) < 0)
+		return -1;
+	for (uint64_t i = 0; i < n; i++) {
+		char sys[MAX_NAME];
+		uint64_t events;
+
+		if (cstr(c, pos, end, MAX_NAME, "event system name", in, sys, sizeof(sys)) < 0 ||
+		    count(c, pos, end, 4, 8, "event format count", in, &events) < 0)
+			return -1;
+		for (uint64_t j = 0; j < events; j++)
+			if (sized(c, pos, end, 8, "event format", "event format size", in) < 0)
+				return -1;
+	}
+	return 0;
+}
+
+/*
+ * The events of one sub-buffer: @commit bytes at @data, of @area bytes of
+ * data. Each event header, time extension and padding length must lie in the
+ * sub-buffer, and each event's data in what was committed.
+ */
+static int page_events(struct chk *c, uint64_t data, uint64_t commit, uint64_t area,
+		       const char *what)
+{
+	unsigned char b[4];
+	uint64_t pos = 0;
+
+	while (pos < commit) {
+		uint64_t at = data + pos, len, word = 0;
+		unsigned type;
+
+		if (commit - pos < 4)
+			return bad(c, at, "%s: event header runs past the committed data", what);
+		if (get(c, at, b, 4) < 0)
+			return -1;
+		type = (unsigned)decode(c, b, 4) & 0x1f;
+		if (type == 0 || type == KB_PADDING || type >= KB_TIME_EXTEND) {
+			if ((type == KB_PADDING ? area : commit) - pos < 8)
+				return bad(c, at, "%s: event length runs past the %s", what,
+					   type == KB_PADDING ? "sub-buffer" : "committed data");
+			if (get(c, at + 4, b, 4) < 0)
+				return -1;
+			word = decode(c, b, 4);
+		}
+		if (type == KB_PADDING) {
+			/* kbuffer adds the length as an int: a negative one goes back for ever */
+			if (word > INT32_MAX)
+				return bad(c, at + 4, "%s: padding length %llu goes backwards", what,
+					   (unsigned long long)word);
+			pos += 4 + word;
+			continue;
+		}
+		if (type >= KB_TIME_EXTEND) {
+			pos += 8;
+			continue;
+		}
+		if (type == 0 && word < 4)
+			return bad(c, at + 4, "%s: event length %llu, less than its own 4 bytes", what,
+				   (unsigned long long)word);
+		len = type ? 4ull * type : ((word - 4 + 3) & ~3ull);
+		pos += type ? 4 : 8;
+		if (len > commit - pos)
+			return bad(c, at, "%s: event of %llu bytes runs past the committed data", what,
+				   (unsigned long long)len);
+		pos += len;
+	}
+	return 0;
+}
+
+/* A sub-buffer of @ps bytes at @at: its commit within it, then its events. */
+static int page(struct chk *c, uint64_t at, uint32_t ps, const char *what)
+{
+	uint64_t start = 8 + (uint64_t)c->lsize, area = ps - start, commit, v;
+	unsigned char b[8];
+
+	if (get(c, at + 8, b, (size_t)c->lsize) < 0)
+		return -1;
+	v = decode(c, b, c->lsize);
+	commit = (uint32_t)v & KB_COMMIT_MASK;
+	if (commit > area)
+		return bad(c, at + 8, "%s: sub-buffer commit of %llu bytes runs past its %llu bytes",
+			   what, (unsigned long long)commit, (unsigned long long)area);
+	if (((uint32_t)v & KB_MISSED_STORED) && area - commit < (uint64_t)c->lsize)
+		return bad(c, at + 8, "%s: the lost-event count after %llu committed bytes runs past the sub-buffer",
+			   what, (unsigned long long)commit);
+	return page_events(c, at + start, commit, area, what);
+}
+
+/* The uncompressed data of a CPU: @size bytes at @off (both checked), pages of @ps bytes. */
+static int cpu_pages(struct chk *c, uint64_t decl, uint64_t off, uint64_t size, uint32_t ps,
+		     const char *what)
+{
+	if (size % ps)
+		return bad(c, decl, "%s of %llu bytes is not a whole number of %u-byte pages", what,
+			   (unsigned long long)size, ps);
+	if (!c->lsize || ps <= 8 + (uint32_t)c->lsize)
+		return 0;
+	for (uint64_t p = off; p < off + size; p += ps)
+		if (page(c, p, ps, what) < 0)
+			return -1;
+	return 0;
+}
+
+/* ---- compressed data, decompressed as libtracecmd does it (zstd, zlib) ---- */
+
+/* @n bytes at @off of the file in a new buffer; NULL with the error set. */
+static unsigned char *read_bytes(struct chk *c, uint64_t off, uint64_t n)
+{
+	unsigned char *buf = malloc(n ? (size_t)n : 1);
+
+	if (!buf) {
+		ra_set_error(RA_ERR_IO, "out of memory");
+		return NULL;
+	}
+	if (get_direct(c, off, buf, (size_t)n) < 0) {
+		free(buf);
+		return NULL;
+	}
+	return buf;
+}
+
+/* Decompress @in into @out (@cap bytes); the bytes made, or -1 with *@why. */
+static int64_t decompress(enum algo algo, const unsigned char *in, uint64_t n, unsigned char *out,
+			  uint64_t cap, const char **why)
+{
+	if (algo == ALGO_ZSTD) {
+		size_t r = ZSTD_decompress(out, (size_t)cap, in, (size_t)n);
+
+		*why = ZSTD_isError(r) ? ZSTD_getErrorName(r) : NULL;
+		return *why ? -1 : (int64_t)r;
+	} else {
+		uLongf len = (uLongf)cap;
+		int r = uncompress(out, &len, in, (uLong)n);
+
+		*why = r == Z_OK ? NULL : zError(r);
+		return *why ? -1 : (int64_t)len;
+	}
+}
+
+/*
+ * Decompress the @zsize bytes at @off into at most @cap bytes: *@out gets a
+ * buffer the caller frees, *@len the bytes made. -1 with the error set when
+ * the data does not decompress or is larger than ratrace reads.
+ */
+static int inflate_at(struct chk *c, uint64_t off, uint64_t zsize, uint64_t cap, const char *what,
+		      unsigned char **out, uint64_t *len)
+{
+	unsigned char *in = NULL;
+	const char *why;
+	int64_t n;
+
+	*out = NULL;
+	if (zsize > MAX_INFLATED || cap > MAX_INFLATED)
+		return bad(c, off, "%s: %llu bytes that decompress to %llu, more than %u MiB",
+			   what, (unsigned long long)zsize, (unsigned long long)cap,
+			   MAX_INFLATED >> 20);
+	in = read_bytes(c, off, zsize);
+	*out = in ? malloc(cap ? (size_t)cap : 1) : NULL;
+	if (in && !*out)
+		ra_set_error(RA_ERR_IO, "out of memory");
+	n = *out ? decompress(c->algo, in, zsize, *out, cap, &why) : -1;
+	free(in);
+	if (n >= 0) {
+		*len = (uint64_t)n;
+		return 0;
+	}
+	if (*out)
+		bad(c, off, "%s does not decompress: %s", what, why);
+	free(*out);
+	*out = NULL;
+	return -1;
+}
+
+/* A check of @len decompressed bytes at @buf (from @at in the file) as if they were the file. */
+static void inflated_init(struct chk *sub, const struct chk *c, unsigned char *buf, uint64_t len,
+			  const char *what, uint64_t at)
+{
+	*sub = *c;
+	sub->inflated = what;
+	sub->inflated_at = at;
+	sub->fsize = len;
+	sub->win = buf;
+	sub->win_off = 0;
+	sub->win_len = (size_t)len;
+}
+
+/*
+ * One compressed chunk of trace data (header at @pos: compressed size,
+ * decompressed size) decompresses to the size it declares; trace data of a
+ * CPU (@ps: its page size; 0 for latency text) is whole pages of it.
+ */
+static int inflate_chunk(struct chk *c, uint64_t pos, uint64_t zsize, uint64_t rsize,
+			 uint32_t ps, const char *what)
+{
+	unsigned char *buf;
+	struct chk sub;
+	uint64_t len;
+	int ret = 0;
+
+	if (ps && rsize % ps)
+		return bad(c, pos, "%s: chunk of %llu bytes is not a whole number of %u-byte pages",
+			   what, (unsigned long long)rsize, ps);
+	if (inflate_at(c, pos + 8, zsize, rsize, what, &buf, &len) < 0)
+		return -1;
+	if (len != rsize)
+		ret = bad(c, pos, "%s: chunk decompresses to %llu bytes, not the %llu it declares",
+			  what, (unsigned long long)len, (unsigned long long)rsize);
+	inflated_init(&sub, c, buf, len, what, pos);
+	for (uint64_t p = 0; ret == 0 && ps && c->lsize && ps > 8 + (uint32_t)c->lsize && p < len;
+	     p += ps) {
+		char pw[48];
+
+		snprintf(pw, sizeof(pw), "page %llu of the chunk", (unsigned long long)(p / ps));
+		ret = page(&sub, p, ps, pw);
+	}
+	free(buf);
+	return ret;
 }
 
 /* ---- version 7 ---- */
@@ -397,6 +879,8 @@ static int walk_sections(struct chk *c, uint64_t pos)
 					   "compressed data of %llu bytes runs past the end of its %s section (%llu bytes)",
 					   (unsigned long long)csize, name,
 					   (unsigned long long)s.size);
+			s.zsize = csize;
+			s.rsize = rsize;
 		}
 		if (s.id == ID_STRINGS)
 			strings += rsize;
@@ -478,7 +962,7 @@ static struct section *target(struct chk *c, uint64_t decl, uint64_t off, unsign
  * @what names it): a u32 count of chunks, each a u32 compressed size, a u32
  * uncompressed size and the compressed bytes.
  */
-static int chunks(struct chk *c, uint64_t off, uint64_t end, const char *what)
+static int chunks(struct chk *c, uint64_t off, uint64_t end, uint32_t ps, const char *what)
 {
 	uint64_t pos = off, n;
 
@@ -502,6 +986,8 @@ static int chunks(struct chk *c, uint64_t off, uint64_t end, const char *what)
 				   "%s: chunk %llu of %llu bytes runs past the end of the data (offset %llu)",
 				   what, (unsigned long long)i, (unsigned long long)zsize,
 				   (unsigned long long)end);
+		if (inflate_chunk(c, pos, zsize, decode(c, b + 4, 4), ps, what) < 0)
+			return -1;
 		pos += 8 + zsize;
 	}
 	return 0;
@@ -514,6 +1000,7 @@ static int buffer_v7(struct chk *c, unsigned id, uint64_t data, uint64_t size)
 	uint64_t p = data, end = data + size, off, v, cpus;
 	char name[MAX_NAME], clock[MAX_NAME], what[MAX_NAME + 64];
 	const struct section *s;
+	uint32_t ps;
 
 	if (field(c, &p, end, 8, "section offset", in, &off) < 0 ||
 	    cstr(c, &p, end, MAX_NAME, "instance name", in, name, sizeof(name)) < 0 ||
@@ -523,13 +1010,19 @@ static int buffer_v7(struct chk *c, unsigned id, uint64_t data, uint64_t size)
 	if (!s)
 		return -1;
 	if (id == ID_BUFFER_TEXT) {
+		c->latency = true;
 		if (!(s->flags & SEC_FL_COMPRESS))
 			return 0;
 		snprintf(what, sizeof(what), "latency data of buffer '%s'", printable(name));
-		return chunks(c, s->off + 16, s->off + 16 + s->size, what);
+		return chunks(c, s->off + 16, s->off + 16 + s->size, 0, what);
 	}
 	if (field(c, &p, end, 4, "page size", in, &v) < 0)
 		return -1;
+	if (v < 512 || v > MAX_PAGE || (v & (v - 1)))
+		return bad(c, p - 4, "BUFFER option's page size %llu is not a power of two from 512 to 1 MiB",
+			   (unsigned long long)v);
+	/* libtracecmd reads the top buffer in the file's pages, an instance in its own */
+	ps = name[0] ? (uint32_t)v : c->page_size;
 	if (field(c, &p, end, 4, "cpu count", in, &cpus) < 0)
 		return -1;
 	if (cpus > (end - p) / 20)
@@ -565,7 +1058,10 @@ static int buffer_v7(struct chk *c, unsigned id, uint64_t data, uint64_t size)
 		 * compressed data may end 4 bytes after offset + size.
 		 */
 		if ((s->flags & SEC_FL_COMPRESS) &&
-		    chunks(c, coff, fits(c, coff, csize + 4) ? coff + csize + 4 : c->fsize, what) < 0)
+		    chunks(c, coff, fits(c, coff, csize + 4) ? coff + csize + 4 : c->fsize, ps,
+			   what) < 0)
+			return -1;
+		if (!(s->flags & SEC_FL_COMPRESS) && cpu_pages(c, entry, coff, csize, ps, what) < 0)
 			return -1;
 	}
 	return 0;
@@ -637,20 +1133,78 @@ static int options_v7(struct chk *c, const struct section *s, uint64_t *next, ui
 			if (buffer_v7(c, (unsigned)id, data, size) < 0)
 				return -1;
 			break;
-		case ID_CPUCOUNT:
-			if (size < 4)
-				return bad(c, opt, "CPUCOUNT option of %llu bytes, expected 4",
-					   (unsigned long long)size);
-			break;
-		case ID_CPUSTAT:
-			if (!size)
-				return bad(c, opt, "CPUSTAT option is empty");
-			break;
 		default:
+			if (option_content(c, (unsigned)id, name, opt, data, size) < 0)
+				return -1;
 			break;
 		}
 		pos = data + size;
 	}
+}
+
+/*
+ * What the uncompressed header sections hold, as version 6 has it after its
+ * header: every block inside its section. (A compressed section is not
+ * looked into: libtracecmd decompresses it, and the supervisor of the import
+ * contains what goes wrong there.)
+ */
+static int section_content(struct chk *c, unsigned id, uint64_t pos, uint64_t end,
+			   const char *in)
+{
+	switch (id) {
+	case ID_HEADER_INFO:
+		return header_info(c, &pos, end, in);
+	case ID_FTRACE_EVENTS:
+		return ftrace_formats(c, &pos, end, in);
+	case ID_EVENT_FORMATS:
+		return event_formats(c, &pos, end, in);
+	case ID_KALLSYMS:
+		return sized(c, &pos, end, 4, "kallsyms", "kallsyms size", in);
+	case ID_PRINTK:
+		return sized(c, &pos, end, 4, "printk formats", "printk formats size", in);
+	case ID_CMDLINES:
+		return sized(c, &pos, end, 8, "saved command lines", "saved command lines size", in);
+	default:
+		return 0;
+	}
+}
+
+/* A compressed header section: decompressed into as much as libtracecmd allows, then checked. */
+static int inflated_section(struct chk *c, const struct section *s, const char *in)
+{
+	uint64_t cap = s->rsize > s->zsize ? s->rsize : s->zsize, len;
+	unsigned char *buf;
+	struct chk sub;
+	int ret;
+
+	if (inflate_at(c, s->off + 16 + 8, s->zsize, cap, in, &buf, &len) < 0)
+		return -1;
+	inflated_init(&sub, c, buf, len, in, s->off);
+	ret = section_content(&sub, s->id, 0, len, in);
+	c->lsize = sub.lsize;
+	c->header_seen = sub.header_seen;
+	free(buf);
+	return ret;
+}
+
+static int section_contents(struct chk *c)
+{
+	for (size_t i = 0; i < c->nsec; i++) {
+		const struct section *s = &c->sec[i];
+		char in[48], nb[32];
+		int ret;
+
+		if (s->id < ID_HEADER_INFO || s->id > ID_CMDLINES)
+			continue;
+		snprintf(in, sizeof(in), "%s section", section_name(s->id, nb, sizeof(nb)));
+		if (s->flags & SEC_FL_COMPRESS)
+			ret = inflated_section(c, s, in);
+		else
+			ret = section_content(c, s->id, s->off + 16, s->off + 16 + s->size, in);
+		if (ret < 0)
+			return -1;
+	}
+	return 0;
 }
 
 /* Follow the options sections from the header's offset @first (declared at @decl). */
@@ -685,7 +1239,7 @@ static int walk_options(struct chk *c, uint64_t first, uint64_t decl)
 static int check_v7(struct chk *c, uint64_t pos)
 {
 	char zname[MAX_NAME], zver[MAX_NAME];
-	uint64_t decl, first;
+	uint64_t decl, first, zname_at = pos;
 
 	if (cstr(c, &pos, c->fsize, MAX_NAME, "compression name", NULL, zname, sizeof(zname)) < 0)
 		return -1;
@@ -694,40 +1248,25 @@ static int check_v7(struct chk *c, uint64_t pos)
 	if (cstr(c, &pos, c->fsize, MAX_NAME, "compression version", NULL, zver, sizeof(zver)) < 0)
 		return -1;
 	c->compressed = strcmp(zname, "none") != 0;
+	if (c->compressed) {
+		if (strcmp(zname, "zstd") == 0)
+			c->algo = ALGO_ZSTD;
+		else if (strcmp(zname, "zlib") == 0)
+			c->algo = ALGO_ZLIB;
+		else
+			return bad(c, zname_at, "compression '%s' is neither zstd nor zlib",
+				   printable(zname));
+	}
 	decl = pos;
 	if (field(c, &pos, c->fsize, 8, "options offset", NULL, &first) < 0)
 		return -1;
-	if (walk_sections(c, pos) < 0 || walk_options(c, first, decl) < 0)
+	if (walk_sections(c, pos) < 0 || section_contents(c) < 0 ||
+	    walk_options(c, first, decl) < 0)
 		return -1;
 	return check_descriptions(c);
 }
 
 /* ---- version 6 ---- */
-
-static int expect(struct chk *c, uint64_t *pos, const char *s, size_t n)
-{
-	char b[16];
-
-	if (!fits(c, *pos, n))
-		return bad(c, *pos, "\"%s\" runs past the end of the file (%llu bytes)", s,
-			   (unsigned long long)c->fsize);
-	if (get(c, *pos, b, n) < 0)
-		return -1;
-	if (memcmp(b, s, n) != 0)
-		return bad(c, *pos, "expected \"%s\"", s);
-	*pos += n;
-	return 0;
-}
-
-/* A block with a size of @n bytes before it. */
-static int sized(struct chk *c, uint64_t *pos, int n, const char *what, const char *size_what)
-{
-	uint64_t decl = *pos, size;
-
-	if (field(c, pos, c->fsize, n, size_what, NULL, &size) < 0)
-		return -1;
-	return block(c, pos, decl, size, what);
-}
 
 /* Options after "options  \0", up to the id 0; instances are recorded when @top. */
 static int options_v6(struct chk *c, uint64_t *pos, bool top, uint64_t *cpus)
@@ -752,17 +1291,12 @@ static int options_v6(struct chk *c, uint64_t *pos, bool top, uint64_t *cpus)
 			return bad(c, opt,
 				   "%s option of %llu bytes runs past the end of the file (%llu bytes)",
 				   name, (unsigned long long)size, (unsigned long long)c->fsize);
+		if (option_content(c, (unsigned)id, name, opt, data, size) < 0)
+			return -1;
 		switch (id) {
 		case ID_CPUCOUNT:
-			if (size < 4)
-				return bad(c, opt, "CPUCOUNT option of %llu bytes, expected 4",
-					   (unsigned long long)size);
 			if (field(c, pos, c->fsize, 4, "cpu count", NULL, cpus) < 0)
 				return -1;
-			break;
-		case ID_CPUSTAT:
-			if (!size)
-				return bad(c, opt, "CPUSTAT option is empty");
 			break;
 		case ID_TRACECLOCK:
 			if (top)
@@ -772,13 +1306,11 @@ static int options_v6(struct chk *c, uint64_t *pos, bool top, uint64_t *cpus)
 			char bname[MAX_NAME];
 			uint64_t p = data, end = data + size;
 
-			if (!top)
-				break;
 			if (field(c, &p, end, 8, "buffer offset", "BUFFER option", &v) < 0 ||
 			    cstr(c, &p, end, MAX_NAME, "instance name", "BUFFER option",
 				 bname, sizeof(bname)) < 0)
 				return -1;
-			if (!bname[0])
+			if (!top || !bname[0])
 				break;	/* the top buffer: read in sequence */
 			if (c->nbuf == MAX_V6_BUFFERS)
 				return bad(c, opt, "more than %d buffer instances", MAX_V6_BUFFERS);
@@ -797,7 +1329,7 @@ static int options_v6(struct chk *c, uint64_t *pos, bool top, uint64_t *cpus)
 /* The part from the options/latency/flyrecord marker at *@pos on. */
 static int data_v6(struct chk *c, uint64_t pos, bool top, uint64_t *cpusp)
 {
-	char kind[11] = "";
+	char kind[11] = "", what[32];
 	uint64_t at = pos, cpus;
 
 	for (int round = 0; round < 2; round++) {
@@ -817,8 +1349,10 @@ static int data_v6(struct chk *c, uint64_t pos, bool top, uint64_t *cpusp)
 		}
 		break;
 	}
-	if (strncmp(kind, "latency", 7) == 0)
+	if (strncmp(kind, "latency", 7) == 0) {
+		c->latency = true;
 		return 0;	/* the rest of the file is text */
+	}
 	cpus = *cpusp;
 	if (strncmp(kind, "flyrecord", 9) != 0)
 		return bad(c, at, "expected \"flyrecord\" or \"latency\", found \"%s\"",
@@ -842,44 +1376,27 @@ static int data_v6(struct chk *c, uint64_t pos, bool top, uint64_t *cpusp)
 			return bad(c, entry,
 				   "cpu %llu data at offset %llu is not aligned to the page size (%u)",
 				   (unsigned long long)cpu, (unsigned long long)off, c->page_size);
+		snprintf(what, sizeof(what), "cpu %llu data", (unsigned long long)cpu);
+		if (size && cpu_pages(c, entry, off, size, c->page_size, what) < 0)
+			return -1;
 	}
 	if (top && c->clock_option)
-		return sized(c, &pos, 8, "trace clock", "trace clock size");
+		return sized(c, &pos, c->fsize, 8, "trace clock", "trace clock size", NULL);
 	return 0;
 }
 
 static int check_v6(struct chk *c, uint64_t pos)
 {
-	uint64_t n, cpus;
+	uint64_t cpus;
 
-	if (expect(c, &pos, "header_page", 12) < 0 ||
-	    sized(c, &pos, 8, "header_page", "header_page size") < 0 ||
-	    expect(c, &pos, "header_event", 13) < 0 ||
-	    sized(c, &pos, 8, "header_event", "header_event size") < 0)
-		return -1;
-	if (count(c, &pos, 4, 8, "ftrace event format count", &n) < 0)
-		return -1;
-	for (uint64_t i = 0; i < n; i++)
-		if (sized(c, &pos, 8, "ftrace event format", "ftrace event format size") < 0)
-			return -1;
-	if (count(c, &pos, 4, 5, "event system count", &n) < 0)
-		return -1;
-	for (uint64_t i = 0; i < n; i++) {
-		char sys[MAX_NAME];
-		uint64_t events;
+	uint64_t end = c->fsize;
 
-		if (cstr(c, &pos, c->fsize, MAX_NAME, "event system name", NULL, sys,
-			 sizeof(sys)) < 0 ||
-		    count(c, &pos, 4, 8, "event format count", &events) < 0)
-			return -1;
-		for (uint64_t j = 0; j < events; j++)
-			if (sized(c, &pos, 8, "event format", "event format size") < 0)
-				return -1;
-	}
-	if (sized(c, &pos, 4, "kallsyms", "kallsyms size") < 0 ||
-	    sized(c, &pos, 4, "printk formats", "printk formats size") < 0 ||
-	    sized(c, &pos, 8, "saved command lines", "saved command lines size") < 0 ||
-	    field(c, &pos, c->fsize, 4, "cpu count", NULL, &cpus) < 0)
+	if (header_info(c, &pos, end, NULL) < 0 || ftrace_formats(c, &pos, end, NULL) < 0 ||
+	    event_formats(c, &pos, end, NULL) < 0 ||
+	    sized(c, &pos, end, 4, "kallsyms", "kallsyms size", NULL) < 0 ||
+	    sized(c, &pos, end, 4, "printk formats", "printk formats size", NULL) < 0 ||
+	    sized(c, &pos, end, 8, "saved command lines", "saved command lines size", NULL) < 0 ||
+	    field(c, &pos, end, 4, "cpu count", NULL, &cpus) < 0)
 		return -1;
 	/* a CPUCOUNT option overrides the header's count, for the instances too */
 	if (data_v6(c, pos, true, &cpus) < 0)
@@ -934,8 +1451,8 @@ static int check_file(struct chk *c)
 		return bad(c, pos - 1, "long size %llu, expected 4 or 8", (unsigned long long)v);
 	if (field(c, &pos, c->fsize, 4, "page size", NULL, &v) < 0)
 		return -1;
-	if (v < 512 || v > (1u << 30) || (v & (v - 1)))
-		return bad(c, pos - 4, "page size %llu is not a power of two from 512 to 1 GiB",
+	if (v < 512 || v > MAX_PAGE || (v & (v - 1)))
+		return bad(c, pos - 4, "page size %llu is not a power of two from 512 to 1 MiB",
 			   (unsigned long long)v);
 	c->page_size = (uint32_t)v;
 	return version[0] == '7' ? check_v7(c, pos) : check_v6(c, pos);
@@ -975,6 +1492,8 @@ int ra_tracedat_check(const char *path)
 	c->fd = fd;
 	c->fsize = (uint64_t)st.st_size;
 	ret = check_file(c);
+	if (ret == 0 && c->latency)
+		ret = 1;
 	free(c->win);
 	free(c->sec);
 	free(c);

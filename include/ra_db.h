@@ -44,6 +44,25 @@ enum ra_db_flags {
  */
 struct ra_db *ra_db_open(const char *path, int flags);
 
+/**
+ * ra_db_open_for_load - open @path to load runs into, made when missing
+ *
+ * An existing database is opened as ra_db_open() with RA_DB_CREATE does. A
+ * missing one is built at a temporary name in the same directory
+ * (".NAME.ratrace-new-PID"), its first load without a journal, and appears
+ * at @path only when ra_db_close() closes it after a committed load (synced,
+ * renamed into place unless a file appeared there meanwhile, the directory
+ * synced); any other end removes the temporary. Messages name @path.
+ * Returns a handle for ra_db_close(), or NULL with ra_last_error().
+ */
+struct ra_db *ra_db_open_for_load(const char *path);
+
+/**
+ * ra_db_remove_stale - remove the temporaries of @path (see
+ * ra_db_open_for_load()) whose processes no longer exist
+ */
+void ra_db_remove_stale(const char *path);
+
 /** ra_db_remove_files - unlink a database file and its -wal, -shm, -journal */
 void ra_db_remove_files(const char *path);
 
@@ -52,6 +71,9 @@ void ra_db_remove_files(const char *path);
  *
  * For a read-only handle read without SQLite's locks, -1 also says that a
  * writer changed the file while it was read: what was read is not to be used.
+ *
+ * A database that ra_db_open_for_load() is building is renamed into place
+ * here when a load was committed, and removed otherwise.
  */
 int ra_db_close(struct ra_db *db);
 

@@ -432,8 +432,11 @@ int ra_db_close(struct ra_db *db)
 	db->db = NULL;
 	if (db->readonly && ra_db_close_reader(db) < 0)
 		ret = -1;
-	if (db->discard)
+	if (db->building && ra_db_place(db, ret == 0) < 0)
+		ret = -1;
+	else if (!db->building && db->discard)
 		ra_db_remove_files(db->path);
+	free(db->building);
 	db_free(db);
 	return ret;
 }

@@ -19,6 +19,7 @@ struct ra_db {
 	struct stat seen;	/* ... and what it and its -wal were when the read began */
 	struct stat seen_wal;
 	long deadline;		/* a reader's reading ends by then (CLOCK_MONOTONIC s) */
+	char *building;		/* a new database's temporary file, renamed to path on close */
 };
 
 /* Set the library error from the connection's last error. */
@@ -34,5 +35,11 @@ int ra_db_close_reader(struct ra_db *db);
 
 /* Prepare a statement or set the error; NULL on failure. */
 sqlite3_stmt *ra_db_prepare(struct ra_db *db, const char *sql);
+
+/*
+ * After the connection of a database being built is closed (@ok: cleanly):
+ * rename it into place when a load was committed, else remove it. 0 or -1.
+ */
+int ra_db_place(struct ra_db *db, int ok);
 
 #endif

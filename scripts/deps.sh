@@ -4,7 +4,8 @@
 set -eu
 
 PKGS="build-essential pkg-config libtraceevent-dev libtracefs-dev libtracecmd-dev
-libsqlite3-dev sqlite3 trace-cmd blktrace fio e2fsprogs util-linux procps xz-utils"
+libsqlite3-dev libzstd-dev zlib1g-dev sqlite3 trace-cmd blktrace fio e2fsprogs util-linux
+procps xz-utils"
 [ $# -gt 0 ] && PKGS="$PKGS $*"
 
 missing=""

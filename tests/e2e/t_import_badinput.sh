@@ -35,8 +35,8 @@ expect_fail "'text': neither a trace.dat nor a blktrace file" text
 # crash becomes the file's error, and the database stays as it was. (A
 # sanitizer build would report the library's crash itself: it leaves the
 # segmentation fault to the kernel here.)
-for c in "4079:34,106" "39369:52" "32657:215,41,131,116,217,189"; do
-	python3 - "$RA_FIXTURES/seq128.dat" crash.dat "$c" <<'EOF' || fail "make crash.dat"
+damage_seq128() {
+	python3 - "$RA_FIXTURES/seq128.dat" crash.dat "$1" <<'EOF' || fail "make crash.dat"
 import sys
 d = bytearray(open(sys.argv[1], "rb").read())
 off, vals = sys.argv[3].split(":")
@@ -44,9 +44,31 @@ for i, v in enumerate(vals.split(",")):
     d[int(off) + i] = int(v)
 open(sys.argv[2], "wb").write(d)
 EOF
+}
+for c in "4079:34,106" "39369:52"; do
+	damage_seq128 "$c"
 	ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}handle_segv=0:handle_sigbus=0 \
 		expect_fail "'crash.dat': the import crashed reading it \(Segmentation fault\): corrupt input" crash.dat
 done
+# A database whose schema is damaged: SQLite quotes the damaged SQL, newlines
+# and all; the message stays one line.
+cp "$DB" damaged.db
+rm -f damaged.db-wal damaged.db-shm
+sqlite3 damaged.db "PRAGMA writable_schema = ON; UPDATE sqlite_master SET sql = replace(sql,
+	'pid INTEGER', char(10) || '  pid INTEGER' || char(39)) WHERE name = 'blk_events'" ||
+	fail "damage the schema"
+ra-import -o damaged.db "$RA_FIXTURES/seq128.dat" >out 2>err
+check_eq "$? $(wc -l < err)" "2 1" "damaged schema: exit status 2, one line"
+check_grep "^ra-import: .*'damaged.db'.*malformed database schema \(blk_events\)" err \
+	"damaged schema: the message"
+# This one gave libtracecmd a format size that runs past the decompressed
+# section: the check decompresses the section and says so.
+damage_seq128 "32657:215,41,131,116,217,189"
+expect_fail "'crash.dat': offset 2063: event formats section, decompressed, at 854541: event format of 3189764876423808069 bytes runs past the end of its event formats section$" crash.dat
+# A version 6 latency trace (text, made by fuzzing a slice of a fixture):
+# libtracecmd dereferences NULL when its events are iterated.
+expect_fail "'.*crash-latency-v6.dat' holds a latency trace \(text\), not event records$" \
+	"$RA_TOP/tests/fuzz/corpus/tracedat/crash-latency-v6.dat"
 # A good file before a bad one: nothing of the good one stays either.
 expect_fail "'empty': empty file" "$RA_FIXTURES/seq128.dat" empty
 

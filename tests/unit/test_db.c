@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "ra_db.h"
@@ -379,6 +380,90 @@ static void test_reader(void)
 	free(after);
 }
 
+/* The names in dir that start with @prefix. */
+static int count_entries(const char *prefix)
+{
+	char cmd[256];
+	FILE *f;
+	int n = -1;
+
+	snprintf(cmd, sizeof(cmd), "ls -A '%s' | grep -c '^%s'", dir, prefix);
+	f = popen(cmd, "r");
+	if (f && fscanf(f, "%d", &n) != 1)
+		n = -1;
+	if (f)
+		pclose(f);
+	return n;
+}
+
+/*
+ * A new database opened for loading is built beside its name: nothing is at
+ * the name until the handle is closed after a committed load; an aborted or
+ * uncommitted one leaves nothing; a file that appeared at the name meanwhile
+ * is not replaced; temporaries of processes that ended are removed.
+ */
+static void test_build_beside(void)
+{
+	struct ra_run_info info = { .source = "record" };
+	struct ra_db *db = ra_db_open_for_load(tmp_path("n.db"));
+	char stale[128];
+	pid_t gone;
+	FILE *f;
+
+	CHECK(db != NULL);
+	if (!db)
+		return;
+	CHECK_STR(ra_db_path(db), tmp_path("n.db"));
+	CHECK_INT(ra_db_load_begin(db), 0);
+	CHECK(ra_db_run_create(db, &info) > 0);
+	CHECK_INT(ra_db_load_commit(db), 0);
+	CHECK(access(tmp_path("n.db"), F_OK) != 0);
+	CHECK(count_entries(".n.db.ratrace-new-") > 0);
+	CHECK_INT(ra_db_close(db), 0);
+	CHECK(access(tmp_path("n.db"), F_OK) == 0);
+	CHECK_INT(count_entries(".n.db.ratrace-new-"), 0);
+
+	/* aborted, and never loaded: no file, no temporary */
+	db = ra_db_open_for_load(tmp_path("m.db"));
+	CHECK_INT(ra_db_load_begin(db), 0);
+	ra_db_load_abort(db);
+	CHECK_INT(ra_db_close(db), 0);
+	CHECK_INT(ra_db_close(ra_db_open_for_load(tmp_path("m.db"))), 0);
+	CHECK(access(tmp_path("m.db"), F_OK) != 0);
+	CHECK_INT(count_entries(".m.db"), 0);
+
+	/* another process's file at the name stays */
+	db = ra_db_open_for_load(tmp_path("o.db"));
+	CHECK_INT(ra_db_load_begin(db), 0);
+	CHECK_INT(ra_db_load_commit(db), 0);
+	f = fopen(tmp_path("o.db"), "w");
+	CHECK(f && fputs("theirs", f) >= 0);
+	if (f)
+		fclose(f);
+	CHECK_INT(ra_db_close(db), -1);
+	CHECK(strstr(ra_last_error(), "cannot create") && strstr(ra_last_error(), "o.db': File exists"));
+	CHECK_INT(count_entries(".o.db"), 0);
+	f = fopen(tmp_path("o.db"), "r");
+	CHECK(f && fgetc(f) == 't');
+	if (f)
+		fclose(f);
+
+	/* the temporary of a process that ended goes; of a running one stays */
+	gone = fork();
+	if (gone == 0)
+		_exit(0);
+	waitpid(gone, NULL, 0);
+	snprintf(stale, sizeof(stale), "%s/.p.db.ratrace-new-%d", dir, (int)gone);
+	fclose(fopen(stale, "w"));
+	snprintf(stale, sizeof(stale), "%s/.p.db.ratrace-new-%d-wal", dir, (int)gone);
+	fclose(fopen(stale, "w"));
+	snprintf(stale, sizeof(stale), "%s/.p.db.ratrace-new-%d", dir, (int)getppid());
+	fclose(fopen(stale, "w"));
+	ra_db_remove_stale(tmp_path("p.db"));
+	CHECK_INT(count_entries(".p.db.ratrace-new-"), 1);
+	unlink(stale);
+}
+
 int main(void)
 {
 	static const struct test_case cases[] = {
@@ -388,6 +473,7 @@ int main(void)
 		{ "writer and views", test_writer },
 		{ "aborted loads", test_abort },
 		{ "readers make nothing beside the file", test_reader },
+		{ "a new database is built beside its name", test_build_beside },
 		{ NULL, NULL },
 	};
 	return test_run_in_tmpdir("test_db", cases, dir);

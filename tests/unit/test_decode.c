@@ -318,6 +318,103 @@ static void test_madvise(void)
 	tep_free(tep);
 }
 
+/* block_rq_issue once more with the id of fmt_issue, dev elsewhere and a field before the record */
+static const char fmt_issue_dup[] =
+	"name: block_rq_issue\n"
+	"ID: 900\n"
+	"format:\n"
+	"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"
+	"\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n"
+	"\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n"
+	"\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n"
+	"\n"
+	"\tfield:dev_t dev;\toffset:12;\tsize:4;\tsigned:0;\n"
+	"\tfield:sector_t sector;\toffset:-64;\tsize:8;\tsigned:0;\n"
+	"\n"
+	"print fmt: \"%d\", REC->dev\n";
+
+/* a format whose id no record can carry (common_type is a u16) */
+static const char fmt_issue_far[] =
+	"name: block_rq_insert\n"
+	"ID: 1000000\n"
+	"format:\n"
+	"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"
+	"\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n"
+	"\tfield:dev_t dev;\toffset:8;\tsize:4;\tsigned:0;\n"
+	"\n"
+	"print fmt: \"%d\", REC->dev\n";
+
+/*
+ * What a damaged trace.dat can hold: two formats of one id (the first
+ * counts, nothing leaks), a field at a negative offset (absent), an id past
+ * the u16 of the records (not indexed), and records shorter than the common
+ * fields (not decoded, counted as unknown).
+ */
+static void test_damaged_formats(void)
+{
+	struct tep_handle *tep = make_tep(fmt_issue, "block", 0);
+	struct tep_event *te = NULL;
+	struct ra_decoder *dec;
+	unsigned char d[60] = { 0 };
+	struct tep_record rec = { .ts = 1, .cpu = 0, .data = d, .size = 60 };
+	struct ra_event ev;
+	char out[128] = "";
+
+	tep_parse_format(tep, &te, fmt_issue_dup, strlen(fmt_issue_dup), "block");
+	tep_parse_format(tep, &te, fmt_issue_far, strlen(fmt_issue_far), "block");
+	dec = ra_decoder_alloc(tep);
+	CHECK(dec != NULL);
+	put(d, 0, 2, 900, 0);
+	put(d, 4, 4, 77, 0);
+	put(d, 8, 4, RA_MKDEV(259, 3), 0);
+	put(d, 12, 4, RA_MKDEV(8, 1), 0);
+	put(d, 16, 8, 4242, 0);
+	CHECK_INT(ra_decode(dec, &rec, &ev), 1);
+	CHECK_INT(ev.pid, 77);
+	CHECK_INT(ev.blk.dev, RA_MKDEV(259, 3));
+	CHECK_INT(ev.blk.sector, 4242);
+	CHECK_INT(ra_decoder_has(dec, RA_EV_RQ_INSERT), 0);
+	for (int size = 0; size < 8; size++) {
+		rec.size = size;
+		CHECK_INT(ra_decode(dec, &rec, &ev), 0);
+	}
+	CHECK_INT(ra_decoder_skipped(dec, skipped_cb, out), 8);
+	CHECK_STR(out, "unknown:unknown event=8;");
+	ra_decoder_free(dec);
+	tep_free(tep);
+}
+
+/* fmt_issue with its common_type where a damaged file puts it: at offset -1 (atoi) */
+static const char fmt_issue_type_before[] =
+	"name: block_rq_issue\n"
+	"ID: 900\n"
+	"format:\n"
+	"\tfield:unsigned short common_type;\toffset:4294967295;\tsize:2;\tsigned:0;\n"
+	"\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n"
+	"\tfield:dev_t dev;\toffset:8;\tsize:4;\tsigned:0;\n"
+	"\n"
+	"print fmt: \"%d\", REC->dev\n";
+
+/*
+ * libtraceevent reads every record's event id where the lowest id's format
+ * says: before the record, no record is decoded (the byte before this one
+ * would make it a block_rq_issue).
+ */
+static void test_common_before_record(void)
+{
+	struct tep_handle *tep = make_tep(fmt_issue_type_before, "block", 0);
+	unsigned char buf[1 + 16] = { 0x84, 0x03 };	/* 900, little-endian, from buf[0] */
+	struct tep_record rec = { .ts = 1, .cpu = 0, .data = buf + 1, .size = 16 };
+	struct ra_decoder *dec = ra_decoder_alloc(tep);
+	struct ra_event ev;
+
+	CHECK(dec != NULL);
+	CHECK_INT(ra_decode(dec, &rec, &ev), 0);
+	CHECK_INT(ra_decoder_skipped(dec, NULL, NULL), 1);
+	ra_decoder_free(dec);
+	tep_free(tep);
+}
+
 static void test_names(void)
 {
 	for (int t = 1; t < RA_EV_MAX; t++) {
@@ -341,6 +438,8 @@ int main(void)
 		{ "records not stored are counted", test_skipped },
 		{ "madvise(MADV_WILLNEED) in pages", test_madvise },
 		{ "event names", test_names },
+		{ "damaged formats and records", test_damaged_formats },
+		{ "common fields before the record", test_common_before_record },
 		{ NULL, NULL },
 	};
 
