@@ -209,14 +209,19 @@ instance_left() {
 	[ -d "/sys/kernel/tracing/instances/ra-record.$1" ] && echo 1 || echo 0
 }
 
-# instances_left [PID]: ra-record instances left in tracefs; with PID, only
-# that recorder's (others may be recording on the machine at the same time).
+# instances_left [PID]: with PID, whether that recorder's tracefs instance is left;
+# without, how many instances of recorders that are gone are left.
 instances_left() {
+	local n=0 i
 	if [ -n "${1:-}" ]; then
 		[ -d "/sys/kernel/tracing/instances/ra-record.$1" ] && echo 1 || echo 0
 		return
 	fi
-	ls /sys/kernel/tracing/instances 2>/dev/null | grep -c '^ra-record\.' || true
+	# other recorders may be running on the machine meanwhile
+	for i in /sys/kernel/tracing/instances/ra-record.*; do
+		[ -d "$i" ] && ! kill -0 "${i##*.}" 2>/dev/null && n=$((n + 1))
+	done
+	echo $n
 }
 
 # loop_kdev: LOOP_DEV (MAJ:MIN) as the kernel's dev_t (MAJ << 20 | MIN), the
