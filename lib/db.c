@@ -152,15 +152,35 @@ static int apply_steps(struct ra_db *db, int64_t from)
 	return ra_db_exec(db, pragma);
 }
 
+/*
+ * The schema's version once the write lock is held: a writer that opened the
+ * file at the same time may have made or upgraded it meanwhile (0: no schema).
+ */
+static int locked_version(struct ra_db *db, int64_t *version)
+{
+	int64_t ntables;
+
+	if (pragma_int(db, "SELECT COUNT(*) FROM sqlite_master", &ntables) < 0 ||
+	    pragma_int(db, "PRAGMA user_version", version) < 0)
+		return -1;
+	if (!ntables)
+		*version = 0;
+	return 0;
+}
+
 static int create_schema(struct ra_db *db)
 {
 	char pragma[64];
+	int64_t version;
 
 	if (ra_db_exec(db, "BEGIN IMMEDIATE") < 0)
 		return -1;
 	snprintf(pragma, sizeof(pragma), "PRAGMA application_id = %d;", RA_APPLICATION_ID);
-	if (ra_db_exec(db, pragma) < 0 || ra_db_exec(db, ra_schema_sql) < 0 ||
-	    apply_steps(db, 1) < 0 || ra_db_exec(db, "COMMIT") < 0) {
+	if (locked_version(db, &version) < 0 ||
+	    (version == 0 && (ra_db_exec(db, pragma) < 0 || ra_db_exec(db, ra_schema_sql) < 0 ||
+			      apply_steps(db, 1) < 0)) ||
+	    (version > 0 && version < RA_SCHEMA_VERSION && apply_steps(db, version) < 0) ||
+	    ra_db_exec(db, "COMMIT") < 0) {
 		sqlite3_exec(db->db, "ROLLBACK", NULL, NULL, NULL);
 		return -1;
 	}
@@ -180,7 +200,9 @@ static int upgrade(struct ra_db *db, int64_t version)
 	}
 	if (ra_db_exec(db, "BEGIN IMMEDIATE") < 0)
 		return -1;
-	if (apply_steps(db, version) < 0 || ra_db_exec(db, "COMMIT") < 0) {
+	if (locked_version(db, &version) < 0 ||
+	    (version < RA_SCHEMA_VERSION && apply_steps(db, version) < 0) ||
+	    ra_db_exec(db, "COMMIT") < 0) {
 		sqlite3_exec(db->db, "ROLLBACK", NULL, NULL, NULL);
 		return -1;
 	}
