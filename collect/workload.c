@@ -243,16 +243,24 @@ void ra_workload_release_output(struct ra_workload *wl)
 
 /* ---- a cold start ---- */
 
-/* One file's page-cache pages: written back first, then dropped. */
+/*
+ * One regular file's page-cache pages: written back first, then dropped.
+ * Nothing else is opened (a FIFO, a socket, a device node: opening one can
+ * have effects of its own).
+ */
 static int evict_one(const char *path, const struct stat *sb, int type, struct FTW *ftw)
 {
+	struct stat now;
 	int fd, err;
 
-	(void)sb;
 	(void)ftw;
-	if (type != FTW_F)
+	if (type != FTW_F || !S_ISREG(sb->st_mode))
 		return 0;
 	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+	if (fd >= 0 && (fstat(fd, &now) < 0 || !S_ISREG(now.st_mode))) {
+		close(fd);	/* replaced meanwhile */
+		return 0;
+	}
 	if (fd < 0)
 		return 0;	/* not ours to read: its pages stay */
 	fdatasync(fd);

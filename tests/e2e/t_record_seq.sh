@@ -74,6 +74,7 @@ check_eq "$(q "$DB" "SELECT COUNT(*) FROM window_io i JOIN windows w USING (run_
 # above and a read now) are dropped before the run, the rest of the page
 # cache is not; the run reads the whole file from the device again.
 cat "$MNT/seq" > /dev/null
+mkfifo "$MNT/fifo" || fail "mkfifo"	# not a file to evict: never opened (it would block or fail)
 ra-record -q -o "$TMP/evict.db" -d "$LOOP_NAME" --read-ahead-kb "$LOOP_NAME=128" --evict "$MNT" \
 	-- dd if="$MNT/seq" of=/dev/null bs=4k 2>/dev/null
 check_eq "$?" 0 "ra-record --evict"
