@@ -159,6 +159,7 @@ struct ra_state {
 #define MAX_FOLIO_ORDER 13
 #define MAX_READ_BYTES (1ULL << 31)
 #define MAX_MAP_PAGES 8192
+#define MAX_FILE_BYTES (1LL << 62)
 
 static int grow_array(void **arr, int *cap, int need, size_t elem)
 {
@@ -1150,6 +1151,8 @@ static int load_sizes(struct ra_state *st, struct ra_db *db, int64_t run_id)
 
 		if (file < 0)
 			break;
+		if (size < 0 || size > MAX_FILE_BYTES)
+			continue;	/* damaged: no file system holds such a file */
 		st->files[file].size_pages = (size + (1 << st->page_shift) - 1) >> st->page_shift;
 	}
 	sqlite3_finalize(q);
