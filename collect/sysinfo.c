@@ -275,7 +275,9 @@ static const char *const vmstat_keys[] = {
 	"nr_active_file", "workingset_refault_file", "workingset_activate_file",
 	"workingset_restore_file", "pgscan_kswapd", "pgscan_direct", "pgsteal_kswapd",
 	"pgsteal_direct", "pginodesteal", "allocstall_normal", "allocstall_movable",
-	"pgactivate", "pgdeactivate", "thp_file_alloc", NULL
+	"pgactivate", "pgdeactivate", "thp_file_alloc",
+	"drop_pagecache",	/* writes to drop_caches: by anyone, during the run */
+	NULL
 };
 
 void ra_vmstat_read(struct ra_vmstat *vm)

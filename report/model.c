@@ -169,6 +169,12 @@ static const char *const warning_sql[] = {
 	" bound' FROM v_runs WHERE run_id = ?1 AND lost_events > 0",
 	"SELECT 'the run was interrupted by a signal: the trace ends early' FROM runs"
 	" WHERE run_id = ?1 AND interrupted",
+	/* someone dropped the page cache while the run ran */
+	"SELECT 'the page cache was dropped ' || (a.value - b.value) || ' time(s) during the run"
+	" (drop_caches, by another program): the pages it took count as evicted unused, or"
+	" thrashed' FROM vmstat a JOIN vmstat b ON b.run_id = a.run_id AND b.name = a.name"
+	" AND b.phase = 'before' WHERE a.run_id = ?1 AND a.phase = 'after'"
+	" AND a.name = 'drop_pagecache' AND a.value > b.value",
 	"SELECT pass || ' analysis unavailable: ' || COALESCE(message, '') FROM analyses"
 	" WHERE run_id = ?1 AND state != 'ok'",
 	"SELECT 'tracepoint ' || system || ':' || name || ' is not available on this kernel'"

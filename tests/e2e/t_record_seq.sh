@@ -88,3 +88,16 @@ check_grep "^ra-record: cannot evict '$MNT/nosuchfile': No such file or director
 	"--evict of a missing path: message"
 [ -e "$TMP/evict2.db" ] && fail "--evict of a missing path left a database"
 echo "ok: no database left"
+
+# Someone drops the page cache during the run (another program's
+# drop_caches): the pages it took look evicted unused; the report says why.
+ra-record -q -o "$TMP/dropped.db" -d "$LOOP_NAME" --read-ahead-kb "$LOOP_NAME=128" --drop-caches \
+	-- sh -c "dd if='$MNT/seq' of=/dev/null bs=4k count=4096 status=none; echo 1 > /proc/sys/vm/drop_caches;
+		dd if='$MNT/seq' of=/dev/null bs=4k status=none"
+check_eq "$?" 0 "a run during which the page cache is dropped"
+ra-report "$TMP/dropped.db" > "$TMP/out" || fail "ra-report"
+check_grep "the page cache was dropped 1 time\(s\) during the run \(drop_caches, by another program\)" \
+	"$TMP/out" "the report says the page cache was dropped"
+ra-report "$TMP/evict.db" > "$TMP/out" || fail "ra-report"
+grep -q "page cache was dropped" "$TMP/out" && fail "a run that dropped nothing says it did"
+echo "ok: not said of a run during which nothing was dropped"
