@@ -1277,9 +1277,11 @@ static int on_event(const struct ra_event *ev, int64_t seq, void *arg)
 static int advice_calls(struct ra_db *db, int64_t run_id)
 {
 	return ra_analyze_exec(db,
+		/* the file, offset and end of the call's first window (SQLite gives the bare
+		 * columns of the row of the one MIN()) */
 		"WITH c AS (SELECT e.run_id, e.seq, e.ts_ns, e.pid, e.event_id, e.page_index,"
-		"  e.req_count_pages AS req, MIN(w.dev) AS dev, MIN(w.ino) AS ino,"
-		"  MIN(w.start_page) AS first_page, MIN(w.eof_page) AS eof,"
+		"  e.req_count_pages AS req, MIN(w.seq) AS first_seq, w.dev AS dev, w.ino AS ino,"
+		"  w.start_page AS first_page, w.eof_page AS eof,"
 		"  COUNT(w.window_id) AS windows, COALESCE(SUM(w.size_pages), 0) AS read_pages,"
 		"  COALESCE(SUM(w.pages_added), 0) AS pages_added"
 		" FROM runs r JOIN ra_events e ON e.seq BETWEEN r.seq_first AND r.seq_last"

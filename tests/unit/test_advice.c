@@ -10,8 +10,9 @@
  * One event of a script: "PID:OP:A:B". OP f fadvise64, r readahead, m madvise
  * (A the first page asked, of the file or for madvise of the address space;
  * B the pages asked), u a page_cache_ra_unbounded of file 5 (A its start, B
- * its size, the pages added with it), t a sync trigger of file 5 at page A
- * with an ra_order window of B pages.
+ * its size, the pages added with it), v the same of file 3 (a second mapping
+ * of one madvise), t a sync trigger of file 5 at page A with an ra_order
+ * window of B pages.
  */
 static void advice_step(const char *tok)
 {
@@ -30,8 +31,9 @@ static void advice_step(const char *tok)
 		    pid);
 		break;
 	case 'u':
-		unbounded(pid, 5, (uint64_t)a, (uint32_t)b);
-		add(pid, 5, (uint64_t)a, b, 0);
+	case 'v':
+		unbounded(pid, op == 'u' ? 5 : 3, (uint64_t)a, (uint32_t)b);
+		add(pid, op == 'u' ? 5 : 3, (uint64_t)a, b, 0);
 		break;
 	case 't':
 		trig(1, pid, 5, (uint64_t)a, 1, 32);
@@ -67,6 +69,8 @@ static const struct {
 	  "10:f:100:50 10:u:100:50 10:r:300:8 10:u:300:8",
 	  "fadvise64|7340032|5|100|50|1|50|50;readahead|7340032|5|300|8|1|8|8" },
 	{ "a call of zero length", "10:m:8323072:0", "madvise|NULL|NULL|8323072|0|0|0|0" },
+	{ "madvise over two mappings: the file, offset and end of its first window",
+	  "10:m:8323172:1024 10:u:100:64 10:v:0:64", "madvise|7340032|5|100|1024|2|128|128" },
 	{ "asked past the end of the 8192-page file: cut there",
 	  "10:m:8323172:10000 10:u:100:320", "madvise|7340032|5|100|8092|1|320|320" },
 };
