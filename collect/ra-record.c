@@ -614,12 +614,20 @@ static void handle_signal(struct rec *r)
 		r->interrupted = true;
 		r->forwarded_sig = (int)si.ssi_signo;
 		/* A terminal's Ctrl-C reached the workload already (same process group). */
-		if (si.ssi_code != SI_KERNEL && !r->wl.reaped)
+		if (si.ssi_code != SI_KERNEL && r->spawned && r->wl.pid > 0 && !r->wl.reaped)
 			kill(r->wl.pid, (int)si.ssi_signo);
 		if (r->verbose >= 0)
-			fprintf(stderr, "ra-record: %s: stopping the workload, keeping the trace\n",
-				strsignal((int)si.ssi_signo));
+			fprintf(stderr, "ra-record: %s: %s\n", strsignal((int)si.ssi_signo),
+				r->spawned ? "stopping the workload, keeping the trace" :
+					     "stopping before the next run");
 	}
+}
+
+/* A signal that came while no workload ran (setting up, storing): no more runs. */
+static bool stop_requested(struct rec *r)
+{
+	handle_signal(r);
+	return r->interrupted;
 }
 
 /* Every TICK_NS while the workload runs: settings changed, files opened. */
@@ -919,9 +927,19 @@ static int record_one(struct rec *r)
 	if (setup_names(r) < 0 || setup_tracer(r) < 0 || ra_settings_begin(r->settings) < 0 ||
 	    ra_settings_apply(r->settings) < 0 ||
 	    ((r->drop_caches || (r->repeat > 1 && !r->nevict)) && ra_workload_drop_caches() < 0) ||
-	    ra_workload_evict(r->evict, r->nevict) < 0 || run_workload(r) < 0) {
+	    ra_workload_evict(r->evict, r->nevict) < 0) {
 		ret = die(ra_last_error());
 		ra_db_load_abort(r->db);	/* a database made for this run goes again */
+		goto out;
+	}
+	if (stop_requested(r)) {	/* before the workload starts: nothing to record */
+		ret = 128 + r->forwarded_sig;
+		ra_db_load_abort(r->db);
+		goto out;
+	}
+	if (run_workload(r) < 0) {
+		ret = die(ra_last_error());
+		ra_db_load_abort(r->db);
 		goto out;
 	}
 	/* Settings go back before the slower work of storing the trace. */
@@ -1006,6 +1024,8 @@ static int record_all(struct rec *r)
 					worst = rc;
 				if (rc >= 128 || rc == EXIT_ERROR)
 					return worst;	/* interrupted, or cannot record */
+				if (stop_requested(r))	/* while the run was stored */
+					return 128 + r->forwarded_sig;
 			}
 		} while (have_env && envs && *envs);
 	} while (have_kb && kbs && *kbs);

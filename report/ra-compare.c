@@ -54,7 +54,8 @@ struct side {
 	double *values[NMETRICS];
 	int n[NMETRICS];
 	int runs;
-	int incomplete;		/* runs that lost events (counted, or left out) */
+	int incomplete;		/* runs that lost events or were interrupted */
+	int interrupted;	/* of them, interrupted */
 	int64_t lost;		/* their lost events */
 	struct ra_summary sum[NMETRICS];
 	char models[4][160];	/* the device models of the side's runs, as a line each */
@@ -89,7 +90,7 @@ static const char usage_text[] =
 	"      --alpha A            significance level of the Mann-Whitney test (0.05)\n"
 	"  -f, --format FMT         text (default), json, csv or markdown\n"
 	"      --inconclusive ACT   with too few runs: exit 3 (default), pass (0), fail (1)\n"
-	"      --incomplete ACT     runs that lost events (their numbers are incomplete):\n"
+	"      --incomplete ACT     runs that lost events or were interrupted (incomplete):\n"
 	"                           refuse to compare (default, exit 2), skip them, or judge\n"
 	"                           them with the others\n"
 	"  -h, --help               this text\n"
@@ -227,7 +228,7 @@ static int load_models(struct side *s, struct ra_db *db)
 static int read_side(struct side *s, struct ra_db *db, const struct opts *o)
 {
 	static const char sql[] =
-		"SELECT m.run_id, m.metric, m.value, v.lost_events FROM v_run_metrics m"
+		"SELECT m.run_id, m.metric, m.value, v.lost_events, r.interrupted FROM v_run_metrics m"
 		" JOIN runs r USING (run_id) JOIN v_runs v USING (run_id)"
 		" WHERE (?1 IS NULL OR r.label = ?1) AND m.value IS NOT NULL"
 		" ORDER BY m.run_id";
@@ -243,14 +244,16 @@ static int read_side(struct side *s, struct ra_db *db, const struct opts *o)
 		while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 			int m = metric_index((const char *)sqlite3_column_text(st, 1));
 			int64_t lost = sqlite3_column_int64(st, 3);
+			bool cut = sqlite3_column_int(st, 4) != 0, partial = lost > 0 || cut;
 
 			if (sqlite3_column_int64(st, 0) != last) {
 				last = sqlite3_column_int64(st, 0);
-				s->incomplete += lost > 0;
+				s->incomplete += partial;
+				s->interrupted += cut;
 				s->lost += lost;
-				s->runs += lost <= 0 || o->incomplete != INCOMPLETE_SKIP;
+				s->runs += !partial || o->incomplete != INCOMPLETE_SKIP;
 			}
-			if (lost > 0 && o->incomplete == INCOMPLETE_SKIP)
+			if (partial && o->incomplete == INCOMPLETE_SKIP)
 				continue;
 			if (m >= 0 && add_value(s, m, sqlite3_column_double(st, 2)) < 0) {
 				rc = SQLITE_NOMEM;
@@ -267,23 +270,26 @@ static int read_side(struct side *s, struct ra_db *db, const struct opts *o)
 	return ra_db_exec(db, "COMMIT") < 0 ? fail("%s", ra_last_error()) : 0;
 }
 
-/* Runs that lost events: their counts are lower bounds, their times may be too. */
+/*
+ * Runs that lost events (their counts are lower bounds, their times may be
+ * wrong too) or were interrupted (the workload was stopped before its end).
+ */
 static int check_incomplete(const struct side *s, const struct opts *o)
 {
-	char *name = ra_text_escape(s->name);
+	char *name = ra_text_escape(s->name), why[96];
 	int ret = 0;
 
 	if (!s->incomplete || !name) {
 		free(name);
 		return name ? 0 : fail("out of memory");
 	}
+	snprintf(why, sizeof(why), "%d run(s) lost %lld events or were interrupted (%d)",
+		 s->incomplete, (long long)s->lost, s->interrupted);
 	if (o->incomplete == INCOMPLETE_REFUSE)
-		ret = fail("'%s': %d run(s) lost %lld events: their numbers are incomplete"
-			   " (--incomplete=skip leaves them out, --incomplete=judge keeps them)", name,
-			   s->incomplete, (long long)s->lost);
+		ret = fail("'%s': %s: their numbers are incomplete (--incomplete=skip leaves them"
+			   " out, --incomplete=judge keeps them)", name, why);
 	else
-		fprintf(stderr, "ra-compare: '%s': %d run(s) lost %lld events: %s\n", name,
-			s->incomplete, (long long)s->lost,
+		fprintf(stderr, "ra-compare: '%s': %s: %s\n", name, why,
 			o->incomplete == INCOMPLETE_SKIP ? "left out" : "judged, though incomplete");
 	free(name);
 	return ret;

@@ -103,3 +103,18 @@ check_grep "restored read_ahead_kb of '$LOOP_NAME' to $ra_before, left by record
 check_eq "$(cat /sys/block/$LOOP_NAME/queue/read_ahead_kb)" "$ra_before" "read_ahead_kb restored from the 0.1 journal"
 [ -e "/run/ratrace/ra-record.$dead.restore" ] && fail "the 0.1 journal left"
 echo "ok: the 0.1 journal is gone"
+
+# A signal while a run is stored, between two runs of --repeat: the run is
+# stored whole and no further run starts (its workload would be killed at
+# once and stored as an interrupted run of nothing).
+ra-record -q -o "$TMP/between.db" -d "$LOOP_NAME" --repeat 3 --drop-caches \
+	-- sh -c "dd if='$MNT/f' of=/dev/null bs=4k status=none; (sleep 0.05; kill -TERM \$PPID) &" \
+	2> "$TMP/between.err"
+check_eq "$?" 143 "SIGTERM between runs: exit status"
+check_eq "$(q "$TMP/between.db" "SELECT COUNT(*) || '|' || SUM(interrupted) || '|' || SUM(complete) FROM runs")" \
+	"1|0|1" "SIGTERM while run 1 was stored: run 1 whole, no run 2"
+# an interrupted run is incomplete: ra-compare does not judge it unless told
+ra-compare "$TMP/between.db" "$TMP/TERM.db" > /dev/null 2> "$TMP/cmp.err"
+check_eq "$?" 2 "ra-compare refuses a side with an interrupted run"
+check_grep "'$TMP/TERM.db': 1 run\(s\) lost [0-9]+ events or were interrupted \(1\)" "$TMP/cmp.err" \
+	"and says why"
