@@ -59,6 +59,21 @@ extern const char ra_model_pool_sql[];
  */
 int ra_model_share(struct ra_db *db, int64_t from, int64_t to);
 
+/* ---- spans.c: time intervals ---- */
+
+struct ra_span {
+	int64_t lo, hi;
+};
+
+/** ra_span_union - sort @n spans and merge the overlapping ones in place; the new count */
+int ra_span_union(struct ra_span *s, int n);
+/**
+ * ra_span_cover - how much of (@lo, @hi] the union @u of @n spans covers.
+ * Queries must come in increasing time: *@cur (0 at first) skips the spans
+ * that ended before @lo.
+ */
+int64_t ra_span_cover(const struct ra_span *u, int n, int *cur, int64_t lo, int64_t hi);
+
 /* ---- analyze.c ---- */
 
 /** ra_analyze_exec - run one SQL statement with the run id bound to ?1 */

@@ -465,7 +465,10 @@ const char ra_schema_v3_sql[] =
 	"ALTER TABLE devices ADD COLUMN disk INTEGER;\n"
 	"ALTER TABLE devices ADD COLUMN start_sector INTEGER;\n"
 	"ALTER TABLE devices ADD COLUMN nr_sectors INTEGER;\n"
-	"ALTER TABLE filesystems ADD COLUMN dev_name TEXT;\n";
+	"ALTER TABLE filesystems ADD COLUMN dev_name TEXT;\n"
+	/* the device model: idle and held time */
+	"ALTER TABLE window_io ADD COLUMN idle_ns INTEGER;\n"
+	"ALTER TABLE window_io ADD COLUMN held_ns INTEGER;\n";
 
 /* Each version's step from the one before: ra_schema_steps[v - 2] makes v from v - 1. */
 const char *const ra_schema_steps[] = { ra_schema_v2_sql, ra_schema_v3_sql, NULL };
