@@ -735,3 +735,91 @@ void ra_model_check(struct ra_model_set *s)
 			 "window says: other I/O on the device, or the reader waited elsewhere",
 			 err > 0 ? "slower" : "faster");
 }
+
+static int pool_runs(const struct ra_model_pool *p)
+{
+	int n = p->left_out;
+
+	for (int i = 0; i < p->nsets; i++)
+		n += p->sets[i].runs;
+	return n;
+}
+
+static bool in_limits(const struct ra_sweep_limits *l, int kb)
+{
+	return kb >= l->lo_kb && kb <= l->hi_kb;
+}
+
+/* The first of @kb (0-ended, @n at most) inside the limits. */
+static int first_in(const struct ra_sweep_limits *l, const int *kb, int n)
+{
+	for (int i = 0; i < n && kb[i]; i++)
+		if (in_limits(l, kb[i]))
+			return kb[i];
+	return 0;
+}
+
+/*
+ * A measurement near the threshold is repeated: the recommended setting and
+ * the measured one below it decide the advice, and one run of either within
+ * the margin of fraction x best could fall on the other side.
+ */
+static int close_call(const struct ra_model_pool *p, const struct ra_advice *a,
+		      const struct ra_sweep_limits *l)
+{
+	const struct ra_model_set *rec = set_of(p, a->recommended_kb), *below = NULL;
+	double best = 0;
+
+	for (int i = 0; i < p->nsets; i++) {
+		if (p->sets[i].measured_bps > best)
+			best = p->sets[i].measured_bps;
+		if (p->sets[i].setting_kb < a->recommended_kb)
+			below = &p->sets[i];
+	}
+	for (int k = 0; k < 2 && best > 0; k++) {
+		const struct ra_model_set *s = k ? below : rec;
+
+		if (s && s->runs < l->max_repeats && s->measured_bps > 0 &&
+		    fabs(s->measured_bps / (a->fraction * best) - 1) < l->margin)
+			return s->setting_kb;
+	}
+	return 0;
+}
+
+int ra_sweep_next(const struct ra_model_pool *p, const struct ra_advice *a,
+		  const struct ra_sweep_limits *l, int *next_kb, char *why, size_t len)
+{
+	int start = 128;
+
+	*next_kb = 0;
+	if (pool_runs(p) >= l->max_runs) {
+		snprintf(why, len, "%d runs, the most the sweep may record", pool_runs(p));
+		return 0;
+	}
+	if (!p->nsets) {
+		*next_kb = start < l->lo_kb ? l->lo_kb : start > l->hi_kb ? l->hi_kb : start;
+		snprintf(why, len, "no run yet: the kernel's default first");
+		return 0;
+	}
+	switch (a->status) {
+	case RA_ADVICE_UNIDENTIFIABLE:
+		*next_kb = first_in(l, a->next_kb, RA_ADVICE_MAX_NEXT);
+		snprintf(why, len, *next_kb ? "to bracket the knee" :
+			 "the settings that would decide lie outside %d..%d KiB", l->lo_kb, l->hi_kb);
+		return 0;
+	case RA_ADVICE_OK:
+	case RA_ADVICE_UNRELIABLE:
+		*next_kb = first_in(l, a->verify_kb, 2);
+		if (*next_kb) {
+			snprintf(why, len, "to measure what the advice rests on");
+			return 0;
+		}
+		*next_kb = close_call(p, a, l);
+		snprintf(why, len, *next_kb ? "a measurement close to the threshold, again" :
+			 "the advice is decided");
+		return 0;
+	default:
+		snprintf(why, len, "nothing to decide: %s", ra_advice_status_name(a->status));
+		return 0;
+	}
+}

@@ -493,3 +493,63 @@ void ra_model_pool_release(struct ra_model_pool *p)
 	p->sets = NULL;
 	p->nsets = 0;
 }
+
+int ra_sweep_parse(const char *spec, struct ra_sweep_limits *l)
+{
+	int lo = 16, hi = 4096, n = 0;
+
+	*l = (struct ra_sweep_limits){ .lo_kb = lo, .hi_kb = hi, .max_runs = 12,
+				       .max_repeats = 3, .margin = 0.05 };
+	if (strcmp(spec, "auto") == 0)
+		return 0;
+	if (sscanf(spec, "auto:%d-%d%n", &lo, &hi, &n) != 2 || spec[n] || lo < 4 || hi < lo * 4 ||
+	    hi > (1 << 20)) {
+		ra_set_error(RA_ERR_USAGE, "bad automatic sweep '%s' (want auto or auto:LO-HI,"
+			     " LO >= 4, HI >= 4 x LO)", spec);
+		return -1;
+	}
+	l->lo_kb = lo;
+	l->hi_kb = hi;
+	return 0;
+}
+
+/* The device of run @run_id's windows with the most of them that has an advice. */
+static int main_device(struct ra_db *db, int64_t run_id, uint32_t *dev)
+{
+	double v[1];
+
+	if (row_values(db, "SELECT w.dev FROM windows w WHERE w.run_id = ?1 AND w.dev IN"
+		       " (SELECT dev FROM device_advice WHERE run_id = ?1) GROUP BY w.dev"
+		       " ORDER BY COUNT(*) DESC LIMIT 1", run_id, 0, 0, v, 1) < 0)
+		return -1;
+	*dev = isnan(v[0]) ? 0 : (uint32_t)v[0];
+	return isnan(v[0]) ? 0 : 1;
+}
+
+int ra_sweep_step(struct ra_db *db, int64_t run_id, double fraction,
+		  const struct ra_sweep_limits *l, struct ra_sweep_state *s)
+{
+	struct ra_model_pool p = { .current_kb = -1 };
+	int found = 0;
+
+	memset(s, 0, sizeof(*s));
+	if (run_id > 0 && (found = main_device(db, run_id, &s->dev)) < 0) {
+		ra_set_error(RA_ERR_IO, "cannot read '%s': %s", ra_db_path(db),
+			     sqlite3_errmsg(ra_db_sqlite(db)));
+		return -1;
+	}
+	if (run_id > 0 && !found) {
+		snprintf(s->why, sizeof(s->why), "the run read nothing from the device: nothing to"
+			 " sweep");
+		return 0;
+	}
+	if (found && ra_model_pool_load(db, run_id, s->dev, &p) < 0)
+		return -1;
+	ra_model_advise(&p, fraction, &s->advice);
+	for (int i = 0; i < p.nsets; i++)
+		s->runs += p.sets[i].runs;
+	s->runs += p.left_out;
+	ra_sweep_next(&p, &s->advice, l, &s->next_kb, s->why, sizeof(s->why));
+	ra_model_pool_release(&p);
+	return 0;
+}

@@ -213,4 +213,46 @@ struct ra_db;
 int ra_model_pool_load(struct ra_db *db, int64_t run_id, uint32_t dev, struct ra_model_pool *p);
 void ra_model_pool_release(struct ra_model_pool *p);
 
+/*
+ * The automatic sweep: which read_ahead_kb to record next, from the pool and
+ * its advice.
+ */
+struct ra_sweep_limits {
+	int lo_kb, hi_kb;	/* the settings it may record */
+	int max_runs;		/* runs in the pool at most */
+	int max_repeats;	/* runs of one setting at most */
+	double margin;		/* a measurement this close to the threshold is repeated */
+};
+
+/**
+ * ra_sweep_parse - the limits of an automatic sweep from "auto" (16 to 4096
+ * KiB) or "auto:LO-HI". Returns 0, or -1 with ra_last_error().
+ */
+int ra_sweep_parse(const char *spec, struct ra_sweep_limits *l);
+
+struct ra_sweep_state {
+	uint32_t dev;		/* the file system device whose advice decides, 0 none yet */
+	int runs;		/* runs of its pool */
+	int next_kb;		/* the setting to record next, 0 when decided */
+	struct ra_advice advice;
+	char why[160];
+};
+
+/**
+ * ra_sweep_step - where the automatic sweep stands after run @run_id (0: no
+ * run yet): the pool of its main device (the one its windows read most), the
+ * advice at @fraction, and the next setting to record. Returns 0, or -1 with
+ * ra_last_error().
+ */
+int ra_sweep_step(struct ra_db *db, int64_t run_id, double fraction,
+		  const struct ra_sweep_limits *l, struct ra_sweep_state *s);
+
+/**
+ * ra_sweep_next - the setting to record next in *@next_kb, or 0 when the
+ * advice @a of @p is decided (or cannot be within @l); @why says which in a
+ * sentence. Returns 0.
+ */
+int ra_sweep_next(const struct ra_model_pool *p, const struct ra_advice *a,
+		  const struct ra_sweep_limits *l, int *next_kb, char *why, size_t len);
+
 #endif /* RA_MODEL_H */

@@ -13,7 +13,9 @@
 #   of bps, the max form;
 # - predicted throughput within 15% of the measured at every setting, and
 #   every run set explained;
-# - the advice equals both truths, in read_ahead_kb (half the window for fio).
+# - the advice equals both truths, in read_ahead_kb (half the window for fio);
+# - on two throttles, --sweep read_ahead_kb=auto reaches the same advice in
+#   fewer runs than a full sweep's nine settings.
 # A sweep whose checks miss is recorded twice more (its runs join the pool:
 # the medians of three) before the test judges: other tests share the CPUs,
 # and a reader short of CPU does not keep a throttle busy.
@@ -116,11 +118,31 @@ sweep() {	# NAME IOPS BPS RATIO KBS dd|fio
 	[ -z "$m" ] || fail "$name: $m"
 	echo "ok: $name: model within 10% of the throttle, predictions within 15%, advice" \
 		"$(throttle_truth "$iops" "$bps" "$ratio" "$kbs") = the measured truth"
+	ADVICE=$(throttle_truth "$iops" "$bps" "$ratio" "$kbs")
+}
+
+auto() {	# NAME IOPS BPS dd|fio ADVICE
+	local name=$1 db=$TMP/$1-auto.db out runs
+	# shellcheck disable=SC2046
+	ra-record -q -o "$db" -d "$LOOP_NAME" --sweep read_ahead_kb=auto --drop-caches \
+		--throttle "$LOOP_NAME=iops:$2,bps:$3" -- $(workload "$4" "$3") >"$TMP/auto.out" \
+		2>"$TMP/err" || fail "auto sweep $name: $(cat "$TMP/err")"
+	out=$(grep '^read_ahead_kb auto:' "$TMP/auto.out")
+	note "$name auto: $out ($(q "$db" "SELECT group_concat(label, ' ') FROM runs"))"
+	runs=$(q "$db" "SELECT COUNT(*) FROM runs")
+	check_eq "$(echo "$out" | sed -n 's/.*: read_ahead_kb \([0-9]*\) (ok)$/\1/p')" "$5" \
+		"$name: the automatic sweep's advice is the full sweep's"
+	check_cmp "$runs" -lt 9 "$name: in fewer runs than the nine settings of a full sweep"
+	check_eq "$(q "$db" "SELECT recommended_kb || ' ' || status FROM device_advice
+		WHERE run_id = (SELECT MAX(run_id) FROM runs) AND dev = $kdev")" "$5 ok" \
+		"$name: the database holds the advice printed"
 }
 
 sweep A-dd 100 10000000 1 32,64,128,1024 dd
+auto A-dd 100 10000000 dd "$ADVICE"
 sweep A-fio 100 10000000 2 16,32,64,256 fio
 sweep B-dd 320 64000000 1 64,128,256,2048 dd
+auto B-dd 320 64000000 dd "$ADVICE"
 sweep B-fio 320 64000000 2 32,64,128,512 fio
 sweep C-dd 1000 100000000 1 32,64,128,1024 dd
 sweep C-fio 1000 100000000 2 16,32,64,256 fio
