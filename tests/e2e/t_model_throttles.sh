@@ -24,18 +24,19 @@ need_tracefs
 [ -d /sys/fs/cgroup/blkio ] || skip "no cgroup v1 blkio controller"
 command -v fio >/dev/null || skip "no fio"
 make_tmp
-make_loop 400
-make_file "$MNT/f" 80
+make_loop 480
+make_file "$MNT/f" 150
 mkdir -p "$MNT/fio"
 for j in 0 1 2 3; do make_file "$MNT/fio/r.$j.0" 64; done
 kdev=$(loop_kdev)
 
-# workload dd|fio BPS: dd reads 0.8 s of the plateau; fio runs 3 s (the I/Os
-# its four ramp-ups spend leave bytes that the first steady windows get, a
-# share a longer run keeps small)
+# workload dd|fio BPS: dd reads 1.5 s of the plateau, fio runs 3 s: long
+# enough that neither the allowance a throttle grants at the start (a slice,
+# 100 ms of it) nor the I/Os fio's four ramp-ups spend (they leave bytes that
+# the first steady windows get) weigh much
 workload() {
 	if [ "$1" = dd ]; then
-		echo dd if="$MNT/f" of=/dev/null bs=4k count=$(( $2 * 8 / 10 / 4096 ))
+		echo dd if="$MNT/f" of=/dev/null bs=4k count=$(( $2 * 15 / 10 / 4096 ))
 	else
 		echo fio --name=r --rw=read --bs=4k --numjobs=4 --size=64M --ioengine=psync \
 			--directory="$MNT/fio" --runtime=3 --output-format=json
