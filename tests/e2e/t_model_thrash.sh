@@ -1,7 +1,7 @@
 # Thrashing and runs that do not count, on a loop device throttled to 1000
 # IOPS and 200 MB/s:
-# - fio with 4 psync jobs inside a 16 MiB memory cgroup, read_ahead_kb 16, 64,
-#   256, 1024: the large windows are evicted before they are read (thrashed
+# - fio with 4 psync jobs inside a 16 MiB memory cgroup, read_ahead_kb 16, 64
+#   and 256: the large windows are evicted before they are read (thrashed
 #   pages: evicted unused, then read again). The advice is no lower than the
 #   fastest measured setting that did not thrash (5% of the steady windows'
 #   readahead pages at most), below the smallest that did, and the reasoning
@@ -22,7 +22,7 @@ kdev=$(loop_kdev)
 T="$LOOP_NAME=iops:1000,bps:200000000"
 
 DB=$TMP/thrash.db
-ra-record -q -o "$DB" -d "$LOOP_NAME" --sweep read_ahead_kb=16,64,256,1024 --drop-caches --throttle "$T" \
+ra-record -q -o "$DB" -d "$LOOP_NAME" --sweep read_ahead_kb=16,64,256 --drop-caches --throttle "$T" \
 	-- sh -c 'echo $$ > "$0/cgroup.procs" && exec "$@"' "$MEMCG" fio --name=r --rw=read --bs=4k \
 	--numjobs=4 --size=64M --ioengine=psync --directory="$MNT/fio" --runtime=1.5 \
 	--output-format=json >/dev/null 2>"$TMP/err"
@@ -80,8 +80,10 @@ check_eq "$(q "$DB" "SELECT runs FROM device_models WHERE run_id = $failed AND d
 	"$(q "$DB" "SELECT runs FROM device_models WHERE run_id = $run AND dev = $kdev AND source = 'window' AND chosen")" \
 	"nor in the model's samples"
 ra-report --run "$failed" "$DB" > "$TMP/r.txt" 2>&1 || fail "ra-report"
-check_grep "! runs left out of the device model of $LOOP_DEV: run $oom \(read_ahead_kb 64\) killed by signal 9: the OOM killer.*; run $failed \(read_ahead_kb 2048\) exit status 3" \
+# (a run of the sweep may have been OOM-killed too: it is listed with them)
+check_grep "! runs left out of the device model of $LOOP_DEV: (run [0-9]+ [^;]*; )*run $oom \(read_ahead_kb 64\) killed by signal 9: the OOM killer[^;]*; run $failed \(read_ahead_kb 2048\) exit status 3" \
 	"$TMP/r.txt" "the report lists the runs left out"
-sed -n '/^Recommended/,/^$/p' "$TMP/r.txt" | tr -s ' \n' '  ' | grep -q "2 runs of the pool were left out" ||
+left=$(q "$DB" "SELECT COUNT(*) FROM model_runs WHERE run_id = $failed AND dev = $kdev AND state != 'used'")
+sed -n '/^Recommended/,/^$/p' "$TMP/r.txt" | tr -s ' \n' '  ' | grep -q "$left runs of the pool were left out" ||
 	fail "the advice says so"
-echo "ok: the advice says so"
+echo "ok: the advice says so ($left runs left out)"
