@@ -59,6 +59,58 @@ extern const char ra_model_pool_sql[];
  */
 int ra_model_share(struct ra_db *db, int64_t from, int64_t to);
 
+/* ---- modelsets.c: the runs of a model's pool and their run sets ---- */
+
+struct ra_model_fit;
+
+struct ra_member {
+	int64_t run_id;
+	const char *state;	/* "used", "failed", "killed", "interrupted", "no_io" */
+	char reason[128];
+	int setting_kb;		/* read_ahead_kb, else the trace's ra_pages in KiB */
+	int ra_kb;		/* the trace's largest ra_pages, KiB */
+	double window_bytes;	/* the steady window */
+	int windows;		/* windows with device time */
+	int all_windows;
+	double io_ns;		/* first window opened to last completed */
+	double idle_share, held_share;
+	bool device_paced;	/* held as long as idle, or RA_MODEL_HELD_SHARE: the device's pace */
+	double thrash_share;	/* of the steady size class's readahead pages */
+	int64_t thrashed_pages;
+	double cached_share;
+	double unused_share;	/* pages added never used: pending at the end, evicted unused */
+	bool app_measured;	/* measured_bps is the benchmark's (fio), not the device's */
+	double measured_bps, predicted_bps;
+};
+
+/**
+ * ra_pool_members - the runs of run @run_id's pool with their facts on file
+ * system device @dev, in *@out (freed by the caller), *@n of them
+ */
+int ra_pool_members(struct ra_db *db, int64_t run_id, uint32_t dev, struct ra_member **out,
+		    int *n);
+/**
+ * ra_pool_store - @m's predictions under @fit (chosen form; !ok: none), its
+ * rows in model_runs and its run sets in model_sets, for run @run_id
+ */
+int ra_pool_store(struct ra_db *db, int64_t run_id, uint32_t dev, struct ra_member *m, int n,
+		  const struct ra_model_fit *fit);
+
+/* ---- spans.c: time intervals ---- */
+
+struct ra_span {
+	int64_t lo, hi;
+};
+
+/** ra_span_union - sort @n spans and merge the overlapping ones in place; the new count */
+int ra_span_union(struct ra_span *s, int n);
+/**
+ * ra_span_cover - how much of (@lo, @hi] the union @u of @n spans covers.
+ * Queries must come in increasing time: *@cur (0 at first) skips the spans
+ * that ended before @lo.
+ */
+int64_t ra_span_cover(const struct ra_span *u, int n, int *cur, int64_t lo, int64_t hi);
+
 /* ---- analyze.c ---- */
 
 /** ra_analyze_exec - run one SQL statement with the run id bound to ?1 */

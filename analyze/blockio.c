@@ -92,6 +92,8 @@ struct window_io {
 	int64_t first_q, first_c, last_c, open_ts;
 	int64_t outstanding;	/* bytes of the pages it added that no bio carried yet */
 	int64_t service;	/* device time (window_service), -1 unknown */
+	int64_t idle;		/* device idle before it, in its completion interval; -1 unknown */
+	int64_t held;		/* of its service, the time a window was held before its first Q */
 	uint32_t fsdev;		/* device of the window's file */
 	uint32_t blkdev;	/* block device of its last completed request */
 	bool sync;
@@ -1117,54 +1119,98 @@ static int cmp_last_c(const void *a, const void *b)
 	return (*(const int *)a > *(const int *)b) - (*(const int *)a < *(const int *)b);
 }
 
-/*
- * The device time of each window, as a single server's queue: the windows of
- * a block device in completion order, each served from the later of its
- * opening and the previous window's completion until its own last
- * completion. The sum over a busy period is the period: what a window costs
- * the device, queueing behind an earlier window left out. Windows completed
- * by one request (an "AB" merge) share its time by their bytes.
- */
-static int window_service(struct blk_state *st)
+/* The in-flight spans (opened to last completed) and held spans (opened to first bio
+ * queued) of the windows order[k0..k1), merged. */
+static void device_spans(const struct blk_state *st, const int *order, int k0, int k1,
+			 struct ra_span *fly, int *nfly, struct ra_span *held, int *nheld)
 {
-	int *order = malloc(((size_t)st->nwindows + 1) * sizeof(*order)), n = 0;
+	int nf = 0, nh = 0;
 
-	if (!order)
-		return -1;
-	for (int i = 0; i < st->nwindows; i++)
-		if (st->wio[i].bios && st->wio[i].last_c)
-			order[n++] = i;
-	sort_wio = st->wio;
-	qsort(order, (size_t)n, sizeof(*order), cmp_last_c);
-	for (int k = 0, g; k < n; k = g) {
-		const struct window_io *w0 = &st->wio[order[k]];
-		int64_t start = 0, total;
+	for (int k = k0; k < k1; k++) {
+		const struct window_io *w = &st->wio[order[k]];
+		int64_t open = w->open_ts ? w->open_ts : w->first_q;
+
+		if (!open)
+			continue;
+		fly[nf++] = (struct ra_span){ open, w->last_c };
+		if (w->first_q > open)
+			held[nh++] = (struct ra_span){ open, w->first_q };
+	}
+	*nfly = ra_span_union(fly, nf);
+	*nheld = ra_span_union(held, nh);
+}
+
+/*
+ * The windows of one block device, order[k0..k1) by last completion. Each
+ * completion interval, from the previous window's completion to this one's,
+ * splits into the time some window was in flight (the service: queueing
+ * behind an earlier window left out), the time none was (idle: the device
+ * waited for its readers), and, inside the service, the time a window was
+ * held above the block layer before its first bio was queued (a throttle).
+ * Windows completed together (an "AB" merge) share by their bytes.
+ */
+static void device_service(struct blk_state *st, const int *order, int k0, int k1,
+			   struct ra_span *fly, struct ra_span *held)
+{
+	int nfly, nheld, cf = 0, ch = 0;
+	int64_t prev = 0;
+
+	device_spans(st, order, k0, k1, fly, &nfly, held, &nheld);
+	for (int k = k0, g; k < k1; k = g) {
+		int64_t c = st->wio[order[k]].last_c, lo = prev, busy, idle, hold;
 		uint64_t bytes = 0;
 
-		/* the group: windows of this device completed at the same time */
-		for (g = k; g < n && st->wio[order[g]].blkdev == w0->blkdev &&
-			    st->wio[order[g]].last_c == w0->last_c; g++) {
+		for (g = k; g < k1 && st->wio[order[g]].last_c == c; g++) {
 			const struct window_io *w = &st->wio[order[g]];
 			int64_t open = w->open_ts ? w->open_ts : w->first_q;
 
-			if (open && (!start || open < start))
-				start = open;
+			if (!prev && open && (!lo || open < lo))
+				lo = open;
 			bytes += w->bytes;
 		}
-		if (k > 0 && st->wio[order[k - 1]].blkdev == w0->blkdev &&
-		    st->wio[order[k - 1]].last_c > start)
-			start = st->wio[order[k - 1]].last_c;
-		total = start && w0->last_c >= start ? w0->last_c - start : -1;
+		busy = lo && c >= lo ? ra_span_cover(fly, nfly, &cf, lo, c) : -1;
+		idle = busy >= 0 ? c - lo - busy : -1;
+		hold = busy >= 0 ? ra_span_cover(held, nheld, &ch, lo, c) : -1;
 		for (int j = k; j < g; j++) {
 			struct window_io *w = &st->wio[order[j]];
+			double share = bytes ? (double)w->bytes / (double)bytes : 1.0 / (g - k);
 
-			w->service = total < 0 ? -1 : bytes ? (int64_t)((double)total *
-							      (double)w->bytes / (double)bytes) :
-							      total / (g - k);
+			w->service = busy < 0 ? -1 : (int64_t)((double)busy * share);
+			w->idle = idle < 0 ? -1 : (int64_t)((double)idle * share);
+			w->held = hold < 0 ? -1 : (int64_t)((double)hold * share);
 		}
+		prev = c;
 	}
+}
+
+/* The device time of every window with I/O: device_service() per block device. */
+static int window_service(struct blk_state *st)
+{
+	size_t n1 = (size_t)st->nwindows + 1;
+	int *order = malloc(n1 * sizeof(*order)), n = 0;
+	struct ra_span *fly = malloc(n1 * sizeof(*fly)), *held = malloc(n1 * sizeof(*held));
+	int ret = -1;
+
+	if (!order || !fly || !held)
+		goto out;
+	for (int i = 0; i < st->nwindows; i++) {
+		st->wio[i].service = st->wio[i].idle = st->wio[i].held = -1;
+		if (st->wio[i].bios && st->wio[i].last_c)
+			order[n++] = i;
+	}
+	sort_wio = st->wio;
+	qsort(order, (size_t)n, sizeof(*order), cmp_last_c);
+	for (int k = 0, e; k < n; k = e) {
+		for (e = k; e < n && st->wio[order[e]].blkdev == st->wio[order[k]].blkdev; e++)
+			;
+		device_service(st, order, k, e, fly, held);
+	}
+	ret = 0;
+out:
 	free(order);
-	return 0;
+	free(fly);
+	free(held);
+	return ret;
 }
 
 static int store_windows_io(struct blk_state *st, sqlite3_stmt *q)
@@ -1190,6 +1236,8 @@ static int store_windows_io(struct blk_state *st, sqlite3_stmt *q)
 			sqlite3_bind_null(q, 8);
 		sqlite3_bind_int64(q, 9, (int64_t)w->ab);
 		w->service >= 0 ? sqlite3_bind_int64(q, 10, w->service) : sqlite3_bind_null(q, 10);
+		w->idle >= 0 ? sqlite3_bind_int64(q, 11, w->idle) : sqlite3_bind_null(q, 11);
+		w->held >= 0 ? sqlite3_bind_int64(q, 12, w->held) : sqlite3_bind_null(q, 12);
 		rc = sqlite3_step(q);
 		sqlite3_reset(q);
 		if (rc != SQLITE_DONE)
@@ -1238,7 +1286,9 @@ static int store_all(struct blk_state *st)
 			       " ?, ?)", -1, &lq, NULL) != SQLITE_OK ||
 	    sqlite3_prepare_v2(sq, "INSERT INTO latency_hist VALUES (?, ?, ?, ?, ?, ?)", -1, &hq,
 			       NULL) != SQLITE_OK ||
-	    sqlite3_prepare_v2(sq, "INSERT INTO window_io VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", -1,
+	    sqlite3_prepare_v2(sq, "INSERT INTO window_io (run_id, window_id, bios, requests, bytes,"
+			       " first_q_ts_ns, last_c_ts_ns, sync_wait_ns, shared_bios, service_ns,"
+			       " idle_ns, held_ns) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", -1,
 			       &wq, NULL) != SQLITE_OK ||
 	    sqlite3_prepare_v2(sq, "INSERT INTO plugs (run_id, dev, plugs, unplugs,"
 			       " unplugs_explicit, unplugs_timer, unplug_requests, plugged_bios)"

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1
 /*
  * The device service model's arithmetic: fitting the sum and max forms to
- * size classes, and the read_ahead_kb advice that follows from a fit.
+ * size classes (advice.c turns a fit into read_ahead_kb).
  */
 #include <math.h>
 #include <stdio.h>
@@ -148,6 +148,25 @@ static void fit_max(const struct ra_model_point *p, int n, struct ra_model_fit *
 	*f = best;
 }
 
+/*
+ * A term the points do not show: the bandwidth when the largest size took
+ * hardly longer than the access time (every size access-bound), the access
+ * time when the smallest took hardly longer than its transfer (every size
+ * bandwidth-bound). The fit stays, its unshown term is only a bound.
+ */
+static void identified(struct ra_model_fit *f)
+{
+	double transfer = f->min_bytes / f->bw_bps * 1e9;
+
+	if (f->max_ns < RA_MODEL_TERM_EVIDENCE * f->access_ns)
+		snprintf(f->why, sizeof(f->why), "the bandwidth is not identifiable: every size is"
+			 " access-bound (%.0f KiB took %.3f ms)", f->max_bytes / 1024,
+			 f->max_ns / 1e6);
+	else if (f->min_ns < RA_MODEL_TERM_EVIDENCE * transfer)
+		snprintf(f->why, sizeof(f->why), "the access time is not identifiable: every size is"
+			 " bandwidth-bound (%.3f ms at most)", f->min_ns / 1e6);
+}
+
 int ra_model_fit(const struct ra_model_point *p, int n, int form, struct ra_model_fit *f)
 {
 	memset(f, 0, sizeof(*f));
@@ -158,13 +177,17 @@ int ra_model_fit(const struct ra_model_point *p, int n, int form, struct ra_mode
 			 RA_MODEL_MIN_SAMPLES);
 		return 0;
 	}
+	f->min_bytes = p[0].bytes;
+	f->max_bytes = p[n - 1].bytes;
+	f->min_ns = p[0].ns;
+	f->max_ns = p[n - 1].ns;
 	if (n < 2) {
 		snprintf(f->why, sizeof(f->why),
 			 "one I/O size only (%.0f KiB): runs with other read_ahead_kb values"
 			 " (--sweep) give the sizes a fit needs", p[0].bytes / 1024);
 		return 0;
 	}
-	if (p[n - 1].bytes < 4 * p[0].bytes) {
+	if (p[n - 1].bytes < 0.9 * 4 * p[0].bytes) {	/* mean sizes of classes 4x apart */
 		snprintf(f->why, sizeof(f->why),
 			 "sizes from %.0f to %.0f KiB only: a fit needs sizes at least 4x apart",
 			 p[0].bytes / 1024, p[n - 1].bytes / 1024);
@@ -175,99 +198,13 @@ int ra_model_fit(const struct ra_model_point *p, int n, int form, struct ra_mode
 	else
 		fit_sum(p, n, f);
 	f->points = n;
-	if (f->ok)
+	f->min_bytes = p[0].bytes;
+	f->max_bytes = p[n - 1].bytes;
+	f->min_ns = p[0].ns;
+	f->max_ns = p[n - 1].ns;
+	if (f->ok) {
 		residuals(p, n, f);
+		identified(f);
+	}
 	return 0;
-}
-
-static void kib(char *buf, size_t len, double bytes)
-{
-	if (bytes >= 10 * 1048576.0)
-		snprintf(buf, len, "%.1f MiB", bytes / 1048576);
-	else
-		snprintf(buf, len, "%.0f KiB", bytes / 1024);
-}
-
-#define APPEND(a, ...)                                                                     \
-	do {                                                                               \
-		size_t off_ = strlen((a)->reasoning);                                      \
-		if (off_ < sizeof((a)->reasoning))                                         \
-			snprintf((a)->reasoning + off_, sizeof((a)->reasoning) - off_,     \
-				 __VA_ARGS__);                                             \
-	} while (0)
-
-void ra_model_advise(const struct ra_model_fit *f, const struct ra_model_fit *other,
-		     double fraction, int thrash_kb, int current_kb, struct ra_advice *a)
-{
-	char b1[32], b2[32];
-
-	memset(a, 0, sizeof(*a));
-	a->fraction = fraction;
-	a->thrash_kb = thrash_kb;
-	a->current_kb = current_kb;
-	if (f && f->ok) {
-		double bdp = f->access_ns / 1e9 * f->bw_bps;
-		int kb = 16;
-
-		a->target_bytes = ra_model_size_for(f, fraction);
-		while (kb * 1024.0 < a->target_bytes && kb < (1 << 30))
-			kb *= 2;
-		a->model_kb = kb;
-		a->recommended_kb = kb;
-		kib(b1, sizeof(b1), bdp);
-		APPEND(a, "Access %.3f ms and bandwidth %.1f MiB/s (%s form) make a "
-		       "bandwidth-delay product of %s. ", f->access_ns / 1e6, f->bw_bps / 1048576,
-		       ra_model_form_name(f->form), b1);
-		if (f->points == 2)
-			APPEND(a, "Two sizes only: a two-parameter form passes through both, so "
-			       "the fit's error says nothing; a third size would test it. ");
-		else if (other && other->ok)
-			APPEND(a, "The %s form fits the sizes within %.1f%% (rms), the %s form "
-			       "within %.1f%%%s. ", ra_model_form_name(f->form), f->rms_rel * 100,
-			       ra_model_form_name(other->form), other->rms_rel * 100,
-			       f->form == RA_FORM_MAX && other->rms_rel > 2 * f->rms_rel ?
-			       ": the device limits I/Os and bytes per second like a throttle, "
-			       "rather than seeking then transferring" : "");
-		kib(b2, sizeof(b2), a->target_bytes);
-		if (f->form == RA_FORM_MAX)
-			APPEND(a, "Each I/O costs max(access, size/bandwidth), so throughput reaches "
-			       "%.0f%% of the bandwidth at %.2f x %s = %s. ", fraction * 100, fraction,
-			       b1, b2);
-		else
-			APPEND(a, "Throughput size/(access + size/bandwidth) reaches %.0f%% of the "
-			       "bandwidth at %.0f/%.0f x %s = %s. ", fraction * 100, fraction * 100,
-			       (1 - fraction) * 100, b1, b2);
-		APPEND(a, "The smallest power of two there (16 KiB at least) is %d KiB: "
-		       "%.1f MiB/s, %.0f%% of the bandwidth.", kb,
-		       ra_model_throughput(f, kb * 1024.0) / 1048576,
-		       ra_model_throughput(f, kb * 1024.0) / f->bw_bps * 100);
-		if (f->rms_rel > RA_MODEL_POOR_FIT)
-			APPEND(a, " The fit is poor (%.0f%% rms): the sizes do not follow one curve "
-			       "(mixed workloads, a cache in front of the device); take the advice as "
-			       "a rough guide, and a --sweep of read_ahead_kb for cleaner points.",
-			       f->rms_rel * 100);
-	} else {
-		APPEND(a, "No model: %s.", f && f->why[0] ? f->why : "no I/O to fit");
-	}
-	if (thrash_kb > 0) {
-		int below = thrash_kb / 2 >= 4 ? thrash_kb / 2 : 4;
-
-		if (a->recommended_kb >= thrash_kb) {
-			APPEND(a, " Windows of %d KiB and more thrashed (pages read ahead, evicted "
-			       "unused and read again), so the advice is lowered to %d KiB.",
-			       thrash_kb, below);
-			a->recommended_kb = below;
-		} else if (a->recommended_kb) {
-			APPEND(a, " Windows of %d KiB and more thrashed; %d KiB stays below them.",
-			       thrash_kb, a->recommended_kb);
-		} else {
-			APPEND(a, " Windows of %d KiB and more thrashed (pages read ahead, evicted "
-			       "unused and read again): without a model the advice is only to stay "
-			       "below them, %d KiB at most.", thrash_kb, below);
-			a->recommended_kb = below;
-		}
-	}
-	if (a->recommended_kb && current_kb >= 0)
-		APPEND(a, " Recorded with read_ahead_kb %d%s.", current_kb,
-		       current_kb == a->recommended_kb ? ", already the advice" : "");
 }

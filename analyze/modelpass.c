@@ -21,10 +21,6 @@
 
 #define MAX_CLASSES 48
 #define MAX_MODEL_DEVS 32
-#define ADVICE_FRACTION 0.8
-/* a size class thrashes when this share of its readahead pages (and 16 at least) thrashed */
-#define THRASH_SHARE 0.05
-#define THRASH_MIN_PAGES 16
 /* a run's size class is a point of the fit when it holds this share of the run's samples */
 #define RUN_CLASS_SHARE 0.10
 
@@ -235,20 +231,27 @@ static int store_model(struct model_ctx *m, const struct mdev *d, const char *so
 	sqlite3_bind_text(q, 3, source, -1, SQLITE_STATIC);
 	sqlite3_bind_text(q, 4, ra_model_form_name(f->form), -1, SQLITE_STATIC);
 	sqlite3_bind_text(q, 5, f->ok ? "ok" : "unidentifiable", -1, SQLITE_STATIC);
-	f->ok ? sqlite3_bind_null(q, 6) : sqlite3_bind_text(q, 6, f->why, -1, SQLITE_TRANSIENT);
+	f->why[0] ? sqlite3_bind_text(q, 6, f->why, -1, SQLITE_TRANSIENT) : sqlite3_bind_null(q, 6);
 	sqlite3_bind_int(q, 7, d->nruns);
 	sqlite3_bind_int64(q, 8, samples);
 	sqlite3_bind_int(q, 9, sizes);
+	for (int i = 10; i <= 13; i++)
+		sqlite3_bind_null(q, i);
 	if (f->ok) {
 		sqlite3_bind_double(q, 10, f->access_ns);
 		sqlite3_bind_double(q, 11, f->bw_bps);
 		sqlite3_bind_double(q, 12, f->rms_rel);
 		sqlite3_bind_double(q, 13, f->max_rel);
-	} else {
-		for (int i = 10; i <= 13; i++)
-			sqlite3_bind_null(q, i);
 	}
 	sqlite3_bind_int(q, 14, chosen);
+	for (int i = 15; i <= 18; i++)
+		sqlite3_bind_null(q, i);
+	if (sizes > 0) {
+		sqlite3_bind_double(q, 15, f->min_bytes);
+		sqlite3_bind_double(q, 16, f->max_bytes);
+		sqlite3_bind_double(q, 17, f->min_ns);
+		sqlite3_bind_double(q, 18, f->max_ns);
+	}
 	rc = sqlite3_step(q);
 	sqlite3_reset(q);
 	return rc == SQLITE_DONE ? 0 : -1;
@@ -334,107 +337,156 @@ static int query_int(struct ra_db *db, const char *sql, int64_t a, int64_t b, in
 	return rc == SQLITE_ROW || rc == SQLITE_DONE ? 0 : -1;
 }
 
-/*
- * The smallest window size class of the pool whose readahead pages thrashed
- * (THRASH_SHARE of them, THRASH_MIN_PAGES at least), in KiB; 0 when none did.
- */
-static int thrash_kb(struct ra_db *db, int64_t run_id, uint32_t dev, int *out)
-{
-	char sql[2048];
-	sqlite3_stmt *q = NULL;
-	int64_t added[MAX_CLASSES] = { 0 }, thrashed[MAX_CLASSES] = { 0 };
-	int rc;
-
-	*out = 0;
-	snprintf(sql, sizeof(sql),
-		 "SELECT w.size_pages * COALESCE(r.page_size, 4096), SUM(w.ra_pages_added),"
-		 " SUM(w.thrashed) FROM windows w JOIN runs r USING (run_id)"
-		 " WHERE w.dev = ?2 AND w.ra_pages_added > 0 AND w.run_id IN (%s)"
-		 " GROUP BY 1", ra_model_pool_sql);
-	if (sqlite3_prepare_v2(ra_db_sqlite(db), sql, -1, &q, NULL) != SQLITE_OK)
-		return -1;
-	sqlite3_bind_int64(q, 1, run_id);
-	sqlite3_bind_int64(q, 2, dev);
-	while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
-		double bytes = sqlite3_column_double(q, 0);
-		/* down to a power of two: "windows of c and more" stays true */
-		int c = bytes >= 1 ? (int)floor(log2(bytes)) : 0;
-
-		if (c >= MAX_CLASSES)
-			c = MAX_CLASSES - 1;
-
-		added[c] += sqlite3_column_int64(q, 1);
-		thrashed[c] += sqlite3_column_int64(q, 2);
-	}
-	sqlite3_finalize(q);
-	if (rc != SQLITE_DONE)
-		return -1;
-	for (int c = 10; c < MAX_CLASSES; c++)
-		if (thrashed[c] >= THRASH_MIN_PAGES && thrashed[c] >= THRASH_SHARE * added[c]) {
-			*out = (int)(1LL << (c - 10));
-			break;
-		}
-	return 0;
-}
-
-/* The advice of the run in @m for @dev, from the pool's fits and thrashing limit. */
-static int advise(struct model_ctx *m, uint32_t dev, const struct ra_model_fit *f,
-		  const struct ra_model_fit *other, int tk)
+/* The advice of run @m->run_id for @dev, from its pool as stored (model_sets, device_models). */
+static int advise(struct model_ctx *m, uint32_t dev)
 {
 	sqlite3_stmt *q = m->ins_advice;
+	struct ra_model_pool p;
 	struct ra_advice a;
-	int64_t cur;
+	char next[64] = "";
 	int rc;
 
-	/* the setting of the file system's device, or of the disk that served its windows */
-	if (query_int(m->db, "SELECT COALESCE((SELECT read_ahead_kb FROM device_snapshots"
-		      " WHERE run_id = ?1 AND dev = ?2 AND phase = 'before'),"
-		      " (SELECT s.read_ahead_kb FROM requests q JOIN windows w"
-		      " ON w.run_id = q.run_id AND w.window_id = q.window_id"
-		      " JOIN device_snapshots s ON s.run_id = q.run_id AND s.dev = q.dev"
-		      " AND s.phase = 'before' WHERE q.run_id = ?1 AND w.dev = ?2 LIMIT 1))",
-		      m->run_id, dev, &cur) < 0)
+	if (ra_model_pool_load(m->db, m->run_id, dev, &p) < 0)
 		return -1;
-	if (cur < 0 && query_int(m->db, "SELECT MAX(w.ra_pages) * COALESCE(r.page_size, 4096)"
-				 " / 1024 FROM windows w JOIN runs r USING (run_id)"
-				 " WHERE w.run_id = ?1 AND w.dev = ?2", m->run_id, dev, &cur) < 0)
-		return -1;
-	ra_model_advise(f, other, ADVICE_FRACTION, tk, (int)cur, &a);
+	ra_model_advise(&p, RA_ADVICE_FRACTION, &a);
+	for (int i = 0; a.next_kb[i]; i++)
+		snprintf(next + strlen(next), sizeof(next) - strlen(next), "%s%d", i ? "," : "",
+			 a.next_kb[i]);
 	sqlite3_bind_int64(q, 1, m->run_id);
 	sqlite3_bind_int64(q, 2, dev);
-	sqlite3_bind_double(q, 3, ADVICE_FRACTION);
-	if (f->ok) {
-		sqlite3_bind_text(q, 4, ra_model_form_name(f->form), -1, SQLITE_STATIC);
-		sqlite3_bind_double(q, 5, a.target_bytes);
-		sqlite3_bind_int(q, 6, a.model_kb);
-	} else {
-		sqlite3_bind_null(q, 4);
-		sqlite3_bind_null(q, 5);
-		sqlite3_bind_null(q, 6);
-	}
-	tk ? sqlite3_bind_int(q, 7, tk) : sqlite3_bind_null(q, 7);
-	cur >= 0 ? sqlite3_bind_int64(q, 8, cur) : sqlite3_bind_null(q, 8);
+	sqlite3_bind_double(q, 3, RA_ADVICE_FRACTION);
+	p.fit.ok ? sqlite3_bind_text(q, 4, ra_model_form_name(p.fit.form), -1, SQLITE_STATIC) :
+		   sqlite3_bind_null(q, 4);
+	a.target_bytes > 0 ? sqlite3_bind_double(q, 5, a.target_bytes) : sqlite3_bind_null(q, 5);
+	a.model_kb ? sqlite3_bind_int(q, 6, a.model_kb) : sqlite3_bind_null(q, 6);
+	a.thrash_kb ? sqlite3_bind_int(q, 7, a.thrash_kb) : sqlite3_bind_null(q, 7);
+	a.current_kb >= 0 ? sqlite3_bind_int(q, 8, a.current_kb) : sqlite3_bind_null(q, 8);
 	a.recommended_kb ? sqlite3_bind_int(q, 9, a.recommended_kb) : sqlite3_bind_null(q, 9);
 	sqlite3_bind_text(q, 10, a.reasoning, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_text(q, 11, ra_advice_status_name(a.status), -1, SQLITE_STATIC);
+	a.measured_kb ? sqlite3_bind_int(q, 12, a.measured_kb) : sqlite3_bind_null(q, 12);
+	a.window_ratio > 0 ? sqlite3_bind_double(q, 13, a.window_ratio) : sqlite3_bind_null(q, 13);
+	next[0] ? sqlite3_bind_text(q, 14, next, -1, SQLITE_TRANSIENT) : sqlite3_bind_null(q, 14);
 	rc = sqlite3_step(q);
 	sqlite3_reset(q);
+	ra_model_pool_release(&p);
 	return rc == SQLITE_DONE ? 0 : -1;
 }
 
-/* the device time of the windows at their stream's largest size, on their file's device */
+/*
+ * the devices of run ?1's page events when it has no window (every read hit
+ * the page cache), read through the run's seq range
+ */
+#define NO_WINDOW_DEVS                                                                      \
+	" (SELECT DISTINCT p.dev FROM runs r, page_events p WHERE r.run_id = ?1"           \
+	" AND NOT EXISTS (SELECT 1 FROM windows WHERE run_id = ?1)"                        \
+	" AND p.seq BETWEEN r.seq_first AND r.seq_last)"
+/* runs that count: not failed, killed or interrupted */
+#define RUN_OK                                                                              \
+	" (SELECT run_id FROM runs WHERE COALESCE(exit_status, 0) = 0"                     \
+	" AND exit_signal IS NULL AND NOT interrupted)"
+/*
+ * the device time of the windows at their stream's largest size, on their
+ * file's device; the device's idle time counts too where the device set the
+ * pace (held at least as long as idle, or RA_MODEL_HELD_SHARE of the I/O
+ * time: a throttle credits the idle time). Where some runs of the pool were
+ * device-paced, only
+ * those give samples: a reader-paced run of a rate limiter shows what its
+ * credit let through, not the limit.
+ */
 #define WINDOW_SQL                                                                          \
-	"SELECT w.dev, w.run_id, i.bytes, i.service_ns, i.last_c_ts_ns - w.ts_ns"            \
-	" FROM window_io i"                                                                 \
+	"WITH pace AS (SELECT w.run_id, w.dev, SUM(COALESCE(i.held_ns, 0))"                 \
+	"  >= MIN(SUM(COALESCE(i.idle_ns, 0)), " RA_STR(RA_MODEL_HELD_SHARE)                \
+	"  * (MAX(i.last_c_ts_ns) - MIN(w.ts_ns))) AS device"                               \
+	"  FROM window_io i JOIN windows w USING (run_id, window_id)"                       \
+	"  WHERE w.run_id IN (%s) AND w.run_id IN" RUN_OK " GROUP BY 1, 2)"                 \
+	" SELECT w.dev, w.run_id, i.bytes, i.service_ns + CASE WHEN p.device"              \
+	" THEN COALESCE(i.idle_ns, 0) ELSE 0 END, i.last_c_ts_ns - w.ts_ns FROM window_io i" \
 	" JOIN windows w USING (run_id, window_id)"                                         \
 	" JOIN streams s ON s.run_id = w.run_id AND s.stream_id = w.stream_id"              \
+	" JOIN pace p ON p.run_id = w.run_id AND p.dev = w.dev"                             \
 	" WHERE i.service_ns IS NOT NULL AND w.size_pages >= s.max_size_pages"              \
-	" AND w.run_id IN (%s)"                                                             \
+	" AND (p.device OR NOT EXISTS (SELECT 1 FROM pace o WHERE o.dev = p.dev"            \
+	" AND o.device))"                                                                   \
 	" AND w.dev IN (SELECT dev FROM windows WHERE run_id = ?1) ORDER BY w.run_id"
 /* the read requests' D2C */
 #define D2C_SQL                                                                             \
 	"SELECT dev, run_id, nr_sector * 512.0, c_ts_ns - d_ts_ns, NULL FROM requests"      \
 	" WHERE d_ts_ns IS NOT NULL AND rwbs LIKE '%%R%%' AND run_id IN (%s)"               \
+	" AND run_id IN" RUN_OK                                                             \
 	" AND dev IN (SELECT dev FROM requests WHERE run_id = ?1) ORDER BY run_id"
+
+static int prepare_inserts(struct model_ctx *m)
+{
+	sqlite3 *sq = ra_db_sqlite(m->db);
+
+	return sqlite3_prepare_v2(sq, "INSERT INTO model_points (run_id, dev, source, size_class,"
+				  " n, bytes, service_ns, p50_ns, latency_ns, used) VALUES (?, ?,"
+				  " ?, ?, ?, ?, ?, ?, ?, ?)", -1, &m->ins_point, NULL) != SQLITE_OK ||
+	       sqlite3_prepare_v2(sq, "INSERT INTO device_models (run_id, dev, source, form,"
+				  " status, reason, runs, samples, sizes, access_ns, bandwidth_bps,"
+				  " rms_rel_err, max_rel_err, chosen, min_bytes, max_bytes, min_ns,"
+				  " max_ns) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?,"
+				  " ?)", -1, &m->ins_model, NULL) != SQLITE_OK ||
+	       sqlite3_prepare_v2(sq, "INSERT INTO device_advice (run_id, dev, fraction, form,"
+				  " target_bytes, model_kb, thrash_kb, current_kb, recommended_kb,"
+				  " reasoning, status, measured_kb, window_ratio, next_kb) VALUES (?,"
+				  " ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", -1, &m->ins_advice,
+				  NULL) != SQLITE_OK ? -1 : 0;
+}
+
+/* The pool's runs on @dev with the predictions of @best, their run sets, the advice. */
+static int pool_device(struct model_ctx *m, uint32_t dev, const struct ra_model_fit *best)
+{
+	struct ra_member *mem = NULL;
+	int n = 0, ret = -1;
+
+	if (ra_pool_members(m->db, m->run_id, dev, &mem, &n) == 0 &&
+	    ra_pool_store(m->db, m->run_id, dev, mem, n, best) == 0 && advise(m, dev) == 0)
+		ret = 0;
+	free(mem);
+	return ret;
+}
+
+/* The window model and advice of every device the run's windows read from. */
+static int window_devices(struct model_ctx *m, struct msrc *s)
+{
+	static const struct ra_model_fit none = { .why = "no window with device time" };
+	sqlite3_stmt *q = NULL;
+	int rc;
+
+	if (sqlite3_prepare_v2(ra_db_sqlite(m->db), "SELECT DISTINCT dev FROM windows"
+			       " WHERE run_id = ?1 UNION SELECT dev FROM" NO_WINDOW_DEVS, -1, &q,
+			       NULL) != SQLITE_OK)
+		return -1;
+	sqlite3_bind_int64(q, 1, m->run_id);
+	while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
+		uint32_t dev = (uint32_t)sqlite3_column_int64(q, 0);
+		struct ra_model_fit best = none, other;
+		struct mdev *d = NULL;
+
+		for (int i = 0; i < s->ndevs && !d; i++)
+			d = s->devs[i].dev == dev ? &s->devs[i] : NULL;
+		if ((d && fit_device(m, d, "window", &best, &other) < 0) ||
+		    pool_device(m, dev, &best) < 0) {
+			rc = SQLITE_ERROR;
+			break;
+		}
+	}
+	sqlite3_finalize(q);
+	return rc == SQLITE_DONE ? 0 : -1;
+}
+
+static int d2c_devices(struct model_ctx *m, struct msrc *s)
+{
+	for (int i = 0; i < s->ndevs; i++) {
+		struct ra_model_fit best, other;
+
+		if (fit_device(m, &s->devs[i], "d2c", &best, &other) < 0)
+			return -1;
+	}
+	return 0;
+}
 
 static int run_model(struct ra_db *db, int64_t run_id, const struct ra_analyze_opts *o)
 {
@@ -442,36 +494,23 @@ static int run_model(struct ra_db *db, int64_t run_id, const struct ra_analyze_o
 	struct model_ctx m = { .db = db, .run_id = run_id };
 	sqlite3 *sq = ra_db_sqlite(db);
 	struct msrc *s = calloc(1, sizeof(*s));
-	char sql[2048];
+	char sql[4096];
 	int ret = -1;
 
 	if (!s) {
 		ra_set_error(RA_ERR_IO, "out of memory");
 		return -1;
 	}
-	if (sqlite3_prepare_v2(sq, "INSERT INTO model_points VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-			       -1, &m.ins_point, NULL) != SQLITE_OK ||
-	    sqlite3_prepare_v2(sq, "INSERT INTO device_models VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?,"
-			       " ?, ?, ?, ?, ?)", -1, &m.ins_model, NULL) != SQLITE_OK ||
-	    sqlite3_prepare_v2(sq, "INSERT INTO device_advice VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?,"
-			       " ?)", -1, &m.ins_advice, NULL) != SQLITE_OK)
+	if (prepare_inserts(&m) < 0)
 		goto out;
 	for (int k = 0; k < 2; k++) {
 		if (k == 0)
 			snprintf(sql, sizeof(sql), WINDOW_SQL, ra_model_pool_sql);
 		else
 			snprintf(sql, sizeof(sql), D2C_SQL, ra_model_pool_sql);
-		if (collect(db, run_id, sql, s) < 0)
+		if (collect(db, run_id, sql, s) < 0 ||
+		    (k == 0 ? window_devices(&m, s) : d2c_devices(&m, s)) < 0)
 			goto out;
-		for (int i = 0; i < s->ndevs; i++) {
-			struct ra_model_fit best, other;
-			int tk = 0;
-
-			if (fit_device(&m, &s->devs[i], src_name[k], &best, &other) < 0 ||
-			    (k == 0 && (thrash_kb(db, run_id, s->devs[i].dev, &tk) < 0 ||
-					advise(&m, s->devs[i].dev, &best, &other, tk) < 0)))
-				goto out;
-		}
 		if (o && o->verbose > 0)
 			fprintf(stderr, "model: %s: %d devices\n", src_name[k], s->ndevs);
 		msrc_release(s);
@@ -501,12 +540,24 @@ void ra_model_fit_row(sqlite3_stmt *q, int c, struct ra_model_fit *f)
 	f->rms_rel = sqlite3_column_double(q, c + 4);
 	if (sqlite3_column_type(q, c + 5) == SQLITE_TEXT)
 		snprintf(f->why, sizeof(f->why), "%s", (const char *)sqlite3_column_text(q, c + 5));
+	f->points = sqlite3_column_int(q, c + 6);
+	f->min_bytes = sqlite3_column_double(q, c + 7);
+	f->max_bytes = sqlite3_column_double(q, c + 8);
+	f->min_ns = sqlite3_column_double(q, c + 9);
+	f->max_ns = sqlite3_column_double(q, c + 10);
+	f->max_rel = sqlite3_column_double(q, c + 11);
 }
 
 /* rows of the devices run ?2 read itself: what its own fit would have */
 #define OWN                                                                             \
 	" AND ((source = 'window' AND dev IN (SELECT dev FROM windows WHERE run_id = ?2))"  \
 	" OR (source = 'd2c' AND dev IN (SELECT dev FROM requests WHERE run_id = ?2)))"
+/* the file system devices of run ?2's windows (or page events, when it had no window) */
+#define OWN_WINDOWS                                                                     \
+	" (SELECT dev FROM windows WHERE run_id = ?2 UNION SELECT dev FROM"               \
+	" (SELECT DISTINCT p.dev FROM runs r, page_events p WHERE r.run_id = ?2"         \
+	" AND NOT EXISTS (SELECT 1 FROM windows WHERE run_id = ?2)"                      \
+	" AND p.seq BETWEEN r.seq_first AND r.seq_last))"
 
 int ra_model_share(struct ra_db *db, int64_t from, int64_t to)
 {
@@ -517,12 +568,26 @@ int ra_model_share(struct ra_db *db, int64_t from, int64_t to)
 		" p50_ns, latency_ns, used FROM model_points WHERE run_id = ?1" OWN,
 		"DELETE FROM device_models WHERE run_id = ?2 AND (dev, source) IN"
 		" (SELECT dev, source FROM device_models WHERE run_id = ?1)" OWN,
-		"INSERT INTO device_models SELECT ?2, dev, source, form, status, reason, runs, samples,"
-		" sizes, access_ns, bandwidth_bps, rms_rel_err, max_rel_err, chosen"
-		" FROM device_models WHERE run_id = ?1" OWN,
+		"INSERT INTO device_models (run_id, dev, source, form, status, reason, runs,"
+		" samples, sizes, access_ns, bandwidth_bps, rms_rel_err, max_rel_err, chosen,"
+		" min_bytes, max_bytes, min_ns, max_ns) SELECT ?2, dev, source, form, status,"
+		" reason, runs, samples, sizes, access_ns, bandwidth_bps, rms_rel_err, max_rel_err,"
+		" chosen, min_bytes, max_bytes, min_ns, max_ns FROM device_models"
+		" WHERE run_id = ?1" OWN,
+		"DELETE FROM model_runs WHERE run_id = ?2 AND dev IN"
+		" (SELECT dev FROM model_runs WHERE run_id = ?1) AND dev IN" OWN_WINDOWS,
+		"INSERT INTO model_runs SELECT ?2, dev, member, read_ahead_kb, ra_kb, window_bytes,"
+		" windows, state, reason, pace, idle_share, held_share, thrash_share,"
+		" thrashed_pages, cached_share, io_ns, measured_bps, predicted_bps, unused_share"
+		" FROM model_runs WHERE run_id = ?1 AND dev IN" OWN_WINDOWS,
+		"DELETE FROM model_sets WHERE run_id = ?2 AND dev IN"
+		" (SELECT dev FROM model_sets WHERE run_id = ?1) AND dev IN" OWN_WINDOWS,
+		"INSERT INTO model_sets SELECT ?2, dev, read_ahead_kb, runs, ra_kb, window_bytes,"
+		" measured_bps, predicted_bps, explained, reason, pace, idle_share, held_share,"
+		" thrash_share, thrashed_pages, cached_share, io_ns, unused_share FROM model_sets"
+		" WHERE run_id = ?1 AND dev IN" OWN_WINDOWS,
 		"DELETE FROM device_advice WHERE run_id = ?2 AND dev IN"
-		" (SELECT dev FROM device_advice WHERE run_id = ?1)"
-		" AND dev IN (SELECT dev FROM windows WHERE run_id = ?2)",
+		" (SELECT dev FROM device_advice WHERE run_id = ?1) AND dev IN" OWN_WINDOWS,
 	};
 	struct model_ctx m = { .db = db, .run_id = to };
 	sqlite3_stmt *q = NULL;
@@ -531,36 +596,21 @@ int ra_model_share(struct ra_db *db, int64_t from, int64_t to)
 	for (size_t i = 0; i < sizeof(copy) / sizeof(copy[0]); i++)
 		if (query_int(db, copy[i], from, to, NULL) < 0)
 			goto out;
-	if (sqlite3_prepare_v2(ra_db_sqlite(db), "INSERT INTO device_advice VALUES (?, ?, ?, ?, ?,"
-			       " ?, ?, ?, ?, ?)", -1, &m.ins_advice, NULL) != SQLITE_OK ||
-	    sqlite3_prepare_v2(ra_db_sqlite(db),
-			       "SELECT a.dev, COALESCE(a.thrash_kb, 0), c.form, c.status, c.access_ns,"
-			       " c.bandwidth_bps, c.rms_rel_err, c.reason, o.form, o.status,"
-			       " o.access_ns, o.bandwidth_bps, o.rms_rel_err, o.reason, c.sizes"
-			       " FROM device_advice a"
-			       " LEFT JOIN device_models c ON c.run_id = a.run_id AND c.dev = a.dev"
-			       " AND c.source = 'window' AND c.chosen"
-			       " LEFT JOIN device_models o ON o.run_id = a.run_id AND o.dev = a.dev"
-			       " AND o.source = 'window' AND NOT o.chosen WHERE a.run_id = ?1"
-			       " AND a.dev IN (SELECT dev FROM windows WHERE run_id = ?2)",
-			       -1, &q, NULL) != SQLITE_OK)
+	if (prepare_inserts(&m) < 0 ||
+	    sqlite3_prepare_v2(ra_db_sqlite(db), "SELECT dev FROM device_advice WHERE run_id = ?1"
+			       " AND dev IN" OWN_WINDOWS, -1, &q, NULL) != SQLITE_OK)
 		goto out;
 	sqlite3_bind_int64(q, 1, from);
 	sqlite3_bind_int64(q, 2, to);
-	while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
-		struct ra_model_fit f, other;
-
-		ra_model_fit_row(q, 2, &f);
-		ra_model_fit_row(q, 8, &other);
-		f.points = other.points = sqlite3_column_int(q, 14);
-		if (advise(&m, (uint32_t)sqlite3_column_int64(q, 0), &f, &other,
-			   sqlite3_column_int(q, 1)) < 0) {
+	while ((rc = sqlite3_step(q)) == SQLITE_ROW)
+		if (advise(&m, (uint32_t)sqlite3_column_int64(q, 0)) < 0) {
 			rc = SQLITE_ERROR;
 			break;
 		}
-	}
 out:
 	sqlite3_finalize(q);
+	sqlite3_finalize(m.ins_point);
+	sqlite3_finalize(m.ins_model);
 	sqlite3_finalize(m.ins_advice);
 	if (rc != SQLITE_DONE) {
 		ra_set_error(RA_ERR_IO, "cannot share the model of run %lld in '%s': %s",
@@ -572,7 +622,7 @@ out:
 
 static const char *const model_needs[] = { "block:block_rq_complete", NULL };
 static const char *const model_tables[] = { "model_points", "device_models", "device_advice",
-					    NULL };
+					    "model_runs", "model_sets", NULL };
 
 const struct ra_pass ra_pass_model = {
 	.name = "model",

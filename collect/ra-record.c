@@ -20,6 +20,7 @@
 
 #include "collect.h"
 #include "ra_analyze.h"
+#include "ra_model.h"
 #include "ra_version.h"
 
 #define EXIT_WORKLOAD	1	/* recorded; the workload failed */
@@ -57,7 +58,9 @@ struct rec {
 	int verbose;
 	char **argv;
 	int repeat;
-	char *sweep_kb;			/* "16,128,512" */
+	char *sweep_kb;			/* "16,128,512", or "auto[:LO-HI]" */
+	bool sweep_auto;
+	struct ra_sweep_limits sweep_limits;
 	char *sweep_env;		/* "NAME=v1,v2" */
 	char *throttle;			/* "DEV=iops:N,bps:N" */
 	int wait_settings;		/* -1 refuse a held setting, 0 wait, N wait N s */
@@ -90,6 +93,7 @@ struct rec {
 	int64_t tick_ns, nticks;		/* what the looks while the workload ran cost */
 	struct ra_vmstat vm_before, vm_after;
 	struct ra_sysinfo si;
+	int64_t last_run;		/* the run stored last */
 	/* replay */
 	struct ra_writer *w;
 };
@@ -121,6 +125,9 @@ static const char usage_text[] =
 	"      --sweep read_ahead_kb=V1,V2,...\n"
 	"                              one run set per value on the --device devices,\n"
 	"                              labelled read_ahead_kb=V\n"
+	"      --sweep read_ahead_kb=auto[:LO-HI]\n"
+	"                              choose the values (16-4096): record until the advice\n"
+	"                              is decided, then print it\n"
 	"      --sweep-env NAME=V1,V2  one run set per value of the workload's variable NAME\n"
 	"      --throttle DEV=iops:N,bps:N\n"
 	"                              emulate a slow device: the workload's reads of DEV are\n"
@@ -293,7 +300,8 @@ static int parse_value(struct rec *r, int c, char *arg)
 			return -1;
 		}
 		r->sweep_kb = arg + 14;
-		return 0;
+		r->sweep_auto = strncmp(r->sweep_kb, "auto", 4) == 0;
+		return r->sweep_auto ? ra_sweep_parse(r->sweep_kb, &r->sweep_limits) : 0;
 	case OPT_SWEEP_ENV:
 		if (!strchr(arg, '=') || arg[0] == '=') {
 			ra_set_error(RA_ERR_USAGE, "bad --sweep-env '%s' (want NAME=V1,V2,...)",
@@ -384,6 +392,11 @@ static int parse_args(struct rec *r, int argc, char **argv)
 	if (r->sweep_kb && r->nsetreq) {
 		ra_set_error(RA_ERR_USAGE,
 			     "--sweep read_ahead_kb and --read-ahead-kb exclude each other");
+		return -1;
+	}
+	if (r->sweep_auto && (!r->analyze || r->sweep_env || r->repeat > 1)) {
+		ra_set_error(RA_ERR_USAGE, "--sweep read_ahead_kb=auto analyses every run and"
+			     " chooses its repeats: not with --no-analyze, --sweep-env or --repeat");
 		return -1;
 	}
 	return ra_workload_check(r->argv);
@@ -868,6 +881,7 @@ static int store_run(struct rec *r)
 	}
 	if (ra_db_load_commit(r->db) < 0)
 		goto fail;
+	r->last_run = run_id;
 	if (r->verbose > 0 && r->nticks)
 		fprintf(stderr, "ra-record: %lld looks at settings and open files, %.1f us each\n",
 			(long long)r->nticks, (double)r->tick_ns / (double)r->nticks / 1e3);
@@ -998,6 +1012,48 @@ static int sweep_env_value(struct rec *r, const char *value, char *pair, size_t 
 	return 0;
 }
 
+static void print_advice(struct rec *r, const struct ra_sweep_state *s)
+{
+	const struct ra_advice *a = &s->advice;
+
+	printf("read_ahead_kb %s: %d run%s; advice for %u:%u: ", r->sweep_kb, s->runs,
+	       s->runs == 1 ? "" : "s", s->dev >> 20, s->dev & 1048575);
+	if (a->recommended_kb)
+		printf("read_ahead_kb %d (%s)\n", a->recommended_kb, ra_advice_status_name(a->status));
+	else
+		printf("none (%s)\n", ra_advice_status_name(a->status));
+	printf("  %s\n  %s\n", s->why, a->reasoning);
+}
+
+/*
+ * --sweep read_ahead_kb=auto: the analysis says which setting to record
+ * next (ra_sweep_step) until the advice is decided; the worst exit status wins.
+ */
+static int record_auto(struct rec *r)
+{
+	struct ra_sweep_state s;
+	char kb[32], label[512];
+	int worst = 0, rc;
+
+	for (;;) {
+		if (ra_sweep_step(r->db, r->last_run, RA_ADVICE_FRACTION, &r->sweep_limits, &s) < 0)
+			return die(ra_last_error());
+		if (!s.next_kb)
+			break;
+		if (r->verbose >= 0)
+			fprintf(stderr, "ra-record: read_ahead_kb %d next: %s\n", s.next_kb, s.why);
+		snprintf(kb, sizeof(kb), "%d", s.next_kb);
+		ra_settings_sweep(r->settings, kb);
+		compose_label(r, label, sizeof(label), kb, NULL);
+		rc = record_one(r);
+		worst = rc > worst ? rc : worst;
+		if (rc >= 128 || rc == EXIT_ERROR)
+			return worst;	/* interrupted, or cannot record */
+	}
+	print_advice(r, &s);
+	return worst;
+}
+
 /* Every value of the sweeps, each --repeat times; the worst exit status wins. */
 static int record_all(struct rec *r)
 {
@@ -1006,6 +1062,8 @@ static int record_all(struct rec *r)
 	bool have_kb, have_env;
 	int worst = 0;
 
+	if (r->sweep_auto)
+		return record_auto(r);
 	do {
 		have_kb = next_value(&kbs, kb, sizeof(kb));
 		if (have_kb)

@@ -277,6 +277,7 @@ static const char *const vmstat_keys[] = {
 	"pgsteal_direct", "pginodesteal", "allocstall_normal", "allocstall_movable",
 	"pgactivate", "pgdeactivate", "thp_file_alloc",
 	"drop_pagecache",	/* writes to drop_caches: by anyone, during the run */
+	"oom_kill",		/* processes the OOM killer ended, anywhere, during the run */
 	NULL
 };
 

@@ -420,9 +420,13 @@ static void chart_model(FILE *out, const struct ra_report *r)
 
 	if (!t || !m || !t->nrows)
 		return;
-	for (int i = 0; i < t->nrows; i++)
-		if (strcmp(text(t, i, "source"), "window") == 0 && num(t, i, "service_ms") > 0)
-			f.y1 = fmax(f.y1, num(t, i, "avg_bytes") / num(t, i, "service_ms") * 1e3 / 1048576);
+	for (int i = 0; i < t->nrows; i++) {
+		if (strcmp(text(t, i, "source"), "window") != 0 || !(num(t, i, "service_ms") > 0))
+			continue;
+		f.y1 = fmax(f.y1, num(t, i, "avg_bytes") / num(t, i, "service_ms") * 1e3 / 1048576);
+		while (f.x1 < num(t, i, "avg_bytes") * 1.5 && f.x1 < 1073741824.0)
+			f.x1 *= 2;	/* windows beyond 4 MiB (POSIX_FADV_SEQUENTIAL doubles them) */
+	}
 	for (int i = 0; i < m->nrows; i++)
 		if (strcmp(text(m, i, "source"), "window") == 0 && num(m, i, "chosen") > 0)
 			f.y1 = fmax(f.y1, num(m, i, "bandwidth_mib_s"));
@@ -449,8 +453,11 @@ static void chart_model(FILE *out, const struct ra_report *r)
 		fprintf(out, "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"%s\"%s points=\"",
 			palette[legend % MAX_SERIES], chosen ? "2" : "1",
 			chosen ? "" : " stroke-dasharray=\"4 3\"");
+		/* over the measured sizes only: the model is not extrapolated */
 		for (int k = 0; k <= 60; k++) {
-			double x = exp2(12 + k * 10.0 / 60);
+			double lo = log2(fmax(num(m, i, "min_kb") * 1024, f.x0));
+			double hi = log2(fmin(fmax(num(m, i, "max_kb") * 1024, 2 * f.x0), f.x1));
+			double x = exp2(lo + k * (hi - lo) / 60);
 
 			fprintf(out, "%.1f,%.1f ", px(&f, x),
 				py(&f, fmin(ra_model_throughput(&fit, x) / 1048576, f.y1)));
@@ -471,19 +478,21 @@ static void chart_model(FILE *out, const struct ra_report *r)
 			num(t, i, "n"));
 	}
 	for (int i = 0; a && i < a->nrows; i++) {
-		double kb = num(a, i, "recommended_kb");
+		double kb = num(a, i, "recommended_kb"), ratio = num(a, i, "window_ratio");
+		double x = kb * 1024 * (ratio > 0 ? ratio : 1);
 
 		if (kb <= 0)
 			continue;
 		fprintf(out, "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" stroke=\"%s\""
 			" stroke-dasharray=\"2 2\"/><text x=\"%.1f\" y=\"%d\">"
-			"advice %.0f KiB</text>\n", px(&f, kb * 1024), MT, px(&f, kb * 1024), CH - MB,
-			palette[3], px(&f, kb * 1024) + 4, MT + 12, kb);
+			"advice %.0f KiB</text>\n", px(&f, x), MT, px(&f, x), CH - MB, palette[3],
+			px(&f, x) + 4, MT + 12, kb);
 	}
 	svg_end(out, "Points: windows of one size class, their bytes over their mean device"
 		     " time (hollow: too few to be fitted). Curves: size / latency(size) of each"
-		     " fitted form, the chosen one solid. The dotted line is the recommended"
-		     " read_ahead_kb.");
+		     " fitted form over the measured sizes, the chosen one solid. The dotted line is"
+		     " the recommended read_ahead_kb, at the window it gives (POSIX_FADV_SEQUENTIAL"
+		     " readers read windows of twice it).");
 }
 
 /* ---- tables ---- */

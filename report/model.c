@@ -11,6 +11,7 @@
 #include "ra_model.h"
 #include "report.h"
 
+
 struct section {
 	const char *key;
 	const char *title;
@@ -107,25 +108,29 @@ static const struct section sections[] = {
 	  " samples, sizes, ROUND(access_ns / 1e6, 3) AS access_ms,"
 	  " ROUND(bandwidth_bps / 1048576, 2) AS bandwidth_mib_s,"
 	  " ROUND(rms_rel_err, 4) AS rms_rel_err, ROUND(max_rel_err, 4) AS max_rel_err, chosen,"
+	  " ROUND(min_bytes / 1024) AS min_kb, ROUND(max_bytes / 1024) AS max_kb,"
 	  " reason FROM device_models WHERE run_id = ?1 ORDER BY dev, source DESC, chosen DESC" },
 	{ "model_table", "I/O size against throughput under the window model",
-	  "the table of the 2010 readahead discussion, for this device on this kernel",
+	  "the table of the 2010 readahead discussion, for this device on this kernel; measured sizes only",
 	  "SELECT dev, form, io_kb, access_ms, transfer_ms, latency_ms, utilization,"
 	  " throughput_mib_s FROM v_model_table WHERE run_id = ?1 ORDER BY dev, io_kb" },
 	{ "predictions", "Predicted and measured throughput per read_ahead_kb",
-	  "runs sharing this run's model; measured: benchmark, else device bytes / wall time",
-	  "SELECT p.dev, p.read_ahead_kb, p.window_kb, COUNT(*) AS runs,"
-	  " ROUND(AVG(p.predicted_bps) / 1048576, 2) AS predicted_mib_s,"
-	  " ROUND(AVG(p.measured_bps) / 1048576, 2) AS measured_mib_s,"
-	  " ROUND((AVG(p.predicted_bps) - AVG(p.measured_bps)) * 100 / AVG(p.measured_bps), 1)"
-	  " AS error_pct FROM v_model_predictions p"
-	  " JOIN device_models m ON m.run_id = p.run_id AND m.source = 'window' AND m.chosen"
-	  " AND (m.dev >> 20) || ':' || (m.dev & 1048575) = p.dev"
-	  " JOIN device_models me ON me.run_id = ?1 AND me.dev = m.dev AND me.source = 'window'"
-	  " AND me.chosen AND me.form = m.form AND me.access_ns = m.access_ns"
-	  " AND me.bandwidth_bps = m.bandwidth_bps"
-	  " WHERE p.measured_bps > 0 GROUP BY p.dev, p.read_ahead_kb, p.window_kb"
-	  " ORDER BY p.dev, p.read_ahead_kb, p.window_kb" },
+	  "the run sets of this run's pool; measured: benchmark, else device bytes / wall time",
+	  "SELECT (dev >> 20) || ':' || (dev & 1048575) AS dev, read_ahead_kb,"
+	  " CAST(window_bytes / 1024 AS INTEGER) AS window_kb, runs,"
+	  " ROUND(predicted_bps / 1048576, 2) AS predicted_mib_s,"
+	  " ROUND(measured_bps / 1048576, 2) AS measured_mib_s,"
+	  " ROUND((predicted_bps - measured_bps) * 100 / measured_bps, 1) AS error_pct, pace,"
+	  " CASE explained WHEN 1 THEN 'yes' WHEN 0 THEN 'no' END AS explained"
+	  " FROM model_sets WHERE run_id = ?1 ORDER BY dev, read_ahead_kb" },
+	{ "model_runs", "Runs of the model's pool",
+	  "left out: failed, killed, interrupted; pace: who kept the other waiting",
+	  "SELECT (dev >> 20) || ':' || (dev & 1048575) AS dev, member AS run, read_ahead_kb,"
+	  " CAST(window_bytes / 1024 AS INTEGER) AS window_kb, state, pace,"
+	  " ROUND(idle_share * 100, 1) AS idle_pct, ROUND(held_share * 100, 1) AS held_pct,"
+	  " ROUND(thrash_share * 100, 1) AS thrash_pct, ROUND(measured_bps / 1048576, 2) AS"
+	  " measured_mib_s, ROUND(predicted_bps / 1048576, 2) AS predicted_mib_s, reason"
+	  " FROM model_runs WHERE run_id = ?1 ORDER BY dev, state = 'used', member" },
 	{ "model_points", "Size classes of the model",
 	  "device time per I/O of each size; latency: window opened to last completion",
 	  "SELECT (p.dev >> 20) || ':' || (p.dev & 1048575) AS dev, p.source,"
@@ -218,11 +223,23 @@ static const char *const warning_sql[] = {
 	" AND NOT EXISTS (SELECT 1 FROM v_devices d WHERE d.run_id = ?1"
 	" AND d.dev = (w.dev >> 20) || ':' || (w.dev & 1048575)"
 	" AND d.read_ahead_kb_before BETWEEN 1 AND 15 AND d.role != 'traced')",
-	/* a model that does not describe the device */
+	/* a model that does not describe the device, or the measurements */
 	"SELECT 'the device model of ' || (dev >> 20) || ':' || (dev & 1048575) || ' fits poorly ('"
 	" || CAST(ROUND(rms_rel_err * 100) AS INTEGER) || '% rms over ' || sizes || ' sizes):"
 	" its table and advice are rough' FROM device_models WHERE run_id = ?1"
-	" AND source = 'window' AND chosen AND status = 'ok' AND rms_rel_err > 0.25",
+	" AND source = 'window' AND chosen AND status = 'ok'"
+	" AND rms_rel_err > " RA_STR(RA_MODEL_POOR_FIT),
+	"SELECT 'the device model of ' || (dev >> 20) || ':' || (dev & 1048575) || ' does not"
+	" explain the measured throughput at read_ahead_kb ' || group_concat(read_ahead_kb, ', ')"
+	" || ' (predicted / measured ' || group_concat(printf('%.2f', predicted_bps"
+	" / measured_bps), ', ') || '): ' || (SELECT x.reason FROM model_sets x"
+	" WHERE x.run_id = ?1 AND x.dev = g.dev AND x.explained = 0 ORDER BY x.read_ahead_kb"
+	" LIMIT 1) || '; the advice is unreliable' FROM (SELECT * FROM model_sets"
+	" WHERE run_id = ?1 AND explained = 0 ORDER BY dev, read_ahead_kb) g GROUP BY dev",
+	"SELECT 'runs left out of the device model of ' || (dev >> 20) || ':' || (dev & 1048575)"
+	" || ': ' || group_concat('run ' || member || ' (read_ahead_kb ' || COALESCE(read_ahead_kb,"
+	" '?') || ') ' || reason, '; ') FROM (SELECT * FROM model_runs WHERE run_id = ?1"
+	" AND state IN ('failed', 'killed', 'interrupted') ORDER BY dev, member) GROUP BY dev",
 	/* settings: changed under the run, or not the ones that govern its files */
 	"SELECT 'read_ahead_kb of ' || COALESCE(c.path, (c.dev >> 20) || ':' || (c.dev & 1048575))"
 	" || ' changed during the run: ' || c.expected || ' expected, ' || c.observed"
@@ -411,33 +428,61 @@ static void set_int(struct ra_value *v, int64_t i, bool null)
 	v->i = i;
 }
 
+static int set_kb_list(struct ra_value *v, const int *kb, int n)
+{
+	char buf[64] = "";
+
+	for (int i = 0; i < n && kb[i]; i++)
+		snprintf(buf + strlen(buf), sizeof(buf) - strlen(buf), "%s%d", i ? "," : "", kb[i]);
+	if (!buf[0]) {
+		v->type = SQLITE_NULL;
+		return 0;
+	}
+	return set_text(v, buf);
+}
+
+/* One row of the advice table: @dev's advice at @fraction. */
+static int advice_row(struct ra_value *v, const char *dev, double fraction,
+		      const struct ra_advice *a)
+{
+	if (set_text(&v[0], dev) < 0 || set_text(&v[1], ra_advice_status_name(a->status)) < 0)
+		return -1;
+	v[2].type = SQLITE_FLOAT;
+	v[2].d = fraction;
+	set_int(&v[3], a->recommended_kb, !a->recommended_kb);
+	set_int(&v[4], a->model_kb, !a->model_kb);
+	set_int(&v[5], a->measured_kb, !a->measured_kb);
+	set_int(&v[6], (int64_t)((a->target_bytes + 1023) / 1024), !(a->target_bytes > 0));
+	set_int(&v[7], a->thrash_kb, !a->thrash_kb);
+	set_int(&v[8], a->current_kb, a->current_kb < 0);
+	v[9].type = a->window_ratio > 0 ? SQLITE_FLOAT : SQLITE_NULL;
+	v[9].d = a->window_ratio;
+	if (set_kb_list(&v[10], a->next_kb, RA_ADVICE_MAX_NEXT) < 0)
+		return -1;
+	return set_text(&v[11], a->reasoning);
+}
+
 /*
  * The advice table: per device of the windows, ra_model_advise() on the
- * chosen window model at the report's fraction (the stored device_advice is
- * the same at 0.8).
+ * pool the model pass stored, at the report's fraction (the stored
+ * device_advice is the same at RA_ADVICE_FRACTION).
  */
 static int load_advice(struct ra_db *db, struct ra_table *t, int64_t run_id,
 		       const struct ra_report_opts *o)
 {
-	static const char *const cols[] = { "dev", "fraction", "recommended_kb", "model_kb",
-					    "target_kb", "thrash_kb", "current_kb", "reasoning" };
-	static const char sql[] =
-		"SELECT (a.dev >> 20) || ':' || (a.dev & 1048575), a.thrash_kb, a.current_kb,"
-		" m.form, m.status, m.access_ns, m.bandwidth_bps, m.rms_rel_err, m.reason,"
-		" o.form, o.status, o.access_ns, o.bandwidth_bps, o.rms_rel_err, o.reason, m.sizes"
-		" FROM device_advice a LEFT JOIN device_models m ON m.run_id = a.run_id"
-		" AND m.dev = a.dev AND m.source = 'window' AND m.chosen"
-		" LEFT JOIN device_models o ON o.run_id = a.run_id AND o.dev = a.dev"
-		" AND o.source = 'window' AND NOT o.chosen WHERE a.run_id = ?1 ORDER BY a.dev";
-	double fraction = o->fraction > 0 ? o->fraction : 0.8;
-	sqlite3_stmt *st = prepare(db, sql, run_id, o);
+	static const char *const cols[] = { "dev", "status", "fraction", "recommended_kb",
+					    "model_kb", "measured_kb", "target_kb", "thrash_kb",
+					    "current_kb", "window_ratio", "next_kb", "reasoning" };
+	double fraction = o->fraction > 0 ? o->fraction : RA_ADVICE_FRACTION;
+	sqlite3_stmt *st = prepare(db, "SELECT dev, (dev >> 20) || ':' || (dev & 1048575)"
+				   " FROM device_advice WHERE run_id = ?1 ORDER BY dev", run_id, o);
 	int ncols = (int)(sizeof(cols) / sizeof(cols[0])), rc;
 
 	if (!st)
 		return fail(db);
 	t->key = "advice";
 	t->title = "Recommended read_ahead_kb";
-	t->note = "the smallest power of two reaching the fraction of the bandwidth, below thrashing";
+	t->note = "the smallest setting reaching the fraction of the best measured, below thrashing";
 	t->ncols = ncols;
 	t->cols = calloc((size_t)ncols, sizeof(*t->cols));
 	if (!t->cols)
@@ -446,18 +491,16 @@ static int load_advice(struct ra_db *db, struct ra_table *t, int64_t run_id,
 		if (!(t->cols[c] = strdup(cols[c])))
 			goto nomem;
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		struct ra_model_fit f, other;
+		struct ra_model_pool p;
 		struct ra_value *v;
 		struct ra_advice a;
 
-		ra_model_fit_row(st, 3, &f);
-		ra_model_fit_row(st, 9, &other);
-		f.points = other.points = sqlite3_column_int(st, 15);
-		if (!f.why[0])
-			snprintf(f.why, sizeof(f.why), "no window with device time");
-		ra_model_advise(&f, &other, fraction, sqlite3_column_int(st, 1),
-				sqlite3_column_type(st, 2) == SQLITE_NULL ? -1 :
-				sqlite3_column_int(st, 2), &a);
+		if (ra_model_pool_load(db, run_id, (uint32_t)sqlite3_column_int64(st, 0), &p) < 0) {
+			sqlite3_finalize(st);
+			return -1;
+		}
+		ra_model_advise(&p, fraction, &a);
+		ra_model_pool_release(&p);
 		v = realloc(t->cells, (size_t)(t->nrows + 1) * (size_t)ncols * sizeof(*v));
 		if (!v)
 			goto nomem;
@@ -465,16 +508,7 @@ static int load_advice(struct ra_db *db, struct ra_table *t, int64_t run_id,
 		v += (size_t)t->nrows * (size_t)ncols;
 		memset(v, 0, (size_t)ncols * sizeof(*v));
 		t->nrows++;
-		if (set_text(&v[0], (const char *)sqlite3_column_text(st, 0)) < 0)
-			goto nomem;
-		v[1].type = SQLITE_FLOAT;
-		v[1].d = fraction;
-		set_int(&v[2], a.recommended_kb, !a.recommended_kb);
-		set_int(&v[3], a.model_kb, !a.model_kb);
-		set_int(&v[4], (int64_t)((a.target_bytes + 1023) / 1024), !a.model_kb);
-		set_int(&v[5], a.thrash_kb, !a.thrash_kb);
-		set_int(&v[6], a.current_kb, a.current_kb < 0);
-		if (set_text(&v[7], a.reasoning) < 0)
+		if (advice_row(v, (const char *)sqlite3_column_text(st, 1), fraction, &a) < 0)
 			goto nomem;
 	}
 	sqlite3_finalize(st);

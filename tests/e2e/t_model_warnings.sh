@@ -78,7 +78,9 @@ echo "ok: no warning for the failed call"
 ra-report --run 1 "$C" > "$TMP/one.txt"
 check_eq "$(q "$C" "SELECT status FROM device_models WHERE dev = $kdev AND source = 'window' AND chosen")" \
 	unidentifiable "one read_ahead_kb: no window model"
-check_grep "No model: one I/O size only \(512 KiB\)" "$TMP/one.txt" "the report says why"
+sed -n '/^Recommended/,/^$/p' "$TMP/one.txt" | tr -s ' \n' '  ' > "$TMP/one.adv"
+check_grep "No single number: .*No model: one I/O size only \(512 KiB\)" "$TMP/one.adv" "the report says why"
+check_grep "Record read_ahead_kb [0-9]+ to decide" "$TMP/one.adv" "and which setting to record next"
 check_grep "^  $LOOP_DEV: read_ahead_kb - " "$TMP/one.txt" "no advice made up"
 
 # thrashing: par4thrash (one read_ahead_kb, no model) read 2 MiB windows
@@ -87,6 +89,6 @@ T=$TMP/thrash.db
 ra-import -q -o "$T" "$RA_FIXTURES/par4thrash.dat" || fail "import par4thrash"
 check_eq "$(q "$T" "SELECT thrash_kb || ' ' || COALESCE(model_kb, '-') || ' ' || recommended_kb FROM device_advice WHERE dev = $((7 << 20))")" \
 	"2048 - 1024" "thrashing windows of 2048 KiB: 1024 at most"
-ra-report "$T" | sed -n '/^Recommended/,/^$/p' | tr -s ' \n' '  ' | grep -q "Windows of 2048 KiB and more thrashed .* 1024 KiB at most" \
+ra-report "$T" | sed -n '/^Recommended/,/^$/p' | tr -s ' \n' '  ' | grep -q "Settings of 2048 KiB and more thrashed .* 1024 KiB at most" \
 	|| fail "the report says why"
 echo "ok: the report explains the thrashing limit"

@@ -1,0 +1,555 @@
+// SPDX-License-Identifier: LGPL-2.1
+/*
+ * The runs of a model's pool, one by one (model_runs), and the run sets they
+ * form, one per read_ahead_kb (model_sets): what each run read, how fast,
+ * who set the pace, whether it thrashed, and whether it counts at all (a run
+ * that failed, was killed or interrupted does not). The advice and the
+ * report read a pool back with ra_model_pool_load().
+ */
+#include <math.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analyze_local.h"
+#include "ra_model.h"
+
+/*
+ * One statement with ?1 = @a, ?2 = @b (and ?3 = @c when it has one): the first
+ * row's @n values, NAN where NULL or without a row.
+ */
+static int row_values(struct ra_db *db, const char *sql, int64_t a, int64_t b, double c,
+		      double *out, int n)
+{
+	sqlite3_stmt *q = NULL;
+	int rc;
+
+	for (int i = 0; i < n; i++)
+		out[i] = NAN;
+	if (sqlite3_prepare_v2(ra_db_sqlite(db), sql, -1, &q, NULL) != SQLITE_OK)
+		return -1;
+	sqlite3_bind_int64(q, 1, a);
+	sqlite3_bind_int64(q, 2, b);
+	if (sqlite3_bind_parameter_count(q) >= 3)
+		sqlite3_bind_double(q, 3, c);
+	rc = sqlite3_step(q);
+	for (int i = 0; rc == SQLITE_ROW && i < n; i++)
+		if (sqlite3_column_type(q, i) != SQLITE_NULL)
+			out[i] = sqlite3_column_double(q, i);
+	sqlite3_finalize(q);
+	return rc == SQLITE_ROW || rc == SQLITE_DONE ? 0 : -1;
+}
+
+static double or0(double v)
+{
+	return isnan(v) ? 0 : v;
+}
+
+/* -1, with the error of @db's last statement (or memory) for the pool of @run_id */
+static int pool_error(struct ra_db *db, int64_t run_id)
+{
+	int code = sqlite3_errcode(ra_db_sqlite(db));
+
+	ra_set_error(RA_ERR_IO, "cannot read the model pool of run %lld in '%s': %s",
+		     (long long)run_id, ra_db_path(db),
+		     code == SQLITE_OK || code == SQLITE_ROW || code == SQLITE_DONE ?
+			     "out of memory" : sqlite3_errmsg(ra_db_sqlite(db)));
+	return -1;
+}
+
+/* the block device whose snapshots and setting stand for the file system's device ?2 */
+#define SNAP_DEV                                                                            \
+	"COALESCE((SELECT dev FROM device_snapshots WHERE run_id = ?1 AND dev = ?2"         \
+	" AND phase = 'before'), (SELECT q.dev FROM requests q JOIN windows w"              \
+	" ON w.run_id = q.run_id AND w.window_id = q.window_id JOIN device_snapshots s"     \
+	" ON s.run_id = q.run_id AND s.dev = q.dev AND s.phase = 'before'"                  \
+	" WHERE q.run_id = ?1 AND w.dev = ?2 LIMIT 1))"
+
+static const char sql_run[] =
+	"SELECT exit_status, exit_signal, interrupted, wall_ns, COALESCE(page_size, 4096),"
+	" (SELECT a.value - b.value FROM vmstat a JOIN vmstat b ON b.run_id = a.run_id"
+	"  AND b.name = a.name AND b.phase = 'before' WHERE a.run_id = ?1"
+	"  AND a.name = 'oom_kill' AND a.phase = 'after'),"
+	" (SELECT read_ahead_kb FROM device_snapshots WHERE run_id = ?1 AND phase = 'before'"
+	"  AND dev = " SNAP_DEV "),"
+	" (SELECT (e.sectors_read - b.sectors_read) * 512.0 FROM device_snapshots b"
+	"  JOIN device_snapshots e ON e.run_id = b.run_id AND e.dev = b.dev AND e.phase = 'after'"
+	"  WHERE b.run_id = ?1 AND b.phase = 'before' AND b.dev = " SNAP_DEV "),"
+	" (SELECT value FROM v_run_metrics WHERE run_id = ?1 AND metric = 'read_bw_bytes'),"
+	" (SELECT COUNT(DISTINCT w.dev) FROM windows w JOIN window_io i USING (run_id, window_id)"
+	"  WHERE w.run_id = ?1)"
+	" FROM runs WHERE run_id = ?1";
+
+/* windows with device time: count, service, idle, held, first opened, last completed */
+static const char sql_io[] =
+	"SELECT COUNT(*), SUM(i.service_ns), SUM(COALESCE(i.idle_ns, 0)),"
+	" SUM(COALESCE(i.held_ns, 0)), MIN(w.ts_ns), MAX(i.last_c_ts_ns)"
+	" FROM window_io i JOIN windows w USING (run_id, window_id)"
+	" WHERE w.run_id = ?1 AND w.dev = ?2 AND i.service_ns IS NOT NULL";
+
+/* the steady window: the size most windows at their stream's largest size had */
+static const char sql_steady[] =
+	"SELECT w.size_pages FROM windows w JOIN streams t ON t.run_id = w.run_id"
+	" AND t.stream_id = w.stream_id WHERE w.run_id = ?1 AND w.dev = ?2"
+	" AND w.size_pages >= t.max_size_pages AND w.pages_added > 0"
+	" GROUP BY w.size_pages ORDER BY COUNT(*) DESC, w.size_pages DESC LIMIT 1";
+
+/*
+ * fates of the windows of the steady size class (?3 pages and up to twice
+ * it), pages they covered inside the file and added, the kernel's window
+ */
+static const char sql_fates[] =
+	"SELECT SUM(CASE WHEN size_pages * 2 > ?3 THEN ra_pages_added END),"
+	" SUM(CASE WHEN size_pages * 2 > ?3 THEN thrashed END),"
+	" SUM(MAX(MIN(start_page + size_pages, COALESCE(eof_page, start_page + size_pages))"
+	"  - start_page, 0)), SUM(pages_added),"
+	" MAX(CASE WHEN pattern NOT IN ('around', 'forced') THEN ra_pages END), COUNT(*),"
+	" SUM(pending + evicted_unused)"
+	" FROM windows WHERE run_id = ?1 AND dev = ?2";
+
+static void member_state(struct ra_member *m, const double *r)
+{
+	const char *oom = r[5] > 0 ? ": the OOM killer ended a process during the run" : "";
+
+	m->state = "used";
+	if (!isnan(r[1])) {
+		m->state = "killed";
+		snprintf(m->reason, sizeof(m->reason), "killed by signal %.0f%s", r[1], oom);
+	} else if (!isnan(r[0]) && r[0] != 0) {
+		m->state = "failed";
+		snprintf(m->reason, sizeof(m->reason), "exit status %.0f%s", r[0], oom);
+	} else if (r[2] > 0) {
+		m->state = "interrupted";
+		snprintf(m->reason, sizeof(m->reason), "interrupted: the trace ends early");
+	}
+}
+
+/* The facts of run @m->run_id on file system device @dev. */
+static int member_load(struct ra_db *db, uint32_t dev, struct ra_member *m)
+{
+	double r[10], io[6], st[1], fa[7];
+	int page;
+
+	if (row_values(db, sql_run, m->run_id, dev, 0, r, 10) < 0 ||
+	    row_values(db, sql_io, m->run_id, dev, 0, io, 6) < 0 ||
+	    row_values(db, sql_steady, m->run_id, dev, 0, st, 1) < 0 ||
+	    row_values(db, sql_fates, m->run_id, dev, or0(st[0]), fa, 7) < 0)
+		return -1;
+	page = isnan(r[4]) ? 4096 : (int)r[4];
+	member_state(m, r);
+	m->setting_kb = isnan(r[6]) ? (int)(or0(fa[4]) * page / 1024) : (int)r[6];
+	m->ra_kb = (int)(or0(fa[4]) * page / 1024);
+	m->window_bytes = or0(st[0]) * page;
+	m->windows = (int)or0(io[0]);
+	m->all_windows = (int)or0(fa[5]);
+	m->io_ns = or0(io[5]) - or0(io[4]);
+	m->idle_share = m->io_ns > 0 ? or0(io[2]) / m->io_ns : 0;
+	m->held_share = m->io_ns > 0 ? or0(io[3]) / m->io_ns : 0;
+	m->device_paced = or0(io[3]) >= or0(io[2]) || m->held_share >= RA_MODEL_HELD_SHARE;
+	m->thrash_share = or0(fa[0]) > 0 ? or0(fa[1]) / fa[0] : 0;
+	m->thrashed_pages = (int64_t)or0(fa[1]);
+	m->cached_share = or0(fa[2]) > 0 ? 1 - or0(fa[3]) / fa[2] : 0;
+	if (m->cached_share < 0)
+		m->cached_share = 0;
+	m->unused_share = or0(fa[3]) > 0 ? or0(fa[6]) / fa[3] : 0;
+	m->app_measured = r[9] == 1 && r[8] > 0;
+	if (m->app_measured)
+		m->measured_bps = r[8];
+	else if (r[7] > 0 && r[3] > 0)
+		m->measured_bps = r[7] / (r[3] / 1e9);
+	if (!strcmp(m->state, "used") && !m->windows) {
+		m->state = "no_io";
+		snprintf(m->reason, sizeof(m->reason), m->all_windows ?
+			 "its windows found their pages in the page cache" :
+			 "no readahead window: every read hit the page cache");
+	}
+	return 0;
+}
+
+int ra_pool_members(struct ra_db *db, int64_t run_id, uint32_t dev, struct ra_member **out,
+		    int *n)
+{
+	char sql[2048];
+	sqlite3_stmt *q = NULL;
+	struct ra_member *m = NULL;
+	int rc, cap = 0;
+
+	*out = NULL;
+	*n = 0;
+	snprintf(sql, sizeof(sql), "SELECT run_id FROM (%s) ORDER BY run_id", ra_model_pool_sql);
+	if (sqlite3_prepare_v2(ra_db_sqlite(db), sql, -1, &q, NULL) != SQLITE_OK)
+		return pool_error(db, run_id);
+	sqlite3_bind_int64(q, 1, run_id);
+	while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
+		if (*n == cap) {
+			struct ra_member *p = realloc(m, (size_t)(cap = cap ? cap * 2 : 16) * sizeof(*p));
+
+			if (!p)
+				break;
+			m = p;
+		}
+		memset(&m[*n], 0, sizeof(m[0]));
+		m[*n].run_id = sqlite3_column_int64(q, 0);
+		if (member_load(db, dev, &m[*n]) < 0)
+			break;
+		(*n)++;
+	}
+	if (rc != SQLITE_DONE)
+		pool_error(db, run_id);
+	sqlite3_finalize(q);
+	*out = m;
+	return rc == SQLITE_DONE ? 0 : -1;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* The median of @v (@n values, reordered). */
+static double median(double *v, int n)
+{
+	if (n < 1)
+		return 0;
+	qsort(v, (size_t)n, sizeof(*v), cmp_double);
+	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+/* The medians over the used runs @m[i] of setting @kb of the field at @off. */
+static double median_of(const struct ra_member *m, int n, int kb, size_t off, double *tmp)
+{
+	int k = 0;
+
+	for (int i = 0; i < n; i++)
+		if (!strcmp(m[i].state, "used") && m[i].setting_kb == kb)
+			tmp[k++] = *(const double *)((const char *)&m[i] + off);
+	return median(tmp, k);
+}
+
+#define MEDIAN(field) median_of(m, n, s->setting_kb, offsetof(struct ra_member, field), tmp)
+
+/* One run set: setting @kb of the used runs @m. */
+static void form_set(const struct ra_member *m, int n, int kb, struct ra_model_set *s,
+		     double *tmp)
+{
+	int paced = 0;
+
+	memset(s, 0, sizeof(*s));
+	s->setting_kb = kb;
+	for (int i = 0; i < n; i++) {
+		if (strcmp(m[i].state, "used") || m[i].setting_kb != kb)
+			continue;
+		s->runs++;
+		s->thrashed_pages += m[i].thrashed_pages;
+		paced += m[i].device_paced ? -1 : 1;
+		if (m[i].ra_kb > s->ra_kb)
+			s->ra_kb = m[i].ra_kb;
+	}
+	s->window_bytes = MEDIAN(window_bytes);
+	s->measured_bps = MEDIAN(measured_bps);
+	s->predicted_bps = MEDIAN(predicted_bps);
+	s->thrash_share = MEDIAN(thrash_share);
+	s->idle_share = MEDIAN(idle_share);
+	s->held_share = MEDIAN(held_share);
+	s->cached_share = MEDIAN(cached_share);
+	s->unused_share = MEDIAN(unused_share);
+	s->io_s = MEDIAN(io_ns) / 1e9;
+	s->reader_paced = paced > 0;
+	ra_model_check(s);
+}
+
+/* The run sets of the used runs of @m, by setting, in *@out (freed by the caller). */
+static int form_sets(const struct ra_member *m, int n, struct ra_model_set **out, int *nsets)
+{
+	double *tmp = calloc((size_t)n + 1, sizeof(*tmp));
+	struct ra_model_set *s = calloc((size_t)n + 1, sizeof(*s));
+	int k = 0;
+
+	*out = s;
+	*nsets = 0;
+	if (!tmp || !s) {
+		free(tmp);
+		return -1;
+	}
+	for (int kb = -1;;) {	/* ascending distinct settings */
+		int next = -1;
+
+		for (int i = 0; i < n; i++)
+			if (!strcmp(m[i].state, "used") && m[i].setting_kb > kb &&
+			    (next < 0 || m[i].setting_kb < next))
+				next = m[i].setting_kb;
+		if (next < 0)
+			break;
+		form_set(m, n, next, &s[k++], tmp);
+		kb = next;
+	}
+	*nsets = k;
+	free(tmp);
+	return 0;
+}
+
+static void bind_or_null(sqlite3_stmt *q, int i, double v, bool known)
+{
+	known ? sqlite3_bind_double(q, i, v) : sqlite3_bind_null(q, i);
+}
+
+static int store_member(sqlite3_stmt *q, int64_t run_id, uint32_t dev, const struct ra_member *m)
+{
+	bool io = m->windows > 0;
+	int rc;
+
+	sqlite3_bind_int64(q, 1, run_id);
+	sqlite3_bind_int64(q, 2, dev);
+	sqlite3_bind_int64(q, 3, m->run_id);
+	sqlite3_bind_int(q, 4, m->setting_kb);
+	sqlite3_bind_int(q, 5, m->ra_kb);
+	bind_or_null(q, 6, m->window_bytes, m->window_bytes > 0);
+	sqlite3_bind_int(q, 7, m->windows);
+	sqlite3_bind_text(q, 8, m->state, -1, SQLITE_STATIC);
+	m->reason[0] ? sqlite3_bind_text(q, 9, m->reason, -1, SQLITE_TRANSIENT) :
+		       sqlite3_bind_null(q, 9);
+	io ? sqlite3_bind_text(q, 10, m->device_paced ? "device" : "reader", -1, SQLITE_STATIC) :
+	     sqlite3_bind_null(q, 10);
+	bind_or_null(q, 11, m->idle_share, io);
+	bind_or_null(q, 12, m->held_share, io);
+	bind_or_null(q, 13, m->thrash_share, io);
+	sqlite3_bind_int64(q, 14, m->thrashed_pages);
+	bind_or_null(q, 15, m->cached_share, m->all_windows > 0);
+	bind_or_null(q, 16, m->io_ns, io);
+	bind_or_null(q, 17, m->measured_bps, m->measured_bps > 0);
+	bind_or_null(q, 18, m->predicted_bps, m->predicted_bps > 0);
+	bind_or_null(q, 19, m->unused_share, m->all_windows > 0);
+	rc = sqlite3_step(q);
+	sqlite3_reset(q);
+	return rc == SQLITE_DONE ? 0 : -1;
+}
+
+static int store_set(sqlite3_stmt *q, int64_t run_id, uint32_t dev, const struct ra_model_set *s)
+{
+	int rc;
+
+	sqlite3_bind_int64(q, 1, run_id);
+	sqlite3_bind_int64(q, 2, dev);
+	sqlite3_bind_int(q, 3, s->setting_kb);
+	sqlite3_bind_int(q, 4, s->runs);
+	sqlite3_bind_int(q, 5, s->ra_kb);
+	bind_or_null(q, 6, s->window_bytes, s->window_bytes > 0);
+	bind_or_null(q, 7, s->measured_bps, s->measured_bps > 0);
+	bind_or_null(q, 8, s->predicted_bps, s->predicted_bps > 0);
+	s->explained >= 0 ? sqlite3_bind_int(q, 9, s->explained) : sqlite3_bind_null(q, 9);
+	s->why[0] ? sqlite3_bind_text(q, 10, s->why, -1, SQLITE_TRANSIENT) : sqlite3_bind_null(q, 10);
+	sqlite3_bind_text(q, 11, s->reader_paced ? "reader" : "device", -1, SQLITE_STATIC);
+	sqlite3_bind_double(q, 12, s->idle_share);
+	sqlite3_bind_double(q, 13, s->held_share);
+	sqlite3_bind_double(q, 14, s->thrash_share);
+	sqlite3_bind_int64(q, 15, s->thrashed_pages);
+	sqlite3_bind_double(q, 16, s->cached_share);
+	sqlite3_bind_double(q, 17, s->io_s * 1e9);
+	sqlite3_bind_double(q, 18, s->unused_share);
+	rc = sqlite3_step(q);
+	sqlite3_reset(q);
+	return rc == SQLITE_DONE ? 0 : -1;
+}
+
+int ra_pool_store(struct ra_db *db, int64_t run_id, uint32_t dev, struct ra_member *m, int n,
+		  const struct ra_model_fit *fit)
+{
+	sqlite3 *sq = ra_db_sqlite(db);
+	sqlite3_stmt *qr = NULL, *qs = NULL;
+	struct ra_model_set *sets = NULL;
+	int nsets = 0, ret = -1;
+
+	/* against the benchmark's own bytes, the device's bytes it never used do not count */
+	for (int i = 0; i < n; i++)
+		m[i].predicted_bps = fit->ok && m[i].window_bytes > 0 ?
+					     ra_model_throughput(fit, m[i].window_bytes) *
+						     (m[i].app_measured ? 1 - m[i].unused_share : 1) :
+					     0;
+	if (form_sets(m, n, &sets, &nsets) < 0 ||
+	    sqlite3_prepare_v2(sq, "INSERT INTO model_runs (run_id, dev, member, read_ahead_kb,"
+			       " ra_kb, window_bytes, windows, state, reason, pace, idle_share,"
+			       " held_share, thrash_share, thrashed_pages, cached_share, io_ns,"
+			       " measured_bps, predicted_bps, unused_share) VALUES (?, ?, ?, ?, ?, ?,"
+			       " ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", -1, &qr, NULL) != SQLITE_OK ||
+	    sqlite3_prepare_v2(sq, "INSERT INTO model_sets (run_id, dev, read_ahead_kb, runs,"
+			       " ra_kb, window_bytes, measured_bps, predicted_bps, explained, reason,"
+			       " pace, idle_share, held_share, thrash_share, thrashed_pages,"
+			       " cached_share, io_ns, unused_share) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?,"
+			       " ?, ?, ?, ?, ?, ?, ?, ?, ?)", -1, &qs, NULL) != SQLITE_OK)
+		goto out;
+	for (int i = 0; i < n; i++)
+		if (store_member(qr, run_id, dev, &m[i]) < 0)
+			goto out;
+	for (int i = 0; i < nsets; i++)
+		if (store_set(qs, run_id, dev, &sets[i]) < 0)
+			goto out;
+	ret = 0;
+out:
+	if (ret < 0)
+		pool_error(db, run_id);
+	sqlite3_finalize(qr);
+	sqlite3_finalize(qs);
+	free(sets);
+	return ret;
+}
+
+/* The run sets of @run_id's pool on @dev, from model_sets. */
+static int load_sets(struct ra_db *db, int64_t run_id, uint32_t dev, struct ra_model_pool *p)
+{
+	sqlite3_stmt *q = NULL;
+	int rc, cap = 0;
+
+	if (sqlite3_prepare_v2(ra_db_sqlite(db), "SELECT read_ahead_kb, runs, ra_kb,"
+			       " COALESCE(window_bytes, 0), COALESCE(measured_bps, 0),"
+			       " COALESCE(predicted_bps, 0), NULL, NULL, pace, idle_share,"
+			       " held_share, thrash_share, thrashed_pages, cached_share, io_ns,"
+			       " COALESCE(unused_share, 0) FROM model_sets WHERE run_id = ?1 AND dev = ?2"
+			       " ORDER BY read_ahead_kb", -1, &q, NULL) != SQLITE_OK)
+		return -1;
+	sqlite3_bind_int64(q, 1, run_id);
+	sqlite3_bind_int64(q, 2, dev);
+	while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
+		struct ra_model_set *s;
+
+		if (p->nsets == cap) {
+			s = realloc(p->sets, (size_t)(cap = cap ? cap * 2 : 16) * sizeof(*s));
+			if (!s)
+				break;
+			p->sets = s;
+		}
+		s = &p->sets[p->nsets++];
+		memset(s, 0, sizeof(*s));
+		s->setting_kb = sqlite3_column_int(q, 0);
+		s->runs = sqlite3_column_int(q, 1);
+		s->ra_kb = sqlite3_column_int(q, 2);
+		s->window_bytes = sqlite3_column_double(q, 3);
+		s->measured_bps = sqlite3_column_double(q, 4);
+		s->predicted_bps = sqlite3_column_double(q, 5);
+		s->reader_paced = sqlite3_column_type(q, 8) == SQLITE_TEXT &&
+				  !strcmp((const char *)sqlite3_column_text(q, 8), "reader");
+		s->idle_share = sqlite3_column_double(q, 9);
+		s->held_share = sqlite3_column_double(q, 10);
+		s->thrash_share = sqlite3_column_double(q, 11);
+		s->thrashed_pages = sqlite3_column_int64(q, 12);
+		s->cached_share = sqlite3_column_double(q, 13);
+		s->io_s = sqlite3_column_double(q, 14) / 1e9;
+		s->unused_share = sqlite3_column_double(q, 15);
+		ra_model_check(s);	/* explained, cause and why, as stored */
+	}
+	sqlite3_finalize(q);
+	return rc == SQLITE_DONE ? 0 : -1;
+}
+
+/* The chosen (@chosen 1) or other window fit of @run_id on @dev; !ok when none is stored. */
+static int load_fit(struct ra_db *db, int64_t run_id, uint32_t dev, int chosen,
+		    struct ra_model_fit *f)
+{
+	sqlite3_stmt *q = NULL;
+	int rc;
+
+	memset(f, 0, sizeof(*f));
+	if (sqlite3_prepare_v2(ra_db_sqlite(db), "SELECT " RA_MODEL_FIT_COLS("") " FROM"
+			       " device_models WHERE run_id = ?1 AND dev = ?2 AND source = 'window'"
+			       " AND chosen = ?3", -1, &q, NULL) != SQLITE_OK)
+		return -1;
+	sqlite3_bind_int64(q, 1, run_id);
+	sqlite3_bind_int64(q, 2, dev);
+	sqlite3_bind_int(q, 3, chosen);
+	rc = sqlite3_step(q);
+	if (rc == SQLITE_ROW)
+		ra_model_fit_row(q, 0, f);
+	sqlite3_finalize(q);
+	return rc == SQLITE_ROW || rc == SQLITE_DONE ? 0 : -1;
+}
+
+int ra_model_pool_load(struct ra_db *db, int64_t run_id, uint32_t dev, struct ra_model_pool *p)
+{
+	double v[3];
+
+	memset(p, 0, sizeof(*p));
+	p->current_kb = -1;
+	if (load_fit(db, run_id, dev, 1, &p->fit) < 0 || load_fit(db, run_id, dev, 0, &p->other) < 0 ||
+	    load_sets(db, run_id, dev, p) < 0 ||
+	    row_values(db, "SELECT SUM(state IN ('failed', 'killed', 'interrupted')),"
+		       " MAX(CASE WHEN member = ?1 THEN read_ahead_kb END), SUM(state = 'no_io')"
+		       " FROM model_runs WHERE run_id = ?1 AND dev = ?2", run_id, dev, 0, v, 3) < 0) {
+		ra_set_error(RA_ERR_IO, "cannot read the model of run %lld in '%s': %s",
+			     (long long)run_id, ra_db_path(db), sqlite3_errmsg(ra_db_sqlite(db)));
+		ra_model_pool_release(p);
+		return -1;
+	}
+	p->left_out = (int)or0(v[0]);
+	p->current_kb = isnan(v[1]) ? -1 : (int)v[1];
+	p->no_io = (int)or0(v[2]);
+	return 0;
+}
+
+void ra_model_pool_release(struct ra_model_pool *p)
+{
+	free(p->sets);
+	p->sets = NULL;
+	p->nsets = 0;
+}
+
+int ra_sweep_parse(const char *spec, struct ra_sweep_limits *l)
+{
+	int lo = 16, hi = 4096, n = 0;
+
+	*l = (struct ra_sweep_limits){ .lo_kb = lo, .hi_kb = hi, .max_runs = 12,
+				       .max_repeats = 3, .margin = 0.05 };
+	if (strcmp(spec, "auto") == 0)
+		return 0;
+	if (sscanf(spec, "auto:%d-%d%n", &lo, &hi, &n) != 2 || spec[n] || lo < 4 || hi < lo * 4 ||
+	    hi > (1 << 20)) {
+		ra_set_error(RA_ERR_USAGE, "bad automatic sweep '%s' (want auto or auto:LO-HI,"
+			     " LO >= 4, HI >= 4 x LO)", spec);
+		return -1;
+	}
+	l->lo_kb = lo;
+	l->hi_kb = hi;
+	return 0;
+}
+
+/* The device of run @run_id's windows with the most of them that has an advice. */
+static int main_device(struct ra_db *db, int64_t run_id, uint32_t *dev)
+{
+	double v[1];
+
+	if (row_values(db, "SELECT w.dev FROM windows w WHERE w.run_id = ?1 AND w.dev IN"
+		       " (SELECT dev FROM device_advice WHERE run_id = ?1) GROUP BY w.dev"
+		       " ORDER BY COUNT(*) DESC LIMIT 1", run_id, 0, 0, v, 1) < 0)
+		return -1;
+	*dev = isnan(v[0]) ? 0 : (uint32_t)v[0];
+	return isnan(v[0]) ? 0 : 1;
+}
+
+int ra_sweep_step(struct ra_db *db, int64_t run_id, double fraction,
+		  const struct ra_sweep_limits *l, struct ra_sweep_state *s)
+{
+	struct ra_model_pool p = { .current_kb = -1 };
+	int found = 0;
+
+	memset(s, 0, sizeof(*s));
+	if (run_id > 0 && (found = main_device(db, run_id, &s->dev)) < 0) {
+		ra_set_error(RA_ERR_IO, "cannot read '%s': %s", ra_db_path(db),
+			     sqlite3_errmsg(ra_db_sqlite(db)));
+		return -1;
+	}
+	if (run_id > 0 && !found) {
+		snprintf(s->why, sizeof(s->why), "the run read nothing from the device: nothing to"
+			 " sweep");
+		return 0;
+	}
+	if (found && ra_model_pool_load(db, run_id, s->dev, &p) < 0)
+		return -1;
+	ra_model_advise(&p, fraction, &s->advice);
+	for (int i = 0; i < p.nsets; i++)
+		s->runs += p.sets[i].runs;
+	s->runs += p.left_out;
+	ra_sweep_next(&p, &s->advice, l, &s->next_kb, s->why, sizeof(s->why));
+	ra_model_pool_release(&p);
+	return 0;
+}
