@@ -94,11 +94,22 @@ replay() {
 	exit $status
 }
 
+# The harnesses' own files go to a directory of this script's, removed at
+# the end whatever the harnesses left (a crashed job cannot clean up).
+private_tmp() {
+	scratch=$(mktemp -d "${TMPDIR:-/tmp}/ratrace-fuzzrun.XXXXXX") || exit 1
+	trap 'rm -rf "$scratch"' EXIT
+	trap 'rm -rf "$scratch"; trap - INT; kill -INT $$' INT
+	trap 'rm -rf "$scratch"; exit 143' TERM
+	TMPDIR=$scratch
+	export TMPDIR
+}
+
 cmd=${1:-}
 [ $# -gt 0 ] && shift
 case $cmd in
 probe) probe "$@" ;;
-run) run "$@" ;;
-replay) replay "$@" ;;
+run) private_tmp; run "$@" ;;
+replay) private_tmp; replay "$@" ;;
 *) sed -n '2,19p' "$0" >&2; exit 2 ;;
 esac

@@ -7,11 +7,13 @@
 #ifndef RA_FUZZ_H
 #define RA_FUZZ_H
 
+#include <dirent.h>
 #include <limits.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -45,20 +47,43 @@ static inline int fuzz_memfile(const void *data, size_t size, char *path, size_t
 	return fd;
 }
 
-/* A directory of this process under $TMPDIR (or /tmp), removed at exit by the caller. */
+static char fuzz_dir[PATH_MAX];
+
+/* Removes the files a harness left in its directory, then the directory. */
+static inline void fuzz_tmpdir_remove(void)
+{
+	char path[PATH_MAX + 64];
+	struct dirent *de;
+	DIR *d = opendir(fuzz_dir);
+
+	if (!d)
+		return;
+	while ((de = readdir(d)) != NULL) {
+		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", fuzz_dir, de->d_name);
+		unlink(path);
+	}
+	closedir(d);
+	rmdir(fuzz_dir);
+}
+
+/* A directory of this process under $TMPDIR (or /tmp), removed at exit
+ * (libFuzzer's forked and parallel jobs are processes of their own: each
+ * removes its own; the runner's private TMPDIR catches a job that crashed). */
 static inline const char *fuzz_tmpdir(void)
 {
-	static char dir[PATH_MAX];
 	const char *base = getenv("TMPDIR");
 
-	if (dir[0])
-		return dir;
-	snprintf(dir, sizeof(dir), "%s/ratrace-fuzz.XXXXXX", base && base[0] ? base : "/tmp");
-	if (!mkdtemp(dir)) {
+	if (fuzz_dir[0])
+		return fuzz_dir;
+	snprintf(fuzz_dir, sizeof(fuzz_dir), "%s/ratrace-fuzz.XXXXXX", base && base[0] ? base : "/tmp");
+	if (!mkdtemp(fuzz_dir)) {
 		perror("mkdtemp");
 		abort();
 	}
-	return dir;
+	atexit(fuzz_tmpdir_remove);
+	return fuzz_dir;
 }
 
 #endif
