@@ -94,6 +94,7 @@ struct rec {
 	struct ra_vmstat vm_before, vm_after;
 	struct ra_sysinfo si;
 	int64_t last_run;		/* the run stored last */
+	int64_t first_run;		/* the run stored first, 0 before */
 	/* replay */
 	struct ra_writer *w;
 };
@@ -882,6 +883,8 @@ static int store_run(struct rec *r)
 	if (ra_db_load_commit(r->db) < 0)
 		goto fail;
 	r->last_run = run_id;
+	if (!r->first_run)
+		r->first_run = run_id;
 	if (r->verbose > 0 && r->nticks)
 		fprintf(stderr, "ra-record: %lld looks at settings and open files, %.1f us each\n",
 			(long long)r->nticks, (double)r->tick_ns / (double)r->nticks / 1e3);
@@ -930,6 +933,7 @@ static void cleanup(struct rec *r)
 
 static int record_one(struct rec *r)
 {
+	bool restore_failed;
 	int ret;
 
 	r->tr = NULL;
@@ -956,13 +960,20 @@ static int record_one(struct rec *r)
 		ra_db_load_abort(r->db);
 		goto out;
 	}
-	/* Settings go back before the slower work of storing the trace. */
-	ra_settings_restore(r->settings);
+	/*
+	 * Settings go back before the slower work of storing the trace. One
+	 * that cannot be put back is stored as not restored, and no other run
+	 * starts on a machine that is not as it was.
+	 */
+	restore_failed = ra_settings_restore(r->settings) < 0;
 	if (store_run(r) < 0) {
 		ret = die(ra_last_error());
 		goto out;
 	}
 	ret = exit_code(r);
+	if (restore_failed && ret < 128)
+		ret = die("a setting could not be restored (above): stopping; the run is stored"
+			  " with the setting marked not restored");
 out:
 	cleanup(r);
 	return ret;
@@ -1092,7 +1103,13 @@ static int record_all(struct rec *r)
 
 static void release_all(struct rec *r)
 {
+	char cgroup[sizeof(r->thr.cgroup)];
+
+	snprintf(cgroup, sizeof(cgroup), "%s", r->thr.cgroup);
 	if (ra_throttle_remove(&r->thr) < 0)
+		fprintf(stderr, "ra-record: %s\n", ra_last_error());
+	else if (cgroup[0] && r->db && r->first_run &&
+		 ra_db_setting_restored(r->db, cgroup, r->first_run) < 0)
 		fprintf(stderr, "ra-record: %s\n", ra_last_error());
 	ra_settings_free(r->settings);
 	r->settings = NULL;

@@ -287,10 +287,16 @@ int ra_settings_begin(struct ra_settings *s)
 {
 	for (int i = 0; i < s->n; i++) {
 		struct knob *k = &s->k[i];
+		bool unrestored = k->applied && !k->restored;
 
 		k->applied = k->restored = false;
 		k->nchanges = 0;
 		k->set[0] = '\0';
+		if (unrestored) {
+			/* what the knob held before the run that could not restore it */
+			snprintf(k->last, sizeof(k->last), "%s", k->start);
+			continue;
+		}
 		if (ra_read_small(k->path, k->start, sizeof(k->start)) < 0) {
 			k->start[0] = '\0';
 			if (k->want[0]) {

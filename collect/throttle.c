@@ -135,12 +135,15 @@ int ra_throttle_remove(struct ra_throttle *t)
 
 int ra_throttle_store(const struct ra_throttle *t, struct ra_db *db, int64_t run_id)
 {
-	/* the workload's blkio throttle: set for the run's cgroup, removed with it */
+	/*
+	 * The workload's blkio throttle: set for the run's cgroup, undone when
+	 * the cgroup is removed after the last run (ra_db_setting_restored()).
+	 */
 	if (t->iops[0] && ra_db_add_setting(db, run_id, t->dev, "blkio.throttle.read_iops_device",
-					    t->cgroup, NULL, t->iops, 1) < 0)
+					    t->cgroup, NULL, t->iops, 0) < 0)
 		return -1;
 	if (t->bps[0] && ra_db_add_setting(db, run_id, t->dev, "blkio.throttle.read_bps_device",
-					   t->cgroup, NULL, t->bps, 1) < 0)
+					   t->cgroup, NULL, t->bps, 0) < 0)
 		return -1;
 	return 0;
 }

@@ -156,6 +156,8 @@ int ra_db_add_vmstat(struct ra_db *db, int64_t run_id, const char *phase, const 
 int ra_db_add_setting(struct ra_db *db, int64_t run_id, uint32_t dev, const char *name,
 		      const char *path, const char *old_value, const char *new_value,
 		      int restored);
+/* the setting written at @path was restored after runs @first_run on (its own transaction) */
+int ra_db_setting_restored(struct ra_db *db, const char *path, int64_t first_run);
 /* a setting seen at @observed while the run expected @expected; ts_ns -1: not known */
 int ra_db_add_setting_change(struct ra_db *db, int64_t run_id, uint32_t dev, const char *name,
 			     const char *path, int64_t ts_ns, const char *expected,

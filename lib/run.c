@@ -200,6 +200,18 @@ int ra_db_add_setting(struct ra_db *db, int64_t run_id, uint32_t dev, const char
 			 run_id, (int64_t)dev, name, old_value, new_value, (int64_t)restored, path);
 }
 
+int ra_db_setting_restored(struct ra_db *db, const char *path, int64_t first_run)
+{
+	if (ra_db_load_begin(db) < 0)
+		return -1;
+	if (exec_args(db, "UPDATE settings SET restored = 1 WHERE path = ? AND run_id >= ?", "ti",
+		      path, first_run) < 0) {
+		ra_db_load_abort(db);
+		return -1;
+	}
+	return ra_db_load_commit(db);
+}
+
 int ra_db_add_setting_change(struct ra_db *db, int64_t run_id, uint32_t dev, const char *name,
 			     const char *path, int64_t ts_ns, const char *expected,
 			     const char *observed)
