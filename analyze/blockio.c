@@ -112,6 +112,7 @@ struct blk_state {
 	int nfree;
 	struct ra_map window_of_seq;	/* seq of a window event -> window id */
 	struct ra_map task_window;	/* pid -> current window id */
+	struct ra_map fs_blk;		/* FS_BLK(s_dev, block device) of the run's file systems */
 	struct window_io *wio;		/* by window id */
 	int nwindows;
 	int owed;			/* oldest window that may still be owed bios */
@@ -587,6 +588,14 @@ static int on_complete(struct blk_state *st, struct device *d, const struct ra_e
  * worker. It belongs to the oldest window of its device, already open, that
  * added pages no bio has carried yet.
  */
+#define FS_BLK(fsdev, blkdev) ((uint64_t)(fsdev) << 32 | (uint32_t)(blkdev))
+
+/* Does a bio of @blkdev carry pages of the file system @fsdev? */
+static bool fs_on(struct blk_state *st, uint32_t fsdev, uint32_t blkdev)
+{
+	return fsdev == blkdev || ra_map_get(&st->fs_blk, FS_BLK(fsdev, blkdev)) != NULL;
+}
+
 static int owed_window(struct blk_state *st, const struct ra_event *ev)
 {
 	while (st->owed < st->nwindows && st->wio[st->owed].outstanding <= 0)
@@ -596,7 +605,7 @@ static int owed_window(struct blk_state *st, const struct ra_event *ev)
 
 		if (!w->open_ts || w->open_ts > (int64_t)ev->ts_ns)
 			break;
-		if (w->outstanding > 0 && w->fsdev == ev->blk.dev)
+		if (w->outstanding > 0 && fs_on(st, w->fsdev, ev->blk.dev))
 			return i + 1;
 	}
 	return 0;
@@ -614,7 +623,8 @@ static int on_queue(struct blk_state *st, struct device *d, const struct ra_even
 	*b = (struct bio){ .q_ts = (int64_t)ev->ts_ns, .pid = ev->pid,
 			   .nr_sector = ev->blk.nr_sector,
 			   .ra = strchr(ev->blk.rwbs, 'A') != NULL };
-	if (!strchr(ev->blk.rwbs, 'R'))
+	/* metadata a file system reads meanwhile (btrfs checksums, ext4 extents) is no window's */
+	if (!strchr(ev->blk.rwbs, 'R') || strchr(ev->blk.rwbs, 'M'))
 		return 0;
 	/* bios a task queues while its window is open belong to that window */
 	if (w && *w > 0)
@@ -958,6 +968,37 @@ static int load_parts(struct blk_state *st)
 	}
 	sqlite3_finalize(q);
 	return rc == SQLITE_DONE || rc == SQLITE_ROW ? 0 : -1;
+}
+
+/*
+ * The block devices under each file system, and their disks: a window's
+ * events carry the file system's s_dev (btrfs: an anonymous 0:N), its bios
+ * the device's or the disk's.
+ */
+static int load_fs_devices(struct blk_state *st)
+{
+	static const char sql[] =
+		"SELECT fs_dev, dev FROM filesystems WHERE run_id = ?1 AND dev != 0"
+		" UNION SELECT f.fs_dev, d.disk FROM filesystems f JOIN devices d"
+		" ON d.run_id = f.run_id AND d.dev = f.dev WHERE f.run_id = ?1 AND f.dev != 0"
+		" AND d.disk IS NOT NULL";
+	sqlite3_stmt *q = NULL;
+	int rc;
+
+	if (sqlite3_prepare_v2(ra_db_sqlite(st->db), sql, -1, &q, NULL) != SQLITE_OK)
+		return -1;
+	sqlite3_bind_int64(q, 1, st->run_id);
+	while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
+		bool fresh;
+
+		if (!ra_map_put(&st->fs_blk, FS_BLK(sqlite3_column_int64(q, 0),
+						    sqlite3_column_int64(q, 1)), &fresh)) {
+			rc = SQLITE_NOMEM;
+			break;
+		}
+	}
+	sqlite3_finalize(q);
+	return rc == SQLITE_DONE ? 0 : -1;
 }
 
 static int load_windows(struct blk_state *st)
@@ -1331,6 +1372,7 @@ static void state_release(struct blk_state *st)
 	ra_map_release(&st->window_of_seq);
 	ra_map_release(&st->task_window);
 	ra_map_release(&st->plug_tasks);
+	ra_map_release(&st->fs_blk);
 	sqlite3_finalize(st->ins_req);
 	sqlite3_finalize(st->ins_stall);
 }
@@ -1359,14 +1401,16 @@ static int run_block(struct ra_db *db, int64_t run_id, const struct ra_analyze_o
 	st->stall_ns = o && o->stall_ns > 0 ? o->stall_ns : DEFAULT_STALL_NS;
 	if (ra_map_init(&st->window_of_seq, sizeof(int32_t)) < 0 ||
 	    ra_map_init(&st->task_window, sizeof(int32_t)) < 0 ||
-	    ra_map_init(&st->plug_tasks, sizeof(struct plug_task)) < 0)
+	    ra_map_init(&st->plug_tasks, sizeof(struct plug_task)) < 0 ||
+	    ra_map_init(&st->fs_blk, 1) < 0)
 		goto out;
 	if (sqlite3_prepare_v2(sq, "INSERT INTO requests VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?,"
 			       " ?, ?, ?, ?, ?)", -1, &st->ins_req, NULL) != SQLITE_OK ||
 	    sqlite3_prepare_v2(sq, "INSERT INTO stalls VALUES (?, ?, ?, ?, ?, ?, ?, ?)", -1,
 			       &st->ins_stall, NULL) != SQLITE_OK)
 		goto out;
-	if (load_parts(st) < 0 || load_windows(st) < 0 || load_sync_flags(st) < 0 ||
+	if (load_parts(st) < 0 || load_fs_devices(st) < 0 || load_windows(st) < 0 ||
+	    load_sync_flags(st) < 0 ||
 	    ra_evstream_each(db, run_id, RA_STREAM_RA | RA_STREAM_BLK, on_event, st) < 0)
 		goto out;
 	plugs_finish(st);
