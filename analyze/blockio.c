@@ -96,6 +96,7 @@ struct window_io {
 	int64_t held;		/* of its service, the time a window was held before its first Q */
 	uint32_t fsdev;		/* device of the window's file */
 	uint32_t blkdev;	/* block device of its last completed request */
+	uint64_t acct_seq;	/* the last completion that counted it (account_windows) */
 	bool sync;
 };
 
@@ -116,6 +117,7 @@ struct blk_state {
 	struct window_io *wio;		/* by window id */
 	int nwindows;
 	int owed;			/* oldest window that may still be owed bios */
+	uint64_t acct_seq;		/* completions counted by account_windows() */
 	struct ra_map plug_tasks;	/* pid -> struct plug_task */
 	bool unplug_kind_unknown;	/* an unplug did not say explicit or timer (ftrace) */
 	int64_t stall_ns;
@@ -514,14 +516,16 @@ static void account_windows(struct blk_state *st, const struct device *d,
 {
 	*first = 0;
 	*count = 0;
+	st->acct_seq++;
 	for (int k = 0; k < r->nbios; k++) {
 		int w = r->bios[k].window;
-		bool seen = false;
+		bool seen;
 
 		if (w <= 0 || w > st->nwindows)
 			continue;
-		for (int j = 0; j < k; j++)
-			seen |= r->bios[j].window == w;
+		/* one pass over the bios, however many a request merged */
+		seen = st->wio[w - 1].acct_seq == st->acct_seq;
+		st->wio[w - 1].acct_seq = st->acct_seq;
 		st->wio[w - 1].bios += !r->bios[k].piece;
 		st->wio[w - 1].bytes += (uint64_t)r->bios[k].nr_sector << 9;
 		if (seen)
@@ -1100,15 +1104,19 @@ static int store_latency(struct blk_state *st, const struct device *d, int iv,
 		int b = 0;
 		size_t j = i;
 
+		int64_t hi;
+
 		while (b < 62 && (s->v[i] >> (b + 1)) > 0)
 			b++;
-		while (j < s->n && (s->v[j] < (1LL << (b + 1))))
+		/* the last bucket, [2^62, 2^63), ends at INT64_MAX */
+		hi = b < 62 ? (int64_t)1 << (b + 1) : INT64_MAX;
+		while (j < s->n && (b == 62 || s->v[j] < hi))
 			j++;
 		sqlite3_bind_int64(h, 1, st->run_id);
 		sqlite3_bind_int64(h, 2, d->dev);
 		sqlite3_bind_text(h, 3, iv_names[iv], -1, SQLITE_STATIC);
 		sqlite3_bind_int64(h, 4, b ? 1LL << b : 0);
-		sqlite3_bind_int64(h, 5, 1LL << (b + 1));
+		sqlite3_bind_int64(h, 5, hi);
 		sqlite3_bind_int64(h, 6, (int64_t)(j - i));
 		rc = sqlite3_step(h);
 		sqlite3_reset(h);

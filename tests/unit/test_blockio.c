@@ -348,6 +348,34 @@ static void test_plugs(void)
 	}
 }
 
+/*
+ * One request that merged many bios of one window: each bio counted once,
+ * the window one request; and a completion 2^62 ns after its dispatch lands
+ * in the histogram's last bucket, which ends at INT64_MAX.
+ */
+static void test_many_merges(void)
+{
+	enum { N = 20000 };
+
+	begin("many merges");
+	trig(1, 10, 5, 0, 1, 32);
+	order(10, 5, 0, N, 0);
+	blk(RA_EV_BIO_QUEUE, 10, 1000, 8, "RA");
+	blk(RA_EV_GETRQ, 10, 1000, 8, "RA");
+	for (int i = 1; i < N; i++) {
+		blk(RA_EV_BIO_QUEUE, 10, 1000 + 8 * (uint64_t)i, 8, "RA");
+		blk(RA_EV_BIO_BACKMERGE, 10, 1000 + 8 * (uint64_t)i, 8, "RA");
+	}
+	blk(RA_EV_RQ_ISSUE, 10, 1000, 8 * N, "RA");
+	now += (uint64_t)1 << 62;
+	blk(RA_EV_RQ_COMPLETE, 10, 1000, 8 * N, "RA");
+	CHECK_STR(result("SELECT r.bios, r.windows, io.bios, io.requests, io.bytes FROM requests r"
+			 " JOIN window_io io USING (run_id, window_id)"),
+		  "20000|1|20000|1|81920000");
+	CHECK_STR(result("SELECT lo_ns, hi_ns, n FROM latency_hist WHERE interval = 'd2c'"),
+		  "4611686018427387904|9223372036854775807|1");
+}
+
 int main(void)
 {
 	static const struct test_case cases[] = {
@@ -360,6 +388,7 @@ int main(void)
 		{ "plugs per device", test_plugs },
 		{ "a split bio: one bio, Q2C to its last piece", test_split },
 		{ "a bio split twice", test_split_twice },
+		{ "a request of 20000 merged bios; a latency of 2^62 ns", test_many_merges },
 		{ NULL, NULL },
 	};
 	return test_run_in_tmpdir("test_blockio", cases, dir);
