@@ -122,7 +122,7 @@ static int record(struct ra_db *db, int64_t run_id, const struct ra_pass *p, con
 static int run_pass(struct ra_db *db, int64_t run_id, const struct ra_pass *p,
 		    const struct ra_analyze_opts *o)
 {
-	char sql[128], why[256];
+	char sql[128], why[256], note[RA_PASS_NOTE] = "";
 	int missing;
 
 	for (const char *const *t = p->tables; *t; t++) {
@@ -135,9 +135,9 @@ static int run_pass(struct ra_db *db, int64_t run_id, const struct ra_pass *p,
 		return -1;
 	if (missing)
 		return record(db, run_id, p, "unavailable", why);
-	if (p->run(db, run_id, o) < 0)
+	if (p->run(db, run_id, o, note) < 0)
 		return -1;
-	return record(db, run_id, p, "ok", NULL);
+	return record(db, run_id, p, "ok", note[0] ? note : NULL);
 }
 
 /*

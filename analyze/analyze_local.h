@@ -39,11 +39,18 @@ int ra_evstream_each(struct ra_db *db, int64_t run_id, unsigned int mask, ra_seq
 
 /* ---- the passes ---- */
 
+#define RA_PASS_NOTE 256
+
 struct ra_pass {
 	const char *name;
 	/* Tracepoints the pass cannot do without ("system:event"), NULL-terminated. */
 	const char *const *needs;
-	int (*run)(struct ra_db *db, int64_t run_id, const struct ra_analyze_opts *o);
+	/*
+	 * 0 or -1 (ra_last_error()). A pass that did its work with a caveat
+	 * writes it in @note (NUL-terminated, RA_PASS_NOTE bytes): the message
+	 * of its analyses row, state ok.
+	 */
+	int (*run)(struct ra_db *db, int64_t run_id, const struct ra_analyze_opts *o, char *note);
 	/* Tables of derived rows the pass owns, deleted before it runs. */
 	const char *const *tables;
 };

@@ -118,6 +118,9 @@ struct blk_state {
 	int nwindows;
 	int owed;			/* oldest window that may still be owed bios */
 	uint64_t acct_seq;		/* completions counted by account_windows() */
+	bool over_devs;			/* device_of() met a device past MAX_DEVS */
+	struct ra_map skipped_devs;	/* those devices */
+	int64_t skipped_events;		/* and their events, left out */
 	struct ra_map plug_tasks;	/* pid -> struct plug_task */
 	bool unplug_kind_unknown;	/* an unplug did not say explicit or timer (ftrace) */
 	int64_t stall_ns;
@@ -171,6 +174,7 @@ static int sample(struct samples *s, int64_t v)
 	return 0;
 }
 
+/* The device of @dev; NULL when MAX_DEVS others came first (st->over_devs). */
 static struct device *device_of(struct blk_state *st, uint32_t dev)
 {
 	struct device *d;
@@ -178,8 +182,10 @@ static struct device *device_of(struct blk_state *st, uint32_t dev)
 	for (int i = 0; i < st->ndevs; i++)
 		if (st->devs[i].dev == dev)
 			return &st->devs[i];
-	if (st->ndevs == MAX_DEVS)
+	if (st->ndevs == MAX_DEVS) {
+		st->over_devs = true;
 		return NULL;
+	}
 	d = &st->devs[st->ndevs++];
 	memset(d, 0, sizeof(*d));
 	d->dev = dev;
@@ -187,6 +193,24 @@ static struct device *device_of(struct blk_state *st, uint32_t dev)
 	    ra_map_init(&d->by_start, sizeof(int)) < 0 || ra_map_init(&d->by_end, sizeof(int)) < 0)
 		return NULL;
 	return d;
+}
+
+/*
+ * An event of a device past the first MAX_DEVS (plug masks are 64 bits):
+ * left out and counted, the rest analysed; the pass says so in its note.
+ * Any other NULL from device_of() was out of memory.
+ */
+static int over_limit(struct blk_state *st, const struct ra_event *ev)
+{
+	bool fresh;
+
+	if (!st->over_devs)
+		return -1;
+	st->over_devs = false;
+	st->skipped_events++;
+	if (!ra_map_put(&st->skipped_devs, (uint64_t)ev->blk.dev + 1, &fresh))
+		return -1;
+	return 0;
 }
 
 #define SKEY(sector) ((sector) + 1)
@@ -709,8 +733,10 @@ static int on_plug(struct blk_state *st, const struct ra_event *ev)
 	struct device *d = ev->blk.dev ? device_of(st, ev->blk.dev) : NULL;
 	struct plug_task *t = plug_task_of(st, ev->pid);
 
-	if (!t || (ev->blk.dev && !d))
+	if (!t)
 		return -1;
+	if (ev->blk.dev && !d)
+		return over_limit(st, ev);
 	if (t->state == PLUG_OPEN)
 		plug_end(st, t);	/* its unplug was not seen */
 	else if (t->state == PLUG_FLUSHING)
@@ -745,8 +771,10 @@ static int on_unplug(struct blk_state *st, const struct ra_event *ev)
 	struct plug_task *t = plug_task_of(st, ev->pid);
 	int32_t nr = ev->blk.nr_rq, ex = ev->blk.explicit_unplug;
 
-	if (!t || (ev->blk.dev && !d))
+	if (!t)
 		return -1;
+	if (ev->blk.dev && !d)
+		return over_limit(st, ev);
 	st->unplug_kind_unknown |= ex < 0;
 	if (t->state == PLUG_OPEN) {
 		plug_end(st, t);
@@ -878,7 +906,7 @@ static int on_block(struct blk_state *st, const struct ra_event *ev)
 	}
 	d = device_of(st, ev->blk.dev);
 	if (!d)
-		return -1;
+		return over_limit(st, ev);
 	switch (ev->type) {
 	case RA_EV_BIO_QUEUE:
 		return on_queue(st, d, ev) < 0 ? -1 : plug_queue(st, d, ev);
@@ -1381,6 +1409,7 @@ static void state_release(struct blk_state *st)
 	ra_map_release(&st->task_window);
 	ra_map_release(&st->plug_tasks);
 	ra_map_release(&st->fs_blk);
+	ra_map_release(&st->skipped_devs);
 	sqlite3_finalize(st->ins_req);
 	sqlite3_finalize(st->ins_stall);
 }
@@ -1394,7 +1423,8 @@ static int on_event(const struct ra_event *ev, int64_t seq, void *arg)
 	return on_block(st, ev);
 }
 
-static int run_block(struct ra_db *db, int64_t run_id, const struct ra_analyze_opts *o)
+static int run_block(struct ra_db *db, int64_t run_id, const struct ra_analyze_opts *o,
+		     char *note)
 {
 	struct blk_state *st = calloc(1, sizeof(*st));
 	sqlite3 *sq = ra_db_sqlite(db);
@@ -1410,7 +1440,7 @@ static int run_block(struct ra_db *db, int64_t run_id, const struct ra_analyze_o
 	if (ra_map_init(&st->window_of_seq, sizeof(int32_t)) < 0 ||
 	    ra_map_init(&st->task_window, sizeof(int32_t)) < 0 ||
 	    ra_map_init(&st->plug_tasks, sizeof(struct plug_task)) < 0 ||
-	    ra_map_init(&st->fs_blk, 1) < 0)
+	    ra_map_init(&st->fs_blk, 1) < 0 || ra_map_init(&st->skipped_devs, 1) < 0)
 		goto out;
 	if (sqlite3_prepare_v2(sq, "INSERT INTO requests VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?,"
 			       " ?, ?, ?, ?, ?)", -1, &st->ins_req, NULL) != SQLITE_OK ||
@@ -1424,6 +1454,10 @@ static int run_block(struct ra_db *db, int64_t run_id, const struct ra_analyze_o
 	plugs_finish(st);
 	if (store_all(st) < 0)
 		goto out;
+	if (st->skipped_events)
+		snprintf(note, RA_PASS_NOTE, "%lld events of %zu block devices past the first %d"
+			 " were left out (record fewer with -d)", (long long)st->skipped_events,
+			 st->skipped_devs.n, MAX_DEVS);
 	if (o && o->verbose > 0)
 		fprintf(stderr, "block: %d devices, %lld requests\n", st->ndevs,
 			(long long)st->req_seq);

@@ -488,7 +488,8 @@ static int d2c_devices(struct model_ctx *m, struct msrc *s)
 	return 0;
 }
 
-static int run_model(struct ra_db *db, int64_t run_id, const struct ra_analyze_opts *o)
+static int run_model(struct ra_db *db, int64_t run_id, const struct ra_analyze_opts *o,
+		     char *note)
 {
 	static const char *const src_name[2] = { "window", "d2c" };
 	struct model_ctx m = { .db = db, .run_id = run_id };

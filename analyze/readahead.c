@@ -1304,7 +1304,8 @@ static int advice_calls(struct ra_db *db, int64_t run_id)
 		"  windows, read_pages, pages_added FROM o", run_id);
 }
 
-static int run_readahead(struct ra_db *db, int64_t run_id, const struct ra_analyze_opts *o)
+static int run_readahead(struct ra_db *db, int64_t run_id, const struct ra_analyze_opts *o,
+			 char *note)
 {
 	struct ra_state st;
 	int ret = -1;

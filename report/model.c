@@ -182,6 +182,8 @@ static const char *const warning_sql[] = {
 	" AND a.name = 'drop_pagecache' AND a.value > b.value",
 	"SELECT pass || ' analysis unavailable: ' || COALESCE(message, '') FROM analyses"
 	" WHERE run_id = ?1 AND state != 'ok'",
+	"SELECT pass || ' analysis: ' || message FROM analyses WHERE run_id = ?1 AND state = 'ok'"
+	" AND message IS NOT NULL",
 	"SELECT 'tracepoint ' || system || ':' || name || ' is not available on this kernel'"
 	" FROM tracepoints WHERE run_id = ?1 AND available = 0 AND system = 'readahead'"
 	" AND (SELECT source FROM runs WHERE run_id = ?1) = 'record'",
