@@ -100,8 +100,9 @@ static int record(struct ra_db *db, int64_t run_id, const struct ra_pass *p, con
 	int rc;
 
 	rc = sqlite3_prepare_v2(ra_db_sqlite(db),
-				"INSERT OR REPLACE INTO analyses VALUES (?, ?, ?, ?, NULL, ?)", -1,
-				&st, NULL);
+				"INSERT OR REPLACE INTO analyses (run_id, pass, state, message,"
+				" params, tool_version) VALUES (?, ?, ?, ?, NULL, ?)",
+				-1, &st, NULL);
 	if (rc == SQLITE_OK) {
 		sqlite3_bind_int64(st, 1, run_id);
 		sqlite3_bind_text(st, 2, p->name, -1, SQLITE_STATIC);

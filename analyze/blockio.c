@@ -1357,19 +1357,34 @@ static int store_all(struct blk_state *st)
 	sqlite3_stmt *dq = NULL, *lq = NULL, *hq = NULL, *wq = NULL, *pq = NULL;
 	int ret = -1;
 
-	if (sqlite3_prepare_v2(sq, "INSERT INTO device_io VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?,"
-			       " ?, ?, ?, ?, ?, ?, ?, ?, ?)", -1, &dq, NULL) != SQLITE_OK ||
-	    sqlite3_prepare_v2(sq, "INSERT INTO device_latency VALUES (?, ?, ?, ?, ?, ?, ?, ?,"
-			       " ?, ?)", -1, &lq, NULL) != SQLITE_OK ||
-	    sqlite3_prepare_v2(sq, "INSERT INTO latency_hist VALUES (?, ?, ?, ?, ?, ?)", -1, &hq,
-			       NULL) != SQLITE_OK ||
-	    sqlite3_prepare_v2(sq, "INSERT INTO window_io (run_id, window_id, bios, requests, bytes,"
-			       " first_q_ts_ns, last_c_ts_ns, sync_wait_ns, shared_bios, service_ns,"
-			       " idle_ns, held_ns) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", -1,
-			       &wq, NULL) != SQLITE_OK ||
-	    sqlite3_prepare_v2(sq, "INSERT INTO plugs (run_id, dev, plugs, unplugs,"
+	if (sqlite3_prepare_v2(
+		    sq,
+		    "INSERT INTO device_io (run_id, dev, reads_completed,"
+		    " sectors_read, writes_completed, sectors_written, bios_queued, getrq,"
+		    " inserts, issues, back_merges, front_merges, requeues, splits, remaps,"
+		    " unmatched_completions, errors, ra_requests, ra_bytes)"
+		    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+		    -1, &dq, NULL) != SQLITE_OK ||
+	    sqlite3_prepare_v2(sq,
+			       "INSERT INTO device_latency (run_id, dev, interval, n, min_ns,"
+			       " avg_ns, p50_ns, p95_ns, p99_ns, max_ns)"
+			       " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+			       -1, &lq, NULL) != SQLITE_OK ||
+	    sqlite3_prepare_v2(sq,
+			       "INSERT INTO latency_hist (run_id, dev, interval, lo_ns, hi_ns,"
+			       " n) VALUES (?, ?, ?, ?, ?, ?)",
+			       -1, &hq, NULL) != SQLITE_OK ||
+	    sqlite3_prepare_v2(
+		    sq,
+		    "INSERT INTO window_io (run_id, window_id, bios, requests, bytes,"
+		    " first_q_ts_ns, last_c_ts_ns, sync_wait_ns, shared_bios, service_ns,"
+		    " idle_ns, held_ns) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+		    -1, &wq, NULL) != SQLITE_OK ||
+	    sqlite3_prepare_v2(sq,
+			       "INSERT INTO plugs (run_id, dev, plugs, unplugs,"
 			       " unplugs_explicit, unplugs_timer, unplug_requests, plugged_bios)"
-			       " VALUES (?, ?, ?, ?, ?, ?, ?, ?)", -1, &pq, NULL) != SQLITE_OK)
+			       " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+			       -1, &pq, NULL) != SQLITE_OK)
 		goto out;
 	for (int i = 0; i < st->ndevs; i++) {
 		if (store_device(st, &st->devs[i], dq) < 0)
@@ -1442,10 +1457,16 @@ static int run_block(struct ra_db *db, int64_t run_id, const struct ra_analyze_o
 	    ra_map_init(&st->plug_tasks, sizeof(struct plug_task)) < 0 ||
 	    ra_map_init(&st->fs_blk, 1) < 0 || ra_map_init(&st->skipped_devs, 1) < 0)
 		goto out;
-	if (sqlite3_prepare_v2(sq, "INSERT INTO requests VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?,"
-			       " ?, ?, ?, ?, ?)", -1, &st->ins_req, NULL) != SQLITE_OK ||
-	    sqlite3_prepare_v2(sq, "INSERT INTO stalls VALUES (?, ?, ?, ?, ?, ?, ?, ?)", -1,
-			       &st->ins_stall, NULL) != SQLITE_OK)
+	if (sqlite3_prepare_v2(sq,
+			       "INSERT INTO requests (run_id, dev, req_id, sector, nr_sector,"
+			       " rwbs, bios, q_ts_ns, g_ts_ns, i_ts_ns, d_ts_ns, c_ts_ns, error,"
+			       " window_id, windows)"
+			       " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+			       -1, &st->ins_req, NULL) != SQLITE_OK ||
+	    sqlite3_prepare_v2(sq,
+			       "INSERT INTO stalls (run_id, dev, q_ts_ns, pid, sector,"
+			       " nr_sector, stall_ns, window_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+			       -1, &st->ins_stall, NULL) != SQLITE_OK)
 		goto out;
 	if (load_parts(st) < 0 || load_fs_devices(st) < 0 || load_windows(st) < 0 ||
 	    load_sync_flags(st) < 0 ||

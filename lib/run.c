@@ -116,8 +116,8 @@ int64_t ra_db_run_create(struct ra_db *db, const struct ra_run_info *info)
 		return -1;
 	run_id = sqlite3_last_insert_rowid(db->db);
 	for (int i = 0; info->argv && info->argv[i]; i++)
-		if (exec_args(db, "INSERT INTO run_args VALUES (?, ?, ?)", "iit", run_id,
-			      (int64_t)i, info->argv[i]) < 0)
+		if (exec_args(db, "INSERT INTO run_args (run_id, pos, arg) VALUES (?, ?, ?)", "iit",
+			      run_id, (int64_t)i, info->argv[i]) < 0)
 			return -1;
 	return run_id;
 }
@@ -174,21 +174,29 @@ int ra_db_add_dev_snapshot(struct ra_db *db, int64_t run_id, uint32_t dev, const
 
 	for (int i = 0; i < 17; i++)
 		st[i] = i < s->nstat ? s->stat[i] : -1;
-	return exec_args(db,
-			 "INSERT OR REPLACE INTO device_snapshots VALUES (?, ?, ?, ?, ?, ?, ?, ?,"
-			 " ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-			 "iitnntnnnnnnnnnnnnnnnnnnnn", run_id, (int64_t)dev, phase, s->read_ahead_kb,
-			 s->rotational, s->scheduler[0] ? s->scheduler : NULL, s->nr_requests,
-			 s->max_sectors_kb, s->logical_block_size, st[0], st[1], st[2], st[3], st[4],
-			 st[5], st[6], st[7], st[8], st[9], st[10], st[11], st[12], st[13], st[14],
-			 st[15], st[16]);
+	return exec_args(
+		db,
+		"INSERT OR REPLACE INTO device_snapshots (run_id, dev, phase, read_ahead_kb,"
+		" rotational, scheduler, nr_requests, max_sectors_kb, logical_block_size,"
+		" reads_completed, reads_merged, sectors_read, read_ticks_ms,"
+		" writes_completed, writes_merged, sectors_written, write_ticks_ms,"
+		" in_flight, io_ticks_ms, time_in_queue_ms, discards_completed,"
+		" discards_merged, sectors_discarded, discard_ticks_ms, flushes_completed,"
+		" flush_ticks_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?,"
+		" ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+		"iitnntnnnnnnnnnnnnnnnnnnnn", run_id, (int64_t)dev, phase, s->read_ahead_kb,
+		s->rotational, s->scheduler[0] ? s->scheduler : NULL, s->nr_requests,
+		s->max_sectors_kb, s->logical_block_size, st[0], st[1], st[2], st[3], st[4], st[5],
+		st[6], st[7], st[8], st[9], st[10], st[11], st[12], st[13], st[14], st[15], st[16]);
 }
 
 int ra_db_add_vmstat(struct ra_db *db, int64_t run_id, const char *phase, const char *name,
 		     int64_t value)
 {
-	return exec_args(db, "INSERT OR REPLACE INTO vmstat VALUES (?, ?, ?, ?)", "itti", run_id,
-			 phase, name, value);
+	return exec_args(db,
+			 "INSERT OR REPLACE INTO vmstat (run_id, phase, name, value)"
+			 " VALUES (?, ?, ?, ?)",
+			 "itti", run_id, phase, name, value);
 }
 
 int ra_db_add_setting(struct ra_db *db, int64_t run_id, uint32_t dev, const char *name,
@@ -241,15 +249,20 @@ int ra_db_add_skipped(struct ra_db *db, int64_t run_id, const char *system, cons
 int ra_db_add_tracepoint(struct ra_db *db, int64_t run_id, const char *system, const char *name,
 			 int available, int enabled)
 {
-	return exec_args(db, "INSERT OR REPLACE INTO tracepoints VALUES (?, ?, ?, ?, ?)", "ittii",
-			 run_id, system, name, (int64_t)available, (int64_t)enabled);
+	return exec_args(db,
+			 "INSERT OR REPLACE INTO tracepoints (run_id, system, name, available,"
+			 " enabled) VALUES (?, ?, ?, ?, ?)",
+			 "ittii", run_id, system, name, (int64_t)available, (int64_t)enabled);
 }
 
 int ra_db_add_lost(struct ra_db *db, int64_t run_id, int cpu, int64_t overrun, int64_t dropped,
 		   int64_t missed, int64_t entries_read)
 {
-	return exec_args(db, "INSERT OR REPLACE INTO lost_events VALUES (?, ?, ?, ?, ?, ?)",
-			 "iinnin", run_id, (int64_t)cpu, overrun, dropped, missed, entries_read);
+	return exec_args(
+		db,
+		"INSERT OR REPLACE INTO lost_events (run_id, cpu, overrun, dropped, missed,"
+		" entries_read) VALUES (?, ?, ?, ?, ?, ?)",
+		"iinnin", run_id, (int64_t)cpu, overrun, dropped, missed, entries_read);
 }
 
 int ra_db_add_task(struct ra_db *db, int64_t run_id, int pid, const char *comm)
@@ -267,6 +280,8 @@ int ra_db_set_task_tgid(struct ra_db *db, int64_t run_id, int pid, int tgid)
 int ra_db_add_file(struct ra_db *db, int64_t run_id, uint32_t dev, uint64_t ino, const char *path,
 		   int64_t size_bytes)
 {
-	return exec_args(db, "INSERT OR REPLACE INTO files VALUES (?, ?, ?, ?, ?)", "iiitn", run_id,
-			 (int64_t)dev, (int64_t)ino, path, size_bytes);
+	return exec_args(db,
+			 "INSERT OR REPLACE INTO files (run_id, dev, ino, path, size_bytes)"
+			 " VALUES (?, ?, ?, ?, ?)",
+			 "iiitn", run_id, (int64_t)dev, (int64_t)ino, path, size_bytes);
 }
