@@ -4,8 +4,8 @@
  * name beside its own (".NAME.ratrace-new-PID" in the same directory), where
  * nobody else looks, so that its first load can run without a journal; when
  * the handle is closed after a committed load, the file is synced, renamed to
- * its name (never over a file that appeared there meanwhile) and the
- * directory synced. Any other end removes the temporary, and a process
+ * its name (never over a file that appeared there meanwhile: then beside it,
+ * under a name of this process) and the directory synced. Any other end removes the temporary, and a process
  * killed outright leaves only a temporary, which the next one that builds the
  * same database removes.
  */
@@ -184,6 +184,34 @@ static int rename_new(const char *from, const char *to)
 	return 0;
 }
 
+/*
+ * Another writer made a file at the name while this one built its own: the
+ * runs go to "STEM.PID.EXT" ("NAME.PID" without an extension) beside it,
+ * never lost and never over the other's.
+ */
+static int place_aside(struct ra_db *db)
+{
+	char aside[PATH_MAX];
+	const char *slash = strrchr(db->path, '/'), *dot = strrchr(db->path, '.');
+	int n;
+
+	if (dot && (!slash || dot > slash + 1))
+		n = snprintf(aside, sizeof(aside), "%.*s.%d%s", (int)(dot - db->path), db->path,
+			     (int)getpid(), dot);
+	else
+		n = snprintf(aside, sizeof(aside), "%s.%d", db->path, (int)getpid());
+	if (n < 0 || (size_t)n >= sizeof(aside) || rename_new(db->building, aside) < 0) {
+		ra_set_error(RA_ERR_IO, "cannot create '%s': a file appeared there while it was"
+			     " written, and its runs could not be put beside it: %s", db->path,
+			     strerror(errno));
+		ra_db_remove_files(db->building);
+		return -1;
+	}
+	ra_set_error(RA_ERR_IO, "cannot create '%s': a file appeared there while it was written"
+		     " (another writer); its runs are in '%s'", db->path, aside);
+	return -1;
+}
+
 int ra_db_place(struct ra_db *db, int ok)
 {
 	char dir[PATH_MAX];
@@ -193,7 +221,14 @@ int ra_db_place(struct ra_db *db, int ok)
 		ra_db_remove_files(db->building);	/* nothing committed: it never appears */
 		return ok ? 0 : -1;
 	}
-	if (sync_path(db->building, 0) < 0 || rename_new(db->building, db->path) < 0) {
+	if (sync_path(db->building, 0) < 0) {
+		ra_set_error(RA_ERR_IO, "cannot create '%s': %s", db->path, strerror(errno));
+		ra_db_remove_files(db->building);
+		return -1;
+	}
+	if (rename_new(db->building, db->path) < 0) {
+		if (errno == EEXIST)
+			return place_aside(db);
 		ra_set_error(RA_ERR_IO, "cannot create '%s': %s", db->path, strerror(errno));
 		ra_db_remove_files(db->building);
 		return -1;
