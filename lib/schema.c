@@ -465,8 +465,10 @@ const char ra_schema_v3_sql[] =
 	"ALTER TABLE devices ADD COLUMN disk INTEGER;\n"
 	"ALTER TABLE devices ADD COLUMN start_sector INTEGER;\n"
 	"ALTER TABLE devices ADD COLUMN nr_sectors INTEGER;\n"
-	"ALTER TABLE filesystems ADD COLUMN dev_name TEXT;\n"
-	/* the device model: idle and held time, the runs of a pool, the advice's state */
+	"ALTER TABLE filesystems ADD COLUMN dev_name TEXT;\n";
+
+/* Version 4: the device model's idle and held time, the runs of a pool, the advice's state. */
+const char ra_schema_v4_sql[] =
 	"ALTER TABLE window_io ADD COLUMN idle_ns INTEGER;\n"
 	"ALTER TABLE window_io ADD COLUMN held_ns INTEGER;\n"
 	"ALTER TABLE device_models ADD COLUMN min_bytes REAL;\n"
@@ -523,7 +525,8 @@ const char ra_schema_v3_sql[] =
 	");\n";
 
 /* Each version's step from the one before: ra_schema_steps[v - 2] makes v from v - 1. */
-const char *const ra_schema_steps[] = { ra_schema_v2_sql, ra_schema_v3_sql, NULL };
+const char *const ra_schema_steps[] = { ra_schema_v2_sql, ra_schema_v3_sql, ra_schema_v4_sql,
+					NULL };
 
 /*
  * The views, dropped and made again by every upgrade: their columns keep their
@@ -648,11 +651,15 @@ const char ra_schema_views_sql[] =
 	"  UNION ALL\n"
 	"  SELECT run_id, 'wall_s', wall_ns / 1e9 FROM runs WHERE wall_ns > 0\n"
 	"  UNION ALL\n"
+	/* each read once: a device-mapper or md device's are its members' (the devices under it) */
 	"  SELECT d.run_id, 'device_read_bw_bytes',\n"
 	"         SUM(d.stat_sectors_delta) * 512.0 / (r.wall_ns / 1e9)\n"
 	"    FROM v_devices d JOIN runs r USING (run_id)\n"
-	"   WHERE d.role IN ('filter', 'member') AND r.wall_ns > 0\n"
-	"     AND d.stat_sectors_delta IS NOT NULL\n"
+	"   WHERE r.wall_ns > 0 AND d.stat_sectors_delta IS NOT NULL\n"
+	"     AND (d.role = 'member' OR (d.role = 'filter'\n"
+	"          AND NOT ((d.name LIKE 'dm-%' OR d.name GLOB 'md[0-9]*')\n"
+	"                   AND EXISTS (SELECT 1 FROM devices m\n"
+	"                                WHERE m.run_id = d.run_id AND m.role = 'member'))))\n"
 	"   GROUP BY d.run_id\n"
 	"  UNION ALL\n"
 	"  SELECT run_id, 'hit_ratio', hit_ratio FROM v_readahead_stats\n"

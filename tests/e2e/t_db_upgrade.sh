@@ -1,7 +1,8 @@
 # A database written by an older ratrace (schema version 2, tests/fixtures/
 # schema-v2.db.xz): read-only tools refuse it with the way out and leave it as
 # it is; ra-analyze upgrades it in place to the tables, columns and views of a
-# new database, keeps every event, and analyses its runs again.
+# new database, keeps every event, and analyses its runs again. A database of
+# version 3 (schema-v3.db.xz) the same way, and its device model is then made.
 . "$(dirname "$0")/lib.sh"
 command -v xz >/dev/null || skip "xz is not installed"
 make_tmp
@@ -22,7 +23,7 @@ check_eq "$(cat "$TMP/err")" "ra-report: '$OLD' has schema version 2; 'ra-analyz
 check_eq "$(sha256sum "$OLD" | cut -d' ' -f1)" "$sum_before" "the refused database is unchanged"
 
 ra-analyze "$OLD" 2> "$TMP/err" || fail "ra-analyze of version 2: $(cat "$TMP/err")"
-check_eq "$(q "$OLD" 'PRAGMA user_version')" 3 "upgraded to version 3"
+check_eq "$(q "$OLD" 'PRAGMA user_version')" 4 "upgraded to version 4"
 check_eq "$(q "$OLD" 'PRAGMA integrity_check')" ok "integrity after the upgrade"
 check_eq "$(events "$OLD")" "$before" "every event and run kept"
 
@@ -61,6 +62,24 @@ for p in $pids; do
 	wait "$p" || fail "a concurrent upgrade failed: $(cat "$TMP"/err.*)"
 done
 echo "ok: three writers opened the old database at once"
-check_eq "$(q "$TMP/both.db" 'PRAGMA user_version')" 3 "upgraded once"
+check_eq "$(q "$TMP/both.db" 'PRAGMA user_version')" 4 "upgraded once"
 check_eq "$(q "$TMP/both.db" 'PRAGMA integrity_check')" ok "integrity after concurrent upgrades"
 check_eq "$(events "$TMP/both.db")" "$before" "every event and run kept"
+
+# Version 3, from the ratrace before the device model's tables
+V3=$TMP/v3.db
+xz -dc "$RA_FIXTURES/schema-v3.db.xz" > "$V3" || fail "unpack the version 3 fixture"
+check_eq "$(q "$V3" 'PRAGMA user_version')" 3 "the fixture is version 3"
+before3=$(events "$V3")
+ra-report "$V3" > "$TMP/out" 2> "$TMP/err"
+check_eq "$?" 2 "ra-report of version 3: exit status"
+ra-analyze "$V3" 2> "$TMP/err" || fail "ra-analyze of version 3: $(cat "$TMP/err")"
+check_eq "$(q "$V3" 'PRAGMA user_version')" 4 "version 3 upgraded to version 4"
+check_eq "$(q "$V3" 'PRAGMA integrity_check')" ok "integrity after the upgrade from 3"
+check_eq "$(events "$V3")" "$before3" "every event and run of version 3 kept"
+diff <(shape "$TMP/new.db") <(shape "$V3") > "$TMP/diff" || fail "shapes differ after 3 -> 4: $(head -c 600 "$TMP/diff")"
+echo "ok: the schema upgraded from version 3 equals a new one"
+check_eq "$(q "$V3" "SELECT COUNT(*) FROM analyses WHERE pass = 'block' AND state = 'ok'")" 2 \
+	"both runs analysed again"
+ra-report --run 2 "$V3" > "$TMP/report3" 2> "$TMP/err" || fail "ra-report after 3 -> 4: $(cat "$TMP/err")"
+check_grep "Block I/O" "$TMP/report3" "the report of the database upgraded from 3"
