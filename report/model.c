@@ -184,6 +184,11 @@ static const char *const warning_sql[] = {
 	" WHERE run_id = ?1 AND state != 'ok'",
 	"SELECT pass || ' analysis: ' || message FROM analyses WHERE run_id = ?1 AND state = 'ok'"
 	" AND message IS NOT NULL",
+	/* fio's JSON does not say whether its groups ran one after another (stonewall) */
+	"SELECT 'fio reported ' || COUNT(*) || ' groups: read_bw_bytes sums their bandwidths,"
+	" which overstates it when a stonewall ran them one after another (device_read_bw_bytes"
+	" does not)' FROM bench_results WHERE run_id = ?1 AND metric = 'read_bw_bytes'"
+	" AND job LIKE '(group %' HAVING COUNT(*) > 1",
 	"SELECT 'tracepoint ' || system || ':' || name || ' is not available on this kernel'"
 	" FROM tracepoints WHERE run_id = ?1 AND available = 0 AND system = 'readahead'"
 	" AND (SELECT source FROM runs WHERE run_id = ?1) = 'record'",

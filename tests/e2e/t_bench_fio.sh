@@ -4,7 +4,8 @@
 # whose bandwidth equals what fio itself prints for the group in the same
 # output ("Run status group 0": the jobs' bytes over the longest job's run
 # time, not the sum of the jobs' bandwidths), within fio's rounding; that is
-# the run's read_bw_bytes.
+# the run's read_bw_bytes. Two groups one after another (stonewall): the
+# report warns that their summed bandwidth may overstate it.
 . "$(dirname "$0")/lib.sh"
 command -v fio >/dev/null || skip "fio is not installed"
 command -v python3 >/dev/null || skip "python3 is not installed"
@@ -63,3 +64,13 @@ echo "ok: the clones' summed bandwidth is not the group's"
 check_eq "$(q "$DB" "SELECT v.value = b.value FROM v_run_metrics v, bench_results b WHERE v.run_id = $run
 	AND v.metric = 'read_bw_bytes' AND b.run_id = $run AND b.job = '(group 0)' AND b.metric = 'read_bw_bytes'")" 1 \
 	"the run's read_bw_bytes is the group's"
+
+# two groups, the second after the first (stonewall): a warning, not a silent sum
+sync; echo 3 > /proc/sys/vm/drop_caches
+rec -q -o "$TMP/two.db" -d "$LOOP_NAME" -- fio --output-format=json --directory="$MNT/fio" \
+	--name=a --rw=read --bs=64k --size=4m --name=b --stonewall --rw=read --bs=64k --size=4m \
+	> /dev/null 2> "$TMP/err" || fail "fio with two groups: $(cat "$TMP/err")"
+check_eq "$(q "$TMP/two.db" "SELECT COUNT(*) FROM bench_results WHERE job LIKE '(group %' AND metric = 'read_bw_bytes'")" 2 \
+	"two groups stored"
+ra-report "$TMP/two.db" > "$TMP/two.txt" 2>&1 || fail "ra-report of two groups"
+check_grep "fio reported 2 groups: read_bw_bytes sums their bandwidths" "$TMP/two.txt" "the report warns"
