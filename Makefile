@@ -126,7 +126,8 @@ fuzz: fuzz-build
 
 # The test command of the README: installs what is missing, builds, runs every suite.
 check:
-	@scripts/deps.sh chromium chromium-driver python3 xfsprogs btrfs-progs clang libclang-rt-dev
+	@scripts/deps.sh chromium chromium-driver python3 xfsprogs btrfs-progs clang libclang-rt-dev \
+		python3-junitparser libxml2-utils
 	@$(MAKE) --no-print-directory all
 	@RA_BUILD=$(BUILD) tests/run.sh
 

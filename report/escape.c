@@ -298,3 +298,25 @@ void ra_csv_field(FILE *out, const char *s)
 	if (quote)
 		fputc('"', out);
 }
+
+void ra_xml_text(FILE *out, const char *s)
+{
+	char *t = ra_text_escape(s);
+	const unsigned char *p = (const unsigned char *)(t ? t : "");
+
+	while (*p) {
+		uint32_t c;
+		int n = utf8_seq(p, &c);
+
+		if (n > 1 && (c == 0xfffe || c == 0xffff)) {
+			fprintf(out, "\\u%04x", c);
+		} else if (n == 1 && strchr("&<>\"'", (int)c)) {
+			fputs(c == '&' ? "&amp;" : c == '<' ? "&lt;" : c == '>' ? "&gt;" :
+			      c == '"' ? "&quot;" : "&apos;", out);
+		} else {
+			fwrite(p, 1, (size_t)(n ? n : 1), out);
+		}
+		p += n ? n : 1;
+	}
+	free(t);
+}

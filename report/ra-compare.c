@@ -88,7 +88,7 @@ static const char usage_text[] =
 	"      --noise PCT          changes smaller than PCT percent are never regressions (5)\n"
 	"  -t, --threshold M=PCT    noise floor of metric M (repeatable)\n"
 	"      --alpha A            significance level of the Mann-Whitney test (0.05)\n"
-	"  -f, --format FMT         text (default), json, csv or markdown\n"
+	"  -f, --format FMT         text (default), json, csv, markdown or junit\n"
 	"      --inconclusive ACT   with too few runs: exit 3 (default), pass (0), fail (1)\n"
 	"      --incomplete ACT     runs that lost events or were interrupted (incomplete):\n"
 	"                           refuse to compare (default, exit 2), skip them, or judge\n"
@@ -578,6 +578,89 @@ static void print_json(struct side *sides, int n, const struct opts *o)
 	printf("\n  ]\n}\n");
 }
 
+/*
+ * JUnit XML, as CI systems read test results: a suite per side against the
+ * base, a test case per metric. A regression is a failure; a side with too
+ * few runs is skipped (a failure with --inconclusive fail); informational
+ * metrics pass and say their change. The counts are those the exit status
+ * judges.
+ */
+static void print_junit(struct side *sides, int n, const struct opts *o)
+{
+	int tests = 0, failures = 0;
+	char a[32], b[32];
+
+	for (int i = 1; i < n; i++)
+		for (size_t m = 0; m < NMETRICS; m++) {
+			struct verdict v = judge(&sides[0], &sides[i], (int)m, o);
+
+			if (!sides[0].sum[m].n)
+				continue;
+			tests++;
+			failures += v.regression ||
+				    (v.inconclusive && o->inconclusive_exit == EXIT_REGRESSION);
+		}
+	printf("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
+	printf("<testsuites name=\"ra-compare\" tests=\"%d\" failures=\"%d\" errors=\"0\">\n",
+	       tests, failures);
+	for (int i = 1; i < n; i++) {
+		int st = 0, sf = 0, ss = 0;
+
+		for (size_t m = 0; m < NMETRICS; m++) {
+			struct verdict v = judge(&sides[0], &sides[i], (int)m, o);
+
+			if (!sides[0].sum[m].n)
+				continue;
+			st++;
+			if (v.regression ||
+			    (v.inconclusive && o->inconclusive_exit == EXIT_REGRESSION))
+				sf++;
+			else if (v.inconclusive)
+				ss++;
+		}
+		printf("  <testsuite name=\"");
+		ra_xml_text(stdout, sides[i].name);
+		printf(" vs ");
+		ra_xml_text(stdout, sides[0].name);
+		printf("\" tests=\"%d\" failures=\"%d\" errors=\"0\" skipped=\"%d\">\n", st, sf, ss);
+		for (size_t m = 0; m < NMETRICS; m++) {
+			const struct ra_summary *sa = &sides[0].sum[m], *sb = &sides[i].sum[m];
+			struct verdict v = judge(&sides[0], &sides[i], (int)m, o);
+
+			if (!sa->n)
+				continue;
+			fmt_num(a, sizeof(a), sa->mean, metrics[m].unit);
+			fmt_num(b, sizeof(b), sb->n ? sb->mean : NAN, metrics[m].unit);
+			printf("    <testcase classname=\"ra-compare.");
+			ra_xml_text(stdout, sides[i].name);
+			printf("\" name=\"%s\"", metrics[m].name);
+			if (v.regression) {
+				printf(">\n      <failure type=\"regression\" message=\"%s: %+.1f%%,"
+				       " beyond the %.0f%% noise floor\">", metrics[m].name, v.change,
+				       o->threshold[m] >= 0 ? o->threshold[m] : o->noise);
+				printf("base mean %s (n=%d), new mean %s (n=%d)", a, sa->n, b, sb->n);
+				if (!isnan(v.p))
+					printf(", Mann-Whitney p=%.4g", v.p);
+				printf("</failure>\n    </testcase>\n");
+			} else if (v.inconclusive) {
+				printf(">\n      <%s %smessage=\"too few runs to judge: base n=%d, new"
+				       " n=%d\"/>\n    </testcase>\n",
+				       o->inconclusive_exit == EXIT_REGRESSION ? "failure" : "skipped",
+				       o->inconclusive_exit == EXIT_REGRESSION ?
+					       "type=\"inconclusive\" " : "",
+				       sa->n, sb->n);
+			} else {
+				printf(">\n      <system-out>%s: base mean %s, new mean %s, %+.1f%%%s%s"
+				       "</system-out>\n    </testcase>\n", metrics[m].name, a, b,
+				       v.change, !metrics[m].polarity ? " (informational)" : "",
+				       v.significant ? " (significant)" : "");
+			}
+		}
+		printf("  </testsuite>\n");
+	}
+	printf("</testsuites>\n");
+}
+
 /* The output formats: a name and a printer each. */
 static const struct format {
 	const char *name;
@@ -587,6 +670,7 @@ static const struct format {
 	{ "json", print_json },
 	{ "csv", print_csv },
 	{ "markdown", print_markdown },
+	{ "junit", print_junit },
 };
 
 static const struct format *find_format(const char *name)

@@ -98,5 +98,11 @@ void ra_md_cell(FILE *out, const char *s);
 void ra_json_string(FILE *out, const char *s);
 /* An RFC 4180 CSV field (quoted when it holds , " CR or LF), with JSON's byte mapping */
 void ra_csv_field(FILE *out, const char *s);
+/*
+ * XML character data or an attribute value: the text escape (so no control
+ * character, byte that is not UTF-8 or noncharacter XML forbids reaches it),
+ * then & < > " ' as entities
+ */
+void ra_xml_text(FILE *out, const char *s);
 
 #endif /* RA_REPORT_H */

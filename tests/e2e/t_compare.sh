@@ -81,3 +81,55 @@ check_eq "$?" 0 "too few runs, --inconclusive pass"
 ra-compare --db "$TMP/one.db" x nosuchlabel > /dev/null 2> "$TMP/err"
 check_eq "$?" 2 "unknown label: exit status"
 check_grep "^ra-compare: no runs labelled nosuchlabel in" "$TMP/err" "unknown label: message"
+
+# JUnit XML, as CI systems read it (Debian's junitparser, a JUnit consumer;
+# xmllint for well-formedness): one test case per metric, failures exactly
+# the regressions of the JSON verdict and of the exit status; a hostile label
+# (markup, quotes, a control byte, a byte that is not UTF-8) stays text.
+JP=/usr/bin/python3
+$JP -c 'import junitparser' 2>/dev/null || skip "no python3-junitparser"
+command -v xmllint >/dev/null || skip "no xmllint (libxml2-utils)"
+junit_check() {	# JUNIT JSON EXIT: the consumer's view against the JSON's and the exit status
+	xmllint --noout "$1" || fail "JUnit not well-formed"
+	$JP - "$1" "$2" "$3" <<'PY' || fail "JUnit output"
+import json, sys
+from junitparser import JUnitXml, Failure, Skipped
+xml = JUnitXml.fromfile(sys.argv[1])
+d = json.load(open(sys.argv[2]))
+want = sorted((m["metric"], i) for m in d["metrics"] for i, s in enumerate(m["sides"]) if i and s["regression"])
+got, cases = [], 0
+suites = list(xml)
+for si, suite in enumerate(suites, 1):
+    for case in suite:
+        cases += 1
+        if any(isinstance(r, Failure) for r in case.result):
+            got.append((case.name, si))
+assert cases == len(d["metrics"]) * (len(d["sides"]) - 1), (cases, len(d["metrics"]))
+assert sorted(got) == want, (got, want)
+assert (int(sys.argv[3]) == 1) == bool(want), (sys.argv[3], want)
+assert xml.failures == len(want) if hasattr(xml, "failures") else True
+print("ok: JUnit: %d suites, %d cases, failures %s = the regressions" % (len(suites), cases, got))
+PY
+}
+ra-compare -f junit --db "$DB" read_ahead_kb=512 read_ahead_kb=16 > "$TMP/r.xml"
+rc=$?
+ra-compare -f json --db "$DB" read_ahead_kb=512 read_ahead_kb=16 > "$TMP/r.json"
+check_eq "$rc" 1 "JUnit of a regression: exit status"
+junit_check "$TMP/r.xml" "$TMP/r.json" "$rc"
+ra-compare -f junit --db "$DB" read_ahead_kb=16 read_ahead_kb=512 > "$TMP/i.xml"
+rc=$?
+ra-compare -f json --db "$DB" read_ahead_kb=16 read_ahead_kb=512 > "$TMP/i.json"
+junit_check "$TMP/i.xml" "$TMP/i.json" "$rc"
+H=$TMP/hostile.db
+cp "$DB" "$H"
+q "$H" "UPDATE runs SET label = CAST(X'3C2F74657374737569746573263E2722015C2DFF' AS TEXT) WHERE label = 'read_ahead_kb=16'"
+ra-compare -f junit "$H:read_ahead_kb=512" "$H:$(printf '</testsuites&>'"'"'"\001\\-\377')" > "$TMP/h.xml"
+check_eq "$?" 1 "JUnit of the hostile label: exit status"
+xmllint --noout "$TMP/h.xml" || fail "JUnit of the hostile label is not well-formed"
+$JP - "$TMP/h.xml" <<'PY' || fail "hostile label"
+import sys
+from junitparser import JUnitXml
+s = list(JUnitXml.fromfile(sys.argv[1]))[0]
+assert s.name.startswith("</testsuites&>'\"\\x01\\\\-\\xff vs "), repr(s.name)
+print("ok: the hostile label is text:", repr(s.name))
+PY
