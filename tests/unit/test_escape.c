@@ -78,6 +78,18 @@ static void test_escapers(void)
 	check_put(ra_json_string, NULL, "\"\"");
 }
 
+/* XML: the text escape first (no control byte or invalid byte reaches it), then entities */
+static void test_xml(void)
+{
+	check_put(ra_xml_text, "plain", "plain");
+	check_put(ra_xml_text, "</a>&\"'", "&lt;/a&gt;&amp;&quot;&apos;");
+	check_put(ra_xml_text, "c\x01\x1b\n", "c\\x01\\x1b\\n");
+	check_put(ra_xml_text, "bad\xff", "bad\\xff");
+	check_put(ra_xml_text, "non\xef\xbf\xbe\xef\xbf\xbf", "non\\ufffe\\uffff");
+	check_put(ra_xml_text, "\xc3\xbcn\xe6\x97\xa5", "\xc3\xbcn\xe6\x97\xa5");
+	check_put(ra_xml_text, NULL, "");
+}
+
 struct width_case {
 	const char *in;
 	int width;
@@ -121,6 +133,7 @@ static void test_pad(void)
 int main(void)
 {
 	static const struct test_case tests[] = {
+		{ "XML text", test_xml },
 		{ "escapers", test_escapers },
 		{ "widths", test_widths },
 		{ "pad", test_pad },
