@@ -48,6 +48,22 @@ static const char group_sql[] =
 	"  WHERE ms > 0 AND ios IS NOT NULL";
 
 /*
+ * fio's parameters of the run (run_params, scope 'fio'): numjobs, the clones
+ * of its first job; bs, rw, iodepth, ioengine as that job's options or the
+ * global options give them.
+ */
+static const char params_sql[] =
+	"WITH f AS (SELECT value AS v FROM json_each(?2, '$.jobs') ORDER BY key LIMIT 1),"
+	" o(name) AS (VALUES ('bs'), ('rw'), ('iodepth'), ('ioengine'))"
+	" INSERT OR REPLACE INTO run_params (run_id, name, scope, value)"
+	" SELECT ?1, 'numjobs', 'fio', (SELECT COUNT(*) FROM json_each(?2, '$.jobs') x"
+	"   WHERE json_extract(x.value, '$.jobname') IS json_extract(f.v, '$.jobname')) FROM f"
+	" UNION ALL SELECT ?1, o.name, 'fio', COALESCE(json_extract(f.v, '$.\"job options\".' ||"
+	"   o.name), json_extract(?2, '$.\"global options\".' || o.name)) FROM f, o"
+	"  WHERE COALESCE(json_extract(f.v, '$.\"job options\".' || o.name),"
+	"   json_extract(?2, '$.\"global options\".' || o.name)) IS NOT NULL";
+
+/*
  * The end of the JSON object that starts at @s[0] ('{'): one past its
  * closing brace, braces in strings left out; 0 when it does not close.
  */
@@ -134,12 +150,17 @@ static int store_fio(sqlite3 *sq, int64_t run_id, const char *doc, size_t len)
 		sqlite3_reset(st);
 	}
 	sqlite3_finalize(st);
-	if (sqlite3_prepare_v2(sq, group_sql, -1, &st, NULL) != SQLITE_OK)
-		return -1;
-	sqlite3_bind_int64(st, 1, run_id);
-	sqlite3_bind_text(st, 2, doc, (int)len, SQLITE_STATIC);
-	if (sqlite3_step(st) == SQLITE_DONE)
-		ret = 0;
+	for (int k = 0; k < 2; k++) {
+		if (sqlite3_prepare_v2(sq, k ? params_sql : group_sql, -1, &st, NULL) != SQLITE_OK)
+			return -1;
+		sqlite3_bind_int64(st, 1, run_id);
+		sqlite3_bind_text(st, 2, doc, (int)len, SQLITE_STATIC);
+		if (sqlite3_step(st) != SQLITE_DONE)
+			goto out;
+		sqlite3_finalize(st);
+		st = NULL;
+	}
+	ret = 0;
 out:
 	sqlite3_finalize(st);
 	return ret;

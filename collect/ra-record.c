@@ -95,6 +95,8 @@ struct rec {
 	struct ra_sysinfo si;
 	int64_t last_run;		/* the run stored last */
 	int64_t first_run;		/* the run stored first, 0 before */
+	int rep;			/* the repeat of this run, from 1 */
+	const char *env_pair;		/* its --sweep-env "NAME=value", NULL for none */
 	/* replay */
 	struct ra_writer *w;
 };
@@ -779,6 +781,23 @@ static int store_filesystems(struct rec *r, int64_t run_id)
 	return ra_scope_store(&r->scope, &o);
 }
 
+/* What this run varied that no other row holds: its --sweep-env value and repeat. */
+static int store_params(struct rec *r, int64_t run_id)
+{
+	char rep[16];
+
+	if (r->env_pair) {
+		size_t nl = strcspn(r->env_pair, "=");
+		char name[128];
+
+		snprintf(name, sizeof(name), "%.*s", (int)nl, r->env_pair);
+		if (ra_db_add_param(r->db, run_id, "env", name, r->env_pair + nl + 1) < 0)
+			return -1;
+	}
+	snprintf(rep, sizeof(rep), "%d", r->rep ? r->rep : 1);
+	return ra_db_add_param(r->db, run_id, "repeat", NULL, rep);
+}
+
 static int store_meta(struct rec *r, int64_t run_id)
 {
 	for (int i = 0; i < r->nsnaps; i++) {
@@ -801,6 +820,8 @@ static int store_meta(struct rec *r, int64_t run_id)
 	if (ra_settings_store(r->settings, r->db, run_id,
 			      strcmp(ra_tracer_clock(r->tr), "mono") == 0) < 0 ||
 	    ra_throttle_store(&r->thr, r->db, run_id) < 0)
+		return -1;
+	if (store_params(r, run_id) < 0)
 		return -1;
 	if (ra_vmstat_write(r->db, run_id, "before", &r->vm_before) < 0 ||
 	    ra_vmstat_write(r->db, run_id, "after", &r->vm_after) < 0)
@@ -1086,8 +1107,12 @@ static int record_all(struct rec *r)
 				return die(ra_last_error());
 			compose_label(r, label, sizeof(label), have_kb ? kb : NULL,
 				      have_env ? pair : NULL);
+			r->env_pair = have_env ? pair : NULL;
 			for (int rep = 0; rep < (r->repeat ? r->repeat : 1); rep++) {
-				int rc = record_one(r);
+				int rc;
+
+				r->rep = rep + 1;
+				rc = record_one(r);
 
 				if (rc > worst)
 					worst = rc;

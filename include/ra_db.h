@@ -11,7 +11,7 @@
 
 #include "ra_event.h"
 
-#define RA_SCHEMA_VERSION 4
+#define RA_SCHEMA_VERSION 5
 /* A read-only tool's reading of a database stops after this long (seconds). */
 #define RA_DB_READ_SECONDS 600
 #define RA_APPLICATION_ID 0x52415452 /* "RATR" */
@@ -156,6 +156,9 @@ int ra_db_add_vmstat(struct ra_db *db, int64_t run_id, const char *phase, const 
 int ra_db_add_setting(struct ra_db *db, int64_t run_id, uint32_t dev, const char *name,
 		      const char *path, const char *old_value, const char *new_value,
 		      int restored);
+/* a parameter the run varied (run_params): @scope "" or NULL for none */
+int ra_db_add_param(struct ra_db *db, int64_t run_id, const char *name, const char *scope,
+		    const char *value);
 /* the setting written at @path was restored after runs @first_run on (its own transaction) */
 int ra_db_setting_restored(struct ra_db *db, const char *path, int64_t first_run);
 /* a setting seen at @observed while the run expected @expected; ts_ns -1: not known */

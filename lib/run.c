@@ -208,6 +208,13 @@ int ra_db_add_setting(struct ra_db *db, int64_t run_id, uint32_t dev, const char
 			 run_id, (int64_t)dev, name, old_value, new_value, (int64_t)restored, path);
 }
 
+int ra_db_add_param(struct ra_db *db, int64_t run_id, const char *name, const char *scope,
+		    const char *value)
+{
+	return exec_args(db, "INSERT OR REPLACE INTO run_params (run_id, name, scope, value)"
+			 " VALUES (?, ?, ?, ?)", "ittt", run_id, name, scope ? scope : "", value);
+}
+
 int ra_db_setting_restored(struct ra_db *db, const char *path, int64_t first_run)
 {
 	if (ra_db_load_begin(db) < 0)

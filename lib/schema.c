@@ -524,9 +524,19 @@ const char ra_schema_v4_sql[] =
 	"  PRIMARY KEY (run_id, dev, read_ahead_kb)\n"
 	");\n";
 
+/* Version 5: what a run varied, as data (run sets and sweeps group by it). */
+const char ra_schema_v5_sql[] =
+	"CREATE TABLE run_params (\n"
+	"  run_id INTEGER NOT NULL REFERENCES runs(run_id) ON DELETE CASCADE,\n"
+	"  name TEXT NOT NULL,\n"
+	"  scope TEXT NOT NULL DEFAULT '',\n"
+	"  value TEXT NOT NULL,\n"
+	"  PRIMARY KEY (run_id, name, scope)\n"
+	");\n";
+
 /* Each version's step from the one before: ra_schema_steps[v - 2] makes v from v - 1. */
 const char *const ra_schema_steps[] = { ra_schema_v2_sql, ra_schema_v3_sql, ra_schema_v4_sql,
-					NULL };
+					ra_schema_v5_sql, NULL };
 
 /*
  * The views, dropped and made again by every upgrade: their columns keep their
@@ -538,7 +548,8 @@ const char ra_schema_drop_views_sql[] =
 	"DROP VIEW IF EXISTS v_file_fates; DROP VIEW IF EXISTS v_device_io;\n"
 	"DROP VIEW IF EXISTS v_run_metrics; DROP VIEW IF EXISTS v_devices;\n"
 	"DROP VIEW IF EXISTS v_device_models; DROP VIEW IF EXISTS v_model_table;\n"
-	"DROP VIEW IF EXISTS v_model_predictions; DROP VIEW IF EXISTS v_filesystems;\n";
+	"DROP VIEW IF EXISTS v_model_predictions; DROP VIEW IF EXISTS v_filesystems;\n"
+	"DROP VIEW IF EXISTS v_run_params;\n";
 
 const char ra_schema_views_sql[] =
 	"CREATE VIEW v_runs AS\n"
@@ -764,4 +775,29 @@ const char ra_schema_views_sql[] =
 	"         COALESCE(d.name, f.dev_name) AS device, f.fstype,\n"
 	"         f.mount_point, f.bdi, f.read_ahead_kb, f.unrecorded_events\n"
 	"    FROM filesystems f\n"
-	"    LEFT JOIN devices d ON d.run_id = f.run_id AND d.dev = f.dev;\n";
+	"    LEFT JOIN devices d ON d.run_id = f.run_id AND d.dev = f.dev;\n"
+	/*
+	 * What each run varied: the stored parameters (the --sweep-env variables,
+	 * the repeat, fio's job options) and those the run's other rows hold
+	 * (read_ahead_kb set per disk, or per bdi where no disk's was; the
+	 * throttle; the kernel), for recorded, imported and older runs alike.
+	 */
+	"CREATE VIEW v_run_params AS\n"
+	"  SELECT run_id, name, scope, value FROM run_params\n"
+	"  UNION ALL\n"
+	"  SELECT run_id, 'kernel', '', kernel FROM runs WHERE kernel IS NOT NULL\n"
+	"  UNION ALL\n"
+	"  SELECT s.run_id, 'read_ahead_kb', COALESCE(d.name, (s.dev >> 20) || ':' ||\n"
+	"         (s.dev & 1048575)), s.new_value\n"
+	"    FROM settings s LEFT JOIN devices d ON d.run_id = s.run_id AND d.dev = s.dev\n"
+	"   WHERE s.name = 'read_ahead_kb' AND s.new_value IS NOT NULL\n"
+	"     AND (s.path IS NULL OR s.path LIKE '%/queue/read_ahead_kb'\n"
+	"          OR NOT EXISTS (SELECT 1 FROM settings q WHERE q.run_id = s.run_id\n"
+	"                  AND q.name = 'read_ahead_kb' AND q.path LIKE '%/queue/read_ahead_kb'))\n"
+	"  UNION ALL\n"
+	"  SELECT s.run_id, CASE s.name WHEN 'blkio.throttle.read_iops_device'\n"
+	"         THEN 'throttle_iops' ELSE 'throttle_bps' END,\n"
+	"         COALESCE(d.name, (s.dev >> 20) || ':' || (s.dev & 1048575)), s.new_value\n"
+	"    FROM settings s LEFT JOIN devices d ON d.run_id = s.run_id AND d.dev = s.dev\n"
+	"   WHERE s.name IN ('blkio.throttle.read_iops_device', 'blkio.throttle.read_bps_device')\n"
+	"     AND s.new_value IS NOT NULL;\n";

@@ -23,11 +23,14 @@ static const char usage_text[] =
 	"read-ahead pages, the top files and streams, block I/O per device (btt's\n"
 	"intervals, merges, plugs), readahead stalls, and warnings that change how\n"
 	"far the numbers can be trusted. With several runs and no --run or --label,\n"
-	"it lists the runs.\n"
+	"the experiment: the run sets (runs grouped by what they varied: read_ahead_kb,\n"
+	"--sweep-env variables, fio's numjobs and bs, the kernel, the throttle), a row\n"
+	"of figures each and the matrix of two varied dimensions, then the run list.\n"
 	"\n"
 	"  -r, --run ID        the run to report\n"
 	"  -l, --label NAME    every run with this label\n"
 	"      --json          JSON on standard output (docs/report.md)\n"
+	"      --markdown      the experiment's tables in Markdown (several runs)\n"
 	"      --html FILE     write a self-contained HTML page with charts to FILE\n"
 	"  -n, --top N         rows of the files, streams and stalls tables (10)\n"
 	"      --fraction F    the read_ahead_kb advice aims at this share of the device's\n"
@@ -44,6 +47,7 @@ struct opts {
 	const char *label;
 	const char *html;
 	const struct ra_renderer *renderer;
+	bool markdown;		/* the experiment overview as Markdown tables */
 	struct ra_report_opts ro;
 };
 
@@ -59,6 +63,7 @@ static int parse(struct opts *o, int argc, char **argv)
 		{ "run", required_argument, NULL, 'r' },
 		{ "label", required_argument, NULL, 'l' },
 		{ "json", no_argument, NULL, 'j' },
+		{ "markdown", no_argument, NULL, 'm' },
 		{ "html", required_argument, NULL, 'H' },
 		{ "top", required_argument, NULL, 'n' },
 		{ "stall-ms", required_argument, NULL, 's' },
@@ -83,6 +88,9 @@ static int parse(struct opts *o, int argc, char **argv)
 			break;
 		case 'j':
 			o->renderer = &ra_render_json;
+			break;
+		case 'm':
+			o->markdown = true;
 			break;
 		case 'H':
 			o->html = optarg;
@@ -298,8 +306,9 @@ static void list_print(struct run_list *l)
 struct output {
 	int64_t *ids;
 	int n;
-	bool listing;		/* several runs and no choice: the run list */
+	bool listing;		/* several runs and no choice: the experiment and the run list */
 	struct run_list list;
+	struct ra_experiment *x;
 	struct ra_report **reps;
 };
 
@@ -310,6 +319,7 @@ static void output_free(struct output *out)
 	free(out->reps);
 	free(out->ids);
 	list_free(&out->list);
+	ra_experiment_free(out->x);
 }
 
 static int no_runs(struct ra_db *db, const struct opts *o)
@@ -336,6 +346,9 @@ static int read_output(struct ra_db *db, const struct opts *o, struct output *ou
 		return no_runs(db, o);
 	if (out->n > 1 && !o->label && !o->run) {
 		out->listing = true;
+		out->x = ra_experiment_load(db, out->ids, out->n);
+		if (!out->x)
+			return -1;
 		if (list_load(db, &out->list) == 0)
 			return ra_db_exec(db, "COMMIT");
 		ra_set_error(RA_ERR_IO, "cannot read the runs of '%s': %s", ra_db_path(db),
@@ -400,7 +413,14 @@ static int write_output(const struct opts *o, struct output *out)
 {
 	if (!out->listing)
 		return o->html ? render_file(o, out) : render(o, out, stdout);
-	list_print(&out->list);
+	if (o->renderer == &ra_render_json) {
+		ra_experiment_json(stdout, out->x);
+	} else if (o->markdown) {
+		ra_experiment_markdown(stdout, out->x);
+	} else {
+		ra_experiment_text(stdout, out->x);
+		list_print(&out->list);
+	}
 	if (fflush(stdout) != 0) {
 		ra_set_error(RA_ERR_IO, "cannot write the run list: %s", strerror(errno));
 		return -1;

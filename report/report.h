@@ -70,6 +70,19 @@ extern const struct ra_renderer ra_render_text;
 extern const struct ra_renderer ra_render_json;
 extern const struct ra_renderer ra_render_html;
 
+/*
+ * The experiment (experiment.c): runs grouped into run sets by what they
+ * varied (v_run_params), a row of figures per set, the matrix of two
+ * dimensions; docs/report.md has its columns and keys.
+ */
+struct ra_experiment;
+struct ra_experiment *ra_experiment_load(struct ra_db *db, const int64_t *ids, int n);
+void ra_experiment_free(struct ra_experiment *x);
+int ra_experiment_sets(const struct ra_experiment *x);
+void ra_experiment_text(FILE *out, const struct ra_experiment *x);
+void ra_experiment_markdown(FILE *out, const struct ra_experiment *x);
+void ra_experiment_json(FILE *out, const struct ra_experiment *x);
+
 /* Formatting shared by the renderers. */
 void ra_fmt_ns(char *buf, size_t len, double ns);
 void ra_fmt_value(char *buf, size_t len, const char *col, const struct ra_value *v);

@@ -19,8 +19,11 @@ done
 
 # the run list: the label column, between the headers "label" and "kernel";
 # a label wider than its column goes on in it on the lines below
-ra-report "$DB" > "$TMP/list" 2> /dev/null || fail "ra-report (run list)"
-cat "$TMP/list"
+ra-report "$DB" > "$TMP/all" 2> /dev/null || fail "ra-report (run list)"
+cat "$TMP/all"
+check_grep "^Experiment: " "$TMP/all" "the experiment comes first"
+check_eq "$(awk 'length > 100' "$TMP/all" | wc -l)" 0 "the experiment and the run list within 100 columns"
+sed -n '/^run  *label  /,$p' "$TMP/all" > "$TMP/list"
 got=$(awk 'NR == 1 { a = index($0, "label"); b = index($0, "kernel"); next }
 	{ s = substr($0, a, b - a); sub(/ +$/, "", s) }
 	substr($0, 1, a - 1) ~ /^ *$/ { cur = cur s; next }

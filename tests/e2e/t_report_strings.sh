@@ -141,6 +141,7 @@ for r in (1, 2):
 print("ok: text reports: escaped, whole, within 100 columns")
 
 s = read_text("list.txt").rstrip("\n").split("\n")	# a long label goes on under itself
+s = s[[i for i, l in enumerate(s) if l.startswith("run  ") and " label " in l][0]:]	# after the experiment
 a, b = s[0].index("label"), s[0].index("kernel")
 listed = []
 for line in s[1:]:

@@ -1,0 +1,731 @@
+// SPDX-License-Identifier: LGPL-2.1
+/*
+ * The experiment: the runs of a database grouped into run sets by what they
+ * varied (v_run_params, the repeat left out), one row per set, and the
+ * matrix of two dimensions, as the read_ahead_kb tables of the kernel's
+ * readahead discussions were laid out. Parameters that vary in lockstep (a
+ * --sweep-env variable that sets fio's numjobs, and numjobs) are one
+ * dimension, named by the one that says most. The label is a parameter of
+ * last resort: runs that differ in nothing known (imported ones) differ by it.
+ */
+#include <math.h>
+#include <sqlite3.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report.h"
+
+#define MAX_DIMS 16
+#define MAX_PARAMS 64
+
+struct param {
+	char *name;	/* "read_ahead_kb", "numjobs", the variable of "env" */
+	char *scope;	/* the device, "fio", "" */
+	char *value;
+};
+
+struct xset {
+	struct param *params;
+	int nparams;
+	int64_t *runs;
+	int nruns;
+	char *key;	/* its parameters, for grouping */
+	char *label;	/* the dimensions' values: "read_ahead_kb=16 numjobs=4" */
+	const char *values[MAX_DIMS];	/* per dimension, "-" when it has none */
+	/* figures over its runs; NAN when none has them */
+	double tput_hmean, tput_min, tput_max, max_lat_ns, hit, thrashed, windows, ra_bytes,
+		stalls;
+	int tput_n;
+};
+
+struct ra_experiment {
+	struct xset *sets;
+	int nsets;
+	int ndims;
+	char *dims[MAX_DIMS];		/* display names */
+	char *dim_name[MAX_DIMS], *dim_scope[MAX_DIMS];
+	const char *tput_metric;	/* read_bw_bytes or device_read_bw_bytes */
+};
+
+static void params_free(struct param *p, int n)
+{
+	for (int i = 0; i < n; i++) {
+		free(p[i].name);
+		free(p[i].scope);
+		free(p[i].value);
+	}
+	free(p);
+}
+
+void ra_experiment_free(struct ra_experiment *x)
+{
+	if (!x)
+		return;
+	for (int i = 0; i < x->nsets; i++) {
+		params_free(x->sets[i].params, x->sets[i].nparams);
+		free(x->sets[i].runs);
+		free(x->sets[i].key);
+		free(x->sets[i].label);
+	}
+	for (int d = 0; d < x->ndims; d++) {
+		free(x->dims[d]);
+		free(x->dim_name[d]);
+		free(x->dim_scope[d]);
+	}
+	free(x->sets);
+	free(x);
+}
+
+/* A run's parameters, sorted, and their key ("name\x1fscope\x1fvalue\x1e..."). */
+static int run_params(sqlite3 *sq, int64_t run, struct param **out, int *n, char **key)
+{
+	sqlite3_stmt *st = NULL;
+	size_t klen = 0;
+	FILE *k = open_memstream(key, &klen);
+	int rc;
+
+	*out = NULL;
+	*n = 0;
+	if (!k)
+		return -1;
+	/* the label too, last: runs that differ in nothing else (imported) differ by it */
+	if (sqlite3_prepare_v2(sq, "SELECT name, scope, value FROM (SELECT DISTINCT name, scope,"
+			       " value FROM v_run_params WHERE run_id = ?1 AND name != 'repeat'"
+			       " UNION ALL SELECT 'label', '', label FROM runs WHERE run_id = ?1"
+			       " AND label IS NOT NULL) ORDER BY name, scope", -1,
+			       &st, NULL) != SQLITE_OK) {
+		fclose(k);
+		return -1;
+	}
+	sqlite3_bind_int64(st, 1, run);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW && *n < MAX_PARAMS) {
+		struct param *p = realloc(*out, (size_t)(*n + 1) * sizeof(*p));
+		const char *f[3];
+
+		if (!p)
+			break;
+		*out = p;
+		for (int c = 0; c < 3; c++)
+			f[c] = (const char *)sqlite3_column_text(st, c);
+		p[*n] = (struct param){ strdup(f[0] ? f[0] : ""), strdup(f[1] ? f[1] : ""),
+					strdup(f[2] ? f[2] : "") };
+		if (!p[*n].name || !p[*n].scope || !p[*n].value)
+			break;
+		fprintf(k, "%s\x1f%s\x1f%s\x1e", p[*n].name, p[*n].scope, p[*n].value);
+		(*n)++;
+	}
+	sqlite3_finalize(st);
+	if (fclose(k) != 0)
+		return -1;
+	return rc == SQLITE_DONE || rc == SQLITE_ROW ? 0 : -1;
+}
+
+static const char *param_value(const struct xset *s, const char *name, const char *scope)
+{
+	for (int i = 0; i < s->nparams; i++)
+		if (strcmp(s->params[i].name, name) == 0 && strcmp(s->params[i].scope, scope) == 0)
+			return s->params[i].value;
+	return NULL;
+}
+
+/* How much a parameter says, for naming a dimension: lower is first. */
+static int rank(const char *name, const char *scope)
+{
+	static const char *const order[] = { "read_ahead_kb", "kernel", "numjobs", "bs",
+					     "iodepth", "rw", "ioengine", "throttle_iops",
+					     "throttle_bps" };
+
+	(void)scope;
+	for (size_t i = 0; i < sizeof(order) / sizeof(order[0]); i++)
+		if (strcmp(name, order[i]) == 0)
+			return (int)i;
+	return strcmp(name, "label") == 0 ? 200 : strcmp(name, "env") == 0 ? 100 : 50;
+}
+
+/*
+ * Does dimension @b follow from the dimensions before it (0 .. @b - 1): any
+ * two sets equal in all of those equal in @b too? Then it tells nothing more
+ * (a variable that sets numjobs, a label naming the settings).
+ */
+static bool follows(const struct ra_experiment *x, int b)
+{
+	for (int i = 0; i < x->nsets; i++)
+		for (int j = 0; j < i; j++) {
+			bool same = true;
+
+			for (int a = 0; a < b && same; a++)
+				same = strcmp(x->sets[i].values[a], x->sets[j].values[a]) == 0;
+			if (same && strcmp(x->sets[i].values[b], x->sets[j].values[b]) != 0)
+				return false;
+		}
+	return b > 0;
+}
+
+static int add_dim(struct ra_experiment *x, const char *name, const char *scope)
+{
+	int d = x->ndims;
+
+	if (d == MAX_DIMS)
+		return 0;
+	for (int i = 0; i < d; i++)
+		if (strcmp(x->dim_name[i], name) == 0 && strcmp(x->dim_scope[i], scope) == 0)
+			return 0;
+	x->dim_name[d] = strdup(name);
+	x->dim_scope[d] = strdup(scope);
+	if (!x->dim_name[d] || !x->dim_scope[d])
+		return -1;
+	x->ndims++;
+	for (int i = 0; i < x->nsets; i++) {
+		const char *v = param_value(&x->sets[i], name, scope);
+
+		x->sets[i].values[d] = v ? v : "-";
+	}
+	return 0;
+}
+
+static void drop_dim(struct ra_experiment *x, int d)
+{
+	free(x->dim_name[d]);
+	free(x->dim_scope[d]);
+	for (int i = d; i + 1 < x->ndims; i++) {
+		x->dim_name[i] = x->dim_name[i + 1];
+		x->dim_scope[i] = x->dim_scope[i + 1];
+		for (int s = 0; s < x->nsets; s++)
+			x->sets[s].values[i] = x->sets[s].values[i + 1];
+	}
+	x->ndims--;
+}
+
+/* The parameters whose values differ between sets, lockstep ones merged, by rank. */
+static int find_dims(struct ra_experiment *x)
+{
+	for (int i = 0; i < x->nsets; i++)
+		for (int p = 0; p < x->sets[i].nparams; p++) {
+			const struct param *q = &x->sets[i].params[p];
+			bool varies = false;
+
+			for (int j = 0; j < x->nsets && !varies; j++) {
+				const char *v = param_value(&x->sets[j], q->name, q->scope);
+
+				varies = !v || strcmp(v, q->value) != 0;
+			}
+			if (varies && add_dim(x, q->name, q->scope) < 0)
+				return -1;
+		}
+	/* by rank (insertion sort keeps the values with their dimension) */
+	for (int i = 1; i < x->ndims; i++)
+		for (int j = i; j > 0 && rank(x->dim_name[j], x->dim_scope[j]) <
+					      rank(x->dim_name[j - 1], x->dim_scope[j - 1]);
+		     j--) {
+			char *t = x->dim_name[j];
+
+			x->dim_name[j] = x->dim_name[j - 1];
+			x->dim_name[j - 1] = t;
+			t = x->dim_scope[j];
+			x->dim_scope[j] = x->dim_scope[j - 1];
+			x->dim_scope[j - 1] = t;
+			for (int s = 0; s < x->nsets; s++) {
+				const char *v = x->sets[s].values[j];
+
+				x->sets[s].values[j] = x->sets[s].values[j - 1];
+				x->sets[s].values[j - 1] = v;
+			}
+		}
+	for (int j = x->ndims - 1; j > 0; j--)
+		if (follows(x, j))
+			drop_dim(x, j);
+	/* display names: the variable of env, a scope where one name has several */
+	for (int d = 0; d < x->ndims; d++) {
+		bool twice = false;
+		int n;
+
+		for (int e = 0; e < x->ndims; e++)
+			twice |= e != d && strcmp(x->dim_name[e], x->dim_name[d]) == 0;
+		if (strcmp(x->dim_name[d], "env") == 0)
+			n = asprintf(&x->dims[d], "%s", x->dim_scope[d]);
+		else if (twice)
+			n = asprintf(&x->dims[d], "%s[%s]", x->dim_name[d], x->dim_scope[d]);
+		else
+			n = asprintf(&x->dims[d], "%s", x->dim_name[d]);
+		if (n < 0) {
+			x->dims[d] = NULL;
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* The mean of a metric over the set's runs that have it (NAN for none). */
+static double set_mean(sqlite3_stmt *st, const struct xset *s, const char *metric, bool max)
+{
+	double sum = 0, best = NAN;
+	int n = 0;
+
+	for (int i = 0; i < s->nruns; i++) {
+		sqlite3_bind_int64(st, 1, s->runs[i]);
+		sqlite3_bind_text(st, 2, metric, -1, SQLITE_STATIC);
+		if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL) {
+			double v = sqlite3_column_double(st, 0);
+
+			sum += v;
+			best = isnan(best) || v > best ? v : best;
+			n++;
+		}
+		sqlite3_reset(st);
+	}
+	return !n ? NAN : max ? best : sum / n;
+}
+
+static int set_figures(sqlite3 *sq, struct ra_experiment *x)
+{
+	sqlite3_stmt *m = NULL, *stl = NULL;
+	bool bench = true;
+	int ret = -1;
+
+	if (sqlite3_prepare_v2(sq, "SELECT value FROM v_run_metrics WHERE run_id = ?1"
+			       " AND metric = ?2", -1, &m, NULL) != SQLITE_OK ||
+	    sqlite3_prepare_v2(sq, "SELECT COUNT(*) FROM stalls WHERE run_id = ?1 AND ?2 IS NOT NULL",
+			       -1, &stl, NULL) != SQLITE_OK)
+		goto out;
+	/* the benchmark's own throughput where every run has it, else the device's */
+	for (int i = 0; i < x->nsets && bench; i++)
+		for (int r = 0; r < x->sets[i].nruns && bench; r++) {
+			sqlite3_bind_int64(m, 1, x->sets[i].runs[r]);
+			sqlite3_bind_text(m, 2, "read_bw_bytes", -1, SQLITE_STATIC);
+			bench = sqlite3_step(m) == SQLITE_ROW;
+			sqlite3_reset(m);
+		}
+	x->tput_metric = bench ? "read_bw_bytes" : "device_read_bw_bytes";
+	for (int i = 0; i < x->nsets; i++) {
+		struct xset *s = &x->sets[i];
+		double inv = 0;
+
+		s->tput_n = 0;
+		s->tput_min = s->tput_max = NAN;
+		for (int r = 0; r < s->nruns; r++) {
+			sqlite3_bind_int64(m, 1, s->runs[r]);
+			sqlite3_bind_text(m, 2, x->tput_metric, -1, SQLITE_STATIC);
+			if (sqlite3_step(m) == SQLITE_ROW && sqlite3_column_double(m, 0) > 0) {
+				double v = sqlite3_column_double(m, 0);
+
+				inv += 1 / v;
+				s->tput_min = s->tput_n && s->tput_min < v ? s->tput_min : v;
+				s->tput_max = s->tput_n && s->tput_max > v ? s->tput_max : v;
+				s->tput_n++;
+			}
+			sqlite3_reset(m);
+		}
+		s->tput_hmean = s->tput_n ? s->tput_n / inv : NAN;
+		s->max_lat_ns = set_mean(m, s, "read_clat_max_ns", true);
+		s->hit = set_mean(m, s, "hit_ratio", false);
+		s->thrashed = set_mean(m, s, "thrashed_pages", false);
+		s->windows = set_mean(m, s, "windows", false);
+		s->ra_bytes = set_mean(m, s, "ra_avg_bytes", false);
+		s->stalls = set_mean(stl, s, "stalls", false);
+	}
+	ret = 0;
+out:
+	sqlite3_finalize(m);
+	sqlite3_finalize(stl);
+	return ret;
+}
+
+static int set_label(struct ra_experiment *x, struct xset *s)
+{
+	size_t len = 0;
+	FILE *f = open_memstream(&s->label, &len);
+
+	if (!f)
+		return -1;
+	for (int d = 0; d < x->ndims; d++)
+		fprintf(f, "%s%s=%s", d ? " " : "", x->dims[d], s->values[d]);
+	if (!x->ndims)
+		fputs("(all runs)", f);
+	return fclose(f);
+}
+
+struct ra_experiment *ra_experiment_load(struct ra_db *db, const int64_t *ids, int n)
+{
+	sqlite3 *sq = ra_db_sqlite(db);
+	struct ra_experiment *x = calloc(1, sizeof(*x));
+
+	if (!x || !(x->sets = calloc((size_t)(n ? n : 1), sizeof(*x->sets))))
+		goto fail;
+	for (int i = 0; i < n; i++) {
+		struct param *p;
+		char *key;
+		int np, s;
+
+		if (run_params(sq, ids[i], &p, &np, &key) < 0) {
+			params_free(p, np);
+			free(key);
+			goto fail;
+		}
+		for (s = 0; s < x->nsets && strcmp(x->sets[s].key, key) != 0; s++)
+			;
+		if (s == x->nsets) {
+			x->sets[s] = (struct xset){ .params = p, .nparams = np, .key = key };
+			x->nsets++;
+		} else {
+			params_free(p, np);
+			free(key);
+		}
+		int64_t *r = realloc(x->sets[s].runs, (size_t)(x->sets[s].nruns + 1) * sizeof(*r));
+
+		if (!r)
+			goto fail;
+		x->sets[s].runs = r;
+		r[x->sets[s].nruns++] = ids[i];
+	}
+	if (find_dims(x) < 0 || set_figures(sq, x) < 0)
+		goto fail;
+	for (int s = 0; s < x->nsets; s++)
+		if (set_label(x, &x->sets[s]) != 0)
+			goto fail;
+	return x;
+fail:
+	ra_set_error(RA_ERR_IO, "cannot read the run sets of '%s': %s", ra_db_path(db),
+		     sqlite3_errmsg(sq));
+	ra_experiment_free(x);
+	return NULL;
+}
+
+int ra_experiment_sets(const struct ra_experiment *x)
+{
+	return x->nsets;
+}
+
+/* ---- output ---- */
+
+/* @v / @scale with @digits decimals, "-" when not known */
+static void num(char *buf, size_t len, double v, double scale, int digits)
+{
+	if (isnan(v))
+		snprintf(buf, len, "-");
+	else
+		snprintf(buf, len, "%.*f", digits, v / scale);
+}
+
+enum { C_SET, C_N, C_TPUT, C_MIN, C_MAX, C_LAT, C_HIT, C_THR, C_WIN, C_RA, C_STALL, NCOLS };
+
+static const char *const col_hdr[NCOLS] = { "run set", "n", "MB/s", "min", "max", "lat ms",
+					     "hit", "thrash", "windows", "ra KiB", "stalls" };
+
+static void cells(const struct xset *s, char c[NCOLS][32])
+{
+	snprintf(c[C_N], 32, "%d", s->nruns);
+	num(c[C_TPUT], 32, s->tput_hmean, 1e6, 1);
+	num(c[C_MIN], 32, s->tput_min, 1e6, 1);
+	num(c[C_MAX], 32, s->tput_max, 1e6, 1);
+	num(c[C_LAT], 32, s->max_lat_ns, 1e6, 2);
+	num(c[C_HIT], 32, s->hit, 1, 3);
+	num(c[C_THR], 32, s->thrashed, 1, 0);
+	num(c[C_WIN], 32, s->windows, 1, 0);
+	num(c[C_RA], 32, s->ra_bytes, 1024, 0);
+	num(c[C_STALL], 32, s->stalls, 1, 1);
+}
+
+/* Numbers sort as numbers, the rest as text. */
+static int cmp_values(const char *a, const char *b)
+{
+	char *ea, *eb;
+	double x = strtod(a, &ea), y = strtod(b, &eb);
+
+	if (ea != a && !*ea && eb != b && !*eb)
+		return x < y ? -1 : x > y;
+	return strcmp(a, b);
+}
+
+/* The distinct values of dimension @d in order; returns their count. */
+static int dim_values(const struct ra_experiment *x, int d, const char **out)
+{
+	int n = 0;
+
+	for (int s = 0; s < x->nsets; s++) {
+		const char *v = x->sets[s].values[d];
+		int i;
+
+		for (i = 0; i < n && strcmp(out[i], v) != 0; i++)
+			;
+		if (i < n)
+			continue;
+		for (i = n++; i > 0 && cmp_values(out[i - 1], v) > 0; i--)
+			out[i] = out[i - 1];
+		out[i] = v;
+	}
+	return n;
+}
+
+static const struct xset *set_at(const struct ra_experiment *x, const char *a, const char *b)
+{
+	for (int s = 0; s < x->nsets; s++)
+		if (strcmp(x->sets[s].values[0], a) == 0 && strcmp(x->sets[s].values[1], b) == 0)
+			return &x->sets[s];
+	return NULL;
+}
+
+#define WIDTH 100
+
+/* The label's pieces of at most @w columns, broken after a space where one fits. */
+static size_t label_piece(const char *label, int w)
+{
+	size_t n = ra_text_prefix(label, w), k;
+
+	if (!n)
+		return strlen(label);
+	if (!label[n])
+		return n;
+	for (k = n; k > 0 && label[k - 1] != ' '; k--)
+		;
+	return k ? k : n;
+}
+
+static void text_escaped(FILE *out, const struct ra_experiment *x)
+{
+	char c[NCOLS][32];
+	int w[NCOLS] = { 0 }, dw[MAX_DIMS] = { 0 }, used = 0, dims_w = 0;
+	bool by_dim;
+
+	fprintf(out, "Experiment: %d run sets, throughput %s (harmonic mean over the set's runs,"
+		" MB/s)\n\n", x->nsets, x->tput_metric);
+	for (int k = 1; k < NCOLS; k++) {
+		w[k] = (int)strlen(col_hdr[k]);
+		for (int s = 0; s < x->nsets; s++) {
+			cells(&x->sets[s], c);
+			w[k] = (int)strlen(c[k]) > w[k] ? (int)strlen(c[k]) : w[k];
+		}
+		used += w[k] + 2;
+	}
+	/* a column per dimension when they fit, else the set's label, wrapped */
+	for (int d = 0; d < x->ndims; d++) {
+		dw[d] = ra_text_width(x->dims[d]);
+		for (int s = 0; s < x->nsets; s++)
+			if (ra_text_width(x->sets[s].values[d]) > dw[d])
+				dw[d] = ra_text_width(x->sets[s].values[d]);
+		dims_w += dw[d] + (d ? 2 : 0);
+	}
+	by_dim = x->ndims > 0 && dims_w + used <= WIDTH;
+	w[C_SET] = (int)strlen(col_hdr[C_SET]);
+	for (int s = 0; s < x->nsets && !by_dim; s++)
+		if (ra_text_width(x->sets[s].label) > w[C_SET])
+			w[C_SET] = ra_text_width(x->sets[s].label);
+	if (!by_dim && w[C_SET] > WIDTH - used)
+		w[C_SET] = WIDTH - used > 12 ? WIDTH - used : 12;
+	if (by_dim) {
+		for (int d = 0; d < x->ndims; d++) {
+			fputs(d ? "  " : "", out);
+			ra_text_pad(out, x->dims[d], dw[d], false);
+		}
+	} else {
+		ra_text_pad(out, col_hdr[C_SET], w[C_SET], false);
+	}
+	for (int k = 1; k < NCOLS; k++)
+		fprintf(out, "  %*s", w[k], col_hdr[k]);
+	fputc('\n', out);
+	for (int s = 0; s < x->nsets; s++) {
+		const char *label = x->sets[s].label;
+		size_t n = by_dim ? strlen(label) : label_piece(label, w[C_SET]);
+
+		cells(&x->sets[s], c);
+		if (by_dim) {
+			for (int d = 0; d < x->ndims; d++) {
+				fputs(d ? "  " : "", out);
+				ra_text_pad(out, x->sets[s].values[d], dw[d], false);
+			}
+		} else {
+			char *piece = strndup(label, n);
+
+			ra_text_pad(out, piece ? piece : "", w[C_SET], false);
+			free(piece);
+		}
+		for (int k = 1; k < NCOLS; k++)
+			fprintf(out, "  %*s", w[k], c[k]);
+		fputc('\n', out);
+		/* a long label goes on under itself, never cut */
+		for (label += n; *label; label += n) {
+			n = label_piece(label, w[C_SET] - 2);
+			fprintf(out, "  %.*s\n", (int)n, label);
+		}
+	}
+	if (x->ndims == 2) {
+		const char *rows[256], *cols[256];
+		int nr = dim_values(x, 0, rows), nc = dim_values(x, 1, cols), cw = 8, rw;
+
+		if (nr > 256 || nc > 256)
+			return;
+		fprintf(out, "\nThroughput, MB/s (harmonic mean of n runs): rows %s, columns %s\n\n",
+			x->dims[0], x->dims[1]);
+		rw = ra_text_width(x->dims[0]);
+		for (int r = 0; r < nr; r++)
+			rw = ra_text_width(rows[r]) > rw ? ra_text_width(rows[r]) : rw;
+		for (int k = 0; k < nc; k++)
+			cw = ra_text_width(cols[k]) + 2 > cw ? ra_text_width(cols[k]) + 2 : cw;
+		ra_text_pad(out, x->dims[0], rw, false);
+		for (int k = 0; k < nc; k++) {
+			fputs("  ", out);
+			ra_text_pad(out, cols[k], cw, true);
+		}
+		fputc('\n', out);
+		for (int r = 0; r < nr; r++) {
+			ra_text_pad(out, rows[r], rw, false);
+			for (int k = 0; k < nc; k++) {
+				const struct xset *s = set_at(x, rows[r], cols[k]);
+				char v[32];
+
+				if (s && s->tput_n)
+					snprintf(v, sizeof(v), "%.1f (%d)", s->tput_hmean / 1e6,
+						 s->tput_n);
+				else
+					snprintf(v, sizeof(v), "-");
+				fprintf(out, "  %*s", cw, v);
+			}
+			fputc('\n', out);
+		}
+	} else if (x->ndims > 2) {
+		fprintf(out, "\n(no matrix: %d dimensions vary, the matrix shows two)\n", x->ndims);
+	}
+	fputc('\n', out);
+}
+
+/*
+ * The text form works on escaped strings (the widths are those of what is
+ * printed): a copy of the experiment whose labels, values and dimension names
+ * went through the text escape.
+ */
+void ra_experiment_text(FILE *out, const struct ra_experiment *x)
+{
+	struct ra_experiment e = *x;
+	struct xset *sets = calloc((size_t)(x->nsets ? x->nsets : 1), sizeof(*sets));
+	char *owned[MAX_DIMS];
+	int nowned = 0;
+	bool ok = sets != NULL;
+
+	e.sets = sets;
+	for (int d = 0; d < x->ndims && ok; d++)
+		ok = (e.dims[d] = owned[nowned++] = ra_text_escape(x->dims[d])) != NULL;
+	for (int i = 0; i < x->nsets && ok; i++) {
+		sets[i] = x->sets[i];
+		ok = (sets[i].label = ra_text_escape(x->sets[i].label)) != NULL;
+		for (int d = 0; d < x->ndims && ok; d++)
+			ok = (sets[i].values[d] = ra_text_escape(x->sets[i].values[d])) != NULL;
+	}
+	if (ok)
+		text_escaped(out, &e);
+	else
+		fputs("(out of memory)\n", out);
+	for (int i = 0; sets && i < x->nsets; i++) {
+		if (sets[i].label != x->sets[i].label)
+			free(sets[i].label);
+		for (int d = 0; d < x->ndims; d++)
+			if (sets[i].values[d] != x->sets[i].values[d])
+				free((char *)sets[i].values[d]);
+	}
+	for (int k = 0; k < nowned; k++)
+		free(owned[k]);
+	free(sets);
+}
+
+void ra_experiment_markdown(FILE *out, const struct ra_experiment *x)
+{
+	char c[NCOLS][32];
+
+	fputs("|", out);
+	for (int k = 0; k < NCOLS; k++)
+		fprintf(out, " %s |", col_hdr[k]);
+	fputs("\n|---|", out);
+	for (int k = 1; k < NCOLS; k++)
+		fputs("---:|", out);
+	fputc('\n', out);
+	for (int s = 0; s < x->nsets; s++) {
+		cells(&x->sets[s], c);
+		fputs("| ", out);
+		ra_md_cell(out, x->sets[s].label);
+		fputs(" |", out);
+		for (int k = 1; k < NCOLS; k++)
+			fprintf(out, " %s |", c[k]);
+		fputc('\n', out);
+	}
+	if (x->ndims == 2) {
+		const char *rows[256], *cols[256];
+		int nr = dim_values(x, 0, rows), nc = dim_values(x, 1, cols);
+
+		if (nr > 256 || nc > 256)
+			return;
+		fputs("\n| ", out);
+		ra_md_cell(out, x->dims[0]);
+		fputs(" \\\\ ", out);
+		ra_md_cell(out, x->dims[1]);
+		fputs(" |", out);
+		for (int k = 0; k < nc; k++) {
+			fputc(' ', out);
+			ra_md_cell(out, cols[k]);
+			fputs(" |", out);
+		}
+		fputs("\n|---|", out);
+		for (int k = 0; k < nc; k++)
+			fputs("---:|", out);
+		fputc('\n', out);
+		for (int r = 0; r < nr; r++) {
+			fputs("| ", out);
+			ra_md_cell(out, rows[r]);
+			fputs(" |", out);
+			for (int k = 0; k < nc; k++) {
+				const struct xset *s = set_at(x, rows[r], cols[k]);
+
+				if (s && s->tput_n)
+					fprintf(out, " %.1f |", s->tput_hmean / 1e6);
+				else
+					fputs(" - |", out);
+			}
+			fputc('\n', out);
+		}
+	}
+}
+
+static void jnum(FILE *out, const char *key, double v)
+{
+	fprintf(out, ", \"%s\": ", key);
+	if (isfinite(v))
+		fprintf(out, "%.9g", v);
+	else
+		fputs("null", out);
+}
+
+void ra_experiment_json(FILE *out, const struct ra_experiment *x)
+{
+	fprintf(out, "{\"experiment\": {\"throughput_metric\": \"%s\", \"dimensions\": [",
+		x->tput_metric);
+	for (int d = 0; d < x->ndims; d++) {
+		fputs(d ? ", " : "", out);
+		ra_json_string(out, x->dims[d]);
+	}
+	fputs("],\n  \"sets\": [", out);
+	for (int s = 0; s < x->nsets; s++) {
+		const struct xset *e = &x->sets[s];
+
+		fputs(s ? ",\n    {\"label\": " : "\n    {\"label\": ", out);
+		ra_json_string(out, e->label);
+		fputs(", \"values\": {", out);
+		for (int d = 0; d < x->ndims; d++) {
+			fputs(d ? ", " : "", out);
+			ra_json_string(out, x->dims[d]);
+			fputs(": ", out);
+			ra_json_string(out, e->values[d]);
+		}
+		fputs("}, \"runs\": [", out);
+		for (int r = 0; r < e->nruns; r++)
+			fprintf(out, "%s%lld", r ? ", " : "", (long long)e->runs[r]);
+		fprintf(out, "], \"n\": %d", e->nruns);
+		jnum(out, "throughput_hmean_bps", e->tput_hmean);
+		jnum(out, "throughput_min_bps", e->tput_min);
+		jnum(out, "throughput_max_bps", e->tput_max);
+		jnum(out, "max_latency_ns", e->max_lat_ns);
+		jnum(out, "hit_ratio", e->hit);
+		jnum(out, "thrashed_pages", e->thrashed);
+		jnum(out, "windows", e->windows);
+		jnum(out, "ra_avg_bytes", e->ra_bytes);
+		jnum(out, "stalls", e->stalls);
+		fputs("}", out);
+	}
+	fputs("\n  ]}}\n", out);
+}

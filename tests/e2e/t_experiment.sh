@@ -1,0 +1,86 @@
+# The experiment overview of ra-report on a recorded sweep: read_ahead_kb 64
+# and 512 x fio numjobs 1 and 2 (through --sweep-env), 2 repeats each, on a
+# throttled loop device. The run sets come from what the runs varied
+# (v_run_params, not the labels): four sets of two runs, the dimensions
+# read_ahead_kb and numjobs (NJ, which set numjobs in lockstep, is merged into
+# it). Ground truth: v_run_metrics aggregated by hand here (harmonic mean, min
+# and max of read_bw_bytes, the largest read_clat_max_ns, the mean hit ratio
+# and windows), which the JSON, the text rows and the matrix must equal. A
+# set's label too long for the 100 columns wraps, never cut.
+. "$(dirname "$0")/lib.sh"
+need_tracefs
+command -v fio >/dev/null || skip "no fio"
+[ -d /sys/fs/cgroup/blkio ] || skip "no cgroup v1 blkio controller"
+make_tmp
+make_loop 128
+mkdir -p "$MNT/fio"
+DB=$TMP/x.db
+rec -q -o "$DB" -d "$LOOP_NAME" --sweep read_ahead_kb=64,512 --sweep-env NJ=1,2 --repeat 2 \
+	--throttle "$LOOP_NAME=iops:2000,bps:100000000" \
+	-- sh -c 'exec fio --name=r --rw=read --bs=4k --size=4M --numjobs=$NJ --directory="$0" --output-format=json' \
+	"$MNT/fio" > /dev/null 2> "$TMP/err" || fail "record the sweep: $(cat "$TMP/err")"
+check_eq "$(q "$DB" "SELECT COUNT(*) FROM runs")" 8 "runs recorded"
+check_eq "$(q "$DB" "SELECT group_concat(DISTINCT name || ':' || scope) FROM (SELECT * FROM v_run_params ORDER BY name, scope)")" \
+	"bs:fio,env:NJ,kernel:,numjobs:fio,read_ahead_kb:$LOOP_NAME,repeat:,rw:fio,throttle_bps:$LOOP_NAME,throttle_iops:$LOOP_NAME" \
+	"the parameters stored and derived"
+
+ra-report --json "$DB" > "$TMP/x.json" 2>/dev/null || fail "ra-report --json"
+ra-report "$DB" > "$TMP/x.txt" 2>/dev/null || fail "ra-report"
+cat "$TMP/x.txt"
+# the truth, per (read_ahead_kb, numjobs), from v_run_metrics
+q "$DB" "WITH p AS (SELECT run_id,
+		MAX(CASE WHEN name = 'read_ahead_kb' THEN value END) AS kb,
+		MAX(CASE WHEN name = 'numjobs' THEN value END) AS nj FROM v_run_params GROUP BY run_id),
+	m AS (SELECT p.kb, p.nj, v.metric, v.value FROM p JOIN v_run_metrics v USING (run_id))
+	SELECT kb, nj,
+		(SELECT COUNT(*) FROM p p2 WHERE p2.kb = g.kb AND p2.nj = g.nj),
+		(SELECT COUNT(*) / SUM(1.0 / value) FROM m WHERE m.kb = g.kb AND m.nj = g.nj AND metric = 'read_bw_bytes'),
+		(SELECT MIN(value) FROM m WHERE m.kb = g.kb AND m.nj = g.nj AND metric = 'read_bw_bytes'),
+		(SELECT MAX(value) FROM m WHERE m.kb = g.kb AND m.nj = g.nj AND metric = 'read_bw_bytes'),
+		(SELECT MAX(value) FROM m WHERE m.kb = g.kb AND m.nj = g.nj AND metric = 'read_clat_max_ns'),
+		(SELECT AVG(value) FROM m WHERE m.kb = g.kb AND m.nj = g.nj AND metric = 'hit_ratio'),
+		(SELECT AVG(value) FROM m WHERE m.kb = g.kb AND m.nj = g.nj AND metric = 'windows')
+	FROM (SELECT DISTINCT kb, nj FROM p) g ORDER BY kb + 0, nj + 0" | tr '|' ' ' > "$TMP/truth"
+check_eq "$(wc -l < "$TMP/truth")" 4 "four run sets in the truth"
+/usr/bin/python3 - "$TMP/x.json" "$TMP/truth" "$TMP/x.txt" <<'PY' || fail "the overview differs from v_run_metrics"
+import json, sys
+x = json.load(open(sys.argv[1]))["experiment"]
+assert x["dimensions"] == ["read_ahead_kb", "numjobs"], x["dimensions"]
+assert x["throughput_metric"] == "read_bw_bytes"
+sets = {(s["values"]["read_ahead_kb"], s["values"]["numjobs"]): s for s in x["sets"]}
+assert len(sets) == 4, sets.keys()
+text = open(sys.argv[3]).read().splitlines()
+close = lambda a, b: abs(a - b) <= 1e-6 * max(abs(a), abs(b), 1)
+for line in open(sys.argv[2]):
+    kb, nj, n, hm, lo, hi, lat, hit, win = line.split()
+    s = sets[(kb, nj)]
+    assert s["n"] == int(n) == 2, (kb, nj, s["n"], n)
+    for key, want in (("throughput_hmean_bps", hm), ("throughput_min_bps", lo),
+                      ("throughput_max_bps", hi), ("max_latency_ns", lat),
+                      ("hit_ratio", hit), ("windows", win)):
+        assert close(s[key], float(want)), (kb, nj, key, s[key], want)
+    # the text row: read_ahead_kb numjobs n MB/s min max ...
+    row = [l.split() for l in text if l.split()[:3] == [kb, nj, n]]
+    assert row and row[0][3] == "%.1f" % (float(hm) / 1e6), (kb, nj, row)
+    # the matrix: the row of read_ahead_kb holds "MB/s (n)" under numjobs
+    mrow = [l for l in text if l.startswith(kb + " ") and "(2)" in l]
+    assert mrow and ("%.1f (2)" % (float(hm) / 1e6)) in mrow[0], (kb, mrow)
+print("ok: the overview and the matrix equal v_run_metrics aggregated by hand")
+PY
+check_grep "^Throughput, MB/s \(harmonic mean of n runs\): rows read_ahead_kb, columns numjobs" "$TMP/x.txt" \
+	"the matrix is titled with its dimensions"
+ra-report --markdown "$DB" 2>/dev/null | grep -q '^| read\\_ahead\\_kb=64 numjobs=1 | 2 |' || fail "markdown rows"
+echo "ok: markdown rows"
+
+# labels too wide for the table wrap whole
+long=$(printf 'v%.0s' $(seq 70))
+rec -q -o "$TMP/l.db" -d "$LOOP_NAME" --sweep-env "TAG=${long}a,${long}b" \
+	-- dd if=/dev/zero of=/dev/null count=1 status=none 2> "$TMP/err" || fail "record long labels: $(cat "$TMP/err")"
+ra-report "$TMP/l.db" > "$TMP/l.txt" 2>/dev/null || fail "ra-report of long labels"
+for v in a b; do
+	sed -n '/^run set/,/^$/p' "$TMP/l.txt" | awk -v v="$v" '
+		/^TAG=/ { if (cur != "") print cur; cur = $1; next }
+		/^  / { sub(/^  /, ""); cur = cur $0; next }
+		END { print cur }' | grep -qx "TAG=${long}$v" || fail "label TAG=...$v cut: $(cat "$TMP/l.txt")"
+done
+echo "ok: long set labels wrap whole"
