@@ -31,6 +31,7 @@ static const char usage_text[] =
 	"  -l, --label NAME    every run with this label\n"
 	"      --json          JSON on standard output (docs/report.md)\n"
 	"      --markdown      the experiment's tables in Markdown (several runs)\n"
+	"      --experiment    several runs: the experiment only, not the run list\n"
 	"      --html FILE     write a self-contained HTML page with charts to FILE\n"
 	"  -n, --top N         rows of the files, streams and stalls tables (10)\n"
 	"      --fraction F    the read_ahead_kb advice aims at this share of the device's\n"
@@ -48,6 +49,7 @@ struct opts {
 	const char *html;
 	const struct ra_renderer *renderer;
 	bool markdown;		/* the experiment overview as Markdown tables */
+	bool experiment_only;	/* several runs: the experiment without the run list */
 	struct ra_report_opts ro;
 };
 
@@ -64,6 +66,7 @@ static int parse(struct opts *o, int argc, char **argv)
 		{ "label", required_argument, NULL, 'l' },
 		{ "json", no_argument, NULL, 'j' },
 		{ "markdown", no_argument, NULL, 'm' },
+		{ "experiment", no_argument, NULL, 'x' },
 		{ "html", required_argument, NULL, 'H' },
 		{ "top", required_argument, NULL, 'n' },
 		{ "stall-ms", required_argument, NULL, 's' },
@@ -91,6 +94,9 @@ static int parse(struct opts *o, int argc, char **argv)
 			break;
 		case 'm':
 			o->markdown = true;
+			break;
+		case 'x':
+			o->experiment_only = true;
 			break;
 		case 'H':
 			o->html = optarg;
@@ -419,6 +425,8 @@ static int write_output(const struct opts *o, struct output *out)
 		ra_experiment_markdown(stdout, out->x);
 	} else {
 		ra_experiment_text(stdout, out->x);
+		if (o->experiment_only)
+			return fflush(stdout) == 0 ? 0 : -1;
 		list_print(&out->list);
 	}
 	if (fflush(stdout) != 0) {

@@ -4,8 +4,9 @@
 # 4 jobs, 4 KiB reads, one file each) on an ext4 loop device throttled to 200
 # IOPS and 50 MB/s (a blkio cgroup emulates the slow disk), recorded with
 # ra-record at read_ahead_kb 16, 128, 512 and 2048, 3 iterations each from a
-# cold cache. Prints a summary, the comparison against 128 KiB (ra-compare) and
-# the device model with its recommended read_ahead_kb (ra-report),
+# cold cache. Prints the experiment (ra-report: the run sets and the matrix of
+# read_ahead_kb x jobs), the comparison against 128 KiB (ra-compare) and the
+# device model with its recommended read_ahead_kb (ra-report),
 # writes demo/report.html and demo/out/demo.db, and removes everything it set
 # up, also on failure or Ctrl-C.
 #
@@ -68,16 +69,8 @@ step "recording $((nsizes * njobs * ITER)) runs: read_ahead_kb {$SIZES} x jobs {
 	--throttle "$NAME=iops:200,bps:52428800" -- fio --output-format=json "$work/seq.fio" \
 	> /dev/null
 
-step "results: fio read bandwidth (harmonic mean of $ITER runs) and what readahead did"
-sqlite3 -header -column "$out/demo.db" "
-WITH m AS (SELECT r.run_id, r.label, v.metric, v.value FROM v_run_metrics v JOIN runs r USING (run_id))
-SELECT replace(replace(label, 'read_ahead_kb=', 'ra'), ',NR=', ' jobs=') AS setting,
-       ROUND(COUNT(*) / SUM(1.0 / value) / 1e6, 1) AS MB_per_s,
-       (SELECT ROUND(AVG(value), 4) FROM m m2 WHERE m2.label = m.label AND metric = 'hit_ratio') AS hit_ratio,
-       (SELECT ROUND(AVG(value) / 1024, 1) FROM m m2 WHERE m2.label = m.label AND metric = 'ra_avg_bytes') AS ra_io_KiB,
-       (SELECT ROUND(AVG(value) / 1e6, 2) FROM m m2 WHERE m2.label = m.label AND metric = 'read_clat_p99_ns') AS p99_ms
-  FROM m WHERE metric = 'read_bw_bytes'
- GROUP BY label ORDER BY MIN(run_id)"
+step "results: the run sets (fio's read bandwidth, harmonic mean of $ITER runs) and what readahead did"
+"$bin/ra-report" --experiment "$out/demo.db"
 
 for j in $JOBS; do
 	sides=""

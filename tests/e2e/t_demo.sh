@@ -13,8 +13,12 @@ RA_DEMO_SIZES="16 512" RA_DEMO_JOBS="1 2" RA_DEMO_ITER=2 RA_DEMO_FILE_MB=8 \
 rc=$?
 cat "$TMP/out"
 check_eq "$rc" 0 "demo exit status"
-bw16=$(awk '$1 == "ra16" && $2 == "jobs=1" { print $3 }' "$TMP/out")
-bw512=$(awk '$1 == "ra512" && $2 == "jobs=1" { print $3 }' "$TMP/out")
+# the experiment's rows: read_ahead_kb, numjobs, n, MB/s ...
+check_grep "^read_ahead_kb +numjobs +n +MB/s +min +max" "$TMP/out" "the experiment's run sets"
+check_grep "^Throughput, MB/s \(harmonic mean of n runs\): rows read_ahead_kb, columns numjobs" "$TMP/out" \
+	"the read_ahead_kb x numjobs matrix"
+bw16=$(awk '$1 == "16" && $2 == "1" && $3 == "2" { print $4 }' "$TMP/out")
+bw512=$(awk '$1 == "512" && $2 == "1" && $3 == "2" { print $4 }' "$TMP/out")
 note "MB/s: read_ahead_kb 16: $bw16, 512: $bw512"
 awk -v a="$bw16" -v b="$bw512" 'BEGIN { exit !(a > 0 && b > 2 * a) }' || fail "bandwidth does not rise from 16 to 512"
 echo "ok: bandwidth rises from 16 to 512 KiB readahead"
