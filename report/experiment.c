@@ -13,39 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "experiment.h"
 #include "report.h"
-
-#define MAX_DIMS 16
-#define MAX_PARAMS 64
-
-struct param {
-	char *name;	/* "read_ahead_kb", "numjobs", the variable of "env" */
-	char *scope;	/* the device, "fio", "" */
-	char *value;
-};
-
-struct xset {
-	struct param *params;
-	int nparams;
-	int64_t *runs;
-	int nruns;
-	char *key;	/* its parameters, for grouping */
-	char *label;	/* the dimensions' values: "read_ahead_kb=16 numjobs=4" */
-	const char *values[MAX_DIMS];	/* per dimension, "-" when it has none */
-	/* figures over its runs; NAN when none has them */
-	double tput_hmean, tput_min, tput_max, max_lat_ns, hit, thrashed, windows, ra_bytes,
-		stalls;
-	int tput_n;
-};
-
-struct ra_experiment {
-	struct xset *sets;
-	int nsets;
-	int ndims;
-	char *dims[MAX_DIMS];		/* display names */
-	char *dim_name[MAX_DIMS], *dim_scope[MAX_DIMS];
-	const char *tput_metric;	/* read_bw_bytes or device_read_bw_bytes */
-};
 
 static void params_free(struct param *p, int n)
 {
@@ -330,6 +299,48 @@ out:
 	return ret;
 }
 
+/*
+ * What the experiment page draws per set: the D2C histogram summed over its
+ * runs, and the window sizes of the busiest stream of its first run.
+ */
+static int set_charts(sqlite3 *sq, struct ra_experiment *x)
+{
+	sqlite3_stmt *h = NULL, *w = NULL;
+	int ret = -1;
+
+	if (sqlite3_prepare_v2(sq, "SELECT lo_ns, n FROM latency_hist WHERE run_id = ?1"
+			       " AND interval = 'D2C'", -1, &h, NULL) != SQLITE_OK ||
+	    sqlite3_prepare_v2(sq, "SELECT size_pages FROM windows WHERE run_id = ?1"
+			       " AND stream_id = (SELECT stream_id FROM windows WHERE run_id = ?1"
+			       " GROUP BY stream_id ORDER BY COUNT(*) DESC, stream_id LIMIT 1)"
+			       " ORDER BY window_id LIMIT ?2", -1, &w, NULL) != SQLITE_OK)
+		goto out;
+	for (int i = 0; i < x->nsets; i++) {
+		struct xset *s = &x->sets[i];
+
+		for (int r = 0; r < s->nruns; r++) {
+			sqlite3_bind_int64(h, 1, s->runs[r]);
+			while (sqlite3_step(h) == SQLITE_ROW) {
+				double lo = sqlite3_column_double(h, 0);
+				int b = lo >= 1 ? (int)log2(lo) : 0;
+
+				s->lat[b < X_BUCKETS ? b : X_BUCKETS - 1] += sqlite3_column_double(h, 1);
+			}
+			sqlite3_reset(h);
+		}
+		sqlite3_bind_int64(w, 1, s->runs[0]);
+		sqlite3_bind_int(w, 2, X_BUCKETS);
+		while (sqlite3_step(w) == SQLITE_ROW && s->nramp < X_BUCKETS)
+			s->ramp[s->nramp++] = sqlite3_column_double(w, 0);
+		sqlite3_reset(w);
+	}
+	ret = 0;
+out:
+	sqlite3_finalize(h);
+	sqlite3_finalize(w);
+	return ret;
+}
+
 static int set_label(struct ra_experiment *x, struct xset *s)
 {
 	size_t len = 0;
@@ -377,7 +388,7 @@ struct ra_experiment *ra_experiment_load(struct ra_db *db, const int64_t *ids, i
 		x->sets[s].runs = r;
 		r[x->sets[s].nruns++] = ids[i];
 	}
-	if (find_dims(x) < 0 || set_figures(sq, x) < 0)
+	if (find_dims(x) < 0 || set_figures(sq, x) < 0 || set_charts(sq, x) < 0)
 		goto fail;
 	for (int s = 0; s < x->nsets; s++)
 		if (set_label(x, &x->sets[s]) != 0)

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "experiment.h"
 #include "ra_model.h"
 #include "report.h"
 
@@ -559,12 +560,15 @@ static void html_run(FILE *out, const struct ra_report *r)
 	}
 }
 
-static int html_begin(FILE *out, int n)
+static void html_head(FILE *out, const char *title)
 {
 	fputs("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
+	      "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
 	      "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none';"
 	      " style-src 'unsafe-inline'; img-src data:\">\n"
-	      "<title>ratrace report</title>\n<style>\n"
+	      "<title>", out);
+	esc(out, title);
+	fputs("</title>\n<style>\n"
 	      "body{font:14px/1.4 sans-serif;margin:2em;color:#222;max-width:1100px}\n"
 	      "table{border-collapse:collapse;margin:.5em 0 1.5em;font-size:13px}\n"
 	      "th,td{border:1px solid #ccc;padding:2px 6px;text-align:right}\n"
@@ -576,7 +580,19 @@ static int html_begin(FILE *out, int n)
 	      "svg text{font:11px sans-serif;fill:#333}svg .t{font-size:13px;font-weight:bold}\n"
 	      "svg .yt{text-anchor:end}svg .xt,svg .xl,svg .yl{text-anchor:middle}\n"
 	      "svg .ax{stroke:#333;stroke-width:1}figcaption{color:#555;font-size:12px}\n"
-	      "</style></head><body>\n<h1>ratrace report</h1>\n", out);
+	      "svg{max-width:100%;height:auto}.wide{overflow-x:auto}\n"
+	      "ul.lg{list-style:none;padding:0;margin:.3em 0;font-size:12px}\n"
+	      "ul.lg span{display:inline-block;width:10px;height:10px;margin-right:6px}\n"
+	      "@media (max-width:600px){body{margin:.5em}}\n"
+	      "</style></head><body>\n<h1>", out);
+	esc(out, title);
+	fputs("</h1>\n", out);
+}
+
+static int html_begin(FILE *out, int n)
+{
+	(void)n;
+	html_head(out, "ratrace report");
 	return 0;
 }
 
@@ -609,3 +625,331 @@ const struct ra_renderer ra_render_html = {
 	.render = html_render,
 	.end = html_end,
 };
+
+/* ---- the experiment page ---- */
+
+static bool numeric_dim(const struct ra_experiment *x, int d)
+{
+	for (int s = 0; s < x->nsets; s++) {
+		char *end;
+
+		if (!(strtod(x->sets[s].values[d], &end) > 0) || *end)
+			return false;
+	}
+	return true;
+}
+
+/* The series of set @s: its value of the second dimension, or of the rest. */
+static const char *series_name(const struct ra_experiment *x, const struct xset *s, char *buf,
+			       size_t len)
+{
+	size_t off = 0;
+
+	buf[0] = '\0';
+	for (int d = 1; d < x->ndims && off < len; d++)
+		off += (size_t)snprintf(buf + off, len - off, "%s%s=%s", d > 1 ? " " : "",
+					x->dims[d], s->values[d]);
+	return buf[0] ? buf : "all runs";
+}
+
+/* The x axis of the set charts: the first dimension, log2 when it is numeric. */
+struct xaxis {
+	struct frame f;
+	bool numeric;
+	const char *cats[64];
+	int ncats;
+};
+
+static double x_of(const struct ra_experiment *x, const struct xaxis *a, const struct xset *s)
+{
+	if (a->numeric)
+		return px(&a->f, strtod(s->values[0], NULL));
+	for (int i = 0; i < a->ncats; i++)
+		if (strcmp(a->cats[i], s->values[0]) == 0)
+			return px(&a->f, i);
+	(void)x;
+	return px(&a->f, 0);
+}
+
+static void x_axis(const struct ra_experiment *x, struct xaxis *a)
+{
+	memset(a, 0, sizeof(*a));
+	a->numeric = x->ndims > 0 && numeric_dim(x, 0);
+	if (a->numeric) {
+		a->f.xlog = true;
+		a->f.x0 = a->f.x1 = strtod(x->sets[0].values[0], NULL);
+		for (int s = 0; s < x->nsets; s++) {
+			double v = strtod(x->sets[s].values[0], NULL);
+
+			a->f.x0 = fmin(a->f.x0, v);
+			a->f.x1 = fmax(a->f.x1, v);
+		}
+		if (a->f.x0 == a->f.x1) {
+			a->f.x0 /= 2;
+			a->f.x1 *= 2;
+		}
+		return;
+	}
+	for (int s = 0; s < x->nsets && a->ncats < 64; s++) {
+		const char *v = x->ndims ? x->sets[s].values[0] : "all";
+		int i;
+
+		for (i = 0; i < a->ncats && strcmp(a->cats[i], v) != 0; i++)
+			;
+		if (i == a->ncats)
+			a->cats[a->ncats++] = v;
+	}
+	a->f.x0 = -0.5;
+	a->f.x1 = a->ncats - 0.5;
+}
+
+enum { Y_TPUT, Y_HIT, Y_THRASH };
+
+/*
+ * A figure of the sets against the first dimension, a line per series (the
+ * other dimensions' values); throughput with the min-max range of its runs.
+ */
+static void chart_sets(FILE *out, const struct ra_experiment *x, int which, const char *id,
+		       const char *title, const char *ylabel, const char *caption)
+{
+	const char *names[MAX_SERIES];
+	char buf[512];
+	struct xaxis a;
+	int nseries = 0;
+
+	x_axis(x, &a);
+	for (int s = 0; s < x->nsets; s++) {
+		const struct xset *e = &x->sets[s];
+		double v = which == Y_TPUT ? fmax(e->tput_max, e->tput_hmean) / 1e6 :
+			   which == Y_HIT ? e->hit : e->thrashed;
+
+		if (isfinite(v))
+			a.f.y1 = fmax(a.f.y1, v);
+	}
+	a.f.y1 = which == Y_HIT ? 1 : nice(a.f.y1 > 0 ? a.f.y1 * 1.05 : 1);
+	svg_begin(out, title, id);
+	svg_axes(out, &a.f, x->ndims ? x->dims[0] : "run set", NULL, ylabel);
+	/* a tick at each value of the dimension */
+	for (int s = 0; s < x->nsets; s++) {
+		bool first = true;
+
+		for (int t = 0; t < s && first; t++)
+			first = strcmp(x->sets[t].values[0], x->sets[s].values[0]) != 0;
+		if (x->ndims && !first)
+			continue;
+		fprintf(out, "<text x=\"%.1f\" y=\"%d\" class=\"xt\">", x_of(x, &a, &x->sets[s]),
+			CH - MB + 16);
+		esc(out, x->ndims ? x->sets[s].values[0] : "all");
+		fputs("</text>", out);
+	}
+	for (int s = 0; s < x->nsets; s++) {
+		const char *n = series_name(x, &x->sets[s], buf, sizeof(buf));
+		int k;
+
+		for (k = 0; k < nseries && strcmp(names[k], n) != 0; k++)
+			;
+		if (k == nseries && nseries < MAX_SERIES) {
+			names[nseries] = strdup(n);
+			if (!names[nseries])
+				break;
+			svg_legend(out, nseries, names[nseries]);
+			nseries++;
+		}
+	}
+	for (int k = 0; k < nseries; k++) {
+		bool open = false;
+
+		for (int s = 0; s < x->nsets; s++) {
+			const struct xset *e = &x->sets[s];
+			double v = which == Y_TPUT ? e->tput_hmean / 1e6 :
+				   which == Y_HIT ? e->hit : e->thrashed;
+
+			if (strcmp(series_name(x, e, buf, sizeof(buf)), names[k]) != 0 || !isfinite(v))
+				continue;
+			if (!open)
+				fprintf(out, "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"1.5\""
+					" points=\"", palette[k]);
+			open = true;
+			fprintf(out, "%.1f,%.1f ", x_of(x, &a, e), py(&a.f, v));
+		}
+		if (open)
+			fputs("\"/>\n", out);
+		for (int s = 0; s < x->nsets; s++) {
+			const struct xset *e = &x->sets[s];
+			double v = which == Y_TPUT ? e->tput_hmean / 1e6 :
+				   which == Y_HIT ? e->hit : e->thrashed, cx = x_of(x, &a, e);
+
+			if (strcmp(series_name(x, e, buf, sizeof(buf)), names[k]) != 0 || !isfinite(v))
+				continue;
+			if (which == Y_TPUT && isfinite(e->tput_min))
+				fprintf(out, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\""
+					" stroke=\"%s\"/><line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\""
+					" y2=\"%.1f\" stroke=\"%s\"/><line x1=\"%.1f\" y1=\"%.1f\""
+					" x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\"/>", cx,
+					py(&a.f, e->tput_min / 1e6), cx, py(&a.f, e->tput_max / 1e6),
+					palette[k], cx - 4, py(&a.f, e->tput_min / 1e6), cx + 4,
+					py(&a.f, e->tput_min / 1e6), palette[k], cx - 4,
+					py(&a.f, e->tput_max / 1e6), cx + 4, py(&a.f, e->tput_max / 1e6),
+					palette[k]);
+			fprintf(out, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3\" fill=\"%s\"><title>", cx,
+				py(&a.f, v), palette[k]);
+			esc(out, e->label);
+			fprintf(out, ": %.4g (n=%d)</title></circle>\n", v, e->nruns);
+		}
+	}
+	for (int k = 0; k < nseries; k++)
+		free((char *)names[k]);
+	svg_end(out, caption);
+}
+
+/* Overlaid per set: D2C latency shares, or the window ramp of one stream. */
+static void chart_overlay(FILE *out, const struct ra_experiment *x, bool latency)
+{
+	struct frame f = { .x0 = latency ? 1e9 : 0 };
+	int shown = x->nsets < MAX_SERIES ? x->nsets : MAX_SERIES, lo = X_BUCKETS, hi = 0;
+
+	for (int s = 0; s < shown; s++) {
+		const struct xset *e = &x->sets[s];
+		double total = 0;
+
+		if (latency) {
+			for (int b = 0; b < X_BUCKETS; b++)
+				total += e->lat[b];
+			for (int b = 0; b < X_BUCKETS && total > 0; b++)
+				if (e->lat[b] > 0) {
+					lo = b < lo ? b : lo;
+					hi = b > hi ? b : hi;
+					f.y1 = fmax(f.y1, e->lat[b] / total * 100);
+				}
+		} else {
+			f.x1 = fmax(f.x1, e->nramp);
+			for (int i = 0; i < e->nramp; i++)
+				f.y1 = fmax(f.y1, e->ramp[i]);
+		}
+	}
+	if (latency) {
+		if (lo > hi)
+			return;
+		f.xlog = true;
+		f.x0 = exp2(lo);
+		f.x1 = exp2(hi + 1);
+	} else if (f.x1 <= 0) {
+		return;
+	}
+	f.y1 = nice(f.y1 > 0 ? f.y1 * 1.05 : 1);
+	svg_begin(out, latency ? "Device latency (D2C) of each run set" :
+				 "Window size ramp of one stream per run set",
+		  latency ? "x-latency" : "x-ramps");
+	svg_axes(out, &f, latency ? "issued to completed (log scale)" : "window of the stream",
+		 latency ? "ns" : "", latency ? "% of requests" : "window size (pages)");
+	for (int s = 0; s < shown; s++) {
+		const struct xset *e = &x->sets[s];
+		double total = 0;
+
+		fprintf(out, "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"1.5\" points=\"",
+			palette[s]);
+		if (latency) {
+			for (int b = 0; b < X_BUCKETS; b++)
+				total += e->lat[b];
+			for (int b = lo; b <= hi && total > 0; b++)
+				fprintf(out, "%.1f,%.1f ", px(&f, exp2(b) * 1.41421356),
+					py(&f, e->lat[b] / total * 100));
+		} else {
+			for (int i = 0; i < e->nramp; i++)
+				fprintf(out, "%.1f,%.1f ", px(&f, i + 1), py(&f, e->ramp[i]));
+		}
+		fputs("\"/>\n", out);
+	}
+	/* the legend under the chart: set labels of any length wrap there */
+	fputs("</svg><ul class=\"lg\">", out);
+	for (int s = 0; s < shown; s++) {
+		fprintf(out, "<li><span style=\"background:%s\"></span>", palette[s]);
+		esc(out, x->sets[s].label);
+		fputs("</li>", out);
+	}
+	fputs("</ul><figcaption>", out);
+	if (latency)
+		fputs(x->nsets > shown ? "Share of the completed requests per log2 bucket, summed"
+			" over each set's runs (the first 8 sets)." : "Share of the completed requests"
+			" per log2 bucket, summed over each set's runs.", out);
+	else
+		fputs("The windows of the busiest stream of each set's first run, in order: a"
+		      " sequential reader ramps up to ra_pages and stays there.", out);
+	fputs("</figcaption></figure>\n", out);
+}
+
+static void fmt_cell(FILE *out, double v, double scale, int digits)
+{
+	if (isfinite(v))
+		fprintf(out, "<td>%.*f</td>", digits, v / scale);
+	else
+		fputs("<td>-</td>", out);
+}
+
+int ra_experiment_html(FILE *out, const struct ra_experiment *x, const struct ra_report *model,
+		       const char *stem)
+{
+	html_head(out, "ratrace experiment");
+	fprintf(out, "<p class=\"note\">%d run sets; throughput is %s, the harmonic mean over"
+		" each set's runs (min and max as bars).</p>\n<h2>Run sets</h2>\n<div class=\"wide\">"
+		"<table><thead><tr>", x->nsets, x->tput_metric);
+	for (int d = 0; d < x->ndims; d++) {
+		fputs("<th>", out);
+		esc(out, x->dims[d]);
+		fputs("</th>", out);
+	}
+	fputs("<th>n</th><th>MB/s</th><th>min</th><th>max</th><th>max latency ms</th><th>hit"
+	      " ratio</th><th>thrashed</th><th>windows</th><th>ra KiB</th><th>stalls</th>"
+	      "<th>runs</th></tr></thead><tbody>\n", out);
+	for (int s = 0; s < x->nsets; s++) {
+		const struct xset *e = &x->sets[s];
+
+		fputs("<tr>", out);
+		for (int d = 0; d < x->ndims; d++) {
+			fputs("<td class=\"s\">", out);
+			esc(out, e->values[d]);
+			fputs("</td>", out);
+		}
+		fprintf(out, "<td>%d</td>", e->nruns);
+		fmt_cell(out, e->tput_hmean, 1e6, 1);
+		fmt_cell(out, e->tput_min, 1e6, 1);
+		fmt_cell(out, e->tput_max, 1e6, 1);
+		fmt_cell(out, e->max_lat_ns, 1e6, 2);
+		fmt_cell(out, e->hit, 1, 3);
+		fmt_cell(out, e->thrashed, 1, 0);
+		fmt_cell(out, e->windows, 1, 0);
+		fmt_cell(out, e->ra_bytes, 1024, 0);
+		fmt_cell(out, e->stalls, 1, 1);
+		fputs("<td class=\"s\">", out);
+		for (int r = 0; r < e->nruns; r++) {
+			fprintf(out, "%s<a href=\"", r ? " " : "");
+			esc(out, stem);
+			fprintf(out, ".run-%lld.html\">%lld</a>", (long long)e->runs[r],
+				(long long)e->runs[r]);
+		}
+		fputs("</td></tr>\n", out);
+	}
+	fputs("</tbody></table></div>\n<h2>Charts</h2>\n", out);
+	chart_sets(out, x, Y_TPUT, "x-throughput", "Throughput by run set", "MB/s",
+		   "Harmonic mean of each set's runs; the bars span their min and max.");
+	chart_sets(out, x, Y_HIT, "x-hit", "Hit ratio by run set", "hit ratio",
+		   "Share of the read-ahead pages that were read (mean of the set's runs).");
+	chart_sets(out, x, Y_THRASH, "x-thrash", "Thrashed pages by run set", "pages",
+		   "Read-ahead pages evicted unread, then read again (mean of the set's runs).");
+	chart_overlay(out, x, true);
+	chart_overlay(out, x, false);
+	if (model) {
+		const struct ra_table *adv = ra_report_table(model, "advice");
+
+		fprintf(out, "<h2>Device model and advice (run %lld, its pool)</h2>\n",
+			(long long)model->run_id);
+		chart_model(out, model);
+		if (adv) {
+			fputs("<div class=\"wide\">", out);
+			html_table(out, adv);
+			fputs("</div>", out);
+		}
+	}
+	fputs("</body></html>\n", out);
+	return fflush(out) == 0 && !ferror(out) ? 0 : -1;
+}

@@ -355,6 +355,15 @@ static int read_output(struct ra_db *db, const struct opts *o, struct output *ou
 		out->x = ra_experiment_load(db, out->ids, out->n);
 		if (!out->x)
 			return -1;
+		/* the experiment page links to a page of each run */
+		if (o->html) {
+			out->reps = calloc((size_t)out->n, sizeof(*out->reps));
+			if (!out->reps)
+				return -1;
+			for (int i = 0; i < out->n; i++)
+				if (!(out->reps[i] = ra_report_load(db, out->ids[i], &o->ro)))
+					return -1;
+		}
 		if (list_load(db, &out->list) == 0)
 			return ra_db_exec(db, "COMMIT");
 		ra_set_error(RA_ERR_IO, "cannot read the runs of '%s': %s", ra_db_path(db),
@@ -383,29 +392,58 @@ static int render(const struct opts *o, const struct output *out, FILE *f)
 	return 0;
 }
 
-/* The page goes to FILE.tmp first: a failed report leaves no half page behind. */
-static int render_file(const struct opts *o, const struct output *out)
+/* The name of @path without its directory and a ".html" ending, to free(). */
+static char *page_stem(const char *path)
 {
-	size_t len = strlen(o->html) + 8;
+	const char *base = strrchr(path, '/');
+	size_t n;
+
+	base = base ? base + 1 : path;
+	n = strlen(base);
+	if (n > 5 && strcmp(base + n - 5, ".html") == 0)
+		n -= 5;
+	return strndup(base, n);
+}
+
+/*
+ * A page goes to FILE.tmp first: a failed report leaves no half page behind.
+ * @run >= 0: the page of out->reps[@run] alone; -2: the experiment page; -1:
+ * every report of @out.
+ */
+static int write_page(const char *path, const struct opts *o, const struct output *out, int run)
+{
+	size_t len = strlen(path) + 8;
 	char *tmp = malloc(len);
 	FILE *f;
 	int ret = -1;
 
 	if (!tmp)
 		return -1;
-	snprintf(tmp, len, "%s.tmp", o->html);
+	snprintf(tmp, len, "%s.tmp", path);
 	f = fopen(tmp, "we");
 	if (!f) {
 		ra_set_error(RA_ERR_USAGE, "cannot create '%s': %s", tmp, strerror(errno));
 		free(tmp);
 		return -1;
 	}
-	ret = render(o, out, f);
+	if (run == -1) {
+		ret = render(o, out, f);
+	} else if (run == -2) {
+		char *stem = page_stem(path);
+
+		ret = stem ? ra_experiment_html(f, out->x, out->n ? out->reps[out->n - 1] : NULL,
+						stem) : -1;
+		free(stem);
+	} else {
+		struct output one = { .n = 1, .reps = &out->reps[run] };
+
+		ret = render(o, &one, f);
+	}
 	if (fclose(f) != 0 && ret == 0) {
 		ra_set_error(RA_ERR_IO, "cannot write '%s': %s", tmp, strerror(errno));
 		ret = -1;
 	}
-	if (ret == 0 && rename(tmp, o->html) < 0) {
+	if (ret == 0 && rename(tmp, path) < 0) {
 		ra_set_error(RA_ERR_IO, "cannot rename '%s': %s", tmp, strerror(errno));
 		ret = -1;
 	}
@@ -415,10 +453,43 @@ static int render_file(const struct opts *o, const struct output *out)
 	return ret;
 }
 
+/*
+ * The experiment page at FILE and the page of each run beside it, named
+ * STEM.run-N.html (STEM: FILE's name without ".html"), which it links to.
+ */
+static int render_experiment(const struct opts *o, const struct output *out)
+{
+	char *stem = page_stem(o->html);
+	const char *slash = strrchr(o->html, '/');
+	int dirlen = slash ? (int)(slash - o->html + 1) : 0;
+
+	if (!stem)
+		return -1;
+	for (int i = 0; i < out->n; i++) {
+		char *path;
+
+		if (asprintf(&path, "%.*s%s.run-%lld.html", dirlen, o->html, stem,
+			     (long long)out->ids[i]) < 0) {
+			free(stem);
+			return -1;
+		}
+		if (write_page(path, o, out, i) < 0) {
+			free(path);
+			free(stem);
+			return -1;
+		}
+		free(path);
+	}
+	free(stem);
+	return write_page(o->html, o, out, -2);
+}
+
 static int write_output(const struct opts *o, struct output *out)
 {
 	if (!out->listing)
-		return o->html ? render_file(o, out) : render(o, out, stdout);
+		return o->html ? write_page(o->html, o, out, -1) : render(o, out, stdout);
+	if (o->html)
+		return render_experiment(o, out);
 	if (o->renderer == &ra_render_json) {
 		ra_experiment_json(stdout, out->x);
 	} else if (o->markdown) {

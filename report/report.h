@@ -82,6 +82,12 @@ int ra_experiment_sets(const struct ra_experiment *x);
 void ra_experiment_text(FILE *out, const struct ra_experiment *x);
 void ra_experiment_markdown(FILE *out, const struct ra_experiment *x);
 void ra_experiment_json(FILE *out, const struct ra_experiment *x);
+/*
+ * The experiment page (html.c): its tables and charts, the device model of
+ * @model (a report, or NULL), links to the runs' pages "STEM.run-N.html"
+ */
+int ra_experiment_html(FILE *out, const struct ra_experiment *x, const struct ra_report *model,
+		       const char *stem);
 
 /* Formatting shared by the renderers. */
 void ra_fmt_ns(char *buf, size_t len, double ns);

@@ -342,3 +342,32 @@ raw_page_fates() {
 	       COALESCE(SUM(deleted AND NOT used), 0) || '|' ||
 	       COALESCE(SUM(deleted AND NOT used AND later), 0) FROM fate;"
 }
+
+# Requests the page made, from Chromium's net log (the browser's own background
+# requests carry the initiator "not an origin" and are not the page's).
+page_requests() {
+	python3 - "$1" <<'PY'
+import json, sys
+text = open(sys.argv[1]).read()
+try:
+    log = json.loads(text)
+except ValueError:			# a log cut at exit lacks its closing brackets
+    log = json.loads(text.rstrip().rstrip(",") + "]}")
+kinds = {v: k for k, v in log["constants"]["logEventTypes"].items()}
+for e in log["events"]:
+    p = e.get("params", {})
+    url = p.get("url", "")
+    if kinds.get(e["type"]) != "URL_REQUEST_START_JOB" or not url or url.startswith(("file:", "data:")):
+        continue
+    if p.get("initiator") != "not an origin":
+        print(url)
+PY
+}
+
+chromium_page() {	# DIR URL: screenshot, console log and net log of one page
+	timeout 120 chromium --headless --no-sandbox --disable-gpu --disable-quic --no-first-run \
+		--disable-background-networking --disable-component-update --disable-sync \
+		--user-data-dir="$1/profile" --enable-logging=stderr --v=0 \
+		--log-net-log="$1/net.json" --window-size=1200,3200 \
+		--screenshot="$1/shot.png" "$2" > "$1/log" 2>&1
+}
