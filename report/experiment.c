@@ -245,53 +245,70 @@ static double set_mean(sqlite3_stmt *st, const struct xset *s, const char *metri
 	return !n ? NAN : max ? best : sum / n;
 }
 
+static int prepare_figures(sqlite3 *sq, sqlite3_stmt **m, sqlite3_stmt **stl)
+{
+	return sqlite3_prepare_v2(sq, "SELECT value FROM v_run_metrics WHERE run_id = ?1"
+				  " AND metric = ?2", -1, m, NULL) != SQLITE_OK ||
+	       sqlite3_prepare_v2(sq, "SELECT COUNT(*) FROM stalls WHERE run_id = ?1"
+				  " AND ?2 IS NOT NULL", -1, stl, NULL) != SQLITE_OK ? -1 : 0;
+}
+
+/* Does every run of @s have fio's read_bw_bytes? */
+static bool has_bench(sqlite3_stmt *m, const struct xset *s)
+{
+	bool bench = true;
+
+	for (int r = 0; r < s->nruns && bench; r++) {
+		sqlite3_bind_int64(m, 1, s->runs[r]);
+		sqlite3_bind_text(m, 2, "read_bw_bytes", -1, SQLITE_STATIC);
+		bench = sqlite3_step(m) == SQLITE_ROW;
+		sqlite3_reset(m);
+	}
+	return bench;
+}
+
+static void figures_of(sqlite3_stmt *m, sqlite3_stmt *stl, const char *metric, struct xset *s)
+{
+	double inv = 0;
+
+	s->tput_n = 0;
+	s->tput_min = s->tput_max = NAN;
+	for (int r = 0; r < s->nruns; r++) {
+		sqlite3_bind_int64(m, 1, s->runs[r]);
+		sqlite3_bind_text(m, 2, metric, -1, SQLITE_STATIC);
+		if (sqlite3_step(m) == SQLITE_ROW && sqlite3_column_double(m, 0) > 0) {
+			double v = sqlite3_column_double(m, 0);
+
+			inv += 1 / v;
+			s->tput_min = s->tput_n && s->tput_min < v ? s->tput_min : v;
+			s->tput_max = s->tput_n && s->tput_max > v ? s->tput_max : v;
+			s->tput_n++;
+		}
+		sqlite3_reset(m);
+	}
+	s->tput_hmean = s->tput_n ? s->tput_n / inv : NAN;
+	s->max_lat_ns = set_mean(m, s, "read_clat_max_ns", true);
+	s->hit = set_mean(m, s, "hit_ratio", false);
+	s->thrashed = set_mean(m, s, "thrashed_pages", false);
+	s->windows = set_mean(m, s, "windows", false);
+	s->ra_bytes = set_mean(m, s, "ra_avg_bytes", false);
+	s->stalls = set_mean(stl, s, "stalls", false);
+}
+
 static int set_figures(sqlite3 *sq, struct ra_experiment *x)
 {
 	sqlite3_stmt *m = NULL, *stl = NULL;
 	bool bench = true;
 	int ret = -1;
 
-	if (sqlite3_prepare_v2(sq, "SELECT value FROM v_run_metrics WHERE run_id = ?1"
-			       " AND metric = ?2", -1, &m, NULL) != SQLITE_OK ||
-	    sqlite3_prepare_v2(sq, "SELECT COUNT(*) FROM stalls WHERE run_id = ?1 AND ?2 IS NOT NULL",
-			       -1, &stl, NULL) != SQLITE_OK)
+	if (prepare_figures(sq, &m, &stl) < 0)
 		goto out;
 	/* the benchmark's own throughput where every run has it, else the device's */
 	for (int i = 0; i < x->nsets && bench; i++)
-		for (int r = 0; r < x->sets[i].nruns && bench; r++) {
-			sqlite3_bind_int64(m, 1, x->sets[i].runs[r]);
-			sqlite3_bind_text(m, 2, "read_bw_bytes", -1, SQLITE_STATIC);
-			bench = sqlite3_step(m) == SQLITE_ROW;
-			sqlite3_reset(m);
-		}
+		bench = has_bench(m, &x->sets[i]);
 	x->tput_metric = bench ? "read_bw_bytes" : "device_read_bw_bytes";
-	for (int i = 0; i < x->nsets; i++) {
-		struct xset *s = &x->sets[i];
-		double inv = 0;
-
-		s->tput_n = 0;
-		s->tput_min = s->tput_max = NAN;
-		for (int r = 0; r < s->nruns; r++) {
-			sqlite3_bind_int64(m, 1, s->runs[r]);
-			sqlite3_bind_text(m, 2, x->tput_metric, -1, SQLITE_STATIC);
-			if (sqlite3_step(m) == SQLITE_ROW && sqlite3_column_double(m, 0) > 0) {
-				double v = sqlite3_column_double(m, 0);
-
-				inv += 1 / v;
-				s->tput_min = s->tput_n && s->tput_min < v ? s->tput_min : v;
-				s->tput_max = s->tput_n && s->tput_max > v ? s->tput_max : v;
-				s->tput_n++;
-			}
-			sqlite3_reset(m);
-		}
-		s->tput_hmean = s->tput_n ? s->tput_n / inv : NAN;
-		s->max_lat_ns = set_mean(m, s, "read_clat_max_ns", true);
-		s->hit = set_mean(m, s, "hit_ratio", false);
-		s->thrashed = set_mean(m, s, "thrashed_pages", false);
-		s->windows = set_mean(m, s, "windows", false);
-		s->ra_bytes = set_mean(m, s, "ra_avg_bytes", false);
-		s->stalls = set_mean(stl, s, "stalls", false);
-	}
+	for (int i = 0; i < x->nsets; i++)
+		figures_of(m, stl, x->tput_metric, &x->sets[i]);
 	ret = 0;
 out:
 	sqlite3_finalize(m);
@@ -303,39 +320,47 @@ out:
  * What the experiment page draws per set: the D2C histogram summed over its
  * runs, and the window sizes of the busiest stream of its first run.
  */
+static int prepare_charts(sqlite3 *sq, sqlite3_stmt **h, sqlite3_stmt **w)
+{
+	return sqlite3_prepare_v2(sq, "SELECT lo_ns, n FROM latency_hist WHERE run_id = ?1"
+				  " AND interval = 'D2C'", -1, h, NULL) != SQLITE_OK ||
+	       sqlite3_prepare_v2(sq, "SELECT size_pages FROM windows WHERE run_id = ?1"
+				  " AND stream_id = (SELECT stream_id FROM windows WHERE run_id = ?1"
+				  " GROUP BY stream_id ORDER BY COUNT(*) DESC, stream_id LIMIT 1)"
+				  " ORDER BY window_id LIMIT ?2", -1, w, NULL) != SQLITE_OK ? -1 : 0;
+}
+
+static void charts_of(sqlite3_stmt *h, sqlite3_stmt *w, struct xset *s)
+{
+	for (int r = 0; r < s->nruns; r++) {
+		sqlite3_bind_int64(h, 1, s->runs[r]);
+		while (sqlite3_step(h) == SQLITE_ROW) {
+			double lo = sqlite3_column_double(h, 0);
+			int b = lo >= 1 ? (int)log2(lo) : 0;
+
+			s->lat[b < X_BUCKETS ? b : X_BUCKETS - 1] += sqlite3_column_double(h, 1);
+		}
+		sqlite3_reset(h);
+	}
+	if (!s->nruns)
+		return;
+	sqlite3_bind_int64(w, 1, s->runs[0]);
+	sqlite3_bind_int(w, 2, X_BUCKETS);
+	while (sqlite3_step(w) == SQLITE_ROW && s->nramp < X_BUCKETS)
+		s->ramp[s->nramp++] = sqlite3_column_double(w, 0);
+	sqlite3_reset(w);
+}
+
 static int set_charts(sqlite3 *sq, struct ra_experiment *x)
 {
 	sqlite3_stmt *h = NULL, *w = NULL;
 	int ret = -1;
 
-	if (sqlite3_prepare_v2(sq, "SELECT lo_ns, n FROM latency_hist WHERE run_id = ?1"
-			       " AND interval = 'D2C'", -1, &h, NULL) != SQLITE_OK ||
-	    sqlite3_prepare_v2(sq, "SELECT size_pages FROM windows WHERE run_id = ?1"
-			       " AND stream_id = (SELECT stream_id FROM windows WHERE run_id = ?1"
-			       " GROUP BY stream_id ORDER BY COUNT(*) DESC, stream_id LIMIT 1)"
-			       " ORDER BY window_id LIMIT ?2", -1, &w, NULL) != SQLITE_OK)
-		goto out;
-	for (int i = 0; i < x->nsets; i++) {
-		struct xset *s = &x->sets[i];
-
-		for (int r = 0; r < s->nruns; r++) {
-			sqlite3_bind_int64(h, 1, s->runs[r]);
-			while (sqlite3_step(h) == SQLITE_ROW) {
-				double lo = sqlite3_column_double(h, 0);
-				int b = lo >= 1 ? (int)log2(lo) : 0;
-
-				s->lat[b < X_BUCKETS ? b : X_BUCKETS - 1] += sqlite3_column_double(h, 1);
-			}
-			sqlite3_reset(h);
-		}
-		sqlite3_bind_int64(w, 1, s->runs[0]);
-		sqlite3_bind_int(w, 2, X_BUCKETS);
-		while (sqlite3_step(w) == SQLITE_ROW && s->nramp < X_BUCKETS)
-			s->ramp[s->nramp++] = sqlite3_column_double(w, 0);
-		sqlite3_reset(w);
+	if (prepare_charts(sq, &h, &w) == 0) {
+		for (int i = 0; i < x->nsets; i++)
+			charts_of(h, w, &x->sets[i]);
+		ret = 0;
 	}
-	ret = 0;
-out:
 	sqlite3_finalize(h);
 	sqlite3_finalize(w);
 	return ret;
@@ -399,6 +424,65 @@ fail:
 		     sqlite3_errmsg(sq));
 	ra_experiment_free(x);
 	return NULL;
+}
+
+struct ra_experiment *ra_experiment_sides(void)
+{
+	struct ra_experiment *x = calloc(1, sizeof(*x));
+
+	if (!x)
+		return NULL;
+	x->ndims = 1;
+	x->dims[0] = strdup("side");
+	x->dim_name[0] = strdup("side");
+	x->dim_scope[0] = strdup("");
+	if (!x->dims[0] || !x->dim_name[0] || !x->dim_scope[0]) {
+		ra_experiment_free(x);
+		return NULL;
+	}
+	return x;
+}
+
+int ra_experiment_add_side(struct ra_experiment *x, struct ra_db *db, const int64_t *ids, int n,
+			   const char *name)
+{
+	sqlite3 *sq = ra_db_sqlite(db);
+	sqlite3_stmt *m = NULL, *stl = NULL, *h = NULL, *w = NULL;
+	struct xset *sets = realloc(x->sets, (size_t)(x->nsets + 1) * sizeof(*sets)), *s;
+	int ret = -1;
+
+	if (!sets)
+		return -1;
+	x->sets = sets;
+	s = &sets[x->nsets];
+	memset(s, 0, sizeof(*s));
+	s->label = strdup(name);
+	s->runs = malloc((size_t)(n ? n : 1) * sizeof(*s->runs));
+	if (!s->label || !s->runs) {
+		free(s->label);
+		free(s->runs);
+		return -1;
+	}
+	memcpy(s->runs, ids, (size_t)n * sizeof(*ids));
+	s->nruns = n;
+	s->values[0] = s->label;
+	x->nsets++;
+	if (prepare_figures(sq, &m, &stl) == 0 && prepare_charts(sq, &h, &w) == 0) {
+		/* the first side decides the throughput metric of all */
+		if (!x->tput_metric)
+			x->tput_metric = has_bench(m, s) ? "read_bw_bytes" : "device_read_bw_bytes";
+		figures_of(m, stl, x->tput_metric, s);
+		charts_of(h, w, s);
+		ret = 0;
+	}
+	if (ret < 0)
+		ra_set_error(RA_ERR_IO, "cannot read the runs of '%s': %s", ra_db_path(db),
+			     sqlite3_errmsg(sq));
+	sqlite3_finalize(m);
+	sqlite3_finalize(stl);
+	sqlite3_finalize(h);
+	sqlite3_finalize(w);
+	return ret;
 }
 
 int ra_experiment_sets(const struct ra_experiment *x)

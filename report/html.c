@@ -582,6 +582,7 @@ static void html_head(FILE *out, const char *title)
 	      "svg .ax{stroke:#333;stroke-width:1}figcaption{color:#555;font-size:12px}\n"
 	      "svg{max-width:100%;height:auto}.wide{overflow-x:auto}\n"
 	      "ul.lg{list-style:none;padding:0;margin:.3em 0;font-size:12px}\n"
+	      ".reg{background:#f4c7c3}.sig{background:#cfe8cf}.inc{color:#888}\n"
 	      "ul.lg span{display:inline-block;width:10px;height:10px;margin-right:6px}\n"
 	      "@media (max-width:600px){body{margin:.5em}}\n"
 	      "</style></head><body>\n<h1>", out);
@@ -886,6 +887,29 @@ static void fmt_cell(FILE *out, double v, double scale, int digits)
 		fputs("<td>-</td>", out);
 }
 
+void ra_experiment_html_charts(FILE *out, const struct ra_experiment *x)
+{
+	fputs("<h2>Charts</h2>\n", out);
+	chart_sets(out, x, Y_TPUT, "x-throughput", "Throughput by run set", "MB/s",
+		   "Harmonic mean of each set's runs; the bars span their min and max.");
+	chart_sets(out, x, Y_HIT, "x-hit", "Hit ratio by run set", "hit ratio",
+		   "Share of the read-ahead pages that were read (mean of the set's runs).");
+	chart_sets(out, x, Y_THRASH, "x-thrash", "Thrashed pages by run set", "pages",
+		   "Read-ahead pages evicted unread, then read again (mean of the set's runs).");
+	chart_overlay(out, x, true);
+	chart_overlay(out, x, false);
+}
+
+void ra_html_head(FILE *out, const char *title)
+{
+	html_head(out, title);
+}
+
+void ra_html_text(FILE *out, const char *s)
+{
+	esc(out, s);
+}
+
 int ra_experiment_html(FILE *out, const struct ra_experiment *x, const struct ra_report *model,
 		       const char *stem)
 {
@@ -929,15 +953,8 @@ int ra_experiment_html(FILE *out, const struct ra_experiment *x, const struct ra
 		}
 		fputs("</td></tr>\n", out);
 	}
-	fputs("</tbody></table></div>\n<h2>Charts</h2>\n", out);
-	chart_sets(out, x, Y_TPUT, "x-throughput", "Throughput by run set", "MB/s",
-		   "Harmonic mean of each set's runs; the bars span their min and max.");
-	chart_sets(out, x, Y_HIT, "x-hit", "Hit ratio by run set", "hit ratio",
-		   "Share of the read-ahead pages that were read (mean of the set's runs).");
-	chart_sets(out, x, Y_THRASH, "x-thrash", "Thrashed pages by run set", "pages",
-		   "Read-ahead pages evicted unread, then read again (mean of the set's runs).");
-	chart_overlay(out, x, true);
-	chart_overlay(out, x, false);
+	fputs("</tbody></table></div>\n", out);
+	ra_experiment_html_charts(out, x);
 	if (model) {
 		const struct ra_table *adv = ra_report_table(model, "advice");
 

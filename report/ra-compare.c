@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "ra_db.h"
 #include "report.h"
@@ -60,6 +61,8 @@ struct side {
 	struct ra_summary sum[NMETRICS];
 	char models[4][160];	/* the device models of the side's runs, as a line each */
 	int nmodels;
+	int64_t *ids;		/* the runs it judges */
+	int nids;
 };
 
 struct verdict {
@@ -76,6 +79,8 @@ struct opts {
 	int inconclusive_exit;
 	enum { INCOMPLETE_REFUSE, INCOMPLETE_SKIP, INCOMPLETE_JUDGE } incomplete;
 	const char *db;
+	const char *html;		/* --html FILE */
+	struct ra_experiment *page;	/* the sides' figures for its charts */
 };
 
 static const char usage_text[] =
@@ -93,6 +98,9 @@ static const char usage_text[] =
 	"      --incomplete ACT     runs that lost events or were interrupted (incomplete):\n"
 	"                           refuse to compare (default, exit 2), skip them, or judge\n"
 	"                           them with the others\n"
+	"      --html FILE          also write the comparison page to FILE: the metric table\n"
+	"                           (significant and regressed cells marked) and the sides'\n"
+	"                           charts overlaid\n"
 	"  -h, --help               this text\n"
 	"      --version            print the version\n"
 	"\n"
@@ -185,6 +193,17 @@ static int add_value(struct side *s, int m, double v)
 	return 0;
 }
 
+static int add_id(struct side *s, int64_t id)
+{
+	int64_t *p = realloc(s->ids, (size_t)(s->nids + 1) * sizeof(*p));
+
+	if (!p)
+		return -1;
+	s->ids = p;
+	p[s->nids++] = id;
+	return 0;
+}
+
 static int metric_index(const char *name)
 {
 	for (size_t i = 0; i < NMETRICS; i++)
@@ -252,6 +271,11 @@ static int read_side(struct side *s, struct ra_db *db, const struct opts *o)
 				s->interrupted += cut;
 				s->lost += lost;
 				s->runs += !partial || o->incomplete != INCOMPLETE_SKIP;
+				if ((!partial || o->incomplete != INCOMPLETE_SKIP) &&
+				    add_id(s, last) < 0) {
+					rc = SQLITE_NOMEM;
+					break;
+				}
 			}
 			if (partial && o->incomplete == INCOMPLETE_SKIP)
 				continue;
@@ -304,6 +328,12 @@ static int load_side(struct side *s, const struct opts *o)
 	if (!db)
 		return fail("%s", ra_last_error());
 	ret = read_side(s, db, o);
+	/* the charts of the page: read while the database is open, in its own transaction */
+	if (ret == 0 && o->page && s->nids &&
+	    (ra_db_exec(db, "BEGIN") < 0 ||
+	     ra_experiment_add_side(o->page, db, s->ids, s->nids, s->name) < 0 ||
+	     ra_db_exec(db, "COMMIT") < 0))
+		ret = fail("%s", ra_last_error());
 	if (ra_db_close(db) < 0 && ret == 0)
 		ret = fail("%s", ra_last_error());
 	if (ret < 0 || check_incomplete(s, o) < 0)
@@ -681,6 +711,89 @@ static const struct format *find_format(const char *name)
 	return NULL;
 }
 
+/*
+ * The comparison page: the metric table with the significant and regressed
+ * cells marked, the device models, and the sides' charts overlaid (through
+ * FILE.tmp, renamed when whole).
+ */
+static void html_page(FILE *f, struct side *sides, int n, const struct opts *o)
+{
+	char buf[80];
+
+	ra_html_head(f, "ratrace comparison");
+	fprintf(f, "<p class=\"note\">%%change: positive is better. <span class=\"sig\">significant"
+		"</span>, <span class=\"reg\">regression</span> (beyond the %.0f%% noise floor),"
+		" <span class=\"inc\">too few runs</span>.</p>\n<div class=\"wide\"><table>"
+		"<thead><tr><th>metric</th>", o->noise);
+	for (int i = 0; i < n; i++) {
+		fputs("<th>", f);
+		ra_html_text(f, sides[i].name);
+		fprintf(f, " (n=%d)%s</th>", sides[i].runs, i ? "" : " base");
+	}
+	fputs("</tr></thead><tbody>\n", f);
+	for (size_t m = 0; m < NMETRICS; m++) {
+		if (!sides[0].sum[m].n)
+			continue;
+		fprintf(f, "<tr><td class=\"s\">%s</td>", metrics[m].name);
+		for (int i = 0; i < n; i++) {
+			struct verdict v = i ? judge(&sides[0], &sides[i], (int)m, o) :
+					       (struct verdict){ 0 };
+
+			cell(buf, sizeof(buf), sides, i, (int)m, o);
+			fprintf(f, "<td class=\"%s\">", v.regression ? "reg" : v.inconclusive ? "inc" :
+							  v.significant ? "sig" : "");
+			ra_html_text(f, buf);
+			fputs("</td>", f);
+		}
+		fputs("</tr>\n", f);
+	}
+	fputs("</tbody></table></div>\n<h2>Device models</h2>\n<ul>", f);
+	for (int i = 0; i < n; i++)
+		if (!sides[i].nmodels) {
+			fputs("<li>", f);
+			ra_html_text(f, sides[i].name);
+			fputs(": no device model fitted</li>", f);
+		}
+	for (int i = 0; i < n; i++)
+		for (int k = 0; k < sides[i].nmodels; k++) {
+			fputs("<li>", f);
+			ra_html_text(f, sides[i].name);
+			fputs(": ", f);
+			ra_html_text(f, sides[i].models[k]);
+			fputs("</li>", f);
+		}
+	fputs("</ul>\n", f);
+	ra_experiment_html_charts(f, o->page);
+	fputs("</body></html>\n", f);
+}
+
+static int write_html(struct side *sides, int n, const struct opts *o)
+{
+	size_t len = strlen(o->html) + 8;
+	char *tmp = malloc(len);
+	FILE *f;
+	int ret = 0;
+
+	if (!tmp)
+		return fail("out of memory");
+	snprintf(tmp, len, "%s.tmp", o->html);
+	f = fopen(tmp, "we");
+	if (!f) {
+		ret = fail("cannot create '%s': %s", tmp, strerror(errno));
+		free(tmp);
+		return ret;
+	}
+	html_page(f, sides, n, o);
+	if (ferror(f) | (fclose(f) != 0))
+		ret = fail("cannot write '%s': %s", tmp, strerror(errno));
+	else if (rename(tmp, o->html) < 0)
+		ret = fail("cannot rename '%s': %s", tmp, strerror(errno));
+	if (ret < 0)
+		unlink(tmp);
+	free(tmp);
+	return ret;
+}
+
 static int verdict_exit(struct side *sides, int n, const struct opts *o)
 {
 	bool inconclusive = false;
@@ -726,6 +839,7 @@ static int parse(struct opts *o, int argc, char **argv)
 		{ "format", required_argument, NULL, 'f' },
 		{ "inconclusive", required_argument, NULL, 'i' },
 		{ "incomplete", required_argument, NULL, 'I' },
+		{ "html", required_argument, NULL, 'H' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 }
@@ -764,6 +878,9 @@ static int parse(struct opts *o, int argc, char **argv)
 				o->inconclusive_exit = EXIT_REGRESSION;
 			else
 				return fail("bad --inconclusive '%s' (pass or fail)", optarg);
+			break;
+		case 'H':
+			o->html = optarg;
 			break;
 		case 'I':
 			if (strcmp(optarg, "refuse") == 0)
@@ -805,17 +922,25 @@ int main(int argc, char **argv)
 	if (parse(&o, argc, argv) < 0)
 		return EXIT_ERROR;
 	n = argc - optind;
+	if (o.html && !(o.page = ra_experiment_sides())) {
+		fail("out of memory");
+		goto out;
+	}
 	for (int i = 0; i < n; i++)
 		if (parse_side(&sides[i], argv[optind + i], o.db ? o.db : sides[0].db_path) < 0 ||
 		    load_side(&sides[i], &o) < 0)
 			goto out;
+	if (o.html && write_html(sides, n, &o) < 0)
+		goto out;
 	o.format->print(sides, n, &o);
 	ret = verdict_exit(sides, n, &o);
 out:
+	ra_experiment_free(o.page);
 	for (int i = 0; i < n; i++) {
 		free(sides[i].db_path);
 		free(sides[i].label);
 		free(sides[i].name);
+		free(sides[i].ids);
 		for (size_t m = 0; m < NMETRICS; m++)
 			free(sides[i].values[m]);
 	}

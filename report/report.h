@@ -79,6 +79,10 @@ struct ra_experiment;
 struct ra_experiment *ra_experiment_load(struct ra_db *db, const int64_t *ids, int n);
 void ra_experiment_free(struct ra_experiment *x);
 int ra_experiment_sets(const struct ra_experiment *x);
+/* An experiment of the sides of a comparison: one dimension, "side"; a set per side */
+struct ra_experiment *ra_experiment_sides(void);
+int ra_experiment_add_side(struct ra_experiment *x, struct ra_db *db, const int64_t *ids, int n,
+			   const char *name);
 void ra_experiment_text(FILE *out, const struct ra_experiment *x);
 void ra_experiment_markdown(FILE *out, const struct ra_experiment *x);
 void ra_experiment_json(FILE *out, const struct ra_experiment *x);
@@ -88,6 +92,10 @@ void ra_experiment_json(FILE *out, const struct ra_experiment *x);
  */
 int ra_experiment_html(FILE *out, const struct ra_experiment *x, const struct ra_report *model,
 		       const char *stem);
+/* The experiment page's charts alone; the page's head (CSS, CSP) and HTML text escape */
+void ra_experiment_html_charts(FILE *out, const struct ra_experiment *x);
+void ra_html_head(FILE *out, const char *title);
+void ra_html_text(FILE *out, const char *s);
 
 /* Formatting shared by the renderers. */
 void ra_fmt_ns(char *buf, size_t len, double ns);

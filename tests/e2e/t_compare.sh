@@ -133,3 +133,35 @@ s = list(JUnitXml.fromfile(sys.argv[1]))[0]
 assert s.name.startswith("</testsuites&>'\"\\x01\\\\-\\xff vs "), repr(s.name)
 print("ok: the hostile label is text:", repr(s.name))
 PY
+
+# The comparison page (--html): self-contained; in headless Chromium no
+# console message and no request; the cells the JSON calls regressions are
+# marked, exactly; the hostile label is text; the charts overlay the sides.
+command -v chromium >/dev/null || skip "chromium is not installed"
+ra-compare --html "$TMP/c.html" -f json "$H:read_ahead_kb=512" "$H:$(printf '</testsuites&>'"'"'"\001\\-\377')" > "$TMP/hc.json"
+check_eq "$?" 1 "ra-compare --html: the exit status is the verdict's"
+[ -e "$TMP/c.html.tmp" ] && fail "temporary page left"
+grep -qiE '<(script|link|img|iframe)[ >]|src=|href="?https?:' "$TMP/c.html" && fail "the page loads or runs something"
+/usr/bin/python3 - "$TMP/c.html" "$TMP/hc.json" <<'PY' || fail "the comparison page"
+import json, re, sys
+html = open(sys.argv[1]).read()
+d = json.load(open(sys.argv[2]))
+rows = re.findall(r'<tr><td class="s">([a-z0-9_]+)</td>(.*?)</tr>', html)
+assert len(rows) == len(d["metrics"]), (len(rows), len(d["metrics"]))
+for (name, cells), m in zip(rows, d["metrics"]):
+    assert name == m["metric"], (name, m["metric"])
+    classes = re.findall(r'<td class="([a-z]*)">', cells)
+    assert (classes[1] == "reg") == m["sides"][1]["regression"], (name, classes)
+assert "&lt;/testsuites&amp;&gt;&#39;&quot;\\x01\\\\-\\xff" in html, "the hostile label escaped"
+for fid in ("x-throughput", "x-hit", "x-thrash", "x-latency", "x-ramps"):
+    assert 'id="%s"' % fid in html, fid
+print("ok: comparison page: regressions marked as the JSON says, label escaped, charts there")
+PY
+mkdir -p "$TMP/cpage"
+chromium_page "$TMP/cpage" "file://$TMP/c.html" || fail "chromium: $(tail -3 "$TMP/cpage/log")"
+grep -E 'CONSOLE|Uncaught|Content Security Policy|Refused to' "$TMP/cpage/log" && fail "console messages"
+page_requests "$TMP/cpage/net.json" > "$TMP/cpage/req" || fail "cannot read the net log"
+[ -s "$TMP/cpage/req" ] && fail "the page made requests: $(head -3 "$TMP/cpage/req")"
+mkdir -p "$RA_TOP/tests/artifacts"
+cp "$TMP/cpage/shot.png" "$RA_TOP/tests/artifacts/compare.png"
+echo "ok: comparison page: no console message, no request"
