@@ -822,5 +822,42 @@ void ra_experiment_json(FILE *out, const struct ra_experiment *x)
 		jnum(out, "stalls", e->stalls);
 		fputs("}", out);
 	}
-	fputs("\n  ]}}\n", out);
+	fputs("\n  ]", out);
+	if (x->ndims == 2) {
+		const char *rows[256], *cols[256];
+		int nr = dim_values(x, 0, rows), nc = dim_values(x, 1, cols);
+
+		if (nr <= 256 && nc <= 256) {
+			fputs(",\n  \"matrix\": {\"rows\": ", out);
+			ra_json_string(out, x->dims[0]);
+			fputs(", \"columns\": ", out);
+			ra_json_string(out, x->dims[1]);
+			fputs(", \"row_values\": [", out);
+			for (int r = 0; r < nr; r++) {
+				fputs(r ? ", " : "", out);
+				ra_json_string(out, rows[r]);
+			}
+			fputs("], \"column_values\": [", out);
+			for (int k = 0; k < nc; k++) {
+				fputs(k ? ", " : "", out);
+				ra_json_string(out, cols[k]);
+			}
+			fputs("], \"throughput_hmean_bps\": [", out);
+			for (int r = 0; r < nr; r++) {
+				fputs(r ? ", [" : "[", out);
+				for (int k = 0; k < nc; k++) {
+					const struct xset *s = set_at(x, rows[r], cols[k]);
+
+					fputs(k ? ", " : "", out);
+					if (s && s->tput_n && isfinite(s->tput_hmean))
+						fprintf(out, "%.9g", s->tput_hmean);
+					else
+						fputs("null", out);
+				}
+				fputs("]", out);
+			}
+			fputs("]}", out);
+		}
+	}
+	fputs("}}\n", out);
 }

@@ -7,7 +7,8 @@
 # cold cache. Prints the experiment (ra-report: the run sets and the matrix of
 # read_ahead_kb x jobs), the comparison against 128 KiB (ra-compare) and the
 # device model with its recommended read_ahead_kb (ra-report),
-# writes demo/report.html and demo/out/demo.db, and removes everything it set
+# writes demo/experiment.html (with a page per run), demo/report.html and
+# demo/out/demo.db, and removes everything it set
 # up, also on failure or Ctrl-C.
 #
 # RA_DEMO_SIZES, RA_DEMO_JOBS, RA_DEMO_ITER, RA_DEMO_FILE_MB make it smaller.
@@ -87,5 +88,8 @@ run=$(sqlite3 "$out/demo.db" "SELECT COALESCE((SELECT MAX(run_id) FROM runs
 step "the device model of $NAME and the read_ahead_kb it recommends (run $run, all runs pooled)"
 "$bin/ra-report" --run "$run" "$out/demo.db" | sed -n '/^Device service model/,$p'
 "$bin/ra-report" --run "$run" --html "$top/demo/report.html" "$out/demo.db"
-step "wrote $top/demo/report.html (run $run) and $out/demo.db"
+rm -f "$top"/demo/experiment.run-*.html
+"$bin/ra-report" --html "$top/demo/experiment.html" "$out/demo.db" 2> /dev/null
+step "wrote $top/demo/experiment.html (the run sets, charts, a page per run)," \
+	"$top/demo/report.html (run $run) and $out/demo.db"
 echo "   ra-report $out/demo.db lists the runs; ra-report --run N $out/demo.db prints one"

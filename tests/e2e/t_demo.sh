@@ -46,6 +46,9 @@ check_grep "^Recommended read_ahead_kb [0-9]+:[0-9]+: read_ahead_kb - \(recorded
 	"$TMP/adv" "and its advice: two sizes decide no number, it names what to record"
 [ -s "$RA_TOP/demo/report.html" ] || fail "no demo/report.html"
 echo "ok: demo/report.html written"
+check_grep 'id="x-throughput"' "$RA_TOP/demo/experiment.html" "demo/experiment.html: the experiment page"
+check_eq "$(ls "$RA_TOP"/demo/experiment.run-*.html | wc -l)" "$(q "$DB" "SELECT COUNT(*) FROM runs")" \
+	"a page per run beside it"
 check_eq "$(losetup -a | wc -l)" "$loops_before" "loop devices left"
 check_eq "$(ls /sys/fs/cgroup/blkio | grep -c ratrace-demo)" 0 "cgroups left"
 check_eq "$(instances_left)" 0 "tracefs instances left"

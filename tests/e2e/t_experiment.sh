@@ -65,7 +65,13 @@ for line in open(sys.argv[2]):
     # the matrix: the row of read_ahead_kb holds "MB/s (n)" under numjobs
     mrow = [l for l in text if l.startswith(kb + " ") and "(2)" in l]
     assert mrow and ("%.1f (2)" % (float(hm) / 1e6)) in mrow[0], (kb, mrow)
-print("ok: the overview and the matrix equal v_run_metrics aggregated by hand")
+mx = x["matrix"]
+assert mx["rows"] == "read_ahead_kb" and mx["columns"] == "numjobs", mx
+assert mx["row_values"] == ["64", "512"] and mx["column_values"] == ["1", "2"], mx
+for i, kb in enumerate(mx["row_values"]):
+    for j, nj in enumerate(mx["column_values"]):
+        assert close(mx["throughput_hmean_bps"][i][j], sets[(kb, nj)]["throughput_hmean_bps"]), (kb, nj)
+print("ok: the overview and the matrix (text and JSON) equal v_run_metrics aggregated by hand")
 PY
 check_grep "^Throughput, MB/s \(harmonic mean of n runs\): rows read_ahead_kb, columns numjobs" "$TMP/x.txt" \
 	"the matrix is titled with its dimensions"
