@@ -168,22 +168,67 @@ static int locked_version(struct ra_db *db, int64_t *version)
 	return 0;
 }
 
-static int create_schema(struct ra_db *db)
+/* Whether the last statement failed on another connection's lock. */
+static bool busy(struct ra_db *db)
+{
+	int rc = sqlite3_errcode(db->db);
+
+	return rc == SQLITE_BUSY || rc == SQLITE_LOCKED;
+}
+
+/* Roll the open transaction back: -2 when it failed on a lock (try again), else -1. */
+static int rollback(struct ra_db *db)
+{
+	bool again = busy(db);
+
+	sqlite3_exec(db->db, "ROLLBACK", NULL, NULL, NULL);
+	return again ? -2 : -1;
+}
+
+/*
+ * Run a schema transaction (create, upgrade, the switch to WAL) until it
+ * gets through: two
+ * writers of a database in rollback-journal mode (as an older ratrace or a
+ * reader left it) can each hold the lock the other waits for, and SQLite
+ * then fails one of them at once, whatever the busy timeout. The one that
+ * failed backs off and tries again, for 30 s at most.
+ */
+static int schema_txn(struct ra_db *db, int (*fn)(struct ra_db *, int64_t), int64_t arg)
+{
+	int ret = -2;
+
+	for (int attempt = 1; ret == -2 && attempt <= 40; attempt++) {
+		ret = fn(db, arg);
+		if (ret == -2)
+			usleep((useconds_t)(50000 + (getpid() % 7) * 10000) * (attempt < 10 ? attempt : 10));
+	}
+	return ret < 0 ? -1 : 0;
+}
+
+/* A writer works in WAL mode; switching needs the lock another writer may hold. */
+static int to_wal(struct ra_db *db, int64_t unused)
+{
+	(void)unused;
+	if (ra_db_exec(db, "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL;") < 0)
+		return busy(db) ? -2 : -1;
+	return 0;
+}
+
+static int create_schema(struct ra_db *db, int64_t unused)
 {
 	char pragma[64];
 	int64_t version;
 
+	(void)unused;
 	if (ra_db_exec(db, "BEGIN IMMEDIATE") < 0)
-		return -1;
+		return busy(db) ? -2 : -1;
 	snprintf(pragma, sizeof(pragma), "PRAGMA application_id = %d;", RA_APPLICATION_ID);
 	if (locked_version(db, &version) < 0 ||
 	    (version == 0 && (ra_db_exec(db, pragma) < 0 || ra_db_exec(db, ra_schema_sql) < 0 ||
 			      apply_steps(db, 1) < 0)) ||
 	    (version > 0 && version < RA_SCHEMA_VERSION && apply_steps(db, version) < 0) ||
-	    ra_db_exec(db, "COMMIT") < 0) {
-		sqlite3_exec(db->db, "ROLLBACK", NULL, NULL, NULL);
-		return -1;
-	}
+	    ra_db_exec(db, "COMMIT") < 0)
+		return rollback(db);
 	return 0;
 }
 
@@ -199,13 +244,11 @@ static int upgrade(struct ra_db *db, int64_t version)
 		return -1;
 	}
 	if (ra_db_exec(db, "BEGIN IMMEDIATE") < 0)
-		return -1;
+		return busy(db) ? -2 : -1;
 	if (locked_version(db, &version) < 0 ||
 	    (version < RA_SCHEMA_VERSION && apply_steps(db, version) < 0) ||
-	    ra_db_exec(db, "COMMIT") < 0) {
-		sqlite3_exec(db->db, "ROLLBACK", NULL, NULL, NULL);
-		return -1;
-	}
+	    ra_db_exec(db, "COMMIT") < 0)
+		return rollback(db);
 	return 0;
 }
 
@@ -224,7 +267,7 @@ static int check_schema(struct ra_db *db, int flags)
 				     db->path);
 			return -1;
 		}
-		return create_schema(db);
+		return schema_txn(db, create_schema, 0);
 	}
 	if (app_id != RA_APPLICATION_ID) {
 		ra_set_error(RA_ERR_DATA, "'%s' is not a ratrace database", db->path);
@@ -237,7 +280,7 @@ static int check_schema(struct ra_db *db, int flags)
 		return -1;
 	}
 	if (version >= 1 && version < RA_SCHEMA_VERSION)
-		return upgrade(db, version);
+		return schema_txn(db, upgrade, version);
 	if (version < 1) {
 		ra_set_error(RA_ERR_DATA, "'%s' has an unknown old schema version %lld", db->path,
 			     (long long)version);
@@ -403,8 +446,7 @@ struct ra_db *ra_db_open(const char *path, int flags)
 	sqlite3_busy_timeout(db->db, 10000);
 	if (check_schema(db, flags) < 0 || with_views(db) < 0)
 		goto fail;
-	if (!db->readonly &&
-	    ra_db_exec(db, "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL;") < 0)
+	if (!db->readonly && schema_txn(db, to_wal, 0) < 0)
 		goto fail;
 	if (ra_db_exec(db, "PRAGMA foreign_keys = ON") < 0)
 		goto fail;
