@@ -105,6 +105,7 @@ struct taskfile {
 	int nheads;
 	uint64_t first[RANGES], last[RANGES];
 	int64_t seq[RANGES];		/* the latest event of each range */
+	uint64_t done[RANGES];		/* block completions seen before it */
 	uint64_t age[RANGES];		/* for replacing the least recent range */
 	int nranges;
 	uint64_t span_min, span_max;	/* pages of the task's whole read() ranges */
@@ -789,6 +790,36 @@ static bool one_size(const struct taskfile *tf)
  * between: the narrow tails do not need it.) A reader of many sizes (tar)
  * that never left pages out has no whole read to mistake for a tail.
  */
+/*
+ * A window without a mark (no async part, or its mark past the end of the
+ * file) gives a read no async trigger to leave, and the tail of a read
+ * inside it need not start at the window's start: the bios of one window
+ * complete apart. The pages from the range's end to @first, all in one such
+ * window of the task's, with a block completion after the range's latest
+ * event (the read waited for @first), are a tail's.
+ */
+static bool unmarked_tail(struct ra_state *st, const struct task *t, const struct taskfile *tf,
+			  int k, int file, uint64_t first)
+{
+	const struct page *p = ra_map_get(&st->cache, KEY(file, first));
+	const struct window *w;
+	int64_t size_pages = st->files[file].size_pages;
+
+	if (!p || p->win < 0 || !st->has_done || st->done <= tf->done[k])
+		return false;
+	w = &st->wins[p->win];
+	if (w->file != file || w->pid != t->pid ||
+	    (w->async && !(size_pages >= 0 && w->start + w->size - w->async >= (uint64_t)size_pages)))
+		return false;
+	for (uint64_t i = tf->last[k] + 1; i < first; i++) {
+		const struct page *q = ra_map_get(&st->cache, KEY(file, i));
+
+		if (!q || q->win != p->win)
+			return false;
+	}
+	return true;
+}
+
 static bool is_tail(struct ra_state *st, const struct task *t, const struct taskfile *tf,
 		    int k, int file, uint64_t first, uint64_t last)
 {
@@ -796,7 +827,8 @@ static bool is_tail(struct ra_state *st, const struct task *t, const struct task
 	bool narrow = tf->span_min && last - first + 1 < tf->span_min;
 
 	if (narrow || (!one_size(tf) && !skipping(tf)))
-		return m || starts_window(st, taskfile_of(st, file, owner_of(st, t->pid)), first);
+		return m || starts_window(st, taskfile_of(st, file, owner_of(st, t->pid)), first) ||
+		       unmarked_tail(st, t, tf, k, file, first);
 	return m && st->has_done && st->done > m->done;
 }
 
@@ -900,6 +932,7 @@ static void read_range(struct ra_state *st, struct task *t, struct taskfile *tf,
 	tf->first[k] = first;
 	tf->last[k] = last;
 	tf->seq[k] = seq;
+	tf->done[k] = st->done;
 	tf->age[k] = tf->clock;
 }
 

@@ -156,6 +156,33 @@ static void test_partial_batches(void)
 	tail(10, 5, 4, 5, 1);				/* 3 copied without an event */
 	tail(10, 5, 20, 21, 1);				/* 19 too */
 	CHECK_STR(result("SELECT used, used_inferred FROM windows"), "9|2");
+	/*
+	 * A window without a mark (it reaches the end of the file, as a small
+	 * file's does): a tail leaves no async trigger and need not start at the
+	 * window's start (its bios complete apart). Reads of 3 pages; a narrow
+	 * tail after a completion (the read waited): 6, 7 copied, no further back
+	 * than a read of 3 reaches. A wide range without the wait is a read of its
+	 * own: 9 unread. In a window whose mark was not crossed (async 4 of 16 in
+	 * a file of more), no tail either: 6 unread.
+	 */
+	begin("unmarked");
+	trig(1, 10, 5, 0, 1, 32);
+	order(10, 5, 0, 16, 0);
+	add(10, 5, 0, 16, 0);
+	access_ev(RA_EV_GET_PAGES, 10, 5, 0, 2);
+	access_ev(RA_EV_GET_PAGES, 10, 5, 3, 5);
+	blk(RA_EV_RQ_COMPLETE, 0, 0, 8, "RA");
+	access_ev(RA_EV_GET_PAGES, 10, 5, 8, 8);	/* 6, 7 copied without an event */
+	access_ev(RA_EV_GET_PAGES, 10, 5, 10, 12);	/* 9 left out */
+	trig(1, 10, 6, 0, 1, 32);
+	order(10, 6, 0, 16, 4);
+	add(10, 6, 0, 16, 0);
+	access_ev(RA_EV_GET_PAGES, 10, 6, 0, 2);
+	access_ev(RA_EV_GET_PAGES, 10, 6, 3, 5);
+	blk(RA_EV_RQ_COMPLETE, 0, 0, 8, "RA");
+	access_ev(RA_EV_GET_PAGES, 10, 6, 7, 7);	/* the mark at 12 not crossed: 6 unread */
+	CHECK_STR(result("SELECT ino, used, used_inferred FROM windows ORDER BY ino"),
+		  "5|11|2;6|6|0");
 }
 
 /* One task, two descriptors, two sequential streams: each window continues
