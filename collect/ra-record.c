@@ -810,6 +810,7 @@ static void run_info(struct rec *r, struct ra_run_info *info)
 	info->trace_clock = ra_tracer_clock(r->tr);
 	info->buffer_kb = (int64_t)r->buffer_kb;
 	info->tool_version = RA_VERSION;
+	info->execution = "host";
 }
 
 /* The events, in time order, and what depends on them. */

@@ -11,7 +11,7 @@
 
 #include "ra_event.h"
 
-#define RA_SCHEMA_VERSION 3
+#define RA_SCHEMA_VERSION 4
 /* A read-only tool's reading of a database stops after this long (seconds). */
 #define RA_DB_READ_SECONDS 600
 #define RA_APPLICATION_ID 0x52415452 /* "RATR" */
@@ -102,6 +102,7 @@ struct ra_run_info {
 	const char *trace_clock;
 	int64_t buffer_kb;
 	const char *tool_version;
+	const char *execution;		/* "host", "vm-kvm", "vm-tcg"; NULL not known */
 };
 
 /**

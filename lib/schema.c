@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: LGPL-2.1
 /*
- * Schema version 3. docs/schema.md describes every table, column and view;
+ * Schema version 4. docs/schema.md describes every table, column and view;
  * a change here bumps RA_SCHEMA_VERSION and that document in the same commit.
  *
  * ra_schema_sql is version 1; each later version is a step from the one
@@ -467,8 +467,19 @@ const char ra_schema_v3_sql[] =
 	"ALTER TABLE devices ADD COLUMN nr_sectors INTEGER;\n"
 	"ALTER TABLE filesystems ADD COLUMN dev_name TEXT;\n";
 
+/*
+ * Version 4: how each run was executed. The recordings of older versions ran
+ * on the recorder's own kernel; where an imported trace ran is not known.
+ */
+const char ra_schema_v4_sql[] =
+	"ALTER TABLE runs ADD COLUMN execution TEXT\n"
+	"  CHECK (execution IN ('host', 'vm-kvm', 'vm-tcg'));\n"
+	"ALTER TABLE runs ADD COLUMN boot_kernel TEXT;\n"
+	"UPDATE runs SET execution = 'host' WHERE source = 'record';\n";
+
 /* Each version's step from the one before: ra_schema_steps[v - 2] makes v from v - 1. */
-const char *const ra_schema_steps[] = { ra_schema_v2_sql, ra_schema_v3_sql, NULL };
+const char *const ra_schema_steps[] = { ra_schema_v2_sql, ra_schema_v3_sql, ra_schema_v4_sql,
+					NULL };
 
 /*
  * The views, dropped and made again by every upgrade: their columns keep their
@@ -488,7 +499,8 @@ const char ra_schema_views_sql[] =
 	"         r.exit_status,\n"
 	"         (SELECT COALESCE(SUM(MAX(COALESCE(l.overrun, 0) + COALESCE(l.dropped, 0),\n"
 	"                                  l.missed)), 0)\n"
-	"            FROM lost_events l WHERE l.run_id = r.run_id) AS lost_events\n"
+	"            FROM lost_events l WHERE l.run_id = r.run_id) AS lost_events,\n"
+	"         r.execution\n"
 	"    FROM runs r;\n"
 	"CREATE VIEW v_event_counts AS\n"
 	"  SELECT c.run_id, t.name AS event, t.system, c.n FROM (\n"

@@ -22,7 +22,7 @@ check_eq "$(cat "$TMP/err")" "ra-report: '$OLD' has schema version 2; 'ra-analyz
 check_eq "$(sha256sum "$OLD" | cut -d' ' -f1)" "$sum_before" "the refused database is unchanged"
 
 ra-analyze "$OLD" 2> "$TMP/err" || fail "ra-analyze of version 2: $(cat "$TMP/err")"
-check_eq "$(q "$OLD" 'PRAGMA user_version')" 3 "upgraded to version 3"
+check_eq "$(q "$OLD" 'PRAGMA user_version')" 4 "upgraded to version 4"
 check_eq "$(q "$OLD" 'PRAGMA integrity_check')" ok "integrity after the upgrade"
 check_eq "$(events "$OLD")" "$before" "every event and run kept"
 
@@ -61,6 +61,15 @@ for p in $pids; do
 	wait "$p" || fail "a concurrent upgrade failed: $(cat "$TMP"/err.*)"
 done
 echo "ok: three writers opened the old database at once"
-check_eq "$(q "$TMP/both.db" 'PRAGMA user_version')" 3 "upgraded once"
+check_eq "$(q "$TMP/both.db" 'PRAGMA user_version')" 4 "upgraded once"
 check_eq "$(q "$TMP/both.db" 'PRAGMA integrity_check')" ok "integrity after concurrent upgrades"
 check_eq "$(events "$TMP/both.db")" "$before" "every event and run kept"
+
+# Version 4 says how each run was executed: the recordings of older versions
+# ran on the recorder's own kernel, where an imported trace ran is not known.
+xz -dc "$RA_FIXTURES/schema-v2.db.xz" > "$TMP/exec.db" || fail "unpack the fixture"
+q "$TMP/exec.db" "INSERT INTO runs (run_id, label, source, complete) VALUES (3, 'old', 'record', 1)"
+ra-analyze "$TMP/exec.db" 2> "$TMP/err" || fail "ra-analyze of version 2 with a recording: $(cat "$TMP/err")"
+check_eq "$(q "$TMP/exec.db" "SELECT group_concat(run_id || ':' || COALESCE(execution, '-'), ' ')
+	FROM (SELECT * FROM runs ORDER BY run_id)")" "1:- 2:- 3:host" "execution of the upgraded runs"
+check_eq "$(q "$TMP/exec.db" "SELECT execution FROM v_runs WHERE run_id = 3")" host "execution in v_runs"
