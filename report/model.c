@@ -23,7 +23,8 @@ static const struct section sections[] = {
 	  "SELECT r.run_id, r.label, r.source, r.source_path, r.workload, r.kernel, r.hostname,"
 	  " r.machine, r.started_at, r.wall_ns, r.exit_status, r.exit_signal, r.interrupted,"
 	  " v.lost_events, r.cpus, r.mem_bytes, r.page_size, r.trace_clock, r.buffer_kb,"
-	  " r.tool_version FROM runs r JOIN v_runs v USING (run_id) WHERE r.run_id = ?1" },
+	  " r.tool_version, r.execution, r.boot_kernel FROM runs r JOIN v_runs v USING (run_id)"
+	  " WHERE r.run_id = ?1" },
 	{ "devices", "Devices", "readahead setting during the run, and the /sys/block stat deltas",
 	  "SELECT d.name, d.dev, d.role, d.read_ahead_kb_before AS read_ahead_kb,"
 	  " d.read_ahead_kb_after, d.rotational, d.scheduler, d.nr_requests, d.max_sectors_kb,"
@@ -175,6 +176,10 @@ static const char *const warning_sql[] = {
 	" thrashed' FROM vmstat a JOIN vmstat b ON b.run_id = a.run_id AND b.name = a.name"
 	" AND b.phase = 'before' WHERE a.run_id = ?1 AND a.phase = 'after'"
 	" AND a.name = 'drop_pagecache' AND a.value > b.value",
+	"SELECT 'recorded in a guest under software emulation (qemu TCG, '"
+	" || COALESCE(boot_kernel, kernel, 'kernel not known') || '): its times, bandwidths and"
+	" latencies are not the machine''s; its windows, fates and requests are the kernel''s'"
+	" FROM runs WHERE run_id = ?1 AND execution = 'vm-tcg'",
 	"SELECT pass || ' analysis unavailable: ' || COALESCE(message, '') FROM analyses"
 	" WHERE run_id = ?1 AND state != 'ok'",
 	"SELECT 'tracepoint ' || system || ':' || name || ' is not available on this kernel'"
