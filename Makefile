@@ -135,6 +135,7 @@ check:
 	@scripts/deps.sh chromium chromium-driver python3 xfsprogs btrfs-progs clang libclang-rt-dev \
 		qemu-system-x86 busybox-static cpio debian-archive-keyring
 	@$(MAKE) --no-print-directory all
+	@scripts/kernels.sh $(BUILD)
 	@RA_BUILD=$(BUILD) tests/run.sh
 
 test: all

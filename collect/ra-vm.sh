@@ -16,7 +16,8 @@
 #       as ours; on failure one line on stderr and exit status 2
 #
 # Environment (docs/man/ra-record.1): RATRACE_KERNEL_CACHE, RATRACE_VM_ACCEL,
-# RATRACE_VM_CPU, RATRACE_VM_MEM, RATRACE_VM_APPEND, RATRACE_VM_RETRIES,
+# RATRACE_VM_CPU, RATRACE_VM_MEM, RATRACE_VM_APPEND, RATRACE_VM_QEMU_ARGS,
+# RATRACE_VM_RETRIES,
 # RATRACE_VM_BOOT_TIMEOUT, RATRACE_VM_TIMEOUT, RATRACE_VM_CONSOLE (a file the
 # guests' console output is added to), RA_RECORD (the recorder to copy into
 # the guest).
@@ -363,7 +364,7 @@ boot_once() {
 		-nodefaults -no-reboot -display none -serial "file:$WORK/console.log" \
 		-kernel "$IMAGE" -initrd "$WORK/initrd" -append "$append" \
 		-drive "file=$WORK/files.img,format=raw,if=virtio" \
-		-drive "file=$WORK/out.img,format=raw,if=virtio" \
+		-drive "file=$WORK/out.img,format=raw,if=virtio" ${RATRACE_VM_QEMU_ARGS:-} \
 		</dev/null >"$WORK/qemu.log" 2>&1 &
 	QEMU_PID=$!
 	start=$(date +%s)
@@ -499,8 +500,9 @@ cmd_run() {
 				die "$NAME: crashed $((try + 1)) times$([ "$UP" = 1 ] && echo " during the recording" || echo " at boot"): $line"
 			fi
 			echo "$ME: $NAME: the guest crashed ($line); booting it again ($((try + 2)) of $((retries + 1)))" >&2
-			# a fresh output disk: nothing of the crashed run is kept
-			mkfs.ext4 -q -F "$WORK/out.img" >/dev/null 2>&1
+			# fresh disks: nothing the crashed guest wrote is kept
+			rm -f "$WORK/files.img" "$WORK/out.img"
+			make_disks || die "$NAME: cannot make the guest's disks from '$FILES'"
 			;;
 		esac
 	done
