@@ -1254,10 +1254,44 @@ static int record_guest(struct rec *r, const char *kernel)
 	return rc;
 }
 
+/*
+ * Before a guest boots: the database is one the runs can join (an existing
+ * one opens, an older one is upgraded), or its directory takes a new one.
+ */
+static int check_output(struct rec *r)
+{
+	char *copy, *dir;
+	struct ra_db *db;
+	int ok;
+
+	if (access(r->output, F_OK) == 0) {
+		/* read-only first, which changes nothing; a writer upgrades an older one */
+		db = ra_db_open(r->output, RA_DB_READONLY);
+		if (db && ra_db_close(db) == 0)
+			return 0;
+		db = ra_db_open(r->output, 0);
+		return db && ra_db_close(db) == 0 ? 0 : -1;
+	}
+	copy = strdup(r->output);
+	if (!copy) {
+		ra_set_error(RA_ERR_IO, "out of memory");
+		return -1;
+	}
+	dir = dirname(copy);
+	ok = access(dir, W_OK) == 0;
+	if (!ok)
+		ra_set_error(RA_ERR_USAGE, "cannot create '%s': %s", r->output, strerror(errno));
+	free(copy);
+	return ok ? 0 : -1;
+}
+
 /* Every --kernel in turn, one guest at a time; the worst exit status wins. */
 static int record_guests(struct rec *r)
 {
 	int worst = 0;
+
+	if (check_output(r) < 0)
+		return die(ra_last_error());
 
 	for (int i = 0; i < r->nkernels; i++) {
 		int rc = record_guest(r, r->kernels[i]);

@@ -348,6 +348,14 @@ oopsed() {
 		"$WORK/console.log"
 }
 
+# The recorder that started us is gone (killed): its guest goes too.
+PARENT=$PPID
+parent_gone() {
+	local _pid _comm _state ppid
+	read -r _pid _comm _state ppid _ </proc/$$/stat
+	[ "$ppid" != "$PARENT" ]
+}
+
 # Boot the guest once with accelerator $1, limits $2 (to userspace) and $3
 # (to the end) in seconds; with $4 = probe, only until userspace. Sets
 # OUTCOME to ok, noqemu, noboot, bootpanic, crash, reset, timeout (probe: up);
@@ -393,6 +401,10 @@ boot_once() {
 			else
 				OUTCOME=reset
 			fi
+			break
+		fi
+		if parent_gone; then
+			OUTCOME=orphan
 			break
 		fi
 		now=$(date +%s)
@@ -474,6 +486,8 @@ cmd_run() {
 	trap 'kill_qemu; rm -rf "$WORK"' EXIT
 	trap 'exit 130' INT
 	trap 'exit 143' TERM
+	trap 'exit 129' HUP
+	trap 'exit 131' QUIT
 	make_initramfs || die "$NAME: cannot build the guest's initramfs"
 	make_disks || die "$NAME: cannot make the guest's disks from '$FILES'"
 	accel=$(pick_accel) || exit 2
@@ -493,6 +507,11 @@ cmd_run() {
 			;;
 		bootpanic) die "$NAME: panic at boot: $(crash_line)" ;;
 		timeout) die "$NAME: the guest did not end within ${RATRACE_VM_TIMEOUT:-1800} s" ;;
+		orphan)
+			rm -f "$out/guest.db" "$out/info"
+			rmdir "$out" 2>/dev/null	# the recorder's, which cannot remove it now
+			exit 2
+			;;
 		crash | reset)
 			line=$(crash_line)
 			[ -n "$line" ] || line="the guest reset without a message"

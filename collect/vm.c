@@ -75,9 +75,14 @@ static void exec_helper(char **argv, const char *recorder)
 {
 	sigset_t none;
 
+	/* A shell cannot trap what it was started ignoring (a background job's SIGINT). */
+	signal(SIGINT, SIG_DFL);
+	signal(SIGTERM, SIG_DFL);
+	signal(SIGHUP, SIG_DFL);
+	signal(SIGQUIT, SIG_DFL);
+	signal(SIGPIPE, SIG_DFL);
 	sigemptyset(&none);
 	sigprocmask(SIG_SETMASK, &none, NULL);
-	signal(SIGPIPE, SIG_DFL);
 	setenv("RA_RECORD", recorder, 1);
 	execv(argv[0], argv);
 	fprintf(stderr, "ra-record: cannot run '%s': %s\n", argv[0], strerror(errno));
