@@ -17,7 +17,7 @@
 #
 # Environment (docs/man/ra-record.1): RATRACE_KERNEL_CACHE, RATRACE_VM_ACCEL,
 # RATRACE_VM_CPU, RATRACE_VM_MEM, RATRACE_VM_APPEND, RATRACE_VM_QEMU_ARGS,
-# RATRACE_VM_RETRIES,
+# RATRACE_VM_MODULES, RATRACE_VM_RETRIES,
 # RATRACE_VM_BOOT_TIMEOUT, RATRACE_VM_TIMEOUT, RATRACE_VM_CONSOLE (a file the
 # guests' console output is added to), RA_RECORD (the recorder to copy into
 # the guest).
@@ -162,7 +162,11 @@ fetch_package() {
 resolve_kernel() {
 	local k=$1 suite pkg dir img mods
 	if [ -f "$k" ]; then
-		printf '%s\t-\t%s\n' "$(readlink -f "$k")" "$k"
+		# its modules: $RATRACE_VM_MODULES, or lib/modules/RELEASE beside boot/vmlinuz-RELEASE
+		img=$(readlink -f "$k")
+		mods=${RATRACE_VM_MODULES:-$(dirname "$img")/../lib/modules/${img##*/vmlinuz-}}
+		[ -d "$mods" ] || mods=-
+		printf '%s\t%s\t%s\n' "$img" "$mods" "$k"
 		return 0
 	fi
 	case $k in
