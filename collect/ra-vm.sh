@@ -174,6 +174,8 @@ resolve_kernel() {
 	esac
 	suite=$(suite_of "$k") || die "kernel '$k': not a kernel series (6.1, 6.12, 6.18, 7.3, ...) or an image file"
 	mkdir -p "$CACHE" || die "cannot make the kernel cache '$CACHE'"
+	# one fetch at a time: the private apt state has no lock of its own here
+	exec 9>>"$CACHE/.lock" && flock -w 900 9 || die "cannot lock the kernel cache '$CACHE'"
 	apt_update
 	pkg=$(newest_package "$k")
 	[ -n "$pkg" ] || die "kernel '$k': no cloud-amd64 kernel of that series in $suite"
