@@ -112,10 +112,13 @@ apt_update() {
 	touch "$stamp"
 }
 
-# The newest cloud-amd64 image package of series $1.
+# The newest cloud-amd64 image package of series $1 (6.12), or of version $1 (6.12.85).
 newest_package() {
 	local series=$1 re
-	re="^linux-image-${series//./\\.}\\.[0-9][-0-9.+a-z]*-cloud-amd64\$"
+	case $series in
+	*.*.*) re="^linux-image-${series//./\\.}([-+][-0-9.+a-z]*)?-cloud-amd64\$" ;;
+	*) re="^linux-image-${series//./\\.}\\.[0-9][-0-9.+a-z]*-cloud-amd64\$" ;;
+	esac
 	# shellcheck disable=SC2046
 	apt-cache $(apt_opts) pkgnames linux-image- 2>/dev/null | grep -E "$re" | sort -V | tail -n 1
 }
@@ -172,13 +175,17 @@ resolve_kernel() {
 	case $k in
 	*/*) die "kernel '$k': no such file" ;;
 	esac
-	suite=$(suite_of "$k") || die "kernel '$k': not a kernel series (6.1, 6.12, 6.18, 7.3, ...) or an image file"
+	# a series (6.12), or one version of it as the package names it (6.12.85)
+	case $k in
+	[0-9]*.[0-9]*.[0-9]*) suite=$(suite_of "${k%.*}") ;;
+	*) suite=$(suite_of "$k") ;;
+	esac || die "kernel '$k': not a kernel series (6.1, 6.12, 6.18, 7.3, ...) or an image file"
 	mkdir -p "$CACHE" || die "cannot make the kernel cache '$CACHE'"
 	# one fetch at a time: the private apt state has no lock of its own here
 	exec 9>>"$CACHE/.lock" && flock -w 900 9 || die "cannot lock the kernel cache '$CACHE'"
 	apt_update
 	pkg=$(newest_package "$k")
-	[ -n "$pkg" ] || die "kernel '$k': no cloud-amd64 kernel of that series in $suite"
+	[ -n "$pkg" ] || die "kernel '$k': no cloud-amd64 kernel of that name in $suite"
 	dir=$(fetch_package "$pkg") || exit 2
 	img=$(find "$dir/boot" "$dir/usr/lib/modules" -name 'vmlinuz*' 2>/dev/null | head -n 1)
 	[ -n "$img" ] || die "kernel '$k': no image in '$pkg'"
