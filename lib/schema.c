@@ -2,6 +2,8 @@
 /*
  * Schema version 4. docs/schema.md describes every table, column and view;
  * a change here bumps RA_SCHEMA_VERSION and that document in the same commit.
+ * A new table that a recording fills is also copied by ra_db_copy_runs():
+ * list it in lib/copy.c.
  *
  * ra_schema_sql is version 1; each later version is a step from the one
  * before (ra_schema_steps). A new database runs version 1 and every step, an
