@@ -213,7 +213,7 @@ add_programs() {
 	for p in "$@" dd cat cp sync fio head tail sleep true false sh bash md5sum sha256sum find xargs; do
 		case $p in
 		*/*) path=$p ;;
-		*) path=$(command -v "$p" 2>/dev/null) || continue ;;
+		*) path=$(type -P "$p") || continue ;;
 		esac
 		[ -f "$path" ] && [ -x "$path" ] || continue
 		[ -e "$ROOT$path" ] && continue
@@ -529,7 +529,9 @@ cmd_run() {
 			line=$(crash_line)
 			[ -n "$line" ] || line="the guest reset without a message"
 			if [ "$try" -ge "$retries" ]; then
-				die "$NAME: crashed $((try + 1)) times$([ "$UP" = 1 ] && echo " during the recording" || echo " at boot"): $line"
+				local times="$((try + 1)) times"
+				[ "$try" -eq 0 ] && times=once
+				die "$NAME: crashed $times$([ "$UP" = 1 ] && echo " during the recording" || echo " at boot"): $line"
 			fi
 			echo "$ME: $NAME: the guest crashed ($line); booting it again ($((try + 2)) of $((retries + 1)))" >&2
 			# fresh disks: nothing the crashed guest wrote is kept
