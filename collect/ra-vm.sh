@@ -293,7 +293,7 @@ mount -t ext4 /dev/vda $(shq "$FILES") || { say "error: cannot mount the files d
 mount -t ext4 /dev/vdb /out || { say "error: cannot mount the output disk"; end 2; }
 cd $(shq "$WORKDIR") 2>/dev/null || cd $(shq "$FILES")
 say "recording"
-/usr/local/bin/ra-record -o /out/guest.db$args >/out/log 2>&1
+/usr/local/bin/ra-record -o /out/guest.db$args >/out/out 2>/out/log
 rc=\$?
 cd /
 umount /out
@@ -465,8 +465,10 @@ pick_accel() {
 	esac
 }
 
-# Pass on what the guest's recorder said, but its lines about the guest database.
+# Pass on what the guest's workload wrote to stdout, and what the guest's
+# recorder said on stderr but its lines about the guest database.
 relay_log() {
+	[ -f "$WORK/out" ] && cat "$WORK/out"
 	[ -f "$WORK/log" ] || return 0
 	grep -v -E "^ra-record: run [0-9]+: .* events in '/out/guest.db'|the rootfs file system" \
 		"$WORK/log" |
@@ -541,6 +543,7 @@ cmd_run() {
 		esac
 	done
 	debugfs -R "dump /log $WORK/log" "$WORK/out.img" >/dev/null 2>&1
+	debugfs -R "dump /out $WORK/out" "$WORK/out.img" >/dev/null 2>&1
 	relay_log
 	case $GUEST_RC in
 	'' | *[!0-9]*) die "$NAME: the guest ended without a status" ;;
