@@ -381,6 +381,8 @@ boot_once() {
 	fi
 	append="console=ttyS0 panic=-1 oops=panic loglevel=5 rdinit=/init ${RATRACE_VM_APPEND:-}"
 	: >"$WORK/console.log"
+	# RATRACE_VM_QEMU_ARGS is split at spaces on purpose
+	# shellcheck disable=SC2086
 	qemu-system-x86_64 -accel "$accel" -cpu "$cpu" -smp 1 -m "${RATRACE_VM_MEM:-1024}" \
 		-nodefaults -no-reboot -display none -serial "file:$WORK/console.log" \
 		-kernel "$IMAGE" -initrd "$WORK/initrd" -append "$append" \

@@ -78,7 +78,7 @@ check_grep "^ra-record: kernel 6.18: the guest crashed \(.*\); booting it again 
 RATRACE_VM_APPEND="rdinit=/nonexistent" ra-record -o "$TMP/new.db" --kernel "$image" \
 	--kernel-files "$TMP/files" -- true 2>/dev/null
 check_eq "$?" 2 "a failed guest into a new database: exit status"
-check_eq "$(ls "$TMP" | grep -c 'new\.db')" 0 "no database made"
+check_eq "$(find "$TMP" -maxdepth 1 -name '*new.db*' | wc -l)" 0 "no database made"
 
 # SIGINT while the guest runs: the guest is stopped, exit status 130 within
 # seconds, nothing merged, nothing left.
