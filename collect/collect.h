@@ -591,6 +591,7 @@ struct ra_vm_job {
 	const char *files;		/* the directory the guest's disk is made from */
 	char **guest_args;		/* the guest recorder's options, NULL-terminated */
 	char **cmd;			/* the workload, NULL-terminated */
+	const char *tmpdir;		/* where the guest's disks are made; NULL: $TMPDIR */
 };
 
 /**

@@ -1229,7 +1229,8 @@ static void remove_guest_dir(const char *dir)
 /* One kernel: its guest records, its runs join the database. The exit status. */
 static int record_guest(struct rec *r, const char *kernel)
 {
-	struct ra_vm_job job = { .kernel = kernel, .files = r->kernel_files, .cmd = r->argv };
+	struct ra_vm_job job = { .kernel = kernel, .files = r->kernel_files, .cmd = r->argv,
+				 .tmpdir = r->tmpdir };
 	char dir[PATH_MAX], label[512];
 	int rc, signo = 0;
 

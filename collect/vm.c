@@ -71,7 +71,7 @@ static char **helper_argv(char *helper, const struct ra_vm_job *j)
 	return argv;
 }
 
-static void exec_helper(char **argv, const char *recorder)
+static void exec_helper(char **argv, const char *recorder, const char *tmpdir)
 {
 	sigset_t none;
 
@@ -84,6 +84,8 @@ static void exec_helper(char **argv, const char *recorder)
 	sigemptyset(&none);
 	sigprocmask(SIG_SETMASK, &none, NULL);
 	setenv("RA_RECORD", recorder, 1);
+	if (tmpdir)
+		setenv("TMPDIR", tmpdir, 1);
 	execv(argv[0], argv);
 	fprintf(stderr, "ra-record: cannot run '%s': %s\n", argv[0], strerror(errno));
 	_exit(2);
@@ -143,7 +145,7 @@ int ra_vm_run(const struct ra_vm_job *j, int sigfd, int *signo)
 	}
 	pid = fork();
 	if (pid == 0)
-		exec_helper(argv, recorder);
+		exec_helper(argv, recorder, j->tmpdir);
 	free(argv);
 	if (pid < 0) {
 		ra_set_error(RA_ERR_ENV, "cannot fork: %s", strerror(errno));
