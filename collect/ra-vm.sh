@@ -328,7 +328,7 @@ make_disks() {
 	truncate -s "${kb}K" "$WORK/files.img" &&
 		mkfs.ext4 -q -F -E root_owner=0:0 -d "$FILES" "$WORK/files.img" >/dev/null 2>&1 ||
 		return 1
-	truncate -s 2G "$WORK/out.img" && mkfs.ext4 -q -F "$WORK/out.img" >/dev/null 2>&1
+	truncate -s 8G "$WORK/out.img" && mkfs.ext4 -q -F "$WORK/out.img" >/dev/null 2>&1
 }
 
 # ---- qemu ----
