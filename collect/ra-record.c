@@ -424,9 +424,11 @@ static int note_guest_opt(struct rec *r, int c, const char *arg)
 		return -1;
 	}
 	snprintf(name, sizeof(name), "--%s", o->name);
-	r->guest_args[r->nguest++] = strdup(name);
-	if (arg)
-		r->guest_args[r->nguest++] = strdup(arg);
+	if (!(r->guest_args[r->nguest++] = strdup(name)) ||
+	    (arg && !(r->guest_args[r->nguest++] = strdup(arg)))) {
+		ra_set_error(RA_ERR_IO, "out of memory");
+		return -1;
+	}
 	return 0;
 }
 
@@ -1294,7 +1296,6 @@ static int record_guests(struct rec *r)
 
 	if (check_output(r) < 0)
 		return die(ra_last_error());
-
 	for (int i = 0; i < r->nkernels; i++) {
 		int rc = record_guest(r, r->kernels[i]);
 
