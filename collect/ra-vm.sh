@@ -281,6 +281,7 @@ mount -t tmpfs cgroup /sys/fs/cgroup 2>/dev/null &&
 	mount -t cgroup -o blkio blkio /sys/fs/cgroup/blkio 2>/dev/null
 say() { echo "ratrace-guest: \$*" >/dev/ttyS0; }
 end() { say "exit \$1"; sync; poweroff -f; reboot -f; }
+echo $(shq "$GUEST_HOST") >/proc/sys/kernel/hostname
 say "up \$(cat /proc/sys/kernel/osrelease)"
 for m in \$(cat /lib/modules/load.list); do
 	insmod /lib/modules/\$m 2>/dev/null
@@ -491,6 +492,8 @@ cmd_run() {
 	[ "${1:-}" = -- ] && shift
 	CMD=("$@")
 	NAME="kernel $kernel"
+	# the guest's name, as its runs store it: this machine's, marked
+	GUEST_HOST="$(hostname 2>/dev/null || cat /proc/sys/kernel/hostname)-guest"
 	WORKDIR=$PWD
 	RA_RECORD=${RA_RECORD:-$(dirname "$(readlink -f "$0")")/ra-record}
 	[ -x "$RA_RECORD" ] || die "no recorder '$RA_RECORD' to copy into the guest"
