@@ -3,6 +3,7 @@
 PREFIX ?= /usr/local
 BINDIR ?= $(PREFIX)/bin
 MANDIR ?= $(PREFIX)/share/man
+LIBEXECDIR ?= $(PREFIX)/libexec/ratrace
 DESTDIR ?=
 
 CC ?= cc
@@ -17,7 +18,7 @@ WARN_COMMON := -Wall -Wextra -Werror -Wshadow -Wformat=2 -Wstrict-prototypes -Wm
 	-Wno-unused-parameter
 WARN := $(WARN_COMMON) $(call cc_option,-Wno-format-truncation)
 CFLAGS ?= -O2 -g
-ALL_CFLAGS = -std=gnu11 $(WARN) -D_GNU_SOURCE -Iinclude -Ilib -Icollect -Ianalyze -Ireport $(PKG_CFLAGS) $(CFLAGS)
+ALL_CFLAGS = -std=gnu11 $(WARN) -D_GNU_SOURCE -DRA_LIBEXECDIR='"$(LIBEXECDIR)"' -Iinclude -Ilib -Icollect -Ianalyze -Ireport $(PKG_CFLAGS) $(CFLAGS)
 LDLIBS = $(PKG_LIBS) -lm
 
 ifdef SANITIZE
@@ -48,7 +49,7 @@ MANS := $(wildcard docs/man/*.1)
 
 .PHONY: all deps pkgcheck check test install uninstall clean demo format fuzz fuzz-build
 
-all: pkgcheck $(BINS) $(UNIT_BINS) $(TOOL_BINS)
+all: pkgcheck $(BINS) $(BUILD)/ra-vm $(UNIT_BINS) $(TOOL_BINS)
 
 deps:
 	@scripts/deps.sh
@@ -78,6 +79,11 @@ cmd_obj = $(patsubst %.c,$(BUILD)/%.o,$(wildcard */ra-$(1).c))
 .SECONDEXPANSION:
 $(BUILD)/ra-%: $$(call cmd_obj,$$*) $(BUILD)/libratrace.a
 	$(call echo_cmd,LINK,$@)$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+# The helper that boots a guest for ra-record --kernel, found beside it.
+$(BUILD)/ra-vm: collect/ra-vm.sh
+	@mkdir -p $(dir $@)
+	$(call echo_cmd,GEN,$@)install -m 755 $< $@
 
 $(BUILD)/tests/%: $(BUILD)/tests/unit/%.o $(BUILD)/libratrace.a
 	@mkdir -p $(dir $@)
@@ -127,8 +133,10 @@ fuzz: fuzz-build
 # The test command of the README: installs what is missing, builds, runs every suite.
 check:
 	@scripts/deps.sh chromium chromium-driver python3 xfsprogs btrfs-progs clang libclang-rt-dev \
-		python3-junitparser libxml2-utils
+		python3-junitparser libxml2-utils qemu-system-x86 busybox-static cpio \
+		debian-archive-keyring
 	@$(MAKE) --no-print-directory all
+	@scripts/kernels.sh $(BUILD)
 	@RA_BUILD=$(BUILD) tests/run.sh
 
 test: all
@@ -143,9 +151,12 @@ install: all
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1
 	install -m 755 $(BINS) $(DESTDIR)$(BINDIR)
 	install -m 644 $(MANS) $(DESTDIR)$(MANDIR)/man1
+	install -d $(DESTDIR)$(LIBEXECDIR)
+	install -m 755 $(BUILD)/ra-vm $(DESTDIR)$(LIBEXECDIR)/ra-vm
 
 uninstall:
 	rm -f $(CMDS:%=$(DESTDIR)$(BINDIR)/%) $(MANS:docs/man/%=$(DESTDIR)$(MANDIR)/man1/%)
+	rm -f $(DESTDIR)$(LIBEXECDIR)/ra-vm
 
 format:
 	clang-format -i include/*.h lib/*.[ch] collect/*.[ch] tests/unit/*.[ch] tests/tools/*.c \

@@ -582,4 +582,35 @@ uint64_t ra_tracer_lost(struct ra_tracer *tr);
 /** ra_tracer_destroy - remove the instance and free; safe on NULL */
 void ra_tracer_destroy(struct ra_tracer *tr);
 
+/* ---- vm.c: recording under another kernel, in a guest ---- */
+
+/* One guest recording: ra-vm run OUTDIR KERNEL FILES -- GUEST_ARGS -- CMD. */
+struct ra_vm_job {
+	const char *outdir;		/* where the helper leaves guest.db and info */
+	const char *kernel;		/* a Debian series ("6.18") or an image file */
+	const char *files;		/* the directory the guest's disk is made from */
+	char **guest_args;		/* the guest recorder's options, NULL-terminated */
+	char **cmd;			/* the workload, NULL-terminated */
+	const char *tmpdir;		/* where the guest's disks are made; NULL: $TMPDIR */
+};
+
+/**
+ * ra_vm_run - run the guest helper for @j and wait for it
+ * Signals read from @sigfd while it runs are sent on to it; the last one in
+ * *@signo. Returns its exit status (0 or 1: the guest recorded, with the
+ * guest workload's result; 2: it said why on stderr; 128+N: a signal), or -1
+ * with ra_last_error() when it could not be started.
+ */
+int ra_vm_run(const struct ra_vm_job *j, int sigfd, int *signo);
+
+/* What the helper says about the guest (OUTDIR/info). */
+struct ra_vm_info {
+	char accel[16];			/* "kvm" or "tcg" */
+	char release[128];		/* the guest's uname -r */
+	char image[512];		/* the kernel as found: package (version), or file */
+};
+
+/** ra_vm_info_read - read OUTDIR/info; 0 or -1 (ra_last_error()) */
+int ra_vm_info_read(const char *outdir, struct ra_vm_info *info);
+
 #endif /* RA_COLLECT_H */

@@ -7,6 +7,7 @@
 #include <fcntl.h>
 #include <getopt.h>
 #include <libgen.h>
+#include <limits.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
@@ -29,6 +30,8 @@
 #define MAX_DEVS	16
 #define INFLIGHT_WAIT_MS 3000
 #define TICK_NS		200000000	/* how often settings and open files are read */
+#define MAX_KERNELS	16
+#define MAX_GUEST_ARGS	128
 
 struct snapdev {
 	struct ra_blockdev bd;
@@ -69,6 +72,12 @@ struct rec {
 	struct setreq setreq[MAX_DEVS];
 	int nsetreq;
 	const char *run_label;		/* label of the run being recorded */
+	/* --kernel: the runs are recorded in guests */
+	const char *kernels[MAX_KERNELS];
+	int nkernels;
+	const char *kernel_files;
+	char *guest_args[MAX_GUEST_ARGS];	/* the options the guest's recorder gets */
+	int nguest;
 	/* what the runs trace and change */
 	struct ra_fsmap *fsmap;
 	struct ra_target filter[MAX_DEVS];
@@ -135,6 +144,15 @@ static const char usage_text[] =
 	"      --throttle DEV=iops:N,bps:N\n"
 	"                              emulate a slow device: the workload's reads of DEV are\n"
 	"                              throttled (blkio cgroup, removed after)\n"
+	"      --kernel K              record under kernel K instead, booted in qemu: a\n"
+	"                              Debian series (6.1, 6.12, 6.18, 7.3: its newest\n"
+	"                              cloud-amd64 kernel, fetched with apt and cached),\n"
+	"                              a version of one (6.12.85, 6.1.0-50) or a kernel\n"
+	"                              image file; repeatable, one guest at a time; the\n"
+	"                              runs are labelled kernel=K\n"
+	"      --kernel-files DIR      the guest's disk (vda) is made from DIR and mounted\n"
+	"                              at DIR inside, so CMD reads the same paths there\n"
+	"                              (needed with --kernel; -d defaults to vda)\n"
 	"  -e, --events LIST           tracepoint systems or SYSTEM:EVENT names to record\n"
 	"                              (default readahead,filemap,block and the WILLNEED\n"
 	"                              syscalls sys_enter_fadvise64, sys_enter_readahead,\n"
@@ -156,7 +174,9 @@ static const char usage_text[] =
 	"Examples:\n"
 	"  ra-record -o run.db -d loop0 --read-ahead-kb loop0=512 --drop-caches \\\n"
 	"            -- dd if=/mnt/file of=/dev/null bs=4k\n"
-	"  ra-record -o runs.db --label ra128 -- fio --output-format=json job.fio\n";
+	"  ra-record -o runs.db --label ra128 -- fio --output-format=json job.fio\n"
+	"  ra-record -o k.db --kernel 6.1 --kernel 6.18 --kernel-files /srv/data \\\n"
+	"            --drop-caches -- dd if=/srv/data/file of=/dev/null bs=4k\n";
 
 static int die(const char *msg)
 {
@@ -253,7 +273,8 @@ static int set_wait(struct rec *r, const char *arg)
 
 enum {
 	OPT_RA_KB = 256, OPT_DROP, OPT_TMPDIR, OPT_NOCAPTURE, OPT_NOANALYZE, OPT_VERSION,
-	OPT_REPEAT, OPT_SWEEP, OPT_SWEEP_ENV, OPT_THROTTLE, OPT_EVICT, OPT_WAIT,
+	OPT_REPEAT, OPT_SWEEP, OPT_SWEEP_ENV, OPT_THROTTLE, OPT_EVICT, OPT_WAIT, OPT_KERNEL,
+	OPT_KERNEL_FILES,
 };
 
 static const struct option longopts[] = {
@@ -273,6 +294,8 @@ static const struct option longopts[] = {
 	{ "sweep", required_argument, NULL, OPT_SWEEP },
 	{ "sweep-env", required_argument, NULL, OPT_SWEEP_ENV },
 	{ "throttle", required_argument, NULL, OPT_THROTTLE },
+	{ "kernel", required_argument, NULL, OPT_KERNEL },
+	{ "kernel-files", required_argument, NULL, OPT_KERNEL_FILES },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "help", no_argument, NULL, 'h' },
@@ -353,6 +376,16 @@ static int parse_opt(struct rec *r, int c, char *arg)
 	case OPT_THROTTLE:
 		r->throttle = arg;
 		return 0;
+	case OPT_KERNEL:
+		if (r->nkernels == MAX_KERNELS) {
+			ra_set_error(RA_ERR_USAGE, "too many --kernel options");
+			return -1;
+		}
+		r->kernels[r->nkernels++] = arg;
+		return 0;
+	case OPT_KERNEL_FILES:
+		r->kernel_files = arg;
+		return 0;
 	case 'q':
 		r->verbose = -1;
 		return 0;
@@ -376,19 +409,79 @@ static int parse_opt(struct rec *r, int c, char *arg)
 	return -1;
 }
 
+/*
+ * The options a guest's recorder gets as they were given: those of the runs
+ * (devices, settings, sweeps, caches, events). The database, the label, the
+ * kernels and the host's temporary and waiting options stay here.
+ */
+static int note_guest_opt(struct rec *r, int c, const char *arg)
+{
+	static const int guest_opts[] = { 'd', OPT_RA_KB, OPT_DROP, OPT_EVICT, 'b', 'e',
+					  OPT_NOCAPTURE, OPT_REPEAT, OPT_SWEEP, OPT_SWEEP_ENV,
+					  OPT_THROTTLE, 'q', 'v' };
+	const struct option *o;
+	char name[64];
+	size_t i;
+
+	for (i = 0; i < sizeof(guest_opts) / sizeof(guest_opts[0]); i++)
+		if (guest_opts[i] == c)
+			break;
+	if (i == sizeof(guest_opts) / sizeof(guest_opts[0]))
+		return 0;
+	for (o = longopts; o->name && o->val != c; o++)
+		;
+	if (!o->name || r->nguest + 2 >= MAX_GUEST_ARGS) {
+		ra_set_error(RA_ERR_USAGE, "too many options for a guest");
+		return -1;
+	}
+	snprintf(name, sizeof(name), "--%s", o->name);
+	if (!(r->guest_args[r->nguest++] = strdup(name)) ||
+	    (arg && !(r->guest_args[r->nguest++] = strdup(arg)))) {
+		ra_set_error(RA_ERR_IO, "out of memory");
+		return -1;
+	}
+	return 0;
+}
+
+static int check_kernel_args(struct rec *r)
+{
+	struct stat st;
+
+	if (!r->nkernels && r->kernel_files) {
+		ra_set_error(RA_ERR_USAGE, "--kernel-files is for --kernel");
+		return -1;
+	}
+	if (!r->nkernels)
+		return 0;
+	if (!r->kernel_files) {
+		ra_set_error(RA_ERR_USAGE, "--kernel needs the guest's files: --kernel-files DIR");
+		return -1;
+	}
+	if (stat(r->kernel_files, &st) < 0 || !S_ISDIR(st.st_mode)) {
+		ra_set_error(RA_ERR_USAGE, "--kernel-files '%s' is not a directory", r->kernel_files);
+		return -1;
+	}
+	if (r->wait_settings != -1)
+		fprintf(stderr, "ra-record: --wait-settings is for recording here: a guest's"
+			" settings are its own\n");
+	return 0;
+}
+
 static int parse_args(struct rec *r, int argc, char **argv)
 {
 	int c;
 
 	while ((c = getopt_long(argc, argv, "+o:l:d:b:e:qvh", longopts, NULL)) != -1)
-		if (parse_opt(r, c, optarg) < 0)
+		if (parse_opt(r, c, optarg) < 0 || note_guest_opt(r, c, optarg) < 0)
 			return -1;
 	if (!r->output) {
 		ra_set_error(RA_ERR_USAGE, "no output database (-o DB)");
 		return -1;
 	}
 	r->argv = argv + optind;
-	if (r->sweep_kb && !r->nfilter) {
+	if (check_kernel_args(r) < 0)
+		return -1;
+	if (r->sweep_kb && !r->nfilter && !r->nkernels) {
 		ra_set_error(RA_ERR_USAGE, "--sweep read_ahead_kb needs the devices: --device DEV");
 		return -1;
 	}
@@ -845,6 +938,7 @@ static void run_info(struct rec *r, struct ra_run_info *info)
 	info->trace_clock = ra_tracer_clock(r->tr);
 	info->buffer_kb = (int64_t)r->buffer_kb;
 	info->tool_version = RA_VERSION;
+	info->execution = "host";
 }
 
 /* The events, in time order, and what depends on them. */
@@ -1144,6 +1238,175 @@ static void release_all(struct rec *r)
 	r->fsmap = NULL;
 }
 
+/* ---- runs in guests (--kernel) ---- */
+
+/* What the runs of a guest are called: the kernel that booted it, its file name for an image. */
+static const char *kernel_tag(const char *kernel)
+{
+	const char *slash = strrchr(kernel, '/');
+
+	return slash ? slash + 1 : kernel;
+}
+
+/* The guest recorder's options: its database is the helper's, its runs are analysed here. */
+static char **guest_argv(struct rec *r, const char *kernel, char *label, size_t len)
+{
+	char **argv = calloc((size_t)r->nguest + 8, sizeof(*argv));
+	int k = 0;
+
+	if (!argv)
+		return NULL;
+	snprintf(label, len, "%s%skernel=%s", r->label ? r->label : "", r->label ? "," : "",
+		 kernel_tag(kernel));
+	argv[k++] = (char *)"--no-analyze";
+	argv[k++] = (char *)"--label";
+	argv[k++] = label;
+	if (!r->nfilter) {
+		argv[k++] = (char *)"-d";
+		argv[k++] = (char *)"vda";
+	}
+	for (int i = 0; i < r->nguest; i++)
+		argv[k++] = r->guest_args[i];
+	return argv;
+}
+
+/* Bring the runs the guest recorded into the database, analysed, in one transaction. */
+static int merge_guest(struct rec *r, const char *kernel, const char *dir)
+{
+	struct ra_copy_tags tags = { 0 };
+	struct ra_vm_info info;
+	char path[PATH_MAX];
+	int64_t *ids = NULL;
+	size_t n = 0;
+	struct ra_db *db;
+	int ret = -1;
+
+	if (ra_vm_info_read(dir, &info) < 0)
+		return -1;
+	tags.execution = strcmp(info.accel, "kvm") == 0 ? "vm-kvm" : "vm-tcg";
+	tags.boot_kernel = info.image;
+	snprintf(path, sizeof(path), "%s/guest.db", dir);
+	db = ra_db_open_for_load(r->output);
+	if (!db)
+		return -1;
+	if (ra_db_load_begin(db) < 0 || ra_db_copy_runs(db, path, &tags, &ids, &n) < 0)
+		goto fail;
+	if (!n) {
+		ra_set_error(RA_ERR_DATA, "kernel %s: the guest recorded no run", kernel);
+		goto fail;
+	}
+	for (size_t i = 0; i < n && r->analyze; i++) {
+		struct ra_analyze_opts ao = { .verbose = r->verbose };
+
+		if (ra_analyze_in_load(db, ids[i], &ao) < 0)
+			goto fail;
+	}
+	if (ra_db_load_commit(db) < 0)
+		goto fail;
+	for (size_t i = 0; i < n && r->verbose >= 0; i++)
+		fprintf(stderr, "ra-record: kernel %s (%s, %s): run %lld in '%s'\n", kernel,
+			info.release, tags.execution, (long long)ids[i], r->output);
+	ret = 0;
+	goto out;
+fail:
+	ra_db_load_abort(db);
+out:
+	free(ids);
+	if (ra_db_close(db) < 0)
+		ret = -1;
+	return ret;
+}
+
+static void remove_guest_dir(const char *dir)
+{
+	char path[PATH_MAX];
+
+	snprintf(path, sizeof(path), "%s/guest.db", dir);
+	unlink(path);
+	snprintf(path, sizeof(path), "%s/info", dir);
+	unlink(path);
+	rmdir(dir);
+}
+
+/* One kernel: its guest records, its runs join the database. The exit status. */
+static int record_guest(struct rec *r, const char *kernel)
+{
+	struct ra_vm_job job = { .kernel = kernel, .files = r->kernel_files, .cmd = r->argv,
+				 .tmpdir = r->tmpdir };
+	char dir[PATH_MAX], label[512];
+	int rc, signo = 0;
+
+	snprintf(dir, sizeof(dir), "%s/ra-record-vm.XXXXXX",
+		 r->tmpdir ? r->tmpdir : getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
+	if (!mkdtemp(dir))
+		return die("cannot make a temporary directory for the guest");
+	job.outdir = dir;
+	job.guest_args = guest_argv(r, kernel, label, sizeof(label));
+	if (!job.guest_args) {
+		rmdir(dir);
+		return die("out of memory");
+	}
+	rc = ra_vm_run(&job, r->sigfd, &signo);
+	free(job.guest_args);
+	if (rc < 0)
+		rc = die(ra_last_error());
+	else if (signo)
+		rc = 128 + signo;
+	else if ((rc == 0 || rc == EXIT_WORKLOAD) && merge_guest(r, kernel, dir) < 0)
+		rc = die(ra_last_error());
+	remove_guest_dir(dir);
+	return rc;
+}
+
+/*
+ * Before a guest boots: the database is one the runs can join (an existing
+ * one opens, an older one is upgraded), or its directory takes a new one.
+ */
+static int check_output(struct rec *r)
+{
+	char *copy, *dir;
+	struct ra_db *db;
+	int ok;
+
+	if (access(r->output, F_OK) == 0) {
+		/* read-only first, which changes nothing; a writer upgrades an older one */
+		db = ra_db_open(r->output, RA_DB_READONLY);
+		if (db && ra_db_close(db) == 0)
+			return 0;
+		db = ra_db_open(r->output, 0);
+		return db && ra_db_close(db) == 0 ? 0 : -1;
+	}
+	copy = strdup(r->output);
+	if (!copy) {
+		ra_set_error(RA_ERR_IO, "out of memory");
+		return -1;
+	}
+	dir = dirname(copy);
+	ok = access(dir, W_OK) == 0;
+	if (!ok)
+		ra_set_error(RA_ERR_USAGE, "cannot create '%s': %s", r->output, strerror(errno));
+	free(copy);
+	return ok ? 0 : -1;
+}
+
+/* Every --kernel in turn, one guest at a time; the worst exit status wins. */
+static int record_guests(struct rec *r)
+{
+	int worst = 0;
+
+	if (check_output(r) < 0)
+		return die(ra_last_error());
+	for (int i = 0; i < r->nkernels; i++) {
+		int rc = record_guest(r, r->kernels[i]);
+
+		if (rc > worst)
+			worst = rc;
+		if (rc >= 128)
+			break;
+	}
+	return worst;
+}
+
 /* Signals are taken through a signalfd, so that every exit path cleans up. */
 static void block_signals(sigset_t *mask)
 {
@@ -1172,6 +1435,10 @@ int main(int argc, char **argv)
 	r.sigfd = signalfd(-1, &mask, SFD_NONBLOCK | SFD_CLOEXEC);
 	if (r.sigfd < 0)
 		return die("cannot watch signals");
+	if (r.nkernels) {
+		ret = record_guests(&r);
+		goto out;
+	}
 	if (getuid() == 0)
 		ra_journal_recover(notice, &r);	/* what killed recorders left behind */
 	if (prepare(&r) < 0) {
@@ -1198,5 +1465,7 @@ out:
 		ret = die(ra_last_error());
 	if (r.sigfd >= 0)
 		close(r.sigfd);
+	for (int i = 0; i < r.nguest; i++)
+		free(r.guest_args[i]);
 	return ret;
 }

@@ -11,7 +11,7 @@
 
 #include "ra_event.h"
 
-#define RA_SCHEMA_VERSION 5
+#define RA_SCHEMA_VERSION 6
 /* A read-only tool's reading of a database stops after this long (seconds). */
 #define RA_DB_READ_SECONDS 600
 #define RA_APPLICATION_ID 0x52415452 /* "RATR" */
@@ -102,6 +102,7 @@ struct ra_run_info {
 	const char *trace_clock;
 	int64_t buffer_kb;
 	const char *tool_version;
+	const char *execution;		/* "host", "vm-kvm", "vm-tcg"; NULL not known */
 };
 
 /**
@@ -128,6 +129,28 @@ int ra_db_run_set_text(struct ra_db *db, int64_t run_id, const char *column, con
 
 /** ra_db_run_set_start - set the wall-clock start (started_at, start_unix_ns) */
 int ra_db_run_set_start(struct ra_db *db, int64_t run_id, int64_t unix_ns);
+
+/* What every copied run is given; NULL members keep the source's value. */
+struct ra_copy_tags {
+	const char *label;
+	const char *execution;		/* runs.execution */
+	const char *boot_kernel;	/* runs.boot_kernel */
+};
+
+/**
+ * ra_db_copy_runs - copy the complete recorded runs of another ratrace database
+ * @db: the destination, inside ra_db_load_begin() ... ra_db_load_commit()
+ * @src_path: a ratrace database of this schema version, opened read-only
+ * @tags: what to set on every copied run, or NULL
+ * @new_ids: gets the new run ids in the source's order (malloc'd, the caller
+ *           frees it), @n their count
+ *
+ * The runs get new run ids and event seqs; the recording's tables are copied,
+ * the derived ones are not: analyse the new runs (ra_analyze_in_load()).
+ * Returns 0, or -1 with ra_last_error() (abort the load: nothing is kept).
+ */
+int ra_db_copy_runs(struct ra_db *db, const char *src_path, const struct ra_copy_tags *tags,
+		    int64_t **new_ids, size_t *n);
 
 /* Block device settings and counters around a run. */
 struct ra_dev_snapshot {

@@ -104,13 +104,13 @@ int64_t ra_db_run_create(struct ra_db *db, const struct ra_run_info *info)
 	ret = exec_args(db,
 			"INSERT INTO runs (label, source, source_path, workload, started_at,"
 			" start_unix_ns, kernel, hostname, machine, page_size, cpus, mem_bytes,"
-			" trace_clock, buffer_kb, tool_version)"
-			" VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-			"tttttntttnnntnt", info->label, info->source, info->source_path, workload,
+			" trace_clock, buffer_kb, tool_version, execution)"
+			" VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+			"tttttntttnnntntt", info->label, info->source, info->source_path, workload,
 			started[0] ? started : NULL, info->start_unix_ns ? info->start_unix_ns : -1,
 			info->kernel, info->hostname, info->machine, info->page_size ?: -1,
 			info->cpus ?: -1, info->mem_bytes ?: -1, info->trace_clock,
-			info->buffer_kb ?: -1, info->tool_version);
+			info->buffer_kb ?: -1, info->tool_version, info->execution);
 	free(workload);
 	if (ret < 0)
 		return -1;

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: LGPL-2.1
 /*
- * Schema version 3. docs/schema.md describes every table, column and view;
+ * Schema version 4. docs/schema.md describes every table, column and view;
  * a change here bumps RA_SCHEMA_VERSION and that document in the same commit.
+ * A new table that a recording fills is also copied by ra_db_copy_runs():
+ * list it in lib/copy.c.
  *
  * ra_schema_sql is version 1; each later version is a step from the one
  * before (ra_schema_steps). A new database runs version 1 and every step, an
@@ -534,9 +536,19 @@ const char ra_schema_v5_sql[] =
 	"  PRIMARY KEY (run_id, name, scope)\n"
 	");\n";
 
+/*
+ * Version 6: how each run was executed. The recordings of older versions ran
+ * on the recorder's own kernel; where an imported trace ran is not known.
+ */
+const char ra_schema_v6_sql[] =
+	"ALTER TABLE runs ADD COLUMN execution TEXT\n"
+	"  CHECK (execution IN ('host', 'vm-kvm', 'vm-tcg'));\n"
+	"ALTER TABLE runs ADD COLUMN boot_kernel TEXT;\n"
+	"UPDATE runs SET execution = 'host' WHERE source = 'record';\n";
+
 /* Each version's step from the one before: ra_schema_steps[v - 2] makes v from v - 1. */
 const char *const ra_schema_steps[] = { ra_schema_v2_sql, ra_schema_v3_sql, ra_schema_v4_sql,
-					ra_schema_v5_sql, NULL };
+					ra_schema_v5_sql, ra_schema_v6_sql, NULL };
 
 /*
  * The views, dropped and made again by every upgrade: their columns keep their
@@ -557,7 +569,8 @@ const char ra_schema_views_sql[] =
 	"         r.exit_status,\n"
 	"         (SELECT COALESCE(SUM(MAX(COALESCE(l.overrun, 0) + COALESCE(l.dropped, 0),\n"
 	"                                  l.missed)), 0)\n"
-	"            FROM lost_events l WHERE l.run_id = r.run_id) AS lost_events\n"
+	"            FROM lost_events l WHERE l.run_id = r.run_id) AS lost_events,\n"
+	"         r.execution\n"
 	"    FROM runs r;\n"
 	"CREATE VIEW v_event_counts AS\n"
 	"  SELECT c.run_id, t.name AS event, t.system, c.n FROM (\n"

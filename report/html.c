@@ -509,7 +509,9 @@ static void html_table(FILE *out, const struct ra_table *t)
 		fputs("</p>\n", out);
 	}
 	if (!t->nrows) {
-		fputs("<p class=\"note\">none</p>\n", out);
+		fputs("<p class=\"note\">", out);
+		esc(out, t->unavailable ? t->unavailable : "none");
+		fputs("</p>\n", out);
 		return;
 	}
 	fputs("<table><thead><tr>", out);

@@ -73,6 +73,19 @@ static int json_render(FILE *out, const struct ra_report *rep, int index)
 		}
 		fprintf(out, "%s]", t->nrows ? "\n      " : "");
 	}
+	/* the tables whose analysis could not run, and why */
+	fputs(",\n      \"unavailable\": {", out);
+	for (int i = 0, n = 0; i < rep->ntables; i++) {
+		const struct ra_table *t = &rep->tables[i];
+
+		if (!t->unavailable)
+			continue;
+		fprintf(out, "%s\n        ", n++ ? "," : "");
+		ra_json_string(out, t->key);
+		fputs(": ", out);
+		ra_json_string(out, t->unavailable);
+	}
+	fputs("}", out);
 	fputs("\n    }", out);
 	return ferror(out) ? -1 : 0;
 }

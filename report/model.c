@@ -24,7 +24,8 @@ static const struct section sections[] = {
 	  "SELECT r.run_id, r.label, r.source, r.source_path, r.workload, r.kernel, r.hostname,"
 	  " r.machine, r.started_at, r.wall_ns, r.exit_status, r.exit_signal, r.interrupted,"
 	  " v.lost_events, r.cpus, r.mem_bytes, r.page_size, r.trace_clock, r.buffer_kb,"
-	  " r.tool_version FROM runs r JOIN v_runs v USING (run_id) WHERE r.run_id = ?1" },
+	  " r.tool_version, r.execution, r.boot_kernel FROM runs r JOIN v_runs v USING (run_id)"
+	  " WHERE r.run_id = ?1" },
 	{ "devices", "Devices", "readahead setting during the run, and the /sys/block stat deltas",
 	  "SELECT d.name, d.dev, d.role, d.read_ahead_kb_before AS read_ahead_kb,"
 	  " d.read_ahead_kb_after, d.rotational, d.scheduler, d.nr_requests, d.max_sectors_kb,"
@@ -180,6 +181,10 @@ static const char *const warning_sql[] = {
 	" thrashed' FROM vmstat a JOIN vmstat b ON b.run_id = a.run_id AND b.name = a.name"
 	" AND b.phase = 'before' WHERE a.run_id = ?1 AND a.phase = 'after'"
 	" AND a.name = 'drop_pagecache' AND a.value > b.value",
+	"SELECT 'recorded in a guest under software emulation (qemu TCG, '"
+	" || COALESCE(boot_kernel, kernel, 'kernel not known') || '): its times, bandwidths and"
+	" latencies are not the machine''s; its windows, fates and requests are the kernel''s'"
+	" FROM runs WHERE run_id = ?1 AND execution = 'vm-tcg'",
 	"SELECT pass || ' analysis unavailable: ' || COALESCE(message, '') FROM analyses"
 	" WHERE run_id = ?1 AND state != 'ok'",
 	"SELECT pass || ' analysis: ' || message FROM analyses WHERE run_id = ?1 AND state = 'ok'"
@@ -395,6 +400,47 @@ nomem:
 	return -1;
 }
 
+/* The analysis pass each table comes from: an unavailable one is said, never shown as empty. */
+static const struct {
+	const char *key, *pass;
+} table_pass[] = {
+	{ "readahead_stats", "readahead" },	{ "files", "readahead" },
+	{ "streams", "readahead" },		{ "window_io", "readahead" },
+	{ "chart_window_sizes", "readahead" },	{ "block", "block" },
+	{ "latency", "block" },			{ "plugs", "block" },
+	{ "stalls", "block" },			{ "chart_latency", "block" },
+	{ "chart_throughput", "block" },	{ "chart_io_sizes", "block" },
+	{ "model", "model" },			{ "model_table", "model" },
+	{ "predictions", "model" },		{ "advice", "model" },
+	{ "model_points", "model" },
+};
+
+static int mark_unavailable(struct ra_db *db, struct ra_table *t, int64_t run_id)
+{
+	static const char sql[] = "SELECT ?2 || ' analysis unavailable: ' || COALESCE(message, '')"
+				  " FROM analyses WHERE run_id = ?1 AND pass = ?2 AND state != 'ok'";
+	const char *pass = NULL;
+	sqlite3_stmt *st = NULL;
+	int rc;
+
+	for (size_t i = 0; i < sizeof(table_pass) / sizeof(table_pass[0]) && !pass; i++)
+		if (strcmp(table_pass[i].key, t->key) == 0)
+			pass = table_pass[i].pass;
+	if (!pass)
+		return 0;
+	if (sqlite3_prepare_v2(ra_db_sqlite(db), sql, -1, &st, NULL) != SQLITE_OK)
+		return fail(db);
+	sqlite3_bind_int64(st, 1, run_id);
+	sqlite3_bind_text(st, 2, pass, -1, SQLITE_STATIC);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW && !(t->unavailable = strdup((const char *)sqlite3_column_text(st, 0))))
+		rc = SQLITE_NOMEM;
+	sqlite3_finalize(st);
+	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+		return fail(db);
+	return 0;
+}
+
 static int load_warnings(struct ra_db *db, struct ra_report *r, const struct ra_report_opts *o)
 {
 	for (size_t i = 0; i < sizeof(warning_sql) / sizeof(warning_sql[0]); i++) {
@@ -549,6 +595,9 @@ struct ra_report *ra_report_load(struct ra_db *db, int64_t run_id, const struct 
 			     ra_db_path(db));
 		goto fail;
 	}
+	for (int i = 0; i < r->ntables; i++)
+		if (mark_unavailable(db, &r->tables[i], run_id) < 0)
+			goto fail;
 	if (load_warnings(db, r, o) < 0)
 		goto fail;
 	return r;
@@ -570,6 +619,7 @@ void ra_report_free(struct ra_report *r)
 			free(t->cols ? t->cols[c] : NULL);
 		free(t->cols);
 		free(t->cells);
+		free(t->unavailable);
 	}
 	for (int i = 0; i < r->nwarnings; i++)
 		free(r->warnings[i]);

@@ -25,26 +25,40 @@
 #define MAX_SIDES 16
 #define MAX_RUNS 4096
 
-/* polarity: +1 higher is better, -1 lower is better, 0 informational */
+/*
+ * polarity: +1 higher is better, -1 lower is better, 0 informational.
+ * timing: a time, bandwidth or latency, which a guest under qemu's software
+ * emulation (execution vm-tcg) does not measure as the machine would: such a
+ * side's timings are shown, never judged. The behavioural figures (windows,
+ * sizes, fates, requests, counts) are the kernel's, and judged everywhere.
+ */
 struct metric {
 	const char *name;
 	int polarity;
 	bool rate;
 	const char *unit;
+	bool timing;
 };
 
 static const struct metric metrics[] = {
-	{ "read_bw_bytes", 1, true, "B/s" },	{ "read_iops", 1, true, "" },
-	{ "read_clat_p50_ns", -1, false, "ns" }, { "read_clat_p95_ns", -1, false, "ns" },
-	{ "read_clat_p99_ns", -1, false, "ns" }, { "read_clat_max_ns", -1, false, "ns" },
-	{ "device_read_bw_bytes", 1, true, "B/s" }, { "wall_s", -1, false, "s" },
-	{ "hit_ratio", 1, false, "" },		{ "hit_ratio_max", 1, false, "" },
-	{ "thrashed_pages", -1, false, "" },
-	{ "windows", 0, false, "" },		{ "ra_requests", 0, false, "" },
-	{ "ra_avg_bytes", 0, false, "B" },
+	{ "read_bw_bytes", 1, true, "B/s", true },
+	{ "read_iops", 1, true, "", true },
+	{ "read_clat_p50_ns", -1, false, "ns", true },
+	{ "read_clat_p95_ns", -1, false, "ns", true },
+	{ "read_clat_p99_ns", -1, false, "ns", true },
+	{ "read_clat_max_ns", -1, false, "ns", true },
+	{ "device_read_bw_bytes", 1, true, "B/s", true },
+	{ "wall_s", -1, false, "s", true },
+	{ "hit_ratio", 1, false, "", false },
+	{ "hit_ratio_max", 1, false, "", false },
+	{ "thrashed_pages", -1, false, "", false },
+	{ "windows", 0, false, "", false },
+	{ "ra_requests", 0, false, "", false },
+	{ "ra_avg_bytes", 0, false, "B", false },
 	/* per request: larger readahead makes larger, slower requests by design, so
 	 * these explain a change; the benchmark's latencies judge it */
-	{ "q2c_avg_ns", 0, false, "ns" },	{ "d2c_avg_ns", 0, false, "ns" },
+	{ "q2c_avg_ns", 0, false, "ns", true },
+	{ "d2c_avg_ns", 0, false, "ns", true },
 };
 #define NMETRICS (sizeof(metrics) / sizeof(metrics[0]))
 
@@ -58,6 +72,7 @@ struct side {
 	int incomplete;		/* runs that lost events or were interrupted */
 	int interrupted;	/* of them, interrupted */
 	int64_t lost;		/* their lost events */
+	int emulated;		/* runs in a guest under software emulation (vm-tcg) */
 	struct ra_summary sum[NMETRICS];
 	char models[4][160];	/* the device models of the side's runs, as a line each */
 	int nmodels;
@@ -69,6 +84,7 @@ struct verdict {
 	double change;		/* %, positive is better (0 for informational metrics) */
 	double p;		/* Mann-Whitney p, NAN when LKP's rule was used */
 	bool significant, regression, inconclusive;
+	bool emulated;		/* a timing of an emulated side: shown, not judged */
 };
 
 struct opts {
@@ -247,7 +263,8 @@ static int load_models(struct side *s, struct ra_db *db)
 static int read_side(struct side *s, struct ra_db *db, const struct opts *o)
 {
 	static const char sql[] =
-		"SELECT m.run_id, m.metric, m.value, v.lost_events, r.interrupted FROM v_run_metrics m"
+		"SELECT m.run_id, m.metric, m.value, v.lost_events, r.interrupted,"
+		" r.execution IS 'vm-tcg' FROM v_run_metrics m"
 		" JOIN runs r USING (run_id) JOIN v_runs v USING (run_id)"
 		" WHERE (?1 IS NULL OR r.label = ?1) AND m.value IS NOT NULL"
 		" ORDER BY m.run_id";
@@ -269,6 +286,7 @@ static int read_side(struct side *s, struct ra_db *db, const struct opts *o)
 				last = sqlite3_column_int64(st, 0);
 				s->incomplete += partial;
 				s->interrupted += cut;
+				s->emulated += sqlite3_column_int(st, 5) != 0;
 				s->lost += lost;
 				s->runs += !partial || o->incomplete != INCOMPLETE_SKIP;
 				if ((!partial || o->incomplete != INCOMPLETE_SKIP) &&
@@ -345,6 +363,13 @@ static int load_side(struct side *s, const struct opts *o)
 		free(label);
 		return -1;
 	}
+	if (s->emulated) {
+		label = ra_text_escape(s->name);
+		fprintf(stderr, "ra-compare: '%s': %d of %d run(s) ran under software emulation"
+			" (vm-tcg): their times, bandwidths and latencies are shown, not judged\n",
+			label ? label : "", s->emulated, s->runs);
+		free(label);
+	}
 	for (size_t m = 0; m < NMETRICS; m++)
 		ra_stats_summary(s->values[m], s->n[m], metrics[m].rate, &s->sum[m]);
 	return 0;
@@ -361,6 +386,10 @@ static struct verdict judge(const struct side *base, const struct side *s, int m
 		return v;
 	if (a->mean != 0)
 		v.change = (b->mean - a->mean) / fabs(a->mean) * 100 * (metrics[m].polarity ?: 1);
+	if (metrics[m].timing && (base->emulated || s->emulated)) {
+		v.emulated = true;
+		return v;
+	}
 	if (a->n < 2 || b->n < 2) {
 		v.inconclusive = true;
 		return v;
@@ -395,6 +424,8 @@ static void fmt_num(char *buf, size_t len, double v, const char *unit)
 
 static const char *mark(const struct verdict *v)
 {
+	if (v->emulated)
+		return " E";
 	if (v->regression)
 		return " R";
 	if (v->inconclusive)
@@ -485,6 +516,12 @@ static void print_text(struct side *sides, int n, const struct opts *o)
 	print_models(sides, n);
 	printf("\n%%change: positive is better.  * significant  R regression (beyond the"
 	       " %.0f%% noise floor)  ? too few runs\n", o->noise);
+	for (int i = 0; i < n; i++)
+		if (sides[i].emulated) {
+			printf("E: emulated timing, not judged: a side ran under qemu's software"
+			       " emulation (vm-tcg)\n");
+			break;
+		}
 }
 
 /* GitHub Markdown: every cell through the Markdown escape, so none breaks the table. */
@@ -572,9 +609,10 @@ static void json_side(const struct side *sides, int i, int m, const struct opts 
 	json_num("cv", s->n ? s->cv : NAN);
 	json_num("change_pct", i ? v.change : NAN);
 	json_num("p_value", v.p);
-	printf(", \"significant\": %s, \"regression\": %s, \"inconclusive\": %s}",
-	       v.significant ? "true" : "false", v.regression ? "true" : "false",
-	       v.inconclusive ? "true" : "false");
+	printf(", \"significant\": %s, \"regression\": %s, \"inconclusive\": %s,"
+	       " \"emulated\": %s}", v.significant ? "true" : "false",
+	       v.regression ? "true" : "false", v.inconclusive ? "true" : "false",
+	       v.emulated || (metrics[m].timing && sides[i].emulated) ? "true" : "false");
 }
 
 static void print_json(struct side *sides, int n, const struct opts *o)

@@ -29,6 +29,7 @@ struct ra_table {
 	char **cols;		/* column names as the views name them */
 	int nrows;
 	struct ra_value *cells;	/* nrows * ncols */
+	char *unavailable;	/* the analysis behind the table could not run: why; or NULL */
 };
 
 struct ra_report {

@@ -337,6 +337,14 @@ static void print_row(FILE *out, const struct grid *g, int row)
 	} while (more);
 }
 
+/* An empty table: nothing happened, or the analysis behind it could not run (and why). */
+static void print_empty(FILE *out, const struct ra_table *t)
+{
+	fputs("  ", out);
+	ra_text_put(out, t->unavailable ? t->unavailable : "none");
+	fputc('\n', out);
+}
+
 static void print_table(FILE *out, const struct ra_table *t)
 {
 	struct grid g;
@@ -345,7 +353,7 @@ static void print_table(FILE *out, const struct ra_table *t)
 	if (t->note)
 		fprintf(out, "  (%s)\n", t->note);
 	if (!t->nrows) {
-		fprintf(out, "  none\n");
+		print_empty(out, t);
 		return;
 	}
 	if (grid_fill(&g, t) == 0) {
@@ -402,7 +410,7 @@ static void print_advice(FILE *out, const struct ra_table *t)
 {
 	fprintf(out, "\n%s\n", t->title);
 	if (!t->nrows)
-		fprintf(out, "  none\n");
+		print_empty(out, t);
 	for (int r = 0; r < t->nrows; r++) {
 		char *dev = cell_text(t, r, 0), *rec = cell_text(t, r, ra_table_col(t, "recommended_kb"));
 		char *cur = cell_text(t, r, ra_table_col(t, "current_kb"));

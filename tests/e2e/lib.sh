@@ -371,3 +371,25 @@ chromium_page() {	# DIR URL: screenshot, console log and net log of one page
 		--log-net-log="$1/net.json" --window-size=1200,3200 \
 		--screenshot="$1/shot.png" "$2" > "$1/log" 2>&1
 }
+
+# Guests of ra-record --kernel: skip without root, qemu, busybox or the
+# Debian archive keyring (a skip fails in CI). Kernels are fetched once into
+# the cache (RATRACE_KERNEL_CACHE, default /var/cache/ratrace/kernels).
+need_vm() {
+	need_root
+	command -v qemu-system-x86_64 >/dev/null || skip "no qemu-system-x86_64 (Debian: qemu-system-x86)"
+	command -v busybox >/dev/null || skip "no busybox (Debian: busybox-static)"
+	command -v mkfs.ext4 >/dev/null && command -v debugfs >/dev/null || skip "no e2fsprogs"
+	[ -r /usr/share/keyrings/debian-archive-keyring.gpg ] || skip "no debian-archive-keyring"
+	[ -x "$RA_BIN/ra-vm" ] || fail "no $RA_BIN/ra-vm (make)"
+}
+
+# The qemu processes of guests with their disks under $TMP (none may be left).
+vm_left() {
+	pgrep -f "qemu-system-x86_64 .*$TMP/ra-vm\." | wc -l
+}
+
+# The temporary directories of guests under $TMP (the tests set TMPDIR=$TMP).
+vm_dirs_left() {
+	find "$TMP" -maxdepth 1 \( -name 'ra-vm.*' -o -name 'ra-record-vm.*' \) | wc -l
+}

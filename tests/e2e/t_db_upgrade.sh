@@ -23,7 +23,7 @@ check_eq "$(cat "$TMP/err")" "ra-report: '$OLD' has schema version 2; 'ra-analyz
 check_eq "$(sha256sum "$OLD" | cut -d' ' -f1)" "$sum_before" "the refused database is unchanged"
 
 ra-analyze "$OLD" 2> "$TMP/err" || fail "ra-analyze of version 2: $(cat "$TMP/err")"
-check_eq "$(q "$OLD" 'PRAGMA user_version')" 5 "upgraded to version 5"
+check_eq "$(q "$OLD" 'PRAGMA user_version')" 6 "upgraded to version 6"
 check_eq "$(q "$OLD" 'PRAGMA integrity_check')" ok "integrity after the upgrade"
 check_eq "$(events "$OLD")" "$before" "every event and run kept"
 
@@ -62,7 +62,7 @@ for p in $pids; do
 	wait "$p" || fail "a concurrent upgrade failed: $(cat "$TMP"/err.*)"
 done
 echo "ok: five writers opened the old database at once"
-check_eq "$(q "$TMP/both.db" 'PRAGMA user_version')" 5 "upgraded once"
+check_eq "$(q "$TMP/both.db" 'PRAGMA user_version')" 6 "upgraded once"
 check_eq "$(q "$TMP/both.db" 'PRAGMA integrity_check')" ok "integrity after concurrent upgrades"
 check_eq "$(events "$TMP/both.db")" "$before" "every event and run kept"
 
@@ -74,7 +74,7 @@ before3=$(events "$V3")
 ra-report "$V3" > "$TMP/out" 2> "$TMP/err"
 check_eq "$?" 2 "ra-report of version 3: exit status"
 ra-analyze "$V3" 2> "$TMP/err" || fail "ra-analyze of version 3: $(cat "$TMP/err")"
-check_eq "$(q "$V3" 'PRAGMA user_version')" 5 "version 3 upgraded to version 5"
+check_eq "$(q "$V3" 'PRAGMA user_version')" 6 "version 3 upgraded to version 6"
 check_eq "$(q "$V3" 'PRAGMA integrity_check')" ok "integrity after the upgrade from 3"
 check_eq "$(events "$V3")" "$before3" "every event and run of version 3 kept"
 diff <(shape "$TMP/new.db") <(shape "$V3") > "$TMP/diff" || fail "shapes differ after 3 -> 4: $(head -c 600 "$TMP/diff")"
@@ -86,3 +86,12 @@ check_grep "Block I/O" "$TMP/report3" "the report of the database upgraded from 
 # what the older runs varied, as far as it can be known: their kernel
 check_eq "$(q "$V3" "SELECT COUNT(*) FROM v_run_params p JOIN runs r USING (run_id) WHERE p.name = 'kernel' AND p.value = r.kernel")" \
 	"$(q "$V3" "SELECT COUNT(*) FROM runs WHERE kernel IS NOT NULL")" "the older runs' kernels in v_run_params"
+
+# Version 6 says how each run was executed: the recordings of older versions
+# ran on the recorder's own kernel, where an imported trace ran is not known.
+xz -dc "$RA_FIXTURES/schema-v2.db.xz" > "$TMP/exec.db" || fail "unpack the fixture"
+q "$TMP/exec.db" "INSERT INTO runs (run_id, label, source, complete) VALUES (3, 'old', 'record', 1)"
+ra-analyze "$TMP/exec.db" 2> "$TMP/err" || fail "ra-analyze of version 2 with a recording: $(cat "$TMP/err")"
+check_eq "$(q "$TMP/exec.db" "SELECT group_concat(run_id || ':' || COALESCE(execution, '-'), ' ')
+	FROM (SELECT * FROM runs ORDER BY run_id)")" "1:- 2:- 3:host" "execution of the upgraded runs"
+check_eq "$(q "$TMP/exec.db" "SELECT execution FROM v_runs WHERE run_id = 3")" host "execution in v_runs"

@@ -37,7 +37,8 @@ checked = set()
 for run in (1, 2, 3):
     text = open("%s/r%d.txt" % (sys.argv[2], run)).read().split("\n")
     doc_run = json.load(open("%s/r%d.json" % (sys.argv[2], run)))["runs"][0]
-    keys = [k for k in doc_run if k not in ("warnings", "run", "advice") and not k.startswith("chart_")]
+    keys = [k for k in doc_run if k not in ("warnings", "run", "advice", "unavailable")
+            and not k.startswith("chart_")]
     # the text's tables in order: a title after a blank line, its note, then
     # "none" or the header
     tables, i = [], 0
@@ -47,7 +48,8 @@ for run in (1, 2, 3):
             j = i + 1
             while text[j].startswith("  ("):
                 j += 1
-            tables.append(None if text[j] == "  none" else text[j].split())
+            empty = text[j] == "  none" or " analysis unavailable: " in text[j]
+            tables.append(None if empty else text[j].split())
             i = j
         i += 1
     assert len(tables) == len(keys), (run, len(tables), keys)

@@ -474,6 +474,76 @@ static void test_build_beside(void)
 	unlink(stale);
 }
 
+/*
+ * Copying the recorded runs of w.db (test_writer: run 1 complete, run 2 not)
+ * into a database that holds a run: new ids and seqs, the tags, the
+ * recording's tables; a source that is no ratrace database copies nothing.
+ */
+static void test_copy(void)
+{
+	struct ra_db *db = ra_db_open(tmp_path("copy.db"), RA_DB_CREATE);
+	struct ra_run_info info = { .label = "here", .source = "record", .execution = "host" };
+	struct ra_run_end end = { .exit_status = 0, .trace_start_ns = -1, .trace_end_ns = -1 };
+	struct ra_copy_tags tags = { .label = "kernel=6.1", .execution = "vm-tcg",
+				     .boot_kernel = "linux-image-6.1.0-1-cloud-amd64 (6.1.1-1)" };
+	int64_t *ids = NULL, run;
+	struct ra_writer *w;
+	struct ra_event ev;
+	size_t n = 0;
+	FILE *f;
+
+	CHECK(db != NULL);
+	if (!db)
+		return;
+	CHECK_INT(ra_db_load_begin(db), 0);
+	run = ra_db_run_create(db, &info);
+	w = ra_writer_alloc(db, run);
+	for (int i = 0; i < 3; i++) {
+		ev = ev_at(RA_EV_PAGE_ADD, (uint64_t)i, 1, "");
+		CHECK_INT(ra_writer_add(w, &ev), 0);
+	}
+	CHECK_INT(ra_writer_finish(w), 0);
+	ra_writer_free(w);
+	CHECK_INT(ra_db_run_finish(db, run, &end), 0);
+	CHECK_INT(ra_db_load_commit(db), 0);
+
+	CHECK_INT(ra_db_load_begin(db), 0);
+	CHECK_INT(ra_db_copy_runs(db, tmp_path("w.db"), &tags, &ids, &n), 0);
+	CHECK_INT(n, 1);
+	CHECK_INT(n ? ids[0] : -1, 2);
+	free(ids);
+	CHECK_INT(ra_db_load_commit(db), 0);
+	CHECK_INT(query_int(db, "SELECT COUNT(*) FROM runs"), 2);
+	CHECK_INT(query_int(db, "SELECT seq_first || seq_last FROM runs WHERE run_id = 2"), 47);
+	CHECK_INT(query_int(db, "SELECT MIN(seq) FROM ra_events WHERE run_id = 2"), 4);
+	CHECK_INT(query_int(db, "SELECT MAX(seq) FROM blk_events WHERE run_id = 2"), 7);
+	CHECK_INT(query_int(db, "SELECT COUNT(*) FROM page_events WHERE run_id = 2"), 1);
+	CHECK_INT(query_int(db, "SELECT label = 'kernel=6.1' AND execution = 'vm-tcg' AND"
+			    " boot_kernel LIKE 'linux-image-6.1.0-1-%' AND complete FROM runs"
+			    " WHERE run_id = 2"), 1);
+	CHECK_INT(query_int(db, "SELECT execution = 'host' AND label = 'here' FROM runs"
+			    " WHERE run_id = 1"), 1);
+	CHECK_INT(query_int(db, "SELECT lost_events FROM v_runs WHERE run_id = 2"), 11);
+	CHECK_INT(query_int(db, "SELECT COUNT(*) FROM run_args WHERE run_id = 2"), 2);
+	CHECK_INT(query_int(db, "SELECT COUNT(*) FROM tasks WHERE run_id = 2"), 2);
+	CHECK_INT(query_int(db, "SELECT COUNT(*) FROM pragma_integrity_check WHERE"
+			    " integrity_check != 'ok'"), 0);
+
+	/* Not a ratrace database: an error, and the load aborted leaves nothing. */
+	f = fopen(tmp_path("junk.db"), "w");
+	CHECK(f != NULL);
+	if (f) {
+		fputs("no database", f);
+		fclose(f);
+	}
+	CHECK_INT(ra_db_load_begin(db), 0);
+	CHECK_INT(ra_db_copy_runs(db, tmp_path("junk.db"), &tags, &ids, &n), -1);
+	CHECK(ids == NULL);
+	ra_db_load_abort(db);
+	CHECK_INT(query_int(db, "SELECT COUNT(*) FROM runs"), 2);
+	CHECK_INT(ra_db_close(db), 0);
+}
+
 int main(void)
 {
 	static const struct test_case cases[] = {
@@ -484,6 +554,7 @@ int main(void)
 		{ "aborted loads", test_abort },
 		{ "readers make nothing beside the file", test_reader },
 		{ "a new database is built beside its name", test_build_beside },
+		{ "copy the recorded runs of another database", test_copy },
 		{ NULL, NULL },
 	};
 	return test_run_in_tmpdir("test_db", cases, dir);
