@@ -1430,11 +1430,15 @@ int main(int argc, char **argv)
 
 	block_signals(&mask);
 	ra_malloc_tune();
-	if (parse_args(&r, argc, argv) < 0)
-		return die(ra_last_error());
+	if (parse_args(&r, argc, argv) < 0) {
+		ret = die(ra_last_error());
+		goto out;
+	}
 	r.sigfd = signalfd(-1, &mask, SFD_NONBLOCK | SFD_CLOEXEC);
-	if (r.sigfd < 0)
-		return die("cannot watch signals");
+	if (r.sigfd < 0) {
+		ret = die("cannot watch signals");
+		goto out;
+	}
 	if (r.nkernels) {
 		ret = record_guests(&r);
 		goto out;
