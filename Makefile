@@ -47,7 +47,7 @@ TOOL_SRC := $(wildcard tests/tools/*.c)
 TOOL_BINS := $(TOOL_SRC:tests/tools/%.c=$(BUILD)/tools/%)
 MANS := $(wildcard docs/man/*.1)
 
-.PHONY: all deps pkgcheck check test install uninstall clean demo format fuzz fuzz-build
+.PHONY: all deps pkgcheck check test install uninstall clean demo format fuzz fuzz-build kernels
 
 all: pkgcheck $(BINS) $(BUILD)/ra-vm $(UNIT_BINS) $(TOOL_BINS)
 
@@ -141,6 +141,13 @@ check:
 
 test: all
 	@RA_BUILD=$(BUILD) tests/run.sh
+
+# Readahead across kernel releases (not in check: a guest of every Debian
+# kernel series it can fetch): the scenarios of rawl into docs/kernels.md.
+kernels:
+	@scripts/deps.sh qemu-system-x86 busybox-static cpio debian-archive-keyring
+	@$(MAKE) --no-print-directory all
+	@scripts/kernels-report.sh docs/kernels.md
 
 demo:
 	@scripts/deps.sh

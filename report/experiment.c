@@ -80,10 +80,23 @@ static int run_params(sqlite3 *sq, int64_t run, struct param **out, int *n, char
 					strdup(f[2] ? f[2] : "") };
 		if (!p[*n].name || !p[*n].scope || !p[*n].value)
 			break;
-		fprintf(k, "%s\x1f%s\x1f%s\x1e", p[*n].name, p[*n].scope, p[*n].value);
 		(*n)++;
 	}
 	sqlite3_finalize(st);
+	/*
+	 * A device's setting is the run's when it is the run's only one of its
+	 * name: read_ahead_kb 128 of loop0 and of a guest's vda are one value.
+	 */
+	for (int i = 0; i < *n; i++) {
+		struct param *p = *out;
+		bool alone = strcmp(p[i].name, "env") != 0 && p[i].scope[0];
+
+		for (int j = 0; j < *n && alone; j++)
+			alone = j == i || strcmp(p[j].name, p[i].name) != 0;
+		if (alone && strcmp(p[i].scope, "fio") != 0)
+			p[i].scope[0] = '\0';
+		fprintf(k, "%s\x1f%s\x1f%s\x1e", p[i].name, p[i].scope, p[i].value);
+	}
 	if (fclose(k) != 0)
 		return -1;
 	return rc == SQLITE_DONE || rc == SQLITE_ROW ? 0 : -1;

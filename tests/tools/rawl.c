@@ -210,12 +210,16 @@ static int mode_random(const struct opts *o)
 	unsigned long long bs_pages = (o->bs + PAGE - 1) / PAGE;
 	unsigned long long slot = 2 * bs_pages;
 	unsigned long long nslots = size / PAGE / slot;
-	unsigned long long i, k, prev = 0;
+	unsigned long long i, k, prev = 0, distinct = 0;
 	uint64_t state = o->seed;
+	unsigned char *seen;
 	char *buf;
 
 	if (nslots < 8)
 		fail_msg("file too small for random reads of this size");
+	seen = calloc(nslots, 1);
+	if (!seen)
+		fail("calloc", ENOMEM);
 	buf = alloc_buf(o->bs);
 	for (i = 0; i < o->count; i++) {
 		off_t off;
@@ -225,6 +229,8 @@ static int mode_random(const struct opts *o)
 			k = next_rand(&state) % nslots;
 		} while (i && (k > prev ? k - prev : prev - k) < 4);
 		prev = k;
+		distinct += !seen[k];
+		seen[k] = 1;
 		off = (off_t)((k * slot + bs_pages) * PAGE);
 		do {
 			n = pread(fd, buf, o->bs, off);
@@ -233,9 +239,10 @@ static int mode_random(const struct opts *o)
 			fail("pread", errno);
 	}
 	free(buf);
+	free(seen);
 	close(fd);
-	printf("random: %llu reads of %llu in %llu slots, seed %llu\n", o->count, o->bs, nslots,
-	       o->seed);
+	printf("random: %llu reads of %llu in %llu slots, seed %llu; %llu pages read\n", o->count,
+	       o->bs, nslots, o->seed, distinct * bs_pages);
 	return 0;
 }
 

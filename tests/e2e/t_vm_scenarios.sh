@@ -1,0 +1,151 @@
+# The end-to-end scenarios under the kernels people run: a cold sequential
+# read, random reads, an mmap read, fadvise(WILLNEED) then a read, and two
+# readers interleaved on one file (rawl), at read_ahead_kb 128, recorded on
+# this machine's kernel (a loop device) and inside guests of 6.1, 6.12, 6.18
+# and 7.3 (one guest boot per kernel: the scenarios are a --sweep-env), all in
+# one database. On every kernel the block totals equal the disk's stat
+# deltas and the pages added cover what was read. On 6.18, the machine's own
+# series, each scenario's windows (sizes and patterns, in order) and page
+# fates equal the machine's; on 7.3 the sequential reads are whole (hit ratio
+# 1.0). On 6.1 and 6.12 (no readahead:* tracepoints) the readahead analysis
+# is unavailable with its reason and no window or zero is shown. The
+# experiment overview of the database has kernel and scenario as its
+# dimensions, and ra-compare compares two kernels' runs without judging the
+# emulated timings.
+. "$(dirname "$0")/lib.sh"
+need_vm
+need_tracefs
+make_tmp
+export TMPDIR=$TMP
+F=$TMP/files
+mkdir "$F"
+head -c $((16 << 20)) /dev/urandom > "$F/f" || fail "make the file"
+cp "$RA_BIN/tools/rawl" "$F/rawl" || fail "copy rawl"
+cat > "$F/run.sh" <<'SH'
+d=${0%/*}
+case $SCEN in
+seq) exec "$d/rawl" seq "$d/f" ;;
+random) exec "$d/rawl" random "$d/f" --count 64 --seed 7 ;;
+mmap) exec "$d/rawl" mmap "$d/f" ;;
+fadvise) exec "$d/rawl" fadvise "$d/f" ;;
+interleave) exec "$d/rawl" interleave "$d/f" --fds 2 ;;
+esac
+exit 9
+SH
+SCENS=seq,random,mmap,fadvise,interleave
+DB=$TMP/k.db
+
+# the machine: the same files on an ext4 loop device
+make_loop 64
+cp "$F/f" "$F/rawl" "$F/run.sh" "$MNT/" || fail "copy to the loop device"
+sync
+rec -q -o "$DB" --label host -d "$LOOP_NAME" --read-ahead-kb "$LOOP_NAME=128" --drop-caches \
+	--sweep-env "SCEN=$SCENS" -- sh "$MNT/run.sh" > /dev/null 2> "$TMP/err.host" ||
+	fail "record on the machine: $(cat "$TMP/err.host")"
+start=$(date +%s)
+for k in 6.1 6.12.94 6.18 7.3; do
+	ra-record -q -o "$DB" --kernel "$k" --kernel-files "$F" --read-ahead-kb vda=128 --drop-caches \
+		--sweep-env "SCEN=$SCENS" -- sh "$F/run.sh" > /dev/null 2> "$TMP/err.$k" ||
+		fail "record under $k: $(cat "$TMP/err.$k")"
+done
+note "four guests, five scenarios each, in $(( $(date +%s) - start )) s"
+check_eq "$(vm_left)" 0 "no qemu left"
+check_eq "$(q "$DB" "SELECT COUNT(*) FROM runs")" 25 "runs: five scenarios on the machine and four kernels"
+check_eq "$(q "$DB" "SELECT COUNT(*) FROM runs WHERE exit_status != 0")" 0 "every scenario ran"
+
+# the label of a run: host or kernel=K, then SCEN=S
+run_of() { q "$DB" "SELECT run_id FROM runs WHERE label = '$1,SCEN=$2'"; }
+for l in host kernel=6.1 kernel=6.12.94 kernel=6.18 kernel=7.3; do
+	for s in seq random mmap fadvise interleave; do
+		r=$(run_of "$l" "$s")
+		[ -n "$r" ] || fail "no run $l $s"
+		check_eq "$(q "$DB" "SELECT COUNT(*) FROM v_device_io WHERE run_id = $r AND stat_match = 1
+			AND name IN ('vda', '$LOOP_NAME')")" 1 "$l $s: block totals = stat deltas"
+		ino=$(q "$DB" "SELECT ino FROM files WHERE run_id = $r AND path LIKE '%/f'")
+		added=$(q "$DB" "SELECT SUM(1 << COALESCE(folio_order, 0)) FROM (SELECT DISTINCT p.page_index,
+			p.folio_order FROM page_events p JOIN event_types t USING (event_id)
+			WHERE p.run_id = $r AND t.name = 'mm_filemap_add_to_page_cache' AND p.ino = '$ino')")
+		case $s in
+		random)	# what rawl says it read: distinct pages of its reads
+			want=$(q "$DB" "SELECT workload_output FROM runs WHERE run_id = $r" |
+				sed -n 's/^random: .*; \([0-9]*\) pages read$/\1/p')
+			[ -n "$want" ] || fail "$l random: rawl did not say what it read" ;;
+		*) want=4096 ;;
+		esac
+		check_cmp "$added" -ge "$want" "$l $s: the pages added cover what was read"
+	done
+done
+
+# 6.18 (the machine's series): the data file's windows and fates as on the
+# machine. The windows WILLNEED forces are the device's, not the kernel's:
+# force_page_cache_ra() reads max(io_pages, ra_pages) pages (io_pages from
+# max_sectors_kb: a loop device's differs from a virtio disk's) in chunks of
+# 2 MiB; they are checked against that, and the read after them is compared
+# by its ramp (its first 16 windows: it starts past the forced pages, so the
+# count of its windows is the device's too) and its fates.
+ino_of() { q "$DB" "SELECT ino FROM files WHERE run_id = $1 AND path LIKE '%/f'"; }
+shape() {	# RUN [N]: the data file's windows in order (size, pattern; the first N) but forced ones, and its fates
+	local ino
+	ino=$(ino_of "$1")
+	q "$DB" "SELECT group_concat(size_pages || pattern, ' ') FROM (SELECT * FROM windows WHERE run_id = $1
+		AND ino = $ino AND pattern != 'forced' ORDER BY window_id LIMIT ${2:--1})"
+	q "$DB" "SELECT SUM(used) || '|' || SUM(evicted_unused) || '|' || SUM(pending) || '|' || SUM(mapped)
+		|| '|' || SUM(thrashed) FROM windows WHERE run_id = $1 AND ino = $ino"
+}
+forced() {	# RUN: the forced pages and the largest forced window, and what the device says
+	local ino
+	ino=$(ino_of "$1")
+	q "$DB" "SELECT SUM(size_pages) || ' ' || MAX(size_pages) FROM windows WHERE run_id = $1 AND ino = $ino
+		AND pattern = 'forced'"
+	q "$DB" "SELECT MIN(4096, MAX(s.max_sectors_kb / 4, 32)) || ' ' || MIN(512, MAX(s.max_sectors_kb / 4, 32))
+		FROM device_snapshots s JOIN devices d USING (run_id, dev) WHERE s.run_id = $1 AND s.phase = 'before'
+		AND d.name IN ('vda', '$LOOP_NAME')"
+}
+for s in seq random mmap fadvise interleave; do
+	n=-1
+	[ "$s" = fadvise ] && n=16
+	h=$(shape "$(run_of host "$s")" $n) g=$(shape "$(run_of kernel=6.18 "$s")" $n)
+	[ -n "$h" ] || fail "no windows on the machine for $s"
+	check_eq "$g" "$h" "6.18 $s: the file's windows and fates equal the machine's"
+done
+for l in host kernel=6.18 kernel=7.3; do
+	f=$(forced "$(run_of "$l" fadvise)")
+	check_eq "$(echo "$f" | head -n 1)" "$(echo "$f" | tail -n 1)" \
+		"$l fadvise: WILLNEED forced max(io_pages, ra_pages) pages in chunks of at most 2 MiB"
+	r=$(run_of "$l" seq)
+	ino=$(ino_of "$r")
+	check_eq "$(q "$DB" "SELECT SUM(used) = SUM(ra_pages_added) AND SUM(ra_pages_added) > 0 FROM windows
+		WHERE run_id = $r AND ino = $ino")" 1 "$l seq: every read-ahead page of the file read"
+	check_eq "$(q "$DB" "SELECT pattern FROM windows WHERE run_id = $r AND ino = $ino ORDER BY window_id LIMIT 1")" \
+		initial "$l seq: the file's first window is initial"
+done
+
+# 6.1 and 6.12: the readahead analysis is unavailable, said, and not zero
+for l in kernel=6.1 kernel=6.12.94; do
+	r=$(run_of "$l" seq)
+	check_eq "$(q "$DB" "SELECT state FROM analyses WHERE run_id = $r AND pass = 'readahead'")" unavailable \
+		"$l: readahead analysis unavailable"
+	check_eq "$(q "$DB" "SELECT COUNT(*) FROM windows WHERE run_id = $r")" 0 "$l: no windows"
+	ra-report --run "$r" "$DB" > "$TMP/r.txt" 2>&1 || fail "ra-report $l"
+	check_grep "readahead analysis unavailable: readahead:page_cache_ra_order is not available" "$TMP/r.txt" \
+		"$l: the report says why"
+done
+check_eq "$(q "$DB" "SELECT COUNT(*) FROM tracepoints t JOIN runs r USING (run_id) WHERE r.label LIKE 'kernel=6.12.94,%'
+	AND t.name = 'mm_filemap_get_pages' AND t.available = 1")" 5 "6.12 offers the filemap access events"
+
+# the experiment: kernel x scenario
+ra-report --json "$DB" > "$TMP/x.json" 2> /dev/null || fail "ra-report --json"
+/usr/bin/python3 - "$TMP/x.json" <<'PY' || fail "the experiment's dimensions"
+import json, sys
+x = json.load(open(sys.argv[1]))["experiment"]
+assert x["dimensions"][0] == "kernel" and "SCEN" in x["dimensions"], x["dimensions"]
+assert len(x["sets"]) == 25, len(x["sets"])
+print("ok: the experiment's dimensions:", x["dimensions"])
+PY
+ra-report --experiment "$DB" 2> /dev/null | tee "$TMP/x.txt" | head -40
+# two kernels compared: behaviour judged, emulated timings not
+ra-compare --inconclusive pass "$DB:kernel=6.18,SCEN=seq" "$DB:kernel=7.3,SCEN=seq" > "$TMP/c.txt" 2> "$TMP/c.err"
+check_eq "$?" 0 "ra-compare of two kernels"
+cat "$TMP/c.txt" "$TMP/c.err"
+check_grep "emulat" "$TMP/c.err" "ra-compare says the timings are emulated"
+check_grep "^windows " "$TMP/c.txt" "the windows compared"
