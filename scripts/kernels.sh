@@ -4,11 +4,11 @@
 # the cache is not fetched again (the package lists are read again after a
 # day). Needs root and the network the first time.
 #
-#   scripts/kernels.sh BUILD_DIR [SERIES...]     (default 6.1 6.18 7.3)
+#   scripts/kernels.sh BUILD_DIR [SERIES...]     (default 6.1 6.12.94 6.18 7.3)
 set -u
 build=${1:-build}
 [ $# -gt 0 ] && shift
-[ $# -gt 0 ] || set -- 6.1 6.18 7.3
+[ $# -gt 0 ] || set -- 6.1 6.12.94 6.18 7.3
 if [ "$(id -u)" -ne 0 ]; then
 	echo "ratrace: fetching the guest tests' kernels needs root; not fetched" >&2
 	exit 0
