@@ -146,7 +146,9 @@ fetch_package() {
 	for p in $pkg $deps; do
 		# shellcheck disable=SC2046
 		(cd "$tmp" && apt-get -q $(apt_opts) download "$p=$ver" >>"$tmp/download.log" 2>&1) ||
-			die "cannot download '$p' $ver (see $tmp/download.log)"
+			die "cannot download '$p' $ver: $({ grep -E '^E:' "$tmp/download.log" ||
+				grep -E '^Err' "$tmp/download.log"; } | head -n 1 | tr -s ' \t' ' ' |
+				cut -c1-200)"
 	done
 	for p in "$tmp"/*.deb; do
 		dpkg-deb -x "$p" "$tmp/root" || die "cannot unpack '$(basename "$p")'"

@@ -61,7 +61,8 @@ done
 	echo "\`ra-record --kernel\` in a guest of each Debian kernel:$done_k. The guests ran"
 	echo "under software emulation, so MB/s and latencies are not the machine's; windows,"
 	echo "patterns, hit ratios and request sizes are the kernels' own. Kernels without"
-	echo "\`readahead:*\` tracepoints (before 6.18) have no window figures (\`-\`)."
+	echo "\`readahead:*\` tracepoints (before 6.18) have no window figures (\`-\`). A series"
+	echo "whose packages could not be fetched is left out (the fetch's reason is printed)."
 	echo
 	echo "## Run sets"
 	echo
@@ -71,10 +72,13 @@ done
 	echo
 	echo "| kernel | guest kernel | windows | sizes |"
 	echo "|---|---|---:|---|"
-	sqlite3 "$DB" "SELECT '| ' || substr(r.label, 8, instr(r.label, ',') - 8) || ' | ' || r.kernel || ' | '
-		|| (SELECT COUNT(*) FROM windows w WHERE w.run_id = r.run_id) || ' | '
+	# the data file's windows (the shell and rawl being loaded have theirs)
+	sqlite3 "$DB" "WITH f AS (SELECT run_id, ino FROM files WHERE path LIKE '%/f')
+		SELECT '| ' || substr(r.label, 8, instr(r.label, ',') - 8) || ' | ' || r.kernel || ' | '
+		|| (SELECT COUNT(*) FROM windows w JOIN f USING (run_id, ino) WHERE w.run_id = r.run_id) || ' | '
 		|| COALESCE((SELECT group_concat(size_pages || substr(pattern, 1, 1), ' ') FROM
-			(SELECT size_pages, pattern FROM windows w WHERE w.run_id = r.run_id ORDER BY window_id LIMIT 24)), '-')
+			(SELECT size_pages, pattern FROM windows w JOIN f USING (run_id, ino)
+			 WHERE w.run_id = r.run_id ORDER BY window_id LIMIT 24)), '-')
 		|| ' |' FROM runs r WHERE r.label LIKE '%SCEN=seq' ORDER BY r.run_id"
 	echo
 	echo "## What each kernel offered"
