@@ -340,6 +340,18 @@ static int no_runs(struct ra_db *db, const struct opts *o)
 	return -1;
 }
 
+/* The report of each run of @out. */
+static int load_reports(struct ra_db *db, const struct opts *o, struct output *out)
+{
+	out->reps = calloc((size_t)out->n, sizeof(*out->reps));
+	if (!out->reps)
+		return -1;
+	for (int i = 0; i < out->n; i++)
+		if (!(out->reps[i] = ra_report_load(db, out->ids[i], &o->ro)))
+			return -1;
+	return 0;
+}
+
 /*
  * The run list, or the reports of the chosen runs, in one read transaction:
  * every table from one state of the database, also while a writer commits.
@@ -356,26 +368,16 @@ static int read_output(struct ra_db *db, const struct opts *o, struct output *ou
 		if (!out->x)
 			return -1;
 		/* the experiment page links to a page of each run */
-		if (o->html) {
-			out->reps = calloc((size_t)out->n, sizeof(*out->reps));
-			if (!out->reps)
-				return -1;
-			for (int i = 0; i < out->n; i++)
-				if (!(out->reps[i] = ra_report_load(db, out->ids[i], &o->ro)))
-					return -1;
-		}
+		if (o->html && load_reports(db, o, out) < 0)
+			return -1;
 		if (list_load(db, &out->list) == 0)
 			return ra_db_exec(db, "COMMIT");
 		ra_set_error(RA_ERR_IO, "cannot read the runs of '%s': %s", ra_db_path(db),
 			     sqlite3_errmsg(ra_db_sqlite(db)));
 		return -1;
 	}
-	out->reps = calloc((size_t)out->n, sizeof(*out->reps));
-	if (!out->reps)
+	if (load_reports(db, o, out) < 0)
 		return -1;
-	for (int i = 0; i < out->n; i++)
-		if (!(out->reps[i] = ra_report_load(db, out->ids[i], &o->ro)))
-			return -1;
 	return ra_db_exec(db, "COMMIT");
 }
 

@@ -25,17 +25,7 @@ F=$work/files
 mkdir "$F"
 head -c $((16 << 20)) /dev/urandom > "$F/f"
 cp "$bin/tools/rawl" "$F/rawl"
-cat > "$F/run.sh" <<'SH'
-d=${0%/*}
-case $SCEN in
-seq) exec "$d/rawl" seq "$d/f" ;;
-random) exec "$d/rawl" random "$d/f" --count 64 --seed 7 ;;
-mmap) exec "$d/rawl" mmap "$d/f" ;;
-fadvise) exec "$d/rawl" fadvise "$d/f" ;;
-interleave) exec "$d/rawl" interleave "$d/f" --fds 2 ;;
-esac
-exit 9
-SH
+cp "$top/tests/tools/scenarios.sh" "$F/run.sh"
 DB=$work/kernels.db
 done_k=""
 for k in "$@"; do

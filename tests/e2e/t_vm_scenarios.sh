@@ -21,17 +21,7 @@ F=$TMP/files
 mkdir "$F"
 head -c $((16 << 20)) /dev/urandom > "$F/f" || fail "make the file"
 cp "$RA_BIN/tools/rawl" "$F/rawl" || fail "copy rawl"
-cat > "$F/run.sh" <<'SH'
-d=${0%/*}
-case $SCEN in
-seq) exec "$d/rawl" seq "$d/f" ;;
-random) exec "$d/rawl" random "$d/f" --count 64 --seed 7 ;;
-mmap) exec "$d/rawl" mmap "$d/f" ;;
-fadvise) exec "$d/rawl" fadvise "$d/f" ;;
-interleave) exec "$d/rawl" interleave "$d/f" --fds 2 ;;
-esac
-exit 9
-SH
+cp "$RA_TOP/tests/tools/scenarios.sh" "$F/run.sh"
 SCENS=seq,random,mmap,fadvise,interleave
 DB=$TMP/k.db
 
