@@ -118,7 +118,6 @@ struct blk_state {
 	int nwindows;
 	int owed;			/* oldest window that may still be owed bios */
 	uint64_t acct_seq;		/* completions counted by account_windows() */
-	bool over_devs;			/* device_of() met a device past MAX_DEVS */
 	struct ra_map skipped_devs;	/* those devices */
 	int64_t skipped_events;		/* and their events, left out */
 	struct ra_map plug_tasks;	/* pid -> struct plug_task */
@@ -174,7 +173,7 @@ static int sample(struct samples *s, int64_t v)
 	return 0;
 }
 
-/* The device of @dev; NULL when MAX_DEVS others came first (st->over_devs). */
+/* The device of @dev; NULL when MAX_DEVS others came first, or out of memory. */
 static struct device *device_of(struct blk_state *st, uint32_t dev)
 {
 	struct device *d;
@@ -182,31 +181,33 @@ static struct device *device_of(struct blk_state *st, uint32_t dev)
 	for (int i = 0; i < st->ndevs; i++)
 		if (st->devs[i].dev == dev)
 			return &st->devs[i];
-	if (st->ndevs == MAX_DEVS) {
-		st->over_devs = true;
+	if (st->ndevs == MAX_DEVS)
 		return NULL;
-	}
-	d = &st->devs[st->ndevs++];
+	d = &st->devs[st->ndevs];
 	memset(d, 0, sizeof(*d));
 	d->dev = dev;
 	if (ra_map_init(&d->pending, sizeof(struct bio)) < 0 ||
-	    ra_map_init(&d->by_start, sizeof(int)) < 0 || ra_map_init(&d->by_end, sizeof(int)) < 0)
+	    ra_map_init(&d->by_start, sizeof(int)) < 0 || ra_map_init(&d->by_end, sizeof(int)) < 0) {
+		ra_map_release(&d->pending);
+		ra_map_release(&d->by_start);
+		ra_map_release(&d->by_end);
 		return NULL;
+	}
+	st->ndevs++;
 	return d;
 }
 
 /*
  * An event of a device past the first MAX_DEVS (plug masks are 64 bits):
  * left out and counted, the rest analysed; the pass says so in its note.
- * Any other NULL from device_of() was out of memory.
+ * A NULL from device_of() with room for more devices was out of memory.
  */
 static int over_limit(struct blk_state *st, const struct ra_event *ev)
 {
 	bool fresh;
 
-	if (!st->over_devs)
+	if (st->ndevs < MAX_DEVS)
 		return -1;
-	st->over_devs = false;
 	st->skipped_events++;
 	if (!ra_map_put(&st->skipped_devs, (uint64_t)ev->blk.dev + 1, &fresh))
 		return -1;

@@ -655,45 +655,41 @@ static void print_json(struct side *sides, int n, const struct opts *o)
  */
 static void print_junit(struct side *sides, int n, const struct opts *o)
 {
-	int tests = 0, failures = 0;
+	static struct verdict vs[MAX_SIDES][NMETRICS];
+	int tests[MAX_SIDES] = { 0 }, fails[MAX_SIDES] = { 0 }, skips[MAX_SIDES] = { 0 };
+	int all_tests = 0, all_fails = 0;
+	bool inconclusive_fails = o->inconclusive_exit == EXIT_REGRESSION;
 	char a[32], b[32];
 
+	/* each verdict once: the counts and the cases come from the same ones */
 	for (int i = 1; i < n; i++)
 		for (size_t m = 0; m < NMETRICS; m++) {
-			struct verdict v = judge(&sides[0], &sides[i], (int)m, o);
+			struct verdict *v = &vs[i][m];
 
+			*v = judge(&sides[0], &sides[i], (int)m, o);
 			if (!sides[0].sum[m].n)
 				continue;
-			tests++;
-			failures += v.regression ||
-				    (v.inconclusive && o->inconclusive_exit == EXIT_REGRESSION);
+			tests[i]++;
+			fails[i] += v->regression || (v->inconclusive && inconclusive_fails);
+			skips[i] += !v->regression && v->inconclusive && !inconclusive_fails;
 		}
+	for (int i = 1; i < n; i++) {
+		all_tests += tests[i];
+		all_fails += fails[i];
+	}
 	printf("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
 	printf("<testsuites name=\"ra-compare\" tests=\"%d\" failures=\"%d\" errors=\"0\">\n",
-	       tests, failures);
+	       all_tests, all_fails);
 	for (int i = 1; i < n; i++) {
-		int st = 0, sf = 0, ss = 0;
-
-		for (size_t m = 0; m < NMETRICS; m++) {
-			struct verdict v = judge(&sides[0], &sides[i], (int)m, o);
-
-			if (!sides[0].sum[m].n)
-				continue;
-			st++;
-			if (v.regression ||
-			    (v.inconclusive && o->inconclusive_exit == EXIT_REGRESSION))
-				sf++;
-			else if (v.inconclusive)
-				ss++;
-		}
 		printf("  <testsuite name=\"");
 		ra_xml_text(stdout, sides[i].name);
 		printf(" vs ");
 		ra_xml_text(stdout, sides[0].name);
-		printf("\" tests=\"%d\" failures=\"%d\" errors=\"0\" skipped=\"%d\">\n", st, sf, ss);
+		printf("\" tests=\"%d\" failures=\"%d\" errors=\"0\" skipped=\"%d\">\n", tests[i],
+		       fails[i], skips[i]);
 		for (size_t m = 0; m < NMETRICS; m++) {
 			const struct ra_summary *sa = &sides[0].sum[m], *sb = &sides[i].sum[m];
-			struct verdict v = judge(&sides[0], &sides[i], (int)m, o);
+			struct verdict v = vs[i][m];
 
 			if (!sa->n)
 				continue;
@@ -713,8 +709,8 @@ static void print_junit(struct side *sides, int n, const struct opts *o)
 			} else if (v.inconclusive) {
 				printf(">\n      <%s %smessage=\"too few runs to judge: base n=%d, new"
 				       " n=%d\"/>\n    </testcase>\n",
-				       o->inconclusive_exit == EXIT_REGRESSION ? "failure" : "skipped",
-				       o->inconclusive_exit == EXIT_REGRESSION ?
+				       inconclusive_fails ? "failure" : "skipped",
+				       inconclusive_fails ?
 					       "type=\"inconclusive\" " : "",
 				       sa->n, sb->n);
 			} else {

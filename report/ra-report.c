@@ -409,9 +409,11 @@ static char *page_stem(const char *path)
 
 /*
  * A page goes to FILE.tmp first: a failed report leaves no half page behind.
- * @run >= 0: the page of out->reps[@run] alone; -2: the experiment page; -1:
- * every report of @out.
+ * @run >= 0: the page of out->reps[@run] alone; PAGE_EXPERIMENT: the
+ * experiment page; PAGE_ALL: every report of @out.
  */
+enum { PAGE_ALL = -1, PAGE_EXPERIMENT = -2 };
+
 static int write_page(const char *path, const struct opts *o, const struct output *out, int run)
 {
 	size_t len = strlen(path) + 8;
@@ -428,9 +430,9 @@ static int write_page(const char *path, const struct opts *o, const struct outpu
 		free(tmp);
 		return -1;
 	}
-	if (run == -1) {
+	if (run == PAGE_ALL) {
 		ret = render(o, out, f);
-	} else if (run == -2) {
+	} else if (run == PAGE_EXPERIMENT) {
 		char *stem = page_stem(path);
 
 		ret = stem ? ra_experiment_html(f, out->x, out->n ? out->reps[out->n - 1] : NULL,
@@ -483,13 +485,13 @@ static int render_experiment(const struct opts *o, const struct output *out)
 		free(path);
 	}
 	free(stem);
-	return write_page(o->html, o, out, -2);
+	return write_page(o->html, o, out, PAGE_EXPERIMENT);
 }
 
 static int write_output(const struct opts *o, struct output *out)
 {
 	if (!out->listing)
-		return o->html ? write_page(o->html, o, out, -1) : render(o, out, stdout);
+		return o->html ? write_page(o->html, o, out, PAGE_ALL) : render(o, out, stdout);
 	if (o->html)
 		return render_experiment(o, out);
 	if (o->renderer == &ra_render_json) {
