@@ -545,6 +545,15 @@ static int cmp_values(const char *a, const char *b)
 }
 
 /* The distinct values of dimension @d in order; returns their count. */
+#define MATRIX_MAX 256
+
+/* The matrix of an experiment of two dimensions: the values of each, in order. */
+struct matrix {
+	const char *rows[MATRIX_MAX], *cols[MATRIX_MAX];
+	int nr, nc;
+};
+
+/* The distinct values of dimension @d in order; their count, or -1 past MATRIX_MAX. */
 static int dim_values(const struct ra_experiment *x, int d, const char **out)
 {
 	int n = 0;
@@ -557,11 +566,23 @@ static int dim_values(const struct ra_experiment *x, int d, const char **out)
 			;
 		if (i < n)
 			continue;
+		if (n == MATRIX_MAX)
+			return -1;
 		for (i = n++; i > 0 && cmp_values(out[i - 1], v) > 0; i--)
 			out[i] = out[i - 1];
 		out[i] = v;
 	}
 	return n;
+}
+
+/* Whether @x has a matrix (two dimensions, MATRIX_MAX values each at most): into @m. */
+static bool matrix_of(const struct ra_experiment *x, struct matrix *m)
+{
+	if (x->ndims != 2)
+		return false;
+	m->nr = dim_values(x, 0, m->rows);
+	m->nc = dim_values(x, 1, m->cols);
+	return m->nr > 0 && m->nc > 0;
 }
 
 static const struct xset *set_at(const struct ra_experiment *x, const char *a, const char *b)
@@ -590,6 +611,7 @@ static size_t label_piece(const char *label, int w)
 
 static void text_escaped(FILE *out, const struct ra_experiment *x)
 {
+	struct matrix mx;
 	char c[NCOLS][32];
 	int w[NCOLS] = { 0 }, dw[MAX_DIMS] = { 0 }, used = 0, dims_w = 0;
 	bool by_dim;
@@ -655,12 +677,10 @@ static void text_escaped(FILE *out, const struct ra_experiment *x)
 			fprintf(out, "  %.*s\n", (int)n, label);
 		}
 	}
-	if (x->ndims == 2) {
-		const char *rows[256], *cols[256];
-		int nr = dim_values(x, 0, rows), nc = dim_values(x, 1, cols), cw = 8, rw;
+	if (matrix_of(x, &mx)) {
+		const char *const *rows = mx.rows, *const *cols = mx.cols;
+		int nr = mx.nr, nc = mx.nc, cw = 8, rw;
 
-		if (nr > 256 || nc > 256)
-			return;
 		fprintf(out, "\nThroughput, MB/s (harmonic mean of n runs): rows %s, columns %s\n\n",
 			x->dims[0], x->dims[1]);
 		rw = ra_text_width(x->dims[0]);
@@ -735,6 +755,7 @@ void ra_experiment_text(FILE *out, const struct ra_experiment *x)
 
 void ra_experiment_markdown(FILE *out, const struct ra_experiment *x)
 {
+	struct matrix mx;
 	char c[NCOLS][32];
 
 	fputs("|", out);
@@ -753,12 +774,10 @@ void ra_experiment_markdown(FILE *out, const struct ra_experiment *x)
 			fprintf(out, " %s |", c[k]);
 		fputc('\n', out);
 	}
-	if (x->ndims == 2) {
-		const char *rows[256], *cols[256];
-		int nr = dim_values(x, 0, rows), nc = dim_values(x, 1, cols);
+	if (matrix_of(x, &mx)) {
+		const char *const *rows = mx.rows, *const *cols = mx.cols;
+		int nr = mx.nr, nc = mx.nc;
 
-		if (nr > 256 || nc > 256)
-			return;
 		fputs("\n| ", out);
 		ra_md_cell(out, x->dims[0]);
 		fputs(" \\\\ ", out);
@@ -801,6 +820,7 @@ static void jnum(FILE *out, const char *key, double v)
 
 void ra_experiment_json(FILE *out, const struct ra_experiment *x)
 {
+	struct matrix mx;
 	fprintf(out, "{\"experiment\": {\"throughput_metric\": \"%s\", \"dimensions\": [",
 		x->tput_metric);
 	for (int d = 0; d < x->ndims; d++) {
@@ -836,41 +856,39 @@ void ra_experiment_json(FILE *out, const struct ra_experiment *x)
 		fputs("}", out);
 	}
 	fputs("\n  ]", out);
-	if (x->ndims == 2) {
-		const char *rows[256], *cols[256];
-		int nr = dim_values(x, 0, rows), nc = dim_values(x, 1, cols);
+	if (matrix_of(x, &mx)) {
+		const char *const *rows = mx.rows, *const *cols = mx.cols;
+		int nr = mx.nr, nc = mx.nc;
 
-		if (nr <= 256 && nc <= 256) {
-			fputs(",\n  \"matrix\": {\"rows\": ", out);
-			ra_json_string(out, x->dims[0]);
-			fputs(", \"columns\": ", out);
-			ra_json_string(out, x->dims[1]);
-			fputs(", \"row_values\": [", out);
-			for (int r = 0; r < nr; r++) {
-				fputs(r ? ", " : "", out);
-				ra_json_string(out, rows[r]);
-			}
-			fputs("], \"column_values\": [", out);
-			for (int k = 0; k < nc; k++) {
-				fputs(k ? ", " : "", out);
-				ra_json_string(out, cols[k]);
-			}
-			fputs("], \"throughput_hmean_bps\": [", out);
-			for (int r = 0; r < nr; r++) {
-				fputs(r ? ", [" : "[", out);
-				for (int k = 0; k < nc; k++) {
-					const struct xset *s = set_at(x, rows[r], cols[k]);
-
-					fputs(k ? ", " : "", out);
-					if (s && s->tput_n && isfinite(s->tput_hmean))
-						fprintf(out, "%.9g", s->tput_hmean);
-					else
-						fputs("null", out);
-				}
-				fputs("]", out);
-			}
-			fputs("]}", out);
+		fputs(",\n  \"matrix\": {\"rows\": ", out);
+		ra_json_string(out, x->dims[0]);
+		fputs(", \"columns\": ", out);
+		ra_json_string(out, x->dims[1]);
+		fputs(", \"row_values\": [", out);
+		for (int r = 0; r < nr; r++) {
+			fputs(r ? ", " : "", out);
+			ra_json_string(out, rows[r]);
 		}
+		fputs("], \"column_values\": [", out);
+		for (int k = 0; k < nc; k++) {
+			fputs(k ? ", " : "", out);
+			ra_json_string(out, cols[k]);
+		}
+		fputs("], \"throughput_hmean_bps\": [", out);
+		for (int r = 0; r < nr; r++) {
+			fputs(r ? ", [" : "[", out);
+			for (int k = 0; k < nc; k++) {
+				const struct xset *s = set_at(x, rows[r], cols[k]);
+
+				fputs(k ? ", " : "", out);
+				if (s && s->tput_n && isfinite(s->tput_hmean))
+					fprintf(out, "%.9g", s->tput_hmean);
+				else
+					fputs("null", out);
+			}
+			fputs("]", out);
+		}
+		fputs("]}", out);
 	}
 	fputs("}}\n", out);
 }
