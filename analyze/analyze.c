@@ -63,32 +63,88 @@ static int query_int(struct ra_db *db, const char *sql, int64_t run_id, const ch
  * Why a pass cannot run: its tracepoints were not in the kernel, or not
  * recorded. Returns 1 with @why filled, 0 when it can run, -1 on error.
  */
+/* The first column of the first row of @sql (?1 @run_id, ?2 @text) into @buf, "" none. */
+static int query_text(struct ra_db *db, const char *sql, int64_t run_id, const char *text,
+		      char *buf, size_t len)
+{
+	sqlite3_stmt *st = NULL;
+	int rc;
+
+	buf[0] = '\0';
+	rc = sqlite3_prepare_v2(ra_db_sqlite(db), sql, -1, &st, NULL);
+	if (rc == SQLITE_OK) {
+		sqlite3_bind_int64(st, 1, run_id);
+		if (text)
+			sqlite3_bind_text(st, 2, text, -1, SQLITE_STATIC);
+		rc = sqlite3_step(st);
+	}
+	if (rc == SQLITE_ROW && sqlite3_column_text(st, 0))
+		snprintf(buf, len, "%s", (const char *)sqlite3_column_text(st, 0));
+	sqlite3_finalize(st);
+	if (rc != SQLITE_ROW && rc != SQLITE_DONE) {
+		ra_set_error(RA_ERR_IO, "cannot read '%s': %s", ra_db_path(db),
+			     sqlite3_errmsg(ra_db_sqlite(db)));
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * Why a pass cannot run: its events were not in the kernel (neither a
+ * tracepoint nor a dynamic event), not recorded, or came from dynamic events
+ * that failed their self-check. Returns 1 with @why filled, 0 when it can
+ * run, -1 on error.
+ */
 static int missing_events(struct ra_db *db, int64_t run_id, const struct ra_pass *p, char *why,
 			  size_t len)
 {
 	int64_t live;
+	bool dynamic_ra = false;
 
 	if (query_int(db, "SELECT COUNT(*) FROM runs WHERE run_id = ?1 AND source = 'record'",
 		      run_id, NULL, &live) < 0)
 		return -1;
 	for (const char *const *n = p->needs; *n; n++) {
 		static const char sql[] =
-			"SELECT COALESCE(MAX(available * 2 + enabled), -1) FROM tracepoints"
-			" WHERE run_id = ?1 AND system || ':' || name = ?2";
+			"SELECT COALESCE(MAX(v), -1) FROM (SELECT available * 2 + enabled AS v"
+			" FROM tracepoints WHERE run_id = ?1 AND system || ':' || name = ?2"
+			" UNION ALL SELECT 3 FROM event_sources WHERE run_id = ?1"
+			" AND system || ':' || name = ?2 AND source = 'kprobe')";
+		char msg[300];
 		int64_t v;
 
-		if (query_int(db, sql, run_id, *n, &v) < 0)
+		if (query_int(db, sql, run_id, *n, &v) < 0 ||
+		    query_text(db, "SELECT message FROM event_sources WHERE run_id = ?1"
+			       " AND system || ':' || name = ?2 AND source = 'none'", run_id, *n,
+			       msg, sizeof(msg)) < 0)
 			return -1;
+		dynamic_ra |= strncmp(*n, "readahead:", 10) == 0;
 		if (v == 3)
 			continue;
 		if (!live)
 			snprintf(why, len, "%s is not in this trace", *n);
 		else if (v == 2)
 			snprintf(why, len, "%s was not recorded", *n);
+		else if (msg[0])
+			snprintf(why, len, "%s has no tracepoint on this kernel and no dynamic event"
+				 " could be made: %s", *n, msg);
 		else
 			snprintf(why, len, "%s is not available on this kernel%s", *n,
 				 strncmp(*n, "readahead:", 10) == 0 ? " (Linux 6.18+)" : "");
 		return 1;
+	}
+	if (dynamic_ra) {
+		char msg[400];
+
+		if (query_text(db, "SELECT message FROM self_checks WHERE run_id = ?1"
+			       " AND name = 'readahead_windows' AND state = 'fail'", run_id, NULL,
+			       msg, sizeof(msg)) < 0)
+			return -1;
+		if (msg[0]) {
+			snprintf(why, len, "the run is inconsistent: its dynamic readahead events"
+				 " failed the self-check (%s)", msg);
+			return 1;
+		}
 	}
 	return 0;
 }

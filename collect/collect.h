@@ -38,6 +38,18 @@ bool ra_decoder_has(struct ra_decoder *dec, int type);
  */
 int ra_decode(struct ra_decoder *dec, struct tep_record *rec, struct ra_event *ev);
 
+/* What the self-check of dynamic readahead events counted (decode.c). */
+struct ra_selfcheck {
+	uint64_t windows;	/* windows from dynamic events */
+	uint64_t pages;		/* pages added to their files inside readahead calls */
+	uint64_t outside;	/* of those, pages outside the call's window (or with none) */
+	uint64_t other_files;	/* pages of other files added inside the calls (metadata) */
+	uint64_t first_ts;	/* the first page outside */
+};
+
+/** ra_decoder_selfcheck - the self-check's counts of the records decoded so far */
+void ra_decoder_selfcheck(struct ra_decoder *dec, struct ra_selfcheck *out);
+
 /* One event type a source held and ratrace did not store, and how many. */
 typedef void (*ra_skipped_cb)(const char *system, const char *name, uint64_t n, void *arg);
 
@@ -523,6 +535,78 @@ int ra_workload_evict(const char *const *paths, int n);
 /** ra_workload_drop_caches - write back, then drop the whole page cache; 0 or -1 */
 int ra_workload_drop_caches(void);
 
+/* ---- btf.c: the running kernel's BTF ---- */
+
+struct ra_btf;
+
+#define RA_BTF_MAX_PARAMS 6
+#define RA_BTF_MAX_DEREF 8
+
+struct ra_btf_func {
+	int nparams;
+	char param[RA_BTF_MAX_PARAMS][32];	/* the parameters' names */
+	char pointee[RA_BTF_MAX_PARAMS][48];	/* the struct a pointer parameter points to, "" */
+	uint32_t type_id[RA_BTF_MAX_PARAMS];
+};
+
+/* How to read PARAM->a->b: memory at +off[0] of the parameter, then +off[1] of that, ... */
+struct ra_btf_fetch {
+	uint32_t off[RA_BTF_MAX_DEREF];
+	int nderef;
+	int size;		/* of the number at the end: 1, 2, 4 or 8 */
+	bool is_signed;
+};
+
+/**
+ * ra_btf_open - the kernel's BTF (@path NULL: $RATRACE_BTF, else
+ * /sys/kernel/btf/vmlinux); NULL with ra_last_error() (RA_ERR_ENV)
+ */
+struct ra_btf *ra_btf_open(const char *path);
+void ra_btf_close(struct ra_btf *b);
+/** ra_btf_func - the parameters of function @name; 0, or -1 when BTF has no such function */
+int ra_btf_func(struct ra_btf *b, const char *name, struct ra_btf_func *fn);
+/**
+ * ra_btf_path - where "a->b->c" lies from parameter @param (1-based) of @fn
+ * ("" for the parameter itself), through anonymous members too; 0, or -1
+ * naming the member that is not there
+ */
+int ra_btf_path(struct ra_btf *b, const struct ra_btf_func *fn, int param, const char *path,
+		struct ra_btf_fetch *out);
+
+/* ---- dynevent.c: readahead and access events from kprobes ---- */
+
+struct ra_dynevents;
+
+/* How the probes' fields are written: BTF names the kernel resolves, or offsets. */
+enum { RA_DYN_ARGS_AUTO, RA_DYN_ARGS_NAMES, RA_DYN_ARGS_OFFSETS };
+
+/** ra_dyn_can - whether event @type has a dynamic version */
+bool ra_dyn_can(int type);
+/**
+ * ra_dyn_create - the dynamic events of the types @want[type] (and, with the
+ * readahead ones, the probes of the self-check), under "ratrace_<pid>"
+ * Never fails for a kernel that lacks something: ra_dyn_state() says, per
+ * type, what was made and why not. NULL only when out of memory.
+ */
+struct ra_dynevents *ra_dyn_create(const bool *want, int style);
+/** ra_dyn_state - 1 made (*@def its definition), -1 wanted and not made (*@why), 0 not wanted */
+int ra_dyn_state(const struct ra_dynevents *de, int type, const char **def, const char **why);
+/** ra_dyn_checked - whether the probes of the self-check were all made */
+bool ra_dyn_checked(const struct ra_dynevents *de);
+/** ra_dyn_check_why - why a probe of the self-check was not made, "" */
+const char *ra_dyn_check_why(const struct ra_dynevents *de);
+/** ra_dyn_names_style - whether @type's probe has BTF names (else offsets read from BTF) */
+bool ra_dyn_names_style(const struct ra_dynevents *de, int type);
+const char *ra_dyn_group(const struct ra_dynevents *de);
+/** ra_dyn_group_prefix - "ratrace_": the groups of dynamic events the decoder reads */
+const char *ra_dyn_group_prefix(void);
+/** ra_dyn_event - the @i-th event made (its name in the group), NULL past the end */
+const char *ra_dyn_event(const struct ra_dynevents *de, int i);
+/** ra_dyn_destroy - remove the events (after the instance that used them); 0 or -1 */
+int ra_dyn_destroy(struct ra_dynevents *de);
+/** ra_dyn_cleanup_stale - remove the groups of recorders that no longer run */
+int ra_dyn_cleanup_stale(int verbose);
+
 /* ---- tracer.c: a private tracefs instance recording to per-CPU files ---- */
 
 struct ra_tracer;
@@ -531,8 +615,13 @@ struct ra_tracer;
 	"readahead,filemap,block,syscalls:sys_enter_fadvise64,syscalls:sys_enter_readahead," \
 	"syscalls:sys_enter_madvise"
 
+/* Where the readahead and access events come from. */
+enum { RA_SOURCE_AUTO, RA_SOURCE_TRACEPOINT, RA_SOURCE_DYNAMIC };
+
 struct ra_tracer_opts {
 	size_t buffer_kb;		/* per CPU */
+	int dyn_mode;			/* RA_SOURCE_*: auto takes the tracepoint where there is one */
+	int dyn_args;			/* RA_DYN_ARGS_* */
 	const char *events;		/* systems and system:event names, comma separated */
 	const uint32_t *fs_devs;	/* filter of readahead/filemap (s_dev) */
 	int nfs_devs;
@@ -567,7 +656,12 @@ int64_t ra_tracer_drain(struct ra_tracer *tr);
 /** ra_tracer_stop - stop tracing, read what is left, read the per-CPU stats */
 int ra_tracer_stop(struct ra_tracer *tr);
 const char *ra_tracer_clock(struct ra_tracer *tr);
-/** ra_tracer_store_meta - tracepoints and lost events into @run_id */
+/**
+ * ra_tracer_notices - one line through @fn for each event that has neither a
+ * tracepoint nor a dynamic event, saying why and what the run still gives
+ */
+int ra_tracer_notices(struct ra_tracer *tr, ra_notice_fn fn, void *arg);
+/** ra_tracer_store_meta - tracepoints, event sources, the self-check and lost events */
 int ra_tracer_store_meta(struct ra_tracer *tr, struct ra_db *db, int64_t run_id);
 /** ra_tracer_replay - decode the recorded events in time order */
 int ra_tracer_replay(struct ra_tracer *tr, ra_event_cb cb, void *arg);

@@ -97,6 +97,14 @@ static const struct field_spec remap_fields[] = {
 	BL(old_dev, "old_dev", 0), BL(old_sector, "old_sector", 0), RWBS, { 0 }
 };
 
+/* dynamic events: read(2)'s start (pos in page.index, already in page.last_index) and return */
+static const struct field_spec read_fields[] = {
+	PG(ino, "i_ino", 0), PG(dev, "s_dev", 0), PG(index, "pos", 0),
+	PG(last_index, "already", 0), { 0 }
+};
+
+static const struct field_spec ret_fields[] = { PG(index, "ret", 0), { 0 } };
+
 static const struct field_spec *const type_fields[RA_EV_MAX] = {
 	[RA_EV_SYNC_RA] = trigger_fields,	[RA_EV_ASYNC_RA] = trigger_fields,
 	[RA_EV_RA_ORDER] = order_fields,	[RA_EV_RA_UNBOUNDED] = unbounded_fields,
@@ -120,8 +128,50 @@ struct dec_field {
 	const struct field_spec *spec;
 };
 
+/* What a dynamic event is to the decoder beyond its type (dynevent.c names them). */
+enum dyn_kind {
+	DK_NONE,	/* a tracepoint, or a dynamic event with the tracepoint's fields */
+	DK_READ,	/* read(2) starts: kept until it returns */
+	DK_READ_RET,	/* read(2) returns: the pages it read, as mm_filemap_get_pages */
+	DK_CALL,	/* a readahead call without a window of its own starts */
+	DK_RET,		/* a readahead call returns */
+};
+
+static const struct {
+	const char *name;
+	int type;
+	int kind;
+} dyn_names[] = {
+	{ "page_cache_sync_ra", RA_EV_SYNC_RA, DK_NONE },
+	{ "page_cache_async_ra", RA_EV_ASYNC_RA, DK_NONE },
+	{ "page_cache_ra_order", RA_EV_RA_ORDER, DK_NONE },
+	{ "page_cache_ra_unbounded", RA_EV_RA_UNBOUNDED, DK_NONE },
+	{ "mm_filemap_fault", RA_EV_FAULT, DK_NONE },
+	{ "mm_filemap_map_pages", RA_EV_MAP_PAGES, DK_NONE },
+	{ "filemap_read", RA_EV_GET_PAGES, DK_READ },
+	{ "filemap_read_ret", RA_EV_GET_PAGES, DK_READ_RET },
+	{ "force_page_cache_ra", RA_EV_NONE, DK_CALL },
+	{ "page_cache_sync_ra_ret", RA_EV_NONE, DK_RET },
+	{ "page_cache_async_ra_ret", RA_EV_NONE, DK_RET },
+	{ "page_cache_ra_order_ret", RA_EV_NONE, DK_RET },
+	{ "page_cache_ra_unbounded_ret", RA_EV_NONE, DK_RET },
+	{ "force_page_cache_ra_ret", RA_EV_NONE, DK_RET },
+};
+
+/* The self-check's and read(2)'s state of one task. */
+struct dyn_task {
+	int pid;			/* 0: free slot */
+	int depth;			/* readahead calls it is in */
+	bool have_win, have_read;
+	uint32_t win_dev, read_dev;
+	uint64_t win_ino, win_start, win_end;
+	uint64_t read_ino, read_pos, read_already;
+};
+
 struct dec_event {
 	int type;
+	int kind;
+	bool dynamic;
 	int nfields;
 	unsigned short has;	/* flags of the optional fields this kernel has */
 	struct dec_field fields[MAX_FIELDS];
@@ -135,16 +185,28 @@ struct ra_decoder {
 	uint64_t *skipped;		/* by event id: records not stored */
 	uint64_t skipped_unknown;	/* records of ids the formats do not describe */
 	bool present[RA_EV_MAX];
+	bool dynamic[RA_EV_MAX];	/* from a dynamic event */
+	struct dyn_task *tasks;		/* open addressing by pid */
+	size_t ntasks, cap;
+	struct ra_selfcheck check;
 };
 
-static struct dec_event *resolve_event(struct tep_event *te, int type)
+static struct dec_event *resolve_event(struct tep_event *te, int type, int kind)
 {
 	struct dec_event *de = calloc(1, sizeof(*de));
+	const struct field_spec *spec = type_fields[type];
 
 	if (!de)
 		return NULL;
 	de->type = type;
-	for (const struct field_spec *s = type_fields[type]; s && s->name; s++) {
+	de->kind = kind;
+	if (kind == DK_READ)
+		spec = read_fields;
+	else if (kind == DK_READ_RET)
+		spec = ret_fields;
+	else if (kind != DK_NONE)
+		spec = NULL;
+	for (const struct field_spec *s = spec; s && s->name; s++) {
 		struct tep_format_field *f = tep_find_field(te, s->name);
 
 		/* a field a damaged format puts before the record is not there */
@@ -191,6 +253,23 @@ static bool indexable(const struct tep_event *te)
 	return te->id >= 0 && te->id <= MAX_EVENT_ID;
 }
 
+/* A dynamic event of a ratrace group ("ratrace_<pid>"): its type and kind. */
+static bool dyn_lookup(const char *system, const char *name, int *type, int *kind)
+{
+	const char *prefix = ra_dyn_group_prefix();
+
+	if (!system || !name || strncmp(system, prefix, strlen(prefix)) != 0)
+		return false;
+	for (size_t i = 0; i < sizeof(dyn_names) / sizeof(dyn_names[0]); i++) {
+		if (strcmp(dyn_names[i].name, name) == 0) {
+			*type = dyn_names[i].type;
+			*kind = dyn_names[i].kind;
+			return true;
+		}
+	}
+	return false;
+}
+
 struct ra_decoder *ra_decoder_alloc(struct tep_handle *tep)
 {
 	struct ra_decoder *dec = calloc(1, sizeof(*dec));
@@ -213,16 +292,24 @@ struct ra_decoder *ra_decoder_alloc(struct tep_handle *tep)
 	if (!dec->by_id || !dec->skipped)
 		goto nomem;
 	for (int i = 0; i < n; i++) {
-		int type = ra_event_lookup(events[i]->system, events[i]->name);
+		int type = ra_event_lookup(events[i]->system, events[i]->name), kind = DK_NONE;
+		bool dyn = false;
 
+		if (type == RA_EV_NONE && dyn_lookup(events[i]->system, events[i]->name, &type,
+						     &kind))
+			dyn = true;
 		/* of two formats with one id (a damaged file), the first counts */
-		if (type == RA_EV_NONE || !type_fields[type] || !indexable(events[i]) ||
-		    dec->by_id[events[i]->id])
+		if ((type == RA_EV_NONE && kind == DK_NONE) || (type && !type_fields[type]) ||
+		    !indexable(events[i]) || dec->by_id[events[i]->id])
 			continue;
-		dec->by_id[events[i]->id] = resolve_event(events[i], type);
+		dec->by_id[events[i]->id] = resolve_event(events[i], type, kind);
 		if (!dec->by_id[events[i]->id])
 			goto nomem;
-		dec->present[type] = true;
+		dec->by_id[events[i]->id]->dynamic = dyn;
+		if (type && kind != DK_READ) {
+			dec->present[type] = true;
+			dec->dynamic[type] |= dyn;
+		}
 	}
 	return dec;
 nomem:
@@ -239,12 +326,159 @@ void ra_decoder_free(struct ra_decoder *dec)
 		free(dec->by_id[i]);
 	free(dec->by_id);
 	free(dec->skipped);
+	free(dec->tasks);
 	free(dec);
 }
 
 bool ra_decoder_has(struct ra_decoder *dec, int type)
 {
 	return type > 0 && type < RA_EV_MAX && dec->present[type];
+}
+
+void ra_decoder_selfcheck(struct ra_decoder *dec, struct ra_selfcheck *out)
+{
+	*out = dec->check;
+}
+
+/* The state of task @pid, made when new; NULL when out of memory. */
+static struct dyn_task *task_of(struct ra_decoder *dec, int pid)
+{
+	size_t h;
+
+	if (pid <= 0)
+		pid = -1 - pid;		/* idle tasks: 0 is the free mark */
+	pid++;
+	if (dec->ntasks * 2 >= dec->cap) {
+		size_t ncap = dec->cap ? dec->cap * 2 : 64;
+		struct dyn_task *nt = calloc(ncap, sizeof(*nt));
+
+		if (!nt)
+			return NULL;
+		for (size_t i = 0; i < dec->cap; i++) {
+			if (!dec->tasks[i].pid)
+				continue;
+			for (h = (size_t)dec->tasks[i].pid & (ncap - 1); nt[h].pid; h = (h + 1) & (ncap - 1))
+				;
+			nt[h] = dec->tasks[i];
+		}
+		free(dec->tasks);
+		dec->tasks = nt;
+		dec->cap = ncap;
+	}
+	for (h = (size_t)pid & (dec->cap - 1); dec->tasks[h].pid; h = (h + 1) & (dec->cap - 1))
+		if (dec->tasks[h].pid == pid)
+			return &dec->tasks[h];
+	dec->tasks[h].pid = pid;
+	dec->ntasks++;
+	return &dec->tasks[h];
+}
+
+/*
+ * The self-check of the dynamic readahead events: every page the page cache
+ * gains while a task is inside a readahead call must lie in the window that
+ * call opened. A window whose start, size or file were read wrongly, or a
+ * window function that ran without its probe firing (inlined, renamed),
+ * shows as pages outside.
+ */
+static void check_event(struct ra_decoder *dec, const struct dec_event *de, struct ra_event *ev)
+{
+	struct dyn_task *t;
+
+	if (de->kind == DK_NONE && !de->dynamic && de->type != RA_EV_PAGE_ADD)
+		return;
+	t = task_of(dec, ev->pid);
+	if (!t)
+		return;
+	switch (de->kind) {
+	case DK_CALL:
+		t->depth++;
+		t->have_win = false;
+		return;
+	case DK_RET:
+		if (t->depth > 0 && --t->depth == 0)
+			t->have_win = false;
+		return;
+	case DK_READ:
+	case DK_READ_RET:
+		return;
+	}
+	switch (de->type) {
+	case RA_EV_SYNC_RA:
+	case RA_EV_ASYNC_RA:
+		t->depth++;
+		t->have_win = false;
+		break;
+	case RA_EV_RA_ORDER:
+	case RA_EV_RA_UNBOUNDED: {
+		uint64_t end = ev->ra.index + ev->ra.size;
+		bool inside = t->have_win && t->win_dev == ev->ra.dev && t->win_ino == ev->ra.ino &&
+			      ev->ra.index >= t->win_start && ev->ra.index < t->win_end;
+
+		t->depth++;
+		dec->check.windows++;
+		if (inside) {	/* the fallback of the window it is in */
+			if (end > t->win_end)
+				t->win_end = end;
+			break;
+		}
+		t->have_win = true;
+		t->win_dev = ev->ra.dev;
+		t->win_ino = ev->ra.ino;
+		t->win_start = ev->ra.index;
+		t->win_end = end;
+		break;
+	}
+	case RA_EV_PAGE_ADD: {
+		uint64_t n = ev->has_mask & RA_HAS_ORDER && ev->page.order < 20 ?
+			     1ULL << ev->page.order : 1;
+
+		if (t->depth <= 0)
+			break;
+		if (t->have_win && (t->win_dev != ev->page.dev || t->win_ino != ev->page.ino)) {
+			dec->check.other_files += n;	/* metadata read for the file */
+			break;
+		}
+		dec->check.pages += n;
+		if (!t->have_win || ev->page.index < t->win_start ||
+		    ev->page.index + n > t->win_end) {
+			dec->check.outside += n;
+			if (!dec->check.first_ts)
+				dec->check.first_ts = ev->ts_ns;
+		}
+		break;
+	}
+	}
+}
+
+/* read(2) by a dynamic event: kept at its start, given as the pages read at its return */
+static int read_event(struct ra_decoder *dec, const struct dec_event *de, struct ra_event *ev)
+{
+	uint64_t ps = tep_get_page_size(dec->tep) > 0 ? (uint64_t)tep_get_page_size(dec->tep) : 4096;
+	struct dyn_task *t = task_of(dec, ev->pid);
+	int64_t got;
+
+	if (!t)
+		return 0;
+	if (de->kind == DK_READ) {
+		t->have_read = true;
+		t->read_ino = ev->page.ino;
+		t->read_dev = ev->page.dev;
+		t->read_pos = ev->page.index;
+		t->read_already = ev->page.last_index;
+		return 0;
+	}
+	got = (int64_t)ev->page.index - (int64_t)t->read_already;
+	if (!t->have_read || (int64_t)ev->page.index <= 0 || got <= 0) {
+		t->have_read = false;
+		return 0;
+	}
+	t->have_read = false;
+	ev->page.ino = t->read_ino;
+	ev->page.dev = t->read_dev;
+	ev->page.index = t->read_pos / ps;
+	ev->page.last_index = (t->read_pos + (uint64_t)got - 1) / ps;
+	ev->has_mask = RA_HAS_LAST_INDEX;
+	return 1;
 }
 
 static void store_number(struct ra_event *ev, const struct field_spec *s, unsigned long long v)
@@ -325,7 +559,7 @@ int ra_decode(struct ra_decoder *dec, struct tep_record *rec, struct ra_event *e
 		return 0;
 	}
 	memset(ev, 0, sizeof(*ev));
-	ev->type = (uint16_t)de->type;
+	ev->type = (uint16_t)(de->type ? de->type : RA_EV_NONE);
 	ev->ts_ns = rec->ts;
 	ev->cpu = rec->cpu;
 	ev->pid = tep_data_pid(dec->tep, rec);
@@ -344,6 +578,12 @@ int ra_decode(struct ra_decoder *dec, struct tep_record *rec, struct ra_event *e
 			continue;
 		store_number(ev, s, tep_read_number(dec->tep, data + f->offset, f->size));
 	}
+	if (de->dynamic || de->type == RA_EV_PAGE_ADD)
+		check_event(dec, de, ev);
+	if (de->kind == DK_READ || de->kind == DK_READ_RET)
+		return read_event(dec, de, ev);
+	if (de->kind != DK_NONE)
+		return 0;
 	if (de->type == RA_EV_FADVISE || de->type == RA_EV_SYS_READAHEAD ||
 	    de->type == RA_EV_MADVISE) {
 		if (advice_range(dec, ev))

@@ -52,6 +52,9 @@ struct rec {
 	const char *label;
 	const char *tmpdir;
 	const char *events;
+	int source;			/* RA_SOURCE_* */
+	int probe_args;			/* RA_DYN_ARGS_* */
+	bool said_sources;		/* the lines about missing events were printed */
 	size_t buffer_kb;
 	bool drop_caches;
 	const char *evict[16];		/* --evict paths */
@@ -157,6 +160,15 @@ static const char usage_text[] =
 	"                              (default readahead,filemap,block and the WILLNEED\n"
 	"                              syscalls sys_enter_fadvise64, sys_enter_readahead,\n"
 	"                              sys_enter_madvise)\n"
+	"      --event-source auto|tracepoint|dynamic\n"
+	"                              where the readahead and access events come from:\n"
+	"                              auto takes the tracepoint and, on kernels without it\n"
+	"                              (readahead:* before 6.18), a kprobe made from the\n"
+	"                              kernel's BTF; the others force one of the two\n"
+	"      --probe-args auto|btf-names|btf-offsets\n"
+	"                              how the kprobes read their fields: BTF names the\n"
+	"                              kernel resolves (6.10+), or offsets read from BTF\n"
+	"                              (auto: names when the kernel takes them)\n"
 	"  -b, --buffer-kb KB          ring buffer per CPU (default 16384)\n"
 	"      --tmpdir DIR            where raw buffers are kept during the run (/tmp)\n"
 	"      --no-capture            do not store the workload's output\n"
@@ -274,7 +286,7 @@ static int set_wait(struct rec *r, const char *arg)
 enum {
 	OPT_RA_KB = 256, OPT_DROP, OPT_TMPDIR, OPT_NOCAPTURE, OPT_NOANALYZE, OPT_VERSION,
 	OPT_REPEAT, OPT_SWEEP, OPT_SWEEP_ENV, OPT_THROTTLE, OPT_EVICT, OPT_WAIT, OPT_KERNEL,
-	OPT_KERNEL_FILES,
+	OPT_KERNEL_FILES, OPT_SOURCE, OPT_PROBE_ARGS,
 };
 
 static const struct option longopts[] = {
@@ -296,6 +308,8 @@ static const struct option longopts[] = {
 	{ "throttle", required_argument, NULL, OPT_THROTTLE },
 	{ "kernel", required_argument, NULL, OPT_KERNEL },
 	{ "kernel-files", required_argument, NULL, OPT_KERNEL_FILES },
+	{ "event-source", required_argument, NULL, OPT_SOURCE },
+	{ "probe-args", required_argument, NULL, OPT_PROBE_ARGS },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "help", no_argument, NULL, 'h' },
@@ -338,6 +352,29 @@ static int parse_value(struct rec *r, int c, char *arg)
 		return 0;
 	}
 	ra_set_error(RA_ERR_USAGE, "bad --%s '%s'", c == 'b' ? "buffer-kb" : "repeat", arg);
+	return -1;
+}
+
+/* --event-source and --probe-args; 0, -1 bad */
+static int parse_source(struct rec *r, int c, const char *arg)
+{
+	static const char *const sources[] = { "auto", "tracepoint", "dynamic", NULL };
+	static const char *const styles[] = { "auto", "btf-names", "btf-offsets", NULL };
+	const char *const *names = c == OPT_SOURCE ? sources : styles;
+
+	for (int i = 0; names[i]; i++) {
+		if (strcmp(arg, names[i]) != 0)
+			continue;
+		if (c == OPT_SOURCE)
+			r->source = i;	/* RA_SOURCE_AUTO, _TRACEPOINT, _DYNAMIC */
+		else
+			r->probe_args = i;	/* RA_DYN_ARGS_AUTO, _NAMES, _OFFSETS */
+		return 0;
+	}
+	ra_set_error(RA_ERR_USAGE, "bad --%s '%s' (want %s)",
+		     c == OPT_SOURCE ? "event-source" : "probe-args", arg,
+		     c == OPT_SOURCE ? "auto, tracepoint or dynamic" :
+				       "auto, btf-names or btf-offsets");
 	return -1;
 }
 
@@ -403,6 +440,9 @@ static int parse_opt(struct rec *r, int c, char *arg)
 	case OPT_SWEEP:
 	case OPT_SWEEP_ENV:
 		return parse_value(r, c, arg);
+	case OPT_SOURCE:
+	case OPT_PROBE_ARGS:
+		return parse_source(r, c, arg);
 	}
 	fputs(usage_text, stderr);
 	ra_set_error(RA_ERR_USAGE, "bad arguments");
@@ -418,7 +458,7 @@ static int note_guest_opt(struct rec *r, int c, const char *arg)
 {
 	static const int guest_opts[] = { 'd', OPT_RA_KB, OPT_DROP, OPT_EVICT, 'b', 'e',
 					  OPT_NOCAPTURE, OPT_REPEAT, OPT_SWEEP, OPT_SWEEP_ENV,
-					  OPT_THROTTLE, 'q', 'v' };
+					  OPT_THROTTLE, OPT_SOURCE, OPT_PROBE_ARGS, 'q', 'v' };
 	const struct option *o;
 	char name[64];
 	size_t i;
@@ -648,6 +688,8 @@ static int setup_tracer(struct rec *r)
 
 	o.buffer_kb = r->buffer_kb;
 	o.events = r->events;
+	o.dyn_mode = r->source;
+	o.dyn_args = r->probe_args;
 	o.fs_devs = r->scope.fs_devs;
 	o.nfs_devs = r->scope.nfs_devs;
 	o.blk = r->scope.blk;
@@ -659,7 +701,13 @@ static int setup_tracer(struct rec *r)
 		return -1;
 	ra_tracer_cleanup_stale(r->verbose > 0);
 	r->tr = ra_tracer_create(&o);
-	return r->tr ? 0 : -1;
+	if (!r->tr)
+		return -1;
+	/* once for the recording: every run of it has the same kernel */
+	if (!r->said_sources && r->verbose >= 0)
+		ra_tracer_notices(r->tr, notice, r);
+	r->said_sources = true;
+	return 0;
 }
 
 /*

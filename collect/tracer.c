@@ -40,6 +40,8 @@ struct ra_tracer {
 	struct ra_rawcpu *raw;	/* per CPU: the file of sub-buffers, lost counts */
 	bool available[RA_EV_MAX];
 	bool enabled[RA_EV_MAX];
+	bool dynamic[RA_EV_MAX];	/* recorded from a dynamic event */
+	struct ra_dynevents *dyn;
 	int verbose;
 };
 
@@ -266,7 +268,6 @@ static int enable_event(struct ra_tracer *tr, int type, const struct ra_tracer_o
 	char filter[FILTER_MAX + 64] = "";
 	int fits = 0;
 
-	tr->available[type] = tracefs_event_file_exists(tr->inst, sys, name, "enable");
 	if (!tr->available[type] || !selected(o->events ? o->events : RA_DEFAULT_EVENTS, type))
 		return 0;
 	if (type == RA_EV_FADVISE) {
@@ -295,6 +296,56 @@ static int enable_event(struct ra_tracer *tr, int type, const struct ra_tracer_o
 		return -1;
 	}
 	tr->enabled[type] = true;
+	return 0;
+}
+
+/*
+ * The dynamic events of the types without a tracepoint (or all that have
+ * one, when forced): made, then enabled in the instance with the filters
+ * the tracepoints would have had.
+ */
+static int setup_dynamic(struct ra_tracer *tr, const struct ra_tracer_opts *o)
+{
+	const char *list = o->events ? o->events : RA_DEFAULT_EVENTS;
+	bool want[RA_EV_MAX] = { false };
+	const char *group, *ev;
+
+	for (int t = 1; t < RA_EV_MAX; t++)
+		want[t] = ra_dyn_can(t) && selected(list, t) &&
+			  (o->dyn_mode == RA_SOURCE_DYNAMIC ||
+			   (o->dyn_mode == RA_SOURCE_AUTO && !tr->available[t]));
+	tr->dyn = ra_dyn_create(want, o->dyn_args);
+	if (!tr->dyn) {
+		ra_set_error(RA_ERR_IO, "out of memory");
+		return -1;
+	}
+	group = ra_dyn_group(tr->dyn);
+	for (int i = 0; (ev = ra_dyn_event(tr->dyn, i)); i++) {
+		char filter[FILTER_MAX + 64] = "", *fmt;
+		bool has_dev;
+
+		fmt = tracefs_event_file_read(tr->inst, group, ev, "format", NULL);
+		has_dev = fmt && strstr(fmt, " s_dev;");
+		free(fmt);
+		if (has_dev && dev_filter(filter, FILTER_MAX, "s_dev", o->fs_devs, o->nfs_devs) < 0) {
+			ra_set_error(RA_ERR_USAGE, "too many devices for the filter of %s:%s", group,
+				     ev);
+			return -1;
+		}
+		add_pid_filter(filter, sizeof(filter), RA_EV_SYNC_RA, o->notrace_pid);
+		if (filter[0] &&
+		    tracefs_event_file_write(tr->inst, group, ev, "filter", filter) < 0) {
+			ra_set_error(RA_ERR_ENV, "cannot set the filter of %s:%s", group, ev);
+			return -1;
+		}
+		if (tracefs_event_enable(tr->inst, group, ev) < 0) {
+			ra_set_error(RA_ERR_ENV, "cannot enable %s:%s: %s", group, ev,
+				     strerror(errno));
+			return -1;
+		}
+	}
+	for (int t = 1; t < RA_EV_MAX; t++)
+		tr->dynamic[t] = want[t] && ra_dyn_state(tr->dyn, t, NULL, NULL) > 0;
 	return 0;
 }
 
@@ -424,10 +475,9 @@ fail:
 
 static int configure(struct ra_tracer *tr, const struct ra_tracer_opts *o)
 {
-	static const char *const systems[] = { "readahead", "filemap", "block",
-						"syscalls/sys_enter_fadvise64",
-						"syscalls/sys_enter_readahead",
-						"syscalls/sys_enter_madvise", NULL };
+	const char *systems[] = { "readahead", "filemap", "block", "syscalls/sys_enter_fadvise64",
+				  "syscalls/sys_enter_readahead", "syscalls/sys_enter_madvise",
+				  NULL, NULL };
 	char *dir;
 
 	if (tracefs_trace_off(tr->inst) < 0 ||
@@ -443,8 +493,16 @@ static int configure(struct ra_tracer *tr, const struct ra_tracer_opts *o)
 	/* the process of each task (threads share a descriptor's readahead state) */
 	tracefs_option_enable(tr->inst, TRACEFS_OPTION_RECORD_TGID);
 	for (int t = 1; t < RA_EV_MAX; t++)
-		if (ra_event_name(t) && enable_event(tr, t, o) < 0)
+		tr->available[t] = ra_event_name(t) &&
+				   tracefs_event_file_exists(tr->inst, ra_event_system(t),
+							     ra_event_name(t), "enable");
+	if (setup_dynamic(tr, o) < 0)
+		return -1;
+	for (int t = 1; t < RA_EV_MAX; t++)
+		if (ra_event_name(t) && !ra_dyn_state(tr->dyn, t, NULL, NULL) &&
+		    enable_event(tr, t, o) < 0)
 			return -1;
+	systems[6] = ra_dyn_event(tr->dyn, 0) ? ra_dyn_group(tr->dyn) : NULL;
 	dir = tracefs_instance_get_dir(tr->inst);
 	tr->tep = load_formats(dir, systems);
 	tracefs_put_tracing_file(dir);
@@ -465,6 +523,7 @@ struct ra_tracer *ra_tracer_create(const struct ra_tracer_opts *o)
 
 	if (tracing_unavailable() < 0)
 		return NULL;
+	ra_dyn_cleanup_stale(o->verbose > 0);
 	tr = calloc(1, sizeof(*tr));
 	if (!tr) {
 		ra_set_error(RA_ERR_IO, "out of memory");
@@ -640,6 +699,108 @@ uint64_t ra_tracer_lost(struct ra_tracer *tr)
 	return lost;
 }
 
+/* Where each event that has a dynamic version came from in this run. */
+static int store_sources(struct ra_tracer *tr, struct ra_db *db, int64_t run_id)
+{
+	for (int t = 1; t < RA_EV_MAX; t++) {
+		const char *args = ra_dyn_names_style(tr->dyn, t) ? "btf-names" : "btf-offsets";
+		const char *def = NULL, *why = NULL, *src = "none";
+		int st;
+
+		if (!ra_dyn_can(t))
+			continue;
+		st = ra_dyn_state(tr->dyn, t, &def, &why);
+		if (st > 0)
+			src = "kprobe";
+		else if (tr->enabled[t])
+			src = "tracepoint";
+		if (st == 0 && !tr->available[t])
+			why = "no tracepoint, and no dynamic event was asked for";
+		if (ra_db_add_event_source(db, run_id, ra_event_system(t), ra_event_name(t), src,
+					   st > 0 ? args : NULL, st > 0 ? def : NULL,
+					   st < 0 || (st == 0 && !tr->enabled[t]) ? why : NULL) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* The self-check of a run whose readahead events came from dynamic events. */
+static int store_selfcheck(struct ra_tracer *tr, struct ra_db *db, int64_t run_id)
+{
+	struct ra_selfcheck c;
+	const char *state = "pass";
+	char msg[400];
+	bool any = false;
+
+	for (int t = RA_EV_SYNC_RA; t <= RA_EV_RA_UNBOUNDED; t++)
+		any |= tr->dynamic[t];
+	if (!any)
+		return 0;
+	ra_decoder_selfcheck(tr->dec, &c);
+	snprintf(msg, sizeof(msg), "%llu of %llu pages added inside readahead calls fell"
+		 " outside their window (%llu windows)", (unsigned long long)c.outside,
+		 (unsigned long long)c.pages, (unsigned long long)c.windows);
+	if (c.outside) {
+		state = "fail";
+	} else if (!ra_dyn_checked(tr->dyn)) {
+		state = "incomplete";
+		snprintf(msg, sizeof(msg), "cannot tell readahead's own pages: %s",
+			 ra_dyn_check_why(tr->dyn));
+	} else if (ra_tracer_lost(tr)) {
+		state = "incomplete";
+		snprintf(msg, sizeof(msg), "%llu events were lost",
+			 (unsigned long long)ra_tracer_lost(tr));
+	}
+	return ra_db_add_self_check(db, run_id, "readahead_windows", state, (int64_t)c.pages,
+				    (int64_t)c.outside, msg);
+}
+
+/* One line per reason: the events it leaves out, and what the run still gives. */
+int ra_tracer_notices(struct ra_tracer *tr, ra_notice_fn fn, void *arg)
+{
+	bool said[RA_EV_MAX] = { false };
+	int n = 0;
+
+	for (int t = 1; t < RA_EV_MAX; t++) {
+		const char *why, *w2;
+		char line[1024];
+		size_t off;
+		bool ra = false;
+		int count = 0;
+
+		if (said[t] || ra_dyn_state(tr->dyn, t, NULL, &why) >= 0)
+			continue;
+		off = (size_t)snprintf(line, sizeof(line), "no dynamic event for");
+		for (int u = t; u < RA_EV_MAX && off < sizeof(line); u++) {
+			if (said[u] || ra_dyn_state(tr->dyn, u, NULL, &w2) >= 0 || strcmp(w2, why))
+				continue;
+			said[u] = true;
+			count++;
+			ra |= ra_event_class(u) == RA_CLASS_RA;
+			off += (size_t)snprintf(line + off, sizeof(line) - off, "%s %s:%s",
+						u == t ? "" : ",", ra_event_system(u),
+						ra_event_name(u));
+		}
+		if (off < sizeof(line))
+			snprintf(line + off, sizeof(line) - off, " (%s): the run is recorded without"
+				 " %s: %s", why, count > 1 ? "them" : "it",
+				 ra ? "no windows, patterns or fates; block I/O and the page cache"
+				      " are recorded" :
+				      "fates cannot tell pages used this way from pending ones");
+		fn(line, arg);
+		n++;
+	}
+	if (ra_dyn_event(tr->dyn, 0) && !ra_dyn_checked(tr->dyn) && ra_dyn_check_why(tr->dyn)[0]) {
+		char line[512];
+
+		snprintf(line, sizeof(line), "the self-check of the dynamic readahead events cannot"
+			 " run: %s", ra_dyn_check_why(tr->dyn));
+		fn(line, arg);
+		n++;
+	}
+	return n;
+}
+
 int ra_tracer_store_meta(struct ra_tracer *tr, struct ra_db *db, int64_t run_id)
 {
 	for (int t = 1; t < RA_EV_MAX; t++) {
@@ -649,6 +810,8 @@ int ra_tracer_store_meta(struct ra_tracer *tr, struct ra_db *db, int64_t run_id)
 					 tr->available[t], tr->enabled[t]) < 0)
 			return -1;
 	}
+	if (store_sources(tr, db, run_id) < 0 || store_selfcheck(tr, db, run_id) < 0)
+		return -1;
 	for (int i = 0; i < tr->ncpus; i++) {
 		struct cpu_cap *c = &tr->cpu[i];
 
@@ -680,6 +843,9 @@ void ra_tracer_destroy(struct ra_tracer *tr)
 		tracefs_instance_destroy(tr->inst);
 		tracefs_instance_free(tr->inst);
 	}
+	/* after the instance that had them enabled */
+	if (ra_dyn_destroy(tr->dyn) < 0)
+		fprintf(stderr, "ra-record: %s\n", ra_last_error());
 	ra_decoder_free(tr->dec);
 	tep_free(tr->tep);
 	free(tr);

@@ -11,7 +11,7 @@
 
 #include "ra_event.h"
 
-#define RA_SCHEMA_VERSION 6
+#define RA_SCHEMA_VERSION 7
 /* A read-only tool's reading of a database stops after this long (seconds). */
 #define RA_DB_READ_SECONDS 600
 #define RA_APPLICATION_ID 0x52415452 /* "RATR" */
@@ -205,6 +205,13 @@ int ra_db_add_skipped(struct ra_db *db, int64_t run_id, const char *system, cons
 		      int64_t n);
 int ra_db_add_tracepoint(struct ra_db *db, int64_t run_id, const char *system, const char *name,
 			 int available, int enabled);
+/* where event system:name came from: @source "tracepoint", "kprobe" or "none" (@message why) */
+int ra_db_add_event_source(struct ra_db *db, int64_t run_id, const char *system,
+			   const char *name, const char *source, const char *args,
+			   const char *definition, const char *message);
+/* a self-check of the run: @state "pass", "fail" or "incomplete" */
+int ra_db_add_self_check(struct ra_db *db, int64_t run_id, const char *name, const char *state,
+			 int64_t checked, int64_t failed, const char *message);
 int ra_db_add_lost(struct ra_db *db, int64_t run_id, int cpu, int64_t overrun, int64_t dropped,
 		   int64_t missed, int64_t entries_read);
 int ra_db_add_task(struct ra_db *db, int64_t run_id, int pid, const char *comm);

@@ -18,7 +18,8 @@
 static const char *const recorded_tables[] = {
 	"run_args", "tracepoints", "devices", "device_snapshots", "vmstat", "settings",
 	"setting_changes", "lost_events", "tasks", "files", "filesystems", "skipped_events",
-	"bench_results", "run_params", "ra_events", "page_events", "blk_events", NULL
+	"bench_results", "run_params", "event_sources", "self_checks", "ra_events", "page_events",
+	"blk_events", NULL
 };
 
 #define MAX_COLS 64

@@ -262,6 +262,25 @@ int ra_db_add_tracepoint(struct ra_db *db, int64_t run_id, const char *system, c
 			 "ittii", run_id, system, name, (int64_t)available, (int64_t)enabled);
 }
 
+int ra_db_add_event_source(struct ra_db *db, int64_t run_id, const char *system,
+			   const char *name, const char *source, const char *args,
+			   const char *definition, const char *message)
+{
+	return exec_args(db,
+			 "INSERT OR REPLACE INTO event_sources (run_id, system, name, source, args,"
+			 " definition, message) VALUES (?, ?, ?, ?, ?, ?, ?)",
+			 "ittttt" "t", run_id, system, name, source, args, definition, message);
+}
+
+int ra_db_add_self_check(struct ra_db *db, int64_t run_id, const char *name, const char *state,
+			 int64_t checked, int64_t failed, const char *message)
+{
+	return exec_args(db,
+			 "INSERT OR REPLACE INTO self_checks (run_id, name, state, checked, failed,"
+			 " message) VALUES (?, ?, ?, ?, ?, ?)",
+			 "ittnnt", run_id, name, state, checked, failed, message);
+}
+
 int ra_db_add_lost(struct ra_db *db, int64_t run_id, int cpu, int64_t overrun, int64_t dropped,
 		   int64_t missed, int64_t entries_read)
 {

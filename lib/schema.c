@@ -546,9 +546,36 @@ const char ra_schema_v6_sql[] =
 	"ALTER TABLE runs ADD COLUMN boot_kernel TEXT;\n"
 	"UPDATE runs SET execution = 'host' WHERE source = 'record';\n";
 
+/*
+ * Version 7: where each event came from (a tracepoint, or a dynamic event on
+ * kernels without it), and the self-check of the dynamic ones. Older
+ * recordings took every event from its tracepoint.
+ */
+const char ra_schema_v7_sql[] =
+	"CREATE TABLE event_sources (\n"
+	"  run_id INTEGER NOT NULL REFERENCES runs(run_id) ON DELETE CASCADE,\n"
+	"  system TEXT NOT NULL,\n"
+	"  name TEXT NOT NULL,\n"
+	"  source TEXT NOT NULL CHECK (source IN ('tracepoint', 'kprobe', 'none')),\n"
+	"  args TEXT CHECK (args IN ('btf-names', 'btf-offsets')),\n"
+	"  definition TEXT,\n"
+	"  message TEXT,\n"
+	"  PRIMARY KEY (run_id, system, name)\n"
+	");\n"
+	"CREATE TABLE self_checks (\n"
+	"  run_id INTEGER NOT NULL REFERENCES runs(run_id) ON DELETE CASCADE,\n"
+	"  name TEXT NOT NULL,\n"
+	"  state TEXT NOT NULL CHECK (state IN ('pass', 'fail', 'incomplete')),\n"
+	"  checked INTEGER,\n"
+	"  failed INTEGER,\n"
+	"  message TEXT,\n"
+	"  PRIMARY KEY (run_id, name)\n"
+	");\n";
+
 /* Each version's step from the one before: ra_schema_steps[v - 2] makes v from v - 1. */
 const char *const ra_schema_steps[] = { ra_schema_v2_sql, ra_schema_v3_sql, ra_schema_v4_sql,
-					ra_schema_v5_sql, ra_schema_v6_sql, NULL };
+					ra_schema_v5_sql, ra_schema_v6_sql, ra_schema_v7_sql,
+					NULL };
 
 /*
  * The views, dropped and made again by every upgrade: their columns keep their
