@@ -47,6 +47,17 @@ struct ra_selfcheck {
 	uint64_t first_ts;	/* the first page outside */
 };
 
+/* Which events ra_decode() passes on when an event came from both sources. */
+enum { RA_SIDE_ALL, RA_SIDE_TRACEPOINT, RA_SIDE_DYNAMIC };
+
+/**
+ * ra_decoder_side - decode the tracepoints' or the dynamic events' side of
+ * the events recorded from both, from now on; resets the counts (skipped
+ * records, the self-check) for a replay of the same records
+ */
+void ra_decoder_side(struct ra_decoder *dec, int side);
+/** ra_decoder_dynamic - whether the formats hold a dynamic event of @type */
+bool ra_decoder_dynamic(struct ra_decoder *dec, int type);
 /** ra_decoder_selfcheck - the self-check's counts of the records decoded so far */
 void ra_decoder_selfcheck(struct ra_decoder *dec, struct ra_selfcheck *out);
 
@@ -616,7 +627,7 @@ struct ra_tracer;
 	"syscalls:sys_enter_madvise"
 
 /* Where the readahead and access events come from. */
-enum { RA_SOURCE_AUTO, RA_SOURCE_TRACEPOINT, RA_SOURCE_DYNAMIC };
+enum { RA_SOURCE_AUTO, RA_SOURCE_TRACEPOINT, RA_SOURCE_DYNAMIC, RA_SOURCE_BOTH };
 
 struct ra_tracer_opts {
 	size_t buffer_kb;		/* per CPU */
@@ -663,6 +674,11 @@ const char *ra_tracer_clock(struct ra_tracer *tr);
 int ra_tracer_notices(struct ra_tracer *tr, ra_notice_fn fn, void *arg);
 /** ra_tracer_store_meta - tracepoints, event sources, the self-check and lost events */
 int ra_tracer_store_meta(struct ra_tracer *tr, struct ra_db *db, int64_t run_id);
+/**
+ * ra_tracer_side - which side of the events recorded from both sources the
+ * next replay and store give (RA_SIDE_*; RA_SOURCE_BOTH records both)
+ */
+void ra_tracer_side(struct ra_tracer *tr, int side);
 /** ra_tracer_replay - decode the recorded events in time order */
 int ra_tracer_replay(struct ra_tracer *tr, ra_event_cb cb, void *arg);
 /**

@@ -133,6 +133,9 @@ enum dyn_kind {
 	DK_NONE,	/* a tracepoint, or a dynamic event with the tracepoint's fields */
 	DK_READ,	/* read(2) starts: kept until it returns */
 	DK_READ_RET,	/* read(2) returns: the pages it read, as mm_filemap_get_pages */
+	DK_MAP,		/* fault-around starts: its range kept until it returns */
+	DK_MAP_PTE,	/* a page table entry set: fault-around mapped something */
+	DK_MAP_RET,	/* fault-around returns: its range, when it mapped a page */
 	DK_CALL,	/* a readahead call without a window of its own starts */
 	DK_RET,		/* a readahead call returns */
 };
@@ -147,7 +150,9 @@ static const struct {
 	{ "page_cache_ra_order", RA_EV_RA_ORDER, DK_NONE },
 	{ "page_cache_ra_unbounded", RA_EV_RA_UNBOUNDED, DK_NONE },
 	{ "mm_filemap_fault", RA_EV_FAULT, DK_NONE },
-	{ "mm_filemap_map_pages", RA_EV_MAP_PAGES, DK_NONE },
+	{ "mm_filemap_map_pages", RA_EV_MAP_PAGES, DK_MAP },
+	{ "map_pte", RA_EV_MAP_PAGES, DK_MAP_PTE },
+	{ "filemap_map_pages_ret", RA_EV_MAP_PAGES, DK_MAP_RET },
 	{ "filemap_read", RA_EV_GET_PAGES, DK_READ },
 	{ "filemap_read_ret", RA_EV_GET_PAGES, DK_READ_RET },
 	{ "force_page_cache_ra", RA_EV_NONE, DK_CALL },
@@ -162,10 +167,11 @@ static const struct {
 struct dyn_task {
 	int pid;			/* 0: free slot */
 	int depth;			/* readahead calls it is in */
-	bool have_win, have_read;
-	uint32_t win_dev, read_dev;
+	bool have_win, have_read, have_map;
+	uint32_t win_dev, read_dev, map_dev;
 	uint64_t win_ino, win_start, win_end;
 	uint64_t read_ino, read_pos, read_already;
+	uint64_t map_ino, map_start, map_end, map_ptes;
 };
 
 struct dec_event {
@@ -189,6 +195,7 @@ struct ra_decoder {
 	struct dyn_task *tasks;		/* open addressing by pid */
 	size_t ntasks, cap;
 	struct ra_selfcheck check;
+	int side;			/* RA_SIDE_*: which source of an event twice recorded */
 };
 
 static struct dec_event *resolve_event(struct tep_event *te, int type, int kind)
@@ -204,7 +211,7 @@ static struct dec_event *resolve_event(struct tep_event *te, int type, int kind)
 		spec = read_fields;
 	else if (kind == DK_READ_RET)
 		spec = ret_fields;
-	else if (kind != DK_NONE)
+	else if (kind != DK_NONE && kind != DK_MAP)
 		spec = NULL;
 	for (const struct field_spec *s = spec; s && s->name; s++) {
 		struct tep_format_field *f = tep_find_field(te, s->name);
@@ -306,7 +313,7 @@ struct ra_decoder *ra_decoder_alloc(struct tep_handle *tep)
 		if (!dec->by_id[events[i]->id])
 			goto nomem;
 		dec->by_id[events[i]->id]->dynamic = dyn;
-		if (type && kind != DK_READ) {
+		if (type && (kind == DK_NONE || kind == DK_READ_RET || kind == DK_MAP_RET)) {
 			dec->present[type] = true;
 			dec->dynamic[type] |= dyn;
 		}
@@ -333,6 +340,22 @@ void ra_decoder_free(struct ra_decoder *dec)
 bool ra_decoder_has(struct ra_decoder *dec, int type)
 {
 	return type > 0 && type < RA_EV_MAX && dec->present[type];
+}
+
+void ra_decoder_side(struct ra_decoder *dec, int side)
+{
+	dec->side = side;
+	free(dec->tasks);
+	dec->tasks = NULL;
+	dec->ntasks = dec->cap = 0;
+	memset(&dec->check, 0, sizeof(dec->check));
+	memset(dec->skipped, 0, ((size_t)dec->max_id + 1) * sizeof(*dec->skipped));
+	dec->skipped_unknown = 0;
+}
+
+bool ra_decoder_dynamic(struct ra_decoder *dec, int type)
+{
+	return type > 0 && type < RA_EV_MAX && dec->dynamic[type];
 }
 
 void ra_decoder_selfcheck(struct ra_decoder *dec, struct ra_selfcheck *out)
@@ -400,6 +423,9 @@ static void check_event(struct ra_decoder *dec, const struct dec_event *de, stru
 		return;
 	case DK_READ:
 	case DK_READ_RET:
+	case DK_MAP:
+	case DK_MAP_PTE:
+	case DK_MAP_RET:
 		return;
 	}
 	switch (de->type) {
@@ -448,6 +474,39 @@ static void check_event(struct ra_decoder *dec, const struct dec_event *de, stru
 		break;
 	}
 	}
+}
+
+/* fault-around by dynamic events: its range at its return, when it mapped a page */
+static int map_event(struct ra_decoder *dec, const struct dec_event *de, struct ra_event *ev)
+{
+	struct dyn_task *t = task_of(dec, ev->pid);
+
+	if (!t)
+		return 0;
+	if (de->kind == DK_MAP) {
+		t->have_map = true;
+		t->map_ino = ev->page.ino;
+		t->map_dev = ev->page.dev;
+		t->map_start = ev->page.index;
+		t->map_end = ev->page.last_index;
+		t->map_ptes = 0;
+		return 0;
+	}
+	if (de->kind == DK_MAP_PTE) {
+		t->map_ptes += t->have_map;
+		return 0;
+	}
+	if (!t->have_map || !t->map_ptes) {
+		t->have_map = false;
+		return 0;
+	}
+	t->have_map = false;
+	ev->page.ino = t->map_ino;
+	ev->page.dev = t->map_dev;
+	ev->page.index = t->map_start;
+	ev->page.last_index = t->map_end;
+	ev->has_mask = RA_HAS_LAST_INDEX;
+	return 1;
 }
 
 /* read(2) by a dynamic event: kept at its start, given as the pages read at its return */
@@ -558,6 +617,11 @@ int ra_decode(struct ra_decoder *dec, struct tep_record *rec, struct ra_event *e
 		dec->skipped[id]++;
 		return 0;
 	}
+	/* an event recorded from both sources: the side asked for only */
+	if ((dec->side == RA_SIDE_TRACEPOINT && de->dynamic) ||
+	    (dec->side == RA_SIDE_DYNAMIC && !de->dynamic && de->type &&
+	     dec->dynamic[de->type]))
+		return 0;
 	memset(ev, 0, sizeof(*ev));
 	ev->type = (uint16_t)(de->type ? de->type : RA_EV_NONE);
 	ev->ts_ns = rec->ts;
@@ -582,6 +646,8 @@ int ra_decode(struct ra_decoder *dec, struct tep_record *rec, struct ra_event *e
 		check_event(dec, de, ev);
 	if (de->kind == DK_READ || de->kind == DK_READ_RET)
 		return read_event(dec, de, ev);
+	if (de->kind == DK_MAP || de->kind == DK_MAP_PTE || de->kind == DK_MAP_RET)
+		return map_event(dec, de, ev);
 	if (de->kind != DK_NONE)
 		return 0;
 	if (de->type == RA_EV_FADVISE || de->type == RA_EV_SYS_READAHEAD ||

@@ -38,6 +38,7 @@ struct dyn_def {
 	int type;		/* what it stands for (RA_EV_*), 0 for a helper of the self-check */
 	const char *event;	/* its name in the group: the decoder's key */
 	const char *func;
+	const char *alt;	/* the function's name in older kernels, or NULL */
 	bool ret;		/* a kretprobe */
 	const char *pointee[3];	/* the structure each pointer parameter must point to */
 	struct dyn_arg args[MAX_ARGS];
@@ -52,11 +53,11 @@ struct dyn_def {
 	{ "prev_pos", p, "ra->prev_pos", false }
 
 static const struct dyn_def defs[] = {
-	{ RA_EV_SYNC_RA, "page_cache_sync_ra", "page_cache_sync_ra", false,
+	{ RA_EV_SYNC_RA, "page_cache_sync_ra", "page_cache_sync_ra", NULL, false,
 	  { "readahead_control" },
 	  { FILE_OF_RACTL(1), { "index", 1, "_index", false }, RA_STATE(1),
 	    { "req_count", 2, "", false } } },
-	{ RA_EV_ASYNC_RA, "page_cache_async_ra", "page_cache_async_ra", false,
+	{ RA_EV_ASYNC_RA, "page_cache_async_ra", "page_cache_async_ra", NULL, false,
 	  { "readahead_control", "folio" },
 	  { FILE_OF_RACTL(1), { "index", 1, "_index", false }, RA_STATE(1),
 	    { "req_count", 3, "", false } } },
@@ -64,37 +65,45 @@ static const struct dyn_def defs[] = {
 	 * No order: the one asked for at entry is not the one the kernel then
 	 * clamps to the mapping and records; the folios added say their order.
 	 */
-	{ RA_EV_RA_ORDER, "page_cache_ra_order", "page_cache_ra_order", false,
+	{ RA_EV_RA_ORDER, "page_cache_ra_order", "page_cache_ra_order", NULL, false,
 	  { "readahead_control", "file_ra_state" },
 	  { FILE_OF_RACTL(1), { "index", 2, "start", false }, { "size", 2, "size", false },
 	    { "async_size", 2, "async_size", false }, { "ra_pages", 2, "ra_pages", false } } },
-	{ RA_EV_RA_UNBOUNDED, "page_cache_ra_unbounded", "page_cache_ra_unbounded", false,
+	{ RA_EV_RA_UNBOUNDED, "page_cache_ra_unbounded", "page_cache_ra_unbounded", NULL, false,
 	  { "readahead_control" },
 	  { FILE_OF_RACTL(1), { "index", 1, "_index", false }, { "nr_to_read", 2, "", false },
 	    { "lookahead_size", 3, "", false } } },
 	/* read(2): where it starts; the return says how much it read */
-	{ RA_EV_GET_PAGES, "filemap_read", "filemap_read", false, { "kiocb", "iov_iter" },
+	{ RA_EV_GET_PAGES, "filemap_read", "filemap_read", NULL, false, { "kiocb", "iov_iter" },
 	  { { "i_ino", 1, "ki_filp->f_mapping->host->i_ino", false },
 	    { "s_dev", 1, "ki_filp->f_mapping->host->i_sb->s_dev", false },
 	    { "pos", 1, "ki_pos", false }, { "already", 3, "", true } } },
-	{ RA_EV_GET_PAGES, "filemap_read_ret", "filemap_read", true, { 0 },
+	{ RA_EV_GET_PAGES, "filemap_read_ret", "filemap_read", NULL, true, { 0 },
 	  { { "ret", 0, "", false } } },
-	{ RA_EV_FAULT, "mm_filemap_fault", "filemap_fault", false, { "vm_fault" },
+	{ RA_EV_FAULT, "mm_filemap_fault", "filemap_fault", NULL, false, { "vm_fault" },
 	  { { "i_ino", 1, "vma->vm_file->f_mapping->host->i_ino", false },
 	    { "s_dev", 1, "vma->vm_file->f_mapping->host->i_sb->s_dev", false },
 	    { "index", 1, "pgoff", false } } },
-	{ RA_EV_MAP_PAGES, "mm_filemap_map_pages", "filemap_map_pages", false, { "vm_fault" },
+	/*
+	 * fault-around: its range at entry, given at its return when it mapped
+	 * a page (a PTE was set meanwhile), as the tracepoint fires only then
+	 */
+	{ RA_EV_MAP_PAGES, "mm_filemap_map_pages", "filemap_map_pages", NULL, false, { "vm_fault" },
 	  { { "i_ino", 1, "vma->vm_file->f_mapping->host->i_ino", false },
 	    { "s_dev", 1, "vma->vm_file->f_mapping->host->i_sb->s_dev", false },
 	    { "index", 2, "", false }, { "last_index", 3, "", false } } },
+	{ RA_EV_MAP_PAGES, "map_pte", "set_pte_range", "do_set_pte", false, { "vm_fault" },
+	  { { 0 } } },
+	{ RA_EV_MAP_PAGES, "filemap_map_pages_ret", "filemap_map_pages", NULL, true, { 0 },
+	  { { 0 } } },
 	/* the self-check: which page-cache additions happen inside readahead */
-	{ 0, "force_page_cache_ra", "force_page_cache_ra", false, { "readahead_control" },
+	{ 0, "force_page_cache_ra", "force_page_cache_ra", NULL, false, { "readahead_control" },
 	  { { "nr_to_read", 2, "", false } } },
-	{ 0, "page_cache_sync_ra_ret", "page_cache_sync_ra", true, { 0 }, { { 0 } } },
-	{ 0, "page_cache_async_ra_ret", "page_cache_async_ra", true, { 0 }, { { 0 } } },
-	{ 0, "page_cache_ra_order_ret", "page_cache_ra_order", true, { 0 }, { { 0 } } },
-	{ 0, "page_cache_ra_unbounded_ret", "page_cache_ra_unbounded", true, { 0 }, { { 0 } } },
-	{ 0, "force_page_cache_ra_ret", "force_page_cache_ra", true, { 0 }, { { 0 } } },
+	{ 0, "page_cache_sync_ra_ret", "page_cache_sync_ra", NULL, true, { 0 }, { { 0 } } },
+	{ 0, "page_cache_async_ra_ret", "page_cache_async_ra", NULL, true, { 0 }, { { 0 } } },
+	{ 0, "page_cache_ra_order_ret", "page_cache_ra_order", NULL, true, { 0 }, { { 0 } } },
+	{ 0, "page_cache_ra_unbounded_ret", "page_cache_ra_unbounded", NULL, true, { 0 }, { { 0 } } },
+	{ 0, "force_page_cache_ra_ret", "force_page_cache_ra", NULL, true, { 0 }, { { 0 } } },
 };
 
 #define NDEFS (sizeof(defs) / sizeof(defs[0]))
@@ -189,6 +198,16 @@ static void last_error_log(const char *dir, char *buf, size_t len)
 	fclose(f);
 }
 
+/* The name @d's function has in this kernel: its older name when BTF has only that. */
+static const char *func_of(struct ra_btf *btf, const struct dyn_def *d)
+{
+	struct ra_btf_func fn;
+
+	if (!btf || !d->alt || ra_btf_func(btf, d->func, &fn) == 0)
+		return d->func;
+	return ra_btf_func(btf, d->alt, &fn) == 0 ? d->alt : d->func;
+}
+
 /* " NAME=FETCH" of one field in the style asked; 0, 1 (optional, absent), -1 */
 static int render_arg(struct ra_btf *btf, const struct ra_btf_func *fn, const struct dyn_arg *a,
 		      bool names, char *buf, size_t len, char *why, size_t wlen)
@@ -236,10 +255,11 @@ static int render_arg(struct ra_btf *btf, const struct ra_btf_func *fn, const st
 static int render(struct ra_btf *btf, const struct dyn_def *d, const char *group, bool names,
 		  char *cmd, size_t len, char *why, size_t wlen)
 {
+	const char *func = func_of(btf, d);
 	struct ra_btf_func fn;
 	size_t off;
 
-	if (ra_btf_func(btf, d->func, &fn) < 0) {
+	if (ra_btf_func(btf, func, &fn) < 0) {
 		snprintf(why, wlen, "%s", ra_last_error());
 		return -1;
 	}
@@ -253,7 +273,7 @@ static int render(struct ra_btf *btf, const struct dyn_def *d, const char *group
 		}
 	}
 	off = (size_t)snprintf(cmd, len, "%c:%s/%s %s", d->ret ? 'r' : 'p', group, d->event,
-			       d->func);
+			       func);
 	for (int i = 0; i < MAX_ARGS && d->args[i].field && off < len; i++) {
 		char arg[CMD_MAX];
 		int r = render_arg(btf, &fn, &d->args[i], names, arg, sizeof(arg), why, wlen);
@@ -523,26 +543,26 @@ struct ra_dynevents *ra_dyn_create(const bool *want, int style)
 			continue;
 		if (!btf || de->guardian < 0)
 			snprintf(w, sizeof(w), "%s", why);
-		else if (probeable(de->dir, defs[i].func) == 0)
+		else if (probeable(de->dir, func_of(btf, &defs[i])) == 0)
 			snprintf(w, sizeof(w), "%s is not a function the kernel can probe"
-				 " (renamed, static and inlined, or not built)", defs[i].func);
+				 " (renamed, static and inlined, or not built)", func_of(btf, &defs[i]));
 		else if (make_one(de, btf, i, style, cmd, sizeof(cmd), w, sizeof(w)) == 0) {
 			de->made[i] = true;
 			de->nmade++;
-			if (t && !defs[i].ret) {
+			if (t && !defs[i].ret && !de->def[t][0]) {
 				snprintf(de->def[t], sizeof(de->def[t]), "%s", cmd);
 				de->type_state[t] = 1;
 				de->type_names[t] = de->names[i];
 			}
 			continue;
 		}
-		if (!strstr(w, defs[i].func) && btf && de->guardian >= 0) {
+		if (!strstr(w, func_of(btf, &defs[i])) && btf && de->guardian >= 0) {
 			char tmp[200];
 
-			snprintf(tmp, sizeof(tmp), "%s: %s", defs[i].func, w);
+			snprintf(tmp, sizeof(tmp), "%s: %s", func_of(btf, &defs[i]), w);
 			snprintf(w, sizeof(w), "%s", tmp);
 		}
-		/* a read(2) without its return cannot say what it read: both or neither */
+		/* an event of several probes (read(2), fault-around) is all of them or none */
 		if (t) {
 			de->type_state[t] = -1;
 			snprintf(de->why[t], sizeof(de->why[t]), "%s", w);

@@ -75,6 +75,7 @@ struct rec {
 	struct setreq setreq[MAX_DEVS];
 	int nsetreq;
 	const char *run_label;		/* label of the run being recorded */
+	const char *side;		/* --event-source both: "tracepoint" or "kprobe", else NULL */
 	/* --kernel: the runs are recorded in guests */
 	const char *kernels[MAX_KERNELS];
 	int nkernels;
@@ -160,11 +161,12 @@ static const char usage_text[] =
 	"                              (default readahead,filemap,block and the WILLNEED\n"
 	"                              syscalls sys_enter_fadvise64, sys_enter_readahead,\n"
 	"                              sys_enter_madvise)\n"
-	"      --event-source auto|tracepoint|dynamic\n"
+	"      --event-source auto|tracepoint|dynamic|both\n"
 	"                              where the readahead and access events come from:\n"
 	"                              auto takes the tracepoint and, on kernels without it\n"
 	"                              (readahead:* before 6.18), a kprobe made from the\n"
-	"                              kernel's BTF; the others force one of the two\n"
+	"                              kernel's BTF; tracepoint and dynamic force one; both\n"
+	"                              records both and stores two runs of the recording\n"
 	"      --probe-args auto|btf-names|btf-offsets\n"
 	"                              how the kprobes read their fields: BTF names the\n"
 	"                              kernel resolves (6.10+), or offsets read from BTF\n"
@@ -358,7 +360,7 @@ static int parse_value(struct rec *r, int c, char *arg)
 /* --event-source and --probe-args; 0, -1 bad */
 static int parse_source(struct rec *r, int c, const char *arg)
 {
-	static const char *const sources[] = { "auto", "tracepoint", "dynamic", NULL };
+	static const char *const sources[] = { "auto", "tracepoint", "dynamic", "both", NULL };
 	static const char *const styles[] = { "auto", "btf-names", "btf-offsets", NULL };
 	const char *const *names = c == OPT_SOURCE ? sources : styles;
 
@@ -366,14 +368,14 @@ static int parse_source(struct rec *r, int c, const char *arg)
 		if (strcmp(arg, names[i]) != 0)
 			continue;
 		if (c == OPT_SOURCE)
-			r->source = i;	/* RA_SOURCE_AUTO, _TRACEPOINT, _DYNAMIC */
+			r->source = i;	/* RA_SOURCE_AUTO, _TRACEPOINT, _DYNAMIC, _BOTH */
 		else
 			r->probe_args = i;	/* RA_DYN_ARGS_AUTO, _NAMES, _OFFSETS */
 		return 0;
 	}
 	ra_set_error(RA_ERR_USAGE, "bad --%s '%s' (want %s)",
 		     c == OPT_SOURCE ? "event-source" : "probe-args", arg,
-		     c == OPT_SOURCE ? "auto, tracepoint or dynamic" :
+		     c == OPT_SOURCE ? "auto, tracepoint, dynamic or both" :
 				       "auto, btf-names or btf-offsets");
 	return -1;
 }
@@ -935,6 +937,8 @@ static int store_params(struct rec *r, int64_t run_id)
 		if (ra_db_add_param(r->db, run_id, "env", name, r->env_pair + nl + 1) < 0)
 			return -1;
 	}
+	if (r->side && ra_db_add_param(r->db, run_id, "events", NULL, r->side) < 0)
+		return -1;
 	snprintf(rep, sizeof(rep), "%d", r->rep ? r->rep : 1);
 	return ra_db_add_param(r->db, run_id, "repeat", NULL, rep);
 }
@@ -994,6 +998,7 @@ static int store_trace(struct rec *r, int64_t run_id)
 {
 	char comm[16];
 
+	ra_writer_free(r->w);	/* the first run of a recording stored twice */
 	r->w = ra_writer_alloc(r->db, run_id);
 	if (!r->w)
 		return -1;
@@ -1059,6 +1064,35 @@ static int store_run(struct rec *r)
 fail:
 	ra_db_load_abort(r->db);
 	return -1;
+}
+
+/*
+ * The run, or with --event-source both the two runs of one recording: the
+ * tracepoints' events, then the dynamic events' (labelled events=tracepoint
+ * and events=kprobe), for a comparison of the sources on one workload.
+ */
+static int store_runs(struct rec *r)
+{
+	static const struct { int side; const char *name; } sides[] = {
+		{ RA_SIDE_TRACEPOINT, "tracepoint" }, { RA_SIDE_DYNAMIC, "kprobe" },
+	};
+	const char *label = r->run_label;
+	char buf[512];
+	int ret = 0;
+
+	if (r->source != RA_SOURCE_BOTH)
+		return store_run(r);
+	for (size_t i = 0; i < sizeof(sides) / sizeof(sides[0]) && ret == 0; i++) {
+		snprintf(buf, sizeof(buf), "%s%sevents=%s", label ? label : "", label ? "," : "",
+			 sides[i].name);
+		r->run_label = buf;
+		r->side = sides[i].name;
+		ra_tracer_side(r->tr, sides[i].side);
+		ret = store_run(r);
+	}
+	r->run_label = label;
+	r->side = NULL;
+	return ret;
 }
 
 static int exit_code(struct rec *r)
@@ -1129,7 +1163,7 @@ static int record_one(struct rec *r)
 	 * starts on a machine that is not as it was.
 	 */
 	restore_failed = ra_settings_restore(r->settings) < 0;
-	if (store_run(r) < 0) {
+	if (store_runs(r) < 0) {
 		ret = die(ra_last_error());
 		goto out;
 	}

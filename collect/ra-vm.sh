@@ -265,14 +265,19 @@ shq() {
 
 # The guest's /init: mount the disks, record, say how it ended, power off.
 write_init() {
-	local a args=""
+	local a args="" envs="" v
 	for a in "${RARGS[@]}"; do
 		args="$args $(shq "$a")"
+	done
+	# the recorder's own variables of the dynamic events reach the guest's recorder
+	for v in RATRACE_BTF RATRACE_PROBE_HIDE; do
+		[ -n "${!v:-}" ] && envs="${envs}export $v=$(shq "${!v}")
+"
 	done
 	cat >"$ROOT/init" <<EOF
 #!/bin/sh
 export PATH=/usr/local/bin:/usr/bin:/bin:/usr/local/sbin:/usr/sbin:/sbin
-mount -t proc proc /proc
+${envs}mount -t proc proc /proc
 mount -t sysfs sys /sys
 mount -t devtmpfs dev /dev
 mount -t tmpfs tmp /tmp

@@ -110,6 +110,9 @@ int ra_rawbuf_replay(struct tep_handle *tep, struct ra_decoder *dec, struct ra_r
 	if (!rd)
 		goto nomem;
 	for (int i = 0; i < ncpus; i++) {
+		/* a replay counts from nothing: the files can be replayed again */
+		cpus[i].missed = cpus[i].events = 0;
+		cpus[i].missed_unknown = 0;
 		rd[i].rc = &cpus[i];
 		rd[i].page_size = page_size;
 		rd[i].page = malloc((size_t)page_size);

@@ -42,6 +42,7 @@ struct ra_tracer {
 	bool enabled[RA_EV_MAX];
 	bool dynamic[RA_EV_MAX];	/* recorded from a dynamic event */
 	struct ra_dynevents *dyn;
+	int side;			/* RA_SIDE_* of the replay */
 	int verbose;
 };
 
@@ -312,7 +313,7 @@ static int setup_dynamic(struct ra_tracer *tr, const struct ra_tracer_opts *o)
 
 	for (int t = 1; t < RA_EV_MAX; t++)
 		want[t] = ra_dyn_can(t) && selected(list, t) &&
-			  (o->dyn_mode == RA_SOURCE_DYNAMIC ||
+			  (o->dyn_mode == RA_SOURCE_DYNAMIC || o->dyn_mode == RA_SOURCE_BOTH ||
 			   (o->dyn_mode == RA_SOURCE_AUTO && !tr->available[t]));
 	tr->dyn = ra_dyn_create(want, o->dyn_args);
 	if (!tr->dyn) {
@@ -499,7 +500,8 @@ static int configure(struct ra_tracer *tr, const struct ra_tracer_opts *o)
 	if (setup_dynamic(tr, o) < 0)
 		return -1;
 	for (int t = 1; t < RA_EV_MAX; t++)
-		if (ra_event_name(t) && !ra_dyn_state(tr->dyn, t, NULL, NULL) &&
+		if (ra_event_name(t) &&
+		    (!ra_dyn_state(tr->dyn, t, NULL, NULL) || o->dyn_mode == RA_SOURCE_BOTH) &&
 		    enable_event(tr, t, o) < 0)
 			return -1;
 	systems[6] = ra_dyn_event(tr->dyn, 0) ? ra_dyn_group(tr->dyn) : NULL;
@@ -652,6 +654,12 @@ int ra_tracer_stop(struct ra_tracer *tr)
 	return ret;
 }
 
+void ra_tracer_side(struct ra_tracer *tr, int side)
+{
+	tr->side = side;
+	ra_decoder_side(tr->dec, side);
+}
+
 int ra_tracer_replay(struct ra_tracer *tr, ra_event_cb cb, void *arg)
 {
 	return ra_rawbuf_replay(tr->tep, tr->dec, tr->raw, tr->ncpus, cb, arg);
@@ -704,21 +712,23 @@ static int store_sources(struct ra_tracer *tr, struct ra_db *db, int64_t run_id)
 {
 	for (int t = 1; t < RA_EV_MAX; t++) {
 		const char *args = ra_dyn_names_style(tr->dyn, t) ? "btf-names" : "btf-offsets";
-		const char *def = NULL, *why = NULL, *src = "none";
+		const char *def = NULL, *why = NULL, *src;
+		bool tp, dyn;
 		int st;
 
 		if (!ra_dyn_can(t))
 			continue;
 		st = ra_dyn_state(tr->dyn, t, &def, &why);
-		if (st > 0)
-			src = "kprobe";
-		else if (tr->enabled[t])
-			src = "tracepoint";
-		if (st == 0 && !tr->available[t])
-			why = "no tracepoint, and no dynamic event was asked for";
+		/* recorded from both sources, each side is a run of its own */
+		tp = tr->enabled[t] && tr->side != RA_SIDE_DYNAMIC;
+		dyn = st > 0 && tr->side != RA_SIDE_TRACEPOINT;
+		src = dyn ? "kprobe" : tp ? "tracepoint" : "none";
+		if (!dyn && !tp && st >= 0)
+			why = tr->available[t] ? "not recorded" :
+			      "no tracepoint on this kernel, and no dynamic event was asked for";
 		if (ra_db_add_event_source(db, run_id, ra_event_system(t), ra_event_name(t), src,
-					   st > 0 ? args : NULL, st > 0 ? def : NULL,
-					   st < 0 || (st == 0 && !tr->enabled[t]) ? why : NULL) < 0)
+					   dyn ? args : NULL, dyn ? def : NULL,
+					   dyn || tp ? NULL : why) < 0)
 			return -1;
 	}
 	return 0;
@@ -734,7 +744,7 @@ static int store_selfcheck(struct ra_tracer *tr, struct ra_db *db, int64_t run_i
 
 	for (int t = RA_EV_SYNC_RA; t <= RA_EV_RA_UNBOUNDED; t++)
 		any |= tr->dynamic[t];
-	if (!any)
+	if (!any || tr->side == RA_SIDE_TRACEPOINT)
 		return 0;
 	ra_decoder_selfcheck(tr->dec, &c);
 	snprintf(msg, sizeof(msg), "%llu of %llu pages added inside readahead calls fell"
@@ -765,7 +775,7 @@ int ra_tracer_notices(struct ra_tracer *tr, ra_notice_fn fn, void *arg)
 		const char *why, *w2;
 		char line[1024];
 		size_t off;
-		bool ra = false;
+		bool ra = false, unbounded = false;
 		int count = 0;
 
 		if (said[t] || ra_dyn_state(tr->dyn, t, NULL, &why) >= 0)
@@ -776,7 +786,10 @@ int ra_tracer_notices(struct ra_tracer *tr, ra_notice_fn fn, void *arg)
 				continue;
 			said[u] = true;
 			count++;
-			ra |= ra_event_class(u) == RA_CLASS_RA;
+			if (u == RA_EV_RA_UNBOUNDED)
+				unbounded = true;
+			else if (ra_event_class(u) == RA_CLASS_RA)
+				ra = true;
 			off += (size_t)snprintf(line + off, sizeof(line) - off, "%s %s:%s",
 						u == t ? "" : ",", ra_event_system(u),
 						ra_event_name(u));
@@ -786,6 +799,8 @@ int ra_tracer_notices(struct ra_tracer *tr, ra_notice_fn fn, void *arg)
 				 " %s: %s", why, count > 1 ? "them" : "it",
 				 ra ? "no windows, patterns or fates; block I/O and the page cache"
 				      " are recorded" :
+				 unbounded ? "no forced windows (fadvise, readahead(2), madvise),"
+					     " and the self-check fails where they ran" :
 				      "fates cannot tell pages used this way from pending ones");
 		fn(line, arg);
 		n++;

@@ -195,8 +195,18 @@ static const char *const warning_sql[] = {
 	" does not)' FROM bench_results WHERE run_id = ?1 AND metric = 'read_bw_bytes'"
 	" AND job LIKE '(group %' HAVING COUNT(*) > 1",
 	"SELECT 'tracepoint ' || system || ':' || name || ' is not available on this kernel'"
-	" FROM tracepoints WHERE run_id = ?1 AND available = 0 AND system = 'readahead'"
-	" AND (SELECT source FROM runs WHERE run_id = ?1) = 'record'",
+	" || COALESCE(' and no dynamic event could be made: ' || (SELECT message FROM"
+	" event_sources e WHERE e.run_id = t.run_id AND e.system = t.system AND e.name = t.name"
+	" AND e.source = 'none'), '')"
+	" FROM tracepoints t WHERE run_id = ?1 AND available = 0 AND system = 'readahead'"
+	" AND (SELECT source FROM runs WHERE run_id = ?1) = 'record'"
+	" AND NOT EXISTS (SELECT 1 FROM event_sources e WHERE e.run_id = t.run_id"
+	" AND e.system = t.system AND e.name = t.name AND e.source = 'kprobe')",
+	/* events from kprobes, and their self-check */
+	"SELECT group_concat(system || ':' || name, ', ') || ' from kprobes (fields '"
+	" || REPLACE(MIN(args), '-', ' ') || ')' || COALESCE((SELECT ': self-check ' || state"
+	" || ', ' || message FROM self_checks WHERE run_id = ?1 AND name = 'readahead_windows'),"
+	" '') FROM event_sources WHERE run_id = ?1 AND source = 'kprobe' HAVING COUNT(*) > 0",
 	"SELECT 'block totals of ' || dev || ' disagree with /sys/block stat: trace '"
 	" || reads_completed || ' reads, ' || sectors_read || ' sectors; stat '"
 	" || stat_reads_delta || ' reads, ' || stat_sectors_delta || ' sectors'"

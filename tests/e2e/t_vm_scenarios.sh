@@ -7,11 +7,15 @@
 # deltas and the pages added cover what was read. On 6.18, the machine's own
 # series, each scenario's windows (sizes and patterns, in order) and page
 # fates equal the machine's; on 7.3 the sequential reads are whole (hit ratio
-# 1.0). On 6.1 and 6.12 (no readahead:* tracepoints) the readahead analysis
-# is unavailable with its reason and no window or zero is shown. The
-# experiment overview of the database has kernel and scenario as its
-# dimensions, and ra-compare compares two kernels' runs without judging the
-# emulated timings.
+# 1.0). On 6.1 and 6.12 (no readahead:* tracepoints) the readahead events
+# come from kprobes made from the kernel's BTF: their self-check passes, and
+# the cold sequential read has one initial window, the rest subsequent,
+# windows no larger than ra_pages and hit ratio 1.0; 6.12's kprobes written
+# with offsets read from BTF give what its kprobes with BTF names give. On
+# 6.18 and 7.3, recorded from both sources at once, the kprobes give exactly
+# the windows, patterns and fates of the tracepoints. The experiment overview of the database has
+# kernel and scenario as its dimensions, and ra-compare compares two kernels'
+# runs without judging the emulated timings.
 . "$(dirname "$0")/lib.sh"
 need_vm
 need_tracefs
@@ -33,18 +37,28 @@ rec -q -o "$DB" --label host -d "$LOOP_NAME" --read-ahead-kb "$LOOP_NAME=128" --
 	--sweep-env "SCEN=$SCENS" -- sh "$MNT/run.sh" > /dev/null 2> "$TMP/err.host" ||
 	fail "record on the machine: $(cat "$TMP/err.host")"
 start=$(date +%s)
+# 6.18 and 7.3 from both sources at once: each recording is stored as the
+# tracepoints' run and the kprobes' run (labelled events=tracepoint, kprobe)
 for k in 6.1 6.12.94 6.18 7.3; do
+	both=--event-source=auto
+	case $k in 6.18 | 7.3) both=--event-source=both ;; esac
 	ra-record -q -o "$DB" --kernel "$k" --kernel-files "$F" --read-ahead-kb vda=128 --drop-caches \
-		--sweep-env "SCEN=$SCENS" -- sh "$F/run.sh" > /dev/null 2> "$TMP/err.$k" ||
+		"$both" --sweep-env "SCEN=$SCENS" -- sh "$F/run.sh" > /dev/null 2> "$TMP/err.$k" ||
 		fail "record under $k: $(cat "$TMP/err.$k")"
 done
-note "four guests, five scenarios each, in $(( $(date +%s) - start )) s"
+# 6.12 again, its kprobes written with offsets read from BTF
+DYN=$TMP/dyn.db
+ra-record -q -o "$DYN" --kernel 6.12.94 --kernel-files "$F" --read-ahead-kb vda=128 --drop-caches \
+	--probe-args=btf-offsets --sweep-env "SCEN=$SCENS" -- sh "$F/run.sh" > /dev/null 2> "$TMP/err.dyn" ||
+	fail "record under 6.12 with offsets: $(cat "$TMP/err.dyn")"
+note "five guests, five scenarios each, in $(( $(date +%s) - start )) s"
 check_eq "$(vm_left)" 0 "no qemu left"
-check_eq "$(q "$DB" "SELECT COUNT(*) FROM runs")" 25 "runs: five scenarios on the machine and four kernels"
+check_eq "$(q "$DB" "SELECT COUNT(*) FROM runs")" 35 \
+	"runs: five scenarios on the machine and four kernels, two sources of 6.18 and 7.3"
 check_eq "$(q "$DB" "SELECT COUNT(*) FROM runs WHERE exit_status != 0")" 0 "every scenario ran"
 
 # the label of a run: host or kernel=K, then SCEN=S
-run_of() { q "$DB" "SELECT run_id FROM runs WHERE label = '$1,SCEN=$2'"; }
+run_of() { q "$DB" "SELECT run_id FROM runs WHERE label IN ('$1,SCEN=$2', '$1,SCEN=$2,events=tracepoint')"; }
 for l in host kernel=6.1 kernel=6.12.94 kernel=6.18 kernel=7.3; do
 	for s in seq random mmap fadvise interleave; do
 		r=$(run_of "$l" "$s")
@@ -110,31 +124,83 @@ for l in host kernel=6.18 kernel=7.3; do
 		initial "$l seq: the file's first window is initial"
 done
 
-# 6.1 and 6.12: the readahead analysis is unavailable, said, and not zero
+# 6.1 and 6.12: the readahead events from kprobes, checked, and the cold
+# sequential read's windows as the algorithm makes them
 for l in kernel=6.1 kernel=6.12.94; do
+	check_eq "$(q "$DB" "SELECT group_concat(DISTINCT e.source) FROM event_sources e JOIN runs r USING (run_id)
+		WHERE r.label LIKE '$l,%' AND e.system = 'readahead'")" kprobe "$l: readahead events from kprobes"
+	check_eq "$(q "$DB" "SELECT COUNT(*) FROM self_checks c JOIN runs r USING (run_id) WHERE r.label LIKE '$l,%'
+		AND c.state = 'pass' AND c.checked > 0")" 5 "$l: the self-check passed in every scenario"
 	r=$(run_of "$l" seq)
-	check_eq "$(q "$DB" "SELECT state FROM analyses WHERE run_id = $r AND pass = 'readahead'")" unavailable \
-		"$l: readahead analysis unavailable"
-	check_eq "$(q "$DB" "SELECT COUNT(*) FROM windows WHERE run_id = $r")" 0 "$l: no windows"
+	ino=$(ino_of "$r")
+	check_eq "$(q "$DB" "SELECT state FROM analyses WHERE run_id = $r AND pass = 'readahead'")" ok \
+		"$l: readahead analysis ran"
+	check_eq "$(q "$DB" "SELECT SUM(pattern = 'initial') || ' ' || SUM(pattern = 'subsequent') || ' ' || COUNT(*)
+		FROM windows WHERE run_id = $r AND ino = $ino" | awk '{ print $1, ($2 == $3 - 1) }')" "1 1" \
+		"$l seq: one initial window, the rest subsequent"
+	check_eq "$(q "$DB" "SELECT COUNT(*) FROM windows WHERE run_id = $r AND ino = $ino AND size_pages > ra_pages")" 0 \
+		"$l seq: no window larger than ra_pages"
+	check_eq "$(q "$DB" "SELECT MAX(ra_pages) FROM windows WHERE run_id = $r AND ino = $ino")" 32 \
+		"$l seq: ra_pages is read_ahead_kb 128"
+	check_eq "$(q "$DB" "SELECT SUM(used) = SUM(ra_pages_added) AND SUM(ra_pages_added) > 0 FROM windows
+		WHERE run_id = $r AND ino = $ino")" 1 "$l seq: hit ratio 1.0"
 	ra-report --run "$r" "$DB" > "$TMP/r.txt" 2>&1 || fail "ra-report $l"
-	check_grep "readahead analysis unavailable: readahead:page_cache_ra_order is not available" "$TMP/r.txt" \
-		"$l: the report says why"
+	check_grep "readahead:page_cache_sync_ra from kprobes .fields btf [a-z]*.: self-check pass" "$TMP/r.txt" \
+		"$l: the report says where the events came from"
 done
-check_eq "$(q "$DB" "SELECT COUNT(*) FROM tracepoints t JOIN runs r USING (run_id) WHERE r.label LIKE 'kernel=6.12.94,%'
-	AND t.name = 'mm_filemap_get_pages' AND t.available = 1")" 5 "6.12 offers the filemap access events"
+check_eq "$(q "$DB" "SELECT group_concat(DISTINCT e.args) FROM event_sources e JOIN runs r USING (run_id)
+	WHERE r.label LIKE 'kernel=6.1,%' AND e.source = 'kprobe'")" btf-offsets "6.1 refuses BTF names: offsets from BTF"
+check_eq "$(q "$DB" "SELECT group_concat(DISTINCT e.args) FROM event_sources e JOIN runs r USING (run_id)
+	WHERE r.label LIKE 'kernel=6.12.94,%' AND e.source = 'kprobe'")" btf-names "6.12 takes BTF names"
+check_eq "$(q "$DYN" "SELECT group_concat(DISTINCT e.args) FROM event_sources e JOIN runs r USING (run_id)
+	WHERE r.label LIKE 'kernel=6.12.94,%' AND e.source = 'kprobe'")" btf-offsets "6.12 with offsets asked for"
+
+# every window of the file in order (start, size, async size, pattern, trigger,
+# pages added and their fates), and the totals of the other files
+windows_of() {	# DB RUN
+	local ino
+	ino=$(q "$1" "SELECT ino FROM files WHERE run_id = $2 AND path LIKE '%/f'")
+	q "$1" "SELECT group_concat(w, ' ') FROM (SELECT pattern || ':' || trigger || ':' || start_page || '+'
+		|| size_pages || '/' || async_size_pages || ' a' || pages_added || '/' || ra_pages_added || ' u'
+		|| used || ' e' || evicted_unused || ' p' || pending || ' t' || thrashed || ' m' || mapped AS w
+		FROM windows WHERE run_id = $2 AND ino = $ino ORDER BY window_id)"
+	q "$1" "SELECT COUNT(*) || ' ' || SUM(size_pages) || ' ' || SUM(used) FROM windows WHERE run_id = $2
+		AND ino != $ino"
+}
+for k in 6.18 7.3; do
+	for s in seq random mmap fadvise interleave; do
+		a=$(windows_of "$DB" "$(run_of "kernel=$k" "$s")")
+		b=$(windows_of "$DB" "$(q "$DB" "SELECT run_id FROM runs WHERE label = 'kernel=$k,SCEN=$s,events=kprobe'")")
+		[ -n "$(echo "$a" | head -n 1)" ] || fail "$k $s: no windows"
+		check_eq "$b" "$a" "$k $s: kprobes give the tracepoints' windows, patterns and fates of one recording"
+	done
+	check_eq "$(q "$DB" "SELECT COUNT(*) FROM self_checks c JOIN runs r USING (run_id) WHERE r.label LIKE
+		'kernel=$k,%,events=kprobe' AND c.state = 'pass'")" 5 "$k: the kprobes' self-check passed"
+done
+# two boots: the same, but for when fault-around finds the last window's
+# pages read (the emulated disk's timing), so mmap's fates are not compared
+for s in seq random mmap fadvise interleave; do
+	a=$(windows_of "$DB" "$(run_of kernel=6.12.94 "$s")")
+	b=$(windows_of "$DYN" "$(q "$DYN" "SELECT run_id FROM runs WHERE label = 'kernel=6.12.94,SCEN=$s'")")
+	if [ "$s" = mmap ]; then
+		a=$(echo "$a" | head -n 1 | sed 's/ a[0-9/]* u[0-9]* e[0-9]* p[0-9]* t[0-9]* m[0-9]*//g')
+		b=$(echo "$b" | head -n 1 | sed 's/ a[0-9/]* u[0-9]* e[0-9]* p[0-9]* t[0-9]* m[0-9]*//g')
+	fi
+	check_eq "$b" "$a" "6.12 $s: kprobes with offsets from BTF give those with BTF names"
+done
 
 # the experiment: kernel x scenario
 ra-report --json "$DB" > "$TMP/x.json" 2> /dev/null || fail "ra-report --json"
 /usr/bin/python3 - "$TMP/x.json" <<'PY' || fail "the experiment's dimensions"
 import json, sys
 x = json.load(open(sys.argv[1]))["experiment"]
-assert x["dimensions"][0] == "kernel" and "SCEN" in x["dimensions"], x["dimensions"]
-assert len(x["sets"]) == 25, len(x["sets"])
+assert "kernel" in x["dimensions"] and "SCEN" in x["dimensions"], x["dimensions"]
+assert len(x["sets"]) == 35, len(x["sets"])
 print("ok: the experiment's dimensions:", x["dimensions"])
 PY
 ra-report --experiment "$DB" 2> /dev/null | tee "$TMP/x.txt" | head -40
 # two kernels compared: behaviour judged, emulated timings not
-ra-compare --inconclusive pass "$DB:kernel=6.18,SCEN=seq" "$DB:kernel=7.3,SCEN=seq" > "$TMP/c.txt" 2> "$TMP/c.err"
+ra-compare --inconclusive pass "$DB:kernel=6.18,SCEN=seq,events=tracepoint" "$DB:kernel=7.3,SCEN=seq,events=tracepoint" > "$TMP/c.txt" 2> "$TMP/c.err"
 check_eq "$?" 0 "ra-compare of two kernels"
 cat "$TMP/c.txt" "$TMP/c.err"
 check_grep "emulat" "$TMP/c.err" "ra-compare says the timings are emulated"

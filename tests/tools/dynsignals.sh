@@ -1,0 +1,30 @@
+# Inside a guest: inner recorders that SIGINT, SIGTERM and SIGKILL end while
+# their workload runs, and the dynamic events and instances each leaves (the
+# outer recorder, this script's parent, has its instance and no dynamic events).
+T=/sys/kernel/tracing
+d=${0%/*}
+outer=$PPID
+count() {
+	local n=0 i=0 line x
+	while read -r line; do
+		case $line in *ratrace_*) n=$((n + 1)) ;; esac
+	done < $T/dynamic_events
+	for x in $T/instances/ra-record.*; do
+		[ -e "$x" ] && [ "$x" != "$T/instances/ra-record.$outer" ] && i=$((i + 1))
+	done
+	echo "$1 events=$n instances=$i"
+}
+if [ "${1:-}" = inner ]; then	# the inner recorder's workload
+	outer=$3
+	"$d/rawl" seq "$d/f" > /dev/null
+	count "during $2"
+	kill -"$2" $PPID
+	sleep 2
+	exit 0
+fi
+for sig in INT TERM KILL; do
+	ra-record -q -o /tmp/inner.db --no-analyze -- bash "$0" inner $sig $outer 2>&1
+	echo "status $sig $?"
+	sleep 3
+	count "after $sig"
+done
