@@ -125,12 +125,11 @@ static int missing_events(struct ra_db *db, int64_t run_id, const struct ra_pass
 			snprintf(why, len, "%s is not in this trace", *n);
 		else if (v == 2)
 			snprintf(why, len, "%s was not recorded", *n);
-		else if (msg[0])
-			snprintf(why, len, "%s has no tracepoint on this kernel and no dynamic event"
-				 " could be made: %s", *n, msg);
 		else
-			snprintf(why, len, "%s is not available on this kernel%s", *n,
-				 strncmp(*n, "readahead:", 10) == 0 ? " (Linux 6.18+)" : "");
+			snprintf(why, len, "%s is not available on this kernel%s%s%s", *n,
+				 strncmp(*n, "readahead:", 10) == 0 ? " (Linux 6.18+)" : "",
+				 !msg[0] ? "" : strcmp(msg, RA_NOT_ASKED) == 0 ? ", and " :
+				 ", and no dynamic event could be made: ", msg);
 		return 1;
 	}
 	if (dynamic_ra) {

@@ -724,8 +724,7 @@ static int store_sources(struct ra_tracer *tr, struct ra_db *db, int64_t run_id)
 		dyn = st > 0 && tr->side != RA_SIDE_TRACEPOINT;
 		src = dyn ? "kprobe" : tp ? "tracepoint" : "none";
 		if (!dyn && !tp && st >= 0)
-			why = tr->available[t] ? "not recorded" :
-			      "no tracepoint on this kernel, and no dynamic event was asked for";
+			why = tr->available[t] ? "not recorded" : RA_NOT_ASKED;
 		if (ra_db_add_event_source(db, run_id, ra_event_system(t), ra_event_name(t), src,
 					   dyn ? args : NULL, dyn ? def : NULL,
 					   dyn || tp ? NULL : why) < 0)

@@ -205,6 +205,9 @@ int ra_db_add_skipped(struct ra_db *db, int64_t run_id, const char *system, cons
 		      int64_t n);
 int ra_db_add_tracepoint(struct ra_db *db, int64_t run_id, const char *system, const char *name,
 			 int available, int enabled);
+/* The message of an event without a tracepoint whose kprobe was not asked for. */
+#define RA_NOT_ASKED "kprobes were not asked for (--event-source tracepoint)"
+
 /* where event system:name came from: @source "tracepoint", "kprobe" or "none" (@message why) */
 int ra_db_add_event_source(struct ra_db *db, int64_t run_id, const char *system,
 			   const char *name, const char *source, const char *args,

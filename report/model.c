@@ -195,8 +195,9 @@ static const char *const warning_sql[] = {
 	" does not)' FROM bench_results WHERE run_id = ?1 AND metric = 'read_bw_bytes'"
 	" AND job LIKE '(group %' HAVING COUNT(*) > 1",
 	"SELECT 'tracepoint ' || system || ':' || name || ' is not available on this kernel'"
-	" || COALESCE(' and no dynamic event could be made: ' || (SELECT message FROM"
-	" event_sources e WHERE e.run_id = t.run_id AND e.system = t.system AND e.name = t.name"
+	" || COALESCE((SELECT CASE message WHEN '" RA_NOT_ASKED "' THEN ', and ' ELSE"
+	" ', and no dynamic event could be made: ' END || message FROM event_sources e"
+	" WHERE e.run_id = t.run_id AND e.system = t.system AND e.name = t.name"
 	" AND e.source = 'none'), '')"
 	" FROM tracepoints t WHERE run_id = ?1 AND available = 0 AND system = 'readahead'"
 	" AND (SELECT source FROM runs WHERE run_id = ?1) = 'record'"

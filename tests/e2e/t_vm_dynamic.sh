@@ -80,7 +80,7 @@ check_eq "$(grep -c 'no BTF' "$TMP/err")" 1 "one line for the missing BTF"
 check_grep "no dynamic event for readahead:page_cache_sync_ra, .* \(this kernel has no BTF .*\): the run is recorded without them: no windows, patterns or fates" \
 	"$TMP/err" "it says what is lost"
 r=$(q "$DB" "SELECT run_id FROM runs")
-check_grep "has no tracepoint on this kernel and no dynamic event could be made: this kernel has no BTF" \
+check_grep "is not available on this kernel .Linux 6.18\+., and no dynamic event could be made: this kernel has no BTF" \
 	<(q "$DB" "SELECT message FROM analyses WHERE run_id = $r AND pass = 'readahead'") "the analysis says why"
 check_eq "$(q "$DB" "SELECT COUNT(*) FROM v_device_io WHERE run_id = $r AND name = 'vda' AND stat_match = 1")" 1 \
 	"the block events are recorded, their totals = the stat deltas"

@@ -1,8 +1,9 @@
 # ra-record --kernel: a cold sequential read recorded in a 7.3 guest and in a
 # 6.1 guest, brought into one database. The block totals equal the guests'
 # /sys/block stat deltas; 7.3 has readahead windows; 6.1 has no readahead:*
-# tracepoints, and its runs say the readahead analysis is unavailable instead
-# of showing zeros. The guest workload's exit status reaches the host.
+# tracepoints, and recorded from tracepoints only (no kprobes in their
+# place), its runs say the readahead analysis is unavailable instead of
+# showing zeros. The guest workload's exit status reaches the host.
 . "$(dirname "$0")/lib.sh"
 need_vm
 make_tmp
@@ -19,7 +20,7 @@ cat "$TMP/err.new"
 check_eq "$rc" 0 "7.3: exit status"
 # The second guest's runs join a database that holds runs already, and its
 # workload's exit status (3) comes back: exit 1, the run kept.
-ra-record -o "$DB" --kernel 6.1 --kernel-files "$TMP/files" --drop-caches \
+ra-record -o "$DB" --kernel 6.1 --kernel-files "$TMP/files" --drop-caches --event-source tracepoint \
 	-- sh -c "dd if='$TMP/files/seq' of=/dev/null bs=4k; exit 3" 2> "$TMP/err.old"
 rc=$?
 cat "$TMP/err.old"
@@ -62,7 +63,8 @@ check_cmp "$(q "$DB" "SELECT COUNT(*) FROM windows WHERE run_id = 1 AND ino = $i
 # 6.1: no readahead tracepoints, so no readahead analysis, said and not zero.
 check_eq "$(q "$DB" "SELECT COUNT(*) FROM tracepoints WHERE run_id = 2 AND system = 'readahead' AND available = 0")" 4 "6.1: readahead:* not available"
 check_eq "$(q "$DB" "SELECT state || ': ' || message FROM analyses WHERE run_id = 2 AND pass = 'readahead'")" \
-	"unavailable: readahead:page_cache_ra_order is not available on this kernel (Linux 6.18+)" "6.1: readahead analysis unavailable"
+	"unavailable: readahead:page_cache_ra_order is not available on this kernel (Linux 6.18+), and kprobes were not asked for (--event-source tracepoint)" \
+	"6.1: readahead analysis unavailable"
 check_eq "$(q "$DB" "SELECT state FROM analyses WHERE run_id = 2 AND pass = 'block'")" ok "6.1: block analysis"
 check_eq "$(q "$DB" "SELECT COUNT(*) FROM windows WHERE run_id = 2")" 0 "6.1: no windows"
 ra-report --run 2 "$DB" > "$TMP/report" 2>&1 || fail "ra-report of the 6.1 run: $(cat "$TMP/report")"
@@ -79,7 +81,7 @@ assert "block" not in run["unavailable"] and run["block"], run["unavailable"]
 PY
 echo "ok: the JSON report of 6.1 has no readahead figures, and says why"
 check_eq "$(grep -A2 '^Readahead windows by pattern' "$TMP/report" | tail -n 1)" \
-	"  readahead analysis unavailable: readahead:page_cache_ra_order is not available on this kernel (Linux 6.18+)" \
+	"  readahead analysis unavailable: readahead:page_cache_ra_order is not available on this kernel (Linux 6.18+), and kprobes were not asked for (--event-source tracepoint)" \
 	"6.1: the text report says why in place of the windows"
 
 # Under emulation the comparison judges the behaviour, never the times.
