@@ -165,7 +165,7 @@ static const struct {
 
 /* The self-check's and read(2)'s state of one task. */
 struct dyn_task {
-	int pid;			/* 0: free slot */
+	uint64_t key;			/* the pid + 1; 0: a free slot */
 	int depth;			/* readahead calls it is in */
 	bool have_win, have_read, have_map;
 	uint32_t win_dev, read_dev, map_dev;
@@ -366,11 +366,9 @@ void ra_decoder_selfcheck(struct ra_decoder *dec, struct ra_selfcheck *out)
 /* The state of task @pid, made when new; NULL when out of memory. */
 static struct dyn_task *task_of(struct ra_decoder *dec, int pid)
 {
+	uint64_t key = (uint64_t)(uint32_t)pid + 1;	/* 0 marks a free slot */
 	size_t h;
 
-	if (pid <= 0)
-		pid = -1 - pid;		/* idle tasks: 0 is the free mark */
-	pid++;
 	if (dec->ntasks * 2 >= dec->cap) {
 		size_t ncap = dec->cap ? dec->cap * 2 : 64;
 		struct dyn_task *nt = calloc(ncap, sizeof(*nt));
@@ -378,9 +376,9 @@ static struct dyn_task *task_of(struct ra_decoder *dec, int pid)
 		if (!nt)
 			return NULL;
 		for (size_t i = 0; i < dec->cap; i++) {
-			if (!dec->tasks[i].pid)
+			if (!dec->tasks[i].key)
 				continue;
-			for (h = (size_t)dec->tasks[i].pid & (ncap - 1); nt[h].pid; h = (h + 1) & (ncap - 1))
+			for (h = dec->tasks[i].key & (ncap - 1); nt[h].key; h = (h + 1) & (ncap - 1))
 				;
 			nt[h] = dec->tasks[i];
 		}
@@ -388,10 +386,10 @@ static struct dyn_task *task_of(struct ra_decoder *dec, int pid)
 		dec->tasks = nt;
 		dec->cap = ncap;
 	}
-	for (h = (size_t)pid & (dec->cap - 1); dec->tasks[h].pid; h = (h + 1) & (dec->cap - 1))
-		if (dec->tasks[h].pid == pid)
+	for (h = key & (dec->cap - 1); dec->tasks[h].key; h = (h + 1) & (dec->cap - 1))
+		if (dec->tasks[h].key == key)
 			return &dec->tasks[h];
-	dec->tasks[h].pid = pid;
+	dec->tasks[h].key = key;
 	dec->ntasks++;
 	return &dec->tasks[h];
 }
