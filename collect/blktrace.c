@@ -745,3 +745,40 @@ out:
 	free(names);
 	return ret;
 }
+
+/* "dir/sda.blktrace.3" -> length of "dir/sda", else 0 */
+size_t ra_blktrace_trace_name(const char *path)
+{
+	const char *p = strstr(path, ".blktrace.");
+	const char *d;
+
+	while (p && strstr(p + 1, ".blktrace."))
+		p = strstr(p + 1, ".blktrace.");
+	if (!p)
+		return 0;
+	d = p + strlen(".blktrace.");
+	if (!*d || strspn(d, "0123456789") != strlen(d))
+		return 0;
+	return (size_t)(p - path);
+}
+
+int ra_blktrace_import(const char *const *paths, int npaths, const struct ra_import_sink *sink)
+{
+	struct ra_blktrace_cbs cbs = { .event = sink->event, .task = sink->task,
+				       .skipped = sink->skipped, .arg = sink->arg };
+	struct ra_run_info info = { .source = "blktrace", .trace_clock = "blktrace" };
+	struct ra_blktrace_stats st;
+	int64_t run_id = sink->begin(sink->arg, &info);
+
+	if (run_id < 0)
+		return -1;
+	if (ra_blktrace_replay(paths, npaths, &cbs, &st) < 0)
+		return -1;
+	if (sink->stored(sink->arg) == 0) {
+		ra_set_error(RA_ERR_DATA, "'%s' holds no block I/O records", paths[0]);
+		return -1;
+	}
+	if (st.wall_start_ns > 0 && ra_db_run_set_start(sink->db, run_id, st.wall_start_ns) < 0)
+		return -1;
+	return sink->end(sink->arg, run_id, NULL, NULL);
+}

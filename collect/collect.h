@@ -692,6 +692,77 @@ uint64_t ra_tracer_lost(struct ra_tracer *tr);
 /** ra_tracer_destroy - remove the instance and free; safe on NULL */
 void ra_tracer_destroy(struct ra_tracer *tr);
 
+/* The live sources' operations (tracer.c): rows of ra_sources[]. */
+bool ra_tp_describes(int type);
+bool ra_tp_can(struct ra_tracer *tr, int type);
+int ra_tp_enable(struct ra_tracer *tr, const bool *want, const struct ra_tracer_opts *o);
+bool ra_tp_gives(struct ra_tracer *tr, int type);
+bool ra_kp_can(struct ra_tracer *tr, int type);
+int ra_kp_enable(struct ra_tracer *tr, const bool *want, const struct ra_tracer_opts *o);
+bool ra_kp_gives(struct ra_tracer *tr, int type);
+
+/* ---- source.c: the sources of events, one row each ---- */
+
+/*
+ * What an import of a file source gives the run it makes (ra-import
+ * implements it): the run's row, then its events in time order, then what
+ * the source knew of them.
+ */
+struct ra_import_sink {
+	int64_t (*begin)(void *arg, struct ra_run_info *info);	/* the run's id, or -1 */
+	ra_event_cb event;
+	void (*task)(int pid, const char *comm, void *arg);	/* a task's name */
+	/* names of tasks the source knows, asked for when the events are stored */
+	void (*namer)(void *arg, const char *(*name)(int pid, void *ctx), void *ctx);
+	ra_skipped_cb skipped;
+	uint64_t (*stored)(void *arg);				/* events stored so far */
+	/* after the events: @has tells which tracepoints the source described
+	 * (NULL: those it held events of) */
+	int (*end)(void *arg, int64_t run_id, bool (*has)(void *ctx, int type), void *ctx);
+	struct ra_db *db;
+	void *arg;
+};
+
+enum { RA_LIVE, RA_FILE };
+
+/*
+ * One source of events. A live source is recorded by ra-record while the
+ * workload runs: each event comes from the first row that can give it on the
+ * kernel (--event-source chooses). A file source is imported by ra-import:
+ * the first row whose probe knows a file's first bytes reads it. Adding a
+ * source is its file and its row.
+ */
+struct ra_source {
+	const char *name;	/* event_sources.source (live), runs.source (files) */
+	int kind;		/* RA_LIVE or RA_FILE */
+	const char *what;	/* for the user */
+	/* live sources */
+	bool (*describes)(int type);		/* it has a version of event @type */
+	bool (*can)(struct ra_tracer *tr, int type);	/* ... on this kernel */
+	int (*enable)(struct ra_tracer *tr, const bool *want, const struct ra_tracer_opts *o);
+	bool (*gives)(struct ra_tracer *tr, int type);	/* it records @type */
+	/* file sources */
+	int (*probe)(const void *head, size_t len);
+	/* the length of the name the files of one trace share ("dir/sda" of
+	 * dir/sda.blktrace.3), 0 when a file is a trace of its own */
+	size_t (*trace_name)(const char *path);
+	int (*import)(const char *const *paths, int npaths, const struct ra_import_sink *sink);
+};
+
+extern const struct ra_source ra_sources[];	/* ends with a row without a name */
+
+/** ra_source_find - the row named @name, or NULL */
+const struct ra_source *ra_source_find(const char *name);
+/** ra_source_probe - the file source whose format begins with @head, or NULL */
+const struct ra_source *ra_source_probe(const void *head, size_t len);
+
+/** ra_tracedat_import - a trace.dat (one path) into a run of @sink; 0 or -1 */
+int ra_tracedat_import(const char *const *paths, int npaths, const struct ra_import_sink *sink);
+/** ra_blktrace_import - the blktrace files of one trace into a run of @sink; 0 or -1 */
+int ra_blktrace_import(const char *const *paths, int npaths, const struct ra_import_sink *sink);
+/** ra_blktrace_trace_name - the length of NAME in NAME.blktrace.N, else 0 */
+size_t ra_blktrace_trace_name(const char *path);
+
 /* ---- vm.c: recording under another kernel, in a guest ---- */
 
 /* One guest recording: ra-vm run OUTDIR KERNEL FILES -- GUEST_ARGS -- CMD. */

@@ -36,7 +36,6 @@
 static char *reading;
 #define READING_MAX 4096
 
-enum fmt { FMT_TRACEDAT, FMT_BLKTRACE };
 
 /* Events of one type a source held that ratrace does not store. */
 struct skipped {
@@ -47,7 +46,7 @@ struct skipped {
 
 /* One run to import: a trace.dat file, or the blktrace files of one trace. */
 struct item {
-	enum fmt fmt;
+	const struct ra_source *src;
 	char *key;		/* NAME of NAME.blktrace.N, or the path */
 	char **paths;
 	int npaths;
@@ -67,6 +66,7 @@ struct imp {
 	int64_t last_progress;
 	const char *current;
 	uint64_t first_ts, last_ts;
+	const struct item *item;	/* being imported */
 	struct skipped *skipped;	/* of the run being imported */
 	int nskipped;
 	bool skipped_nomem;
@@ -111,22 +111,6 @@ static int64_t now_ns(void)
 	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
-/* "dir/sda.blktrace.3" -> length of "dir/sda", else 0 */
-static size_t blktrace_prefix(const char *path)
-{
-	const char *p = strstr(path, ".blktrace.");
-	const char *d;
-
-	while (p && strstr(p + 1, ".blktrace."))
-		p = strstr(p + 1, ".blktrace.");
-	if (!p)
-		return 0;
-	d = p + strlen(".blktrace.");
-	if (!*d || strspn(d, "0123456789") != strlen(d))
-		return 0;
-	return (size_t)(p - path);
-}
-
 static int add_path(struct item *it, const char *path)
 {
 	char **np = realloc(it->paths, (size_t)(it->npaths + 1) * sizeof(*np));
@@ -138,12 +122,13 @@ static int add_path(struct item *it, const char *path)
 	return it->paths[it->npaths++] ? 0 : -1;
 }
 
-static struct item *find_or_add(struct imp *im, enum fmt fmt, const char *key, size_t keylen)
+static struct item *find_or_add(struct imp *im, const struct ra_source *src, const char *key,
+				size_t keylen)
 {
 	struct item *ni;
 
 	for (int i = 0; i < im->nitems; i++)
-		if (im->items[i].fmt == fmt && keylen && strlen(im->items[i].key) == keylen &&
+		if (im->items[i].src == src && keylen && strlen(im->items[i].key) == keylen &&
 		    strncmp(im->items[i].key, key, keylen) == 0)
 			return &im->items[i];
 	ni = realloc(im->items, (size_t)(im->nitems + 1) * sizeof(*ni));
@@ -152,7 +137,7 @@ static struct item *find_or_add(struct imp *im, enum fmt fmt, const char *key, s
 	im->items = ni;
 	ni = &im->items[im->nitems++];
 	memset(ni, 0, sizeof(*ni));
-	ni->fmt = fmt;
+	ni->src = src;
 	ni->key = keylen ? strndup(key, keylen) : strdup(key);
 	return ni->key ? ni : NULL;
 }
@@ -169,7 +154,7 @@ static int add_blktrace_name(struct imp *im, const char *name)
 		ra_set_error(RA_ERR_USAGE, "cannot open '%s': %s", name, strerror(ENOENT));
 		return -1;
 	}
-	it = find_or_add(im, FMT_BLKTRACE, name, strlen(name));
+	it = find_or_add(im, ra_source_find("blktrace"), name, strlen(name));
 	for (int i = 0; i < n; i++) {
 		if (ret == 0 && (!it || add_path(it, paths[i]) < 0)) {
 			ra_set_error(RA_ERR_IO, "out of memory");
@@ -208,6 +193,7 @@ static int read_head(const char *path, unsigned char *buf, size_t len, size_t *g
 
 static int classify(struct imp *im, const char *path)
 {
+	const struct ra_source *src;
 	unsigned char head[64];
 	struct item *it;
 	size_t got, plen;
@@ -220,15 +206,13 @@ static int classify(struct imp *im, const char *path)
 		ra_set_error(RA_ERR_DATA, "'%s': empty file", path);
 		return -1;
 	}
-	if (ra_tracedat_probe(head, got)) {
-		it = find_or_add(im, FMT_TRACEDAT, path, 0);
-	} else if (ra_blktrace_probe(head, got)) {
-		plen = blktrace_prefix(path);
-		it = find_or_add(im, FMT_BLKTRACE, path, plen);
-	} else {
+	src = ra_source_probe(head, got);
+	if (!src) {
 		ra_set_error(RA_ERR_DATA, "'%s': neither a trace.dat nor a blktrace file", path);
 		return -1;
 	}
+	plen = src->trace_name ? src->trace_name(path) : 0;
+	it = find_or_add(im, src, path, plen);
 	if (!it || add_path(it, path) < 0) {
 		ra_set_error(RA_ERR_IO, "out of memory");
 		return -1;
@@ -347,26 +331,34 @@ static void print_skipped(const struct imp *im, const char *path)
 	fputc('\n', stderr);
 }
 
-static bool td_has(void *ctx, int type)
-{
-	return ra_tracedat_has(ctx, type);
-}
+/* ---- the sink the file sources' imports fill (ra_import_sink) ---- */
 
-static const char *td_name(int pid, void *arg)
-{
-	return ra_tracedat_comm(arg, pid);
-}
-
-static void bt_task(int pid, const char *comm, void *arg)
+static void sink_task(int pid, const char *comm, void *arg)
 {
 	struct imp *im = arg;
 
 	ra_writer_note_task(im->w, pid, comm);
 }
 
-/* A run row and its writer; the run's metadata is known before the events. */
-static int64_t begin_run(struct imp *im, struct item *it, struct ra_run_info *info)
+static void sink_namer(void *arg, const char *(*name)(int pid, void *ctx), void *ctx)
 {
+	struct imp *im = arg;
+
+	ra_writer_set_namer(im->w, name, ctx);
+}
+
+static uint64_t sink_stored(void *arg)
+{
+	struct imp *im = arg;
+
+	return ra_writer_total(im->w);
+}
+
+/* A run row and its writer; the run's metadata is known before the events. */
+static int64_t sink_begin(void *arg, struct ra_run_info *info)
+{
+	struct imp *im = arg;
+	const struct item *it = im->item;
 	size_t len = 1;
 	char *joined;
 	int64_t run_id;
@@ -395,15 +387,16 @@ static int64_t begin_run(struct imp *im, struct item *it, struct ra_run_info *in
 	return run_id;
 }
 
-static int end_run(struct imp *im, int64_t run_id, bool (*has)(void *, int), void *ctx)
+static int sink_end(void *arg, int64_t run_id, bool (*has)(void *, int), void *ctx)
 {
+	struct imp *im = arg;
 	struct ra_run_end end = { .wall_ns = (int64_t)(im->last_ts - im->first_ts),
 				  .exit_status = -1,
 				  .trace_start_ns = (int64_t)im->first_ts,
 				  .trace_end_ns = (int64_t)im->last_ts };
 
-	if (store_tracepoints(im, run_id, has, ctx) < 0 || ra_writer_finish(im->w) < 0 ||
-	    ra_db_run_finish(im->db, run_id, &end) < 0)
+	if (store_skipped(im, run_id) < 0 || store_tracepoints(im, run_id, has, ctx) < 0 ||
+	    ra_writer_finish(im->w) < 0 || ra_db_run_finish(im->db, run_id, &end) < 0)
 		return -1;
 	if (im->analyze) {
 		struct ra_analyze_opts ao = { .verbose = im->verbose };
@@ -411,68 +404,6 @@ static int end_run(struct imp *im, int64_t run_id, bool (*has)(void *, int), voi
 		return ra_analyze_in_load(im->db, run_id, &ao);
 	}
 	return 0;
-}
-
-static int import_tracedat(struct imp *im, struct item *it)
-{
-	char kernel[128], host[128], machine[128], clock[32];
-	struct ra_run_info info = { .source = "trace.dat" };
-	struct ra_tracedat *td = ra_tracedat_open(it->paths[0]);
-	int64_t run_id;
-	int ret = -1;
-
-	if (!td)
-		return -1;
-	ra_tracedat_uname(td, kernel, host, machine, sizeof(kernel));
-	ra_tracedat_clock(td, clock, sizeof(clock));
-	info.kernel = kernel[0] ? kernel : NULL;
-	info.hostname = host[0] ? host : NULL;
-	info.machine = machine[0] ? machine : NULL;
-	info.trace_clock = clock[0] ? clock : NULL;
-	info.page_size = ra_tracedat_page_size(td);
-	info.cpus = ra_tracedat_ncpus(td);
-	run_id = begin_run(im, it, &info);
-	if (run_id < 0)
-		goto out;
-	ra_writer_set_namer(im->w, td_name, td);
-	if (ra_tracedat_replay(td, store_event, im) < 0)
-		goto out;
-	if (ra_writer_total(im->w) == 0) {
-		ra_set_error(RA_ERR_DATA,
-			     "'%s' holds none of the events ratrace uses (readahead:*, filemap:*,"
-			     " block:*)", it->paths[0]);
-		goto out;
-	}
-	ra_tracedat_skipped(td, note_skipped, im);
-	if (ra_tracedat_store_lost(td, im->db, run_id) < 0 || store_skipped(im, run_id) < 0)
-		goto out;
-	ret = end_run(im, run_id, td_has, td);
-out:
-	ra_tracedat_close(td);
-	return ret;
-}
-
-static int import_blktrace(struct imp *im, struct item *it)
-{
-	struct ra_blktrace_cbs cbs = { .event = store_event, .task = bt_task,
-				       .skipped = note_skipped, .arg = im };
-	struct ra_run_info info = { .source = "blktrace", .trace_clock = "blktrace" };
-	struct ra_blktrace_stats st;
-	int64_t run_id = begin_run(im, it, &info);
-
-	if (run_id < 0)
-		return -1;
-	if (ra_blktrace_replay((const char *const *)it->paths, it->npaths, &cbs, &st) < 0)
-		return -1;
-	if (ra_writer_total(im->w) == 0) {
-		ra_set_error(RA_ERR_DATA, "'%s' holds no block I/O records", it->paths[0]);
-		return -1;
-	}
-	if (st.wall_start_ns > 0 && ra_db_run_set_start(im->db, run_id, st.wall_start_ns) < 0)
-		return -1;
-	if (store_skipped(im, run_id) < 0)
-		return -1;
-	return end_run(im, run_id, NULL, NULL);
 }
 
 static int import_item(struct imp *im, struct item *it)
@@ -484,10 +415,16 @@ static int import_item(struct imp *im, struct item *it)
 	im->skipped_nomem = false;
 	if (reading)
 		snprintf(reading, READING_MAX, "%s", it->paths[0]);
-	if (it->fmt == FMT_TRACEDAT)
-		ret = import_tracedat(im, it);
-	else
-		ret = import_blktrace(im, it);
+	{
+		struct ra_import_sink sink = {
+			.begin = sink_begin, .event = store_event, .task = sink_task,
+			.namer = sink_namer, .skipped = note_skipped, .stored = sink_stored,
+			.end = sink_end, .db = im->db, .arg = im,
+		};
+
+		im->item = it;
+		ret = it->src->import((const char *const *)it->paths, it->npaths, &sink);
+	}
 	if (im->w) {
 		show_progress(im, true);
 		if (ret == 0 && im->verbose >= 0) {

@@ -287,3 +287,57 @@ const char *ra_tracedat_comm(struct ra_tracedat *td, int pid)
 	comm = tep_data_comm_from_pid(tep, pid);
 	return comm && comm[0] != '<' ? comm : NULL;
 }
+
+static bool td_has(void *ctx, int type)
+{
+	return ra_tracedat_has(ctx, type);
+}
+
+static const char *td_name(int pid, void *arg)
+{
+	return ra_tracedat_comm(arg, pid);
+}
+
+int ra_tracedat_import(const char *const *paths, int npaths, const struct ra_import_sink *sink)
+{
+	char kernel[128], host[128], machine[128], clock[32];
+	struct ra_run_info info = { .source = "trace.dat" };
+	struct ra_tracedat *td;
+	int64_t run_id;
+	int ret = -1;
+
+	if (npaths != 1) {
+		ra_set_error(RA_ERR_USAGE, "a trace.dat is one file");
+		return -1;
+	}
+	td = ra_tracedat_open(paths[0]);
+	if (!td)
+		return -1;
+	ra_tracedat_uname(td, kernel, host, machine, sizeof(kernel));
+	ra_tracedat_clock(td, clock, sizeof(clock));
+	info.kernel = kernel[0] ? kernel : NULL;
+	info.hostname = host[0] ? host : NULL;
+	info.machine = machine[0] ? machine : NULL;
+	info.trace_clock = clock[0] ? clock : NULL;
+	info.page_size = ra_tracedat_page_size(td);
+	info.cpus = ra_tracedat_ncpus(td);
+	run_id = sink->begin(sink->arg, &info);
+	if (run_id < 0)
+		goto out;
+	sink->namer(sink->arg, td_name, td);
+	if (ra_tracedat_replay(td, sink->event, sink->arg) < 0)
+		goto out;
+	if (sink->stored(sink->arg) == 0) {
+		ra_set_error(RA_ERR_DATA,
+			     "'%s' holds none of the events ratrace uses (readahead:*, filemap:*,"
+			     " block:*)", paths[0]);
+		goto out;
+	}
+	ra_tracedat_skipped(td, sink->skipped, sink->arg);
+	if (ra_tracedat_store_lost(td, sink->db, run_id) < 0)
+		goto out;
+	ret = sink->end(sink->arg, run_id, td_has, td);
+out:
+	ra_tracedat_close(td);
+	return ret;
+}

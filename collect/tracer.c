@@ -300,21 +300,50 @@ static int enable_event(struct ra_tracer *tr, int type, const struct ra_tracer_o
 	return 0;
 }
 
-/*
- * The dynamic events of the types without a tracepoint (or all that have
- * one, when forced): made, then enabled in the instance with the filters
- * the tracepoints would have had.
- */
-static int setup_dynamic(struct ra_tracer *tr, const struct ra_tracer_opts *o)
+/* ---- the live sources (rows of ra_sources[], source.c) ---- */
+
+bool ra_tp_describes(int type)
 {
-	const char *list = o->events ? o->events : RA_DEFAULT_EVENTS;
-	bool want[RA_EV_MAX] = { false };
+	return ra_event_name(type) != NULL;
+}
+
+bool ra_tp_can(struct ra_tracer *tr, int type)
+{
+	return tr->available[type];
+}
+
+int ra_tp_enable(struct ra_tracer *tr, const bool *want, const struct ra_tracer_opts *o)
+{
+	for (int t = 1; t < RA_EV_MAX; t++)
+		if (want[t] && enable_event(tr, t, o) < 0)
+			return -1;
+	return 0;
+}
+
+bool ra_tp_gives(struct ra_tracer *tr, int type)
+{
+	return tr->enabled[type];
+}
+
+bool ra_kp_can(struct ra_tracer *tr, int type)
+{
+	(void)tr;
+	return ra_dyn_can(type);
+}
+
+bool ra_kp_gives(struct ra_tracer *tr, int type)
+{
+	return tr->dynamic[type];
+}
+
+/*
+ * The dynamic events of @want: made, then enabled in the instance with the
+ * filters the tracepoints would have had.
+ */
+int ra_kp_enable(struct ra_tracer *tr, const bool *want, const struct ra_tracer_opts *o)
+{
 	const char *group, *ev;
 
-	for (int t = 1; t < RA_EV_MAX; t++)
-		want[t] = ra_dyn_can(t) && selected(list, t) &&
-			  (o->dyn_mode == RA_SOURCE_DYNAMIC || o->dyn_mode == RA_SOURCE_BOTH ||
-			   (o->dyn_mode == RA_SOURCE_AUTO && !tr->available[t]));
 	tr->dyn = ra_dyn_create(want, o->dyn_args);
 	if (!tr->dyn) {
 		ra_set_error(RA_ERR_IO, "out of memory");
@@ -474,6 +503,47 @@ fail:
 	return NULL;
 }
 
+#define MAX_LIVE 4
+
+/*
+ * Each event from the first live source of ra_sources[] that can give it on
+ * this kernel; --event-source names one that is then the only one for the
+ * events it describes, or asks for every one that can (both).
+ */
+static int enable_sources(struct ra_tracer *tr, const struct ra_tracer_opts *o)
+{
+	static const char *const forced[] = { [RA_SOURCE_TRACEPOINT] = "tracepoint",
+					      [RA_SOURCE_DYNAMIC] = "kprobe" };
+	const char *list = o->events ? o->events : RA_DEFAULT_EVENTS;
+	const struct ra_source *live[MAX_LIVE], *only = NULL;
+	static bool want[MAX_LIVE][RA_EV_MAX];
+	int n = 0;
+
+	memset(want, 0, sizeof(want));
+	for (const struct ra_source *s = ra_sources; s->name && n < MAX_LIVE; s++)
+		if (s->kind == RA_LIVE)
+			live[n++] = s;
+	if (o->dyn_mode == RA_SOURCE_TRACEPOINT || o->dyn_mode == RA_SOURCE_DYNAMIC)
+		only = ra_source_find(forced[o->dyn_mode]);
+	for (int t = 1; t < RA_EV_MAX; t++) {
+		if (!ra_event_name(t) || !selected(list, t))
+			continue;
+		for (int k = 0; k < n; k++) {
+			if (only && live[k] != only && only->describes(t))
+				continue;
+			if (!live[k]->describes(t) || !live[k]->can(tr, t))
+				continue;
+			want[k][t] = true;
+			if (o->dyn_mode != RA_SOURCE_BOTH)
+				break;
+		}
+	}
+	for (int k = 0; k < n; k++)
+		if (live[k]->enable(tr, want[k], o) < 0)
+			return -1;
+	return 0;
+}
+
 static int configure(struct ra_tracer *tr, const struct ra_tracer_opts *o)
 {
 	const char *systems[] = { "readahead", "filemap", "block", "syscalls/sys_enter_fadvise64",
@@ -497,13 +567,8 @@ static int configure(struct ra_tracer *tr, const struct ra_tracer_opts *o)
 		tr->available[t] = ra_event_name(t) &&
 				   tracefs_event_file_exists(tr->inst, ra_event_system(t),
 							     ra_event_name(t), "enable");
-	if (setup_dynamic(tr, o) < 0)
+	if (enable_sources(tr, o) < 0)
 		return -1;
-	for (int t = 1; t < RA_EV_MAX; t++)
-		if (ra_event_name(t) &&
-		    (!ra_dyn_state(tr->dyn, t, NULL, NULL) || o->dyn_mode == RA_SOURCE_BOTH) &&
-		    enable_event(tr, t, o) < 0)
-			return -1;
 	systems[6] = ra_dyn_event(tr->dyn, 0) ? ra_dyn_group(tr->dyn) : NULL;
 	dir = tracefs_instance_get_dir(tr->inst);
 	tr->tep = load_formats(dir, systems);
