@@ -20,7 +20,8 @@
 # RATRACE_VM_MODULES, RATRACE_VM_RETRIES,
 # RATRACE_VM_BOOT_TIMEOUT, RATRACE_VM_TIMEOUT, RATRACE_VM_CONSOLE (a file the
 # guests' console output is added to), RA_RECORD (the recorder to copy into
-# the guest).
+# the guest); RATRACE_BTF and RATRACE_PROBE_HIDE are passed to the guest's
+# recorder.
 
 set -u
 umask 022

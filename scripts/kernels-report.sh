@@ -50,9 +50,11 @@ done
 	echo "scenarios of rawl on a 16 MiB file at read_ahead_kb 128, recorded by"
 	echo "\`ra-record --kernel\` in a guest of each Debian kernel:$done_k. The guests ran"
 	echo "under software emulation, so MB/s and latencies are not the machine's; windows,"
-	echo "patterns, hit ratios and request sizes are the kernels' own. Kernels without"
-	echo "\`readahead:*\` tracepoints (before 6.18) have no window figures (\`-\`). A series"
-	echo "whose packages could not be fetched is left out (the fetch's reason is printed)."
+	echo "patterns, hit ratios and request sizes are the kernels' own. On kernels without"
+	echo "\`readahead:*\` tracepoints (before 6.18) the readahead events come from kprobes"
+	echo "made from the kernel's BTF (the last table says which, and their self-check). A"
+	echo "series whose packages could not be fetched is left out (the fetch's reason is"
+	echo "printed)."
 	echo
 	echo "## Run sets"
 	echo
@@ -73,13 +75,16 @@ done
 	echo
 	echo "## What each kernel offered"
 	echo
-	echo "| kernel | readahead:* | mm_filemap_get_pages | readahead analysis |"
-	echo "|---|---|---|---|"
+	echo "| kernel | readahead:* | mm_filemap_get_pages | readahead events from | self-check | readahead analysis |"
+	echo "|---|---|---|---|---|---|"
 	sqlite3 "$DB" "SELECT '| ' || r.kernel || ' | '
 		|| (SELECT CASE WHEN MIN(available) = 1 THEN 'yes' ELSE 'no' END FROM tracepoints t
 			WHERE t.run_id = r.run_id AND t.system = 'readahead') || ' | '
 		|| (SELECT CASE WHEN available = 1 THEN 'yes' ELSE 'no' END FROM tracepoints t
 			WHERE t.run_id = r.run_id AND t.name = 'mm_filemap_get_pages') || ' | '
+		|| COALESCE((SELECT group_concat(DISTINCT source || COALESCE(' (' || args || ')', ''))
+			FROM event_sources e WHERE e.run_id = r.run_id AND e.system = 'readahead'), '-') || ' | '
+		|| COALESCE((SELECT state FROM self_checks c WHERE c.run_id = r.run_id), '-') || ' | '
 		|| (SELECT state FROM analyses a WHERE a.run_id = r.run_id AND pass = 'readahead') || ' |'
 		FROM runs r WHERE r.label LIKE '%SCEN=seq' ORDER BY r.run_id"
 } > "$out.tmp" && mv "$out.tmp" "$out"
