@@ -113,6 +113,7 @@ struct ra_dynevents {
 	char dir[256];			/* the tracing directory */
 	bool made[NDEFS];
 	bool names[NDEFS];		/* written with BTF names the kernel resolved */
+	bool found[NDEFS], found_alt[NDEFS];	/* the kernel can trace its function */
 	int type_state[RA_EV_MAX];	/* 1: made, -1: wanted and not made */
 	bool type_names[RA_EV_MAX];	/* its main probe in the names style */
 	char why[RA_EV_MAX][200];
@@ -143,24 +144,37 @@ static bool hidden(const char *func)
 	return false;
 }
 
-/* Whether @func can be probed: a text symbol the kprobe blacklist does not hold. */
-static int probeable(const char *dir, const char *func)
+/*
+ * The functions of the definitions the kernel can trace (its
+ * available_filter_functions), read in one pass: found[i] for defs[i]'s
+ * function, found_alt[i] for its older name. Unknown (no such file): all.
+ */
+static void find_functions(const char *dir, bool *found, bool *found_alt)
 {
 	char path[300], line[512];
-	size_t fl = strlen(func);
-	bool found = false;
 	FILE *f;
 
-	if (hidden(func))
-		return 0;
 	snprintf(path, sizeof(path), "%s/available_filter_functions", dir);
 	f = fopen(path, "re");
-	if (!f)
-		return -1;	/* cannot tell: try it */
-	while (!found && fgets(line, sizeof(line), f))
-		found = strncmp(line, func, fl) == 0 && (line[fl] == '\n' || line[fl] == ' ');
-	fclose(f);
-	return found;
+	for (size_t i = 0; i < NDEFS; i++)
+		found[i] = found_alt[i] = !f;
+	while (f && fgets(line, sizeof(line), f)) {
+		line[strcspn(line, " \n")] = '\0';	/* "name" or "name [module]" */
+		for (size_t i = 0; i < NDEFS; i++) {
+			found[i] |= strcmp(line, defs[i].func) == 0;
+			found_alt[i] |= defs[i].alt && strcmp(line, defs[i].alt) == 0;
+		}
+	}
+	if (f)
+		fclose(f);
+}
+
+/* Whether defs[@i]'s function, as named in this kernel, can be probed. */
+static bool probeable(const struct ra_dynevents *de, size_t i, const char *func)
+{
+	if (hidden(func))
+		return false;
+	return strcmp(func, defs[i].func) == 0 ? de->found[i] : de->found_alt[i];
 }
 
 static int write_cmd(const char *dir, const char *cmd)
@@ -198,14 +212,49 @@ static void last_error_log(const char *dir, char *buf, size_t len)
 	fclose(f);
 }
 
+/*
+ * The functions looked up in BTF, each once (a lookup walks every type):
+ * the definitions name a dozen functions, several twice.
+ */
+struct fn_cache {
+	const char *name[2 * NDEFS];
+	struct ra_btf_func fn[2 * NDEFS];
+	int ret[2 * NDEFS];
+	char err[2 * NDEFS][160];
+	int n;
+};
+
+static int lookup(struct fn_cache *c, struct ra_btf *btf, const char *name,
+		  struct ra_btf_func *fn)
+{
+	int i;
+
+	for (i = 0; i < c->n && strcmp(c->name[i], name) != 0; i++)
+		;
+	if (i == c->n) {
+		if (c->n == 2 * (int)NDEFS)
+			return ra_btf_func(btf, name, fn);
+		c->name[i] = name;
+		c->ret[i] = ra_btf_func(btf, name, &c->fn[i]);
+		snprintf(c->err[i], sizeof(c->err[i]), "%s", c->ret[i] < 0 ? ra_last_error() : "");
+		c->n++;
+	}
+	*fn = c->fn[i];
+	if (c->ret[i] < 0)
+		ra_set_error(RA_ERR_ENV, "%s", c->err[i]);
+	return c->ret[i];
+}
+
+static struct fn_cache cache;
+
 /* The name @d's function has in this kernel: its older name when BTF has only that. */
 static const char *func_of(struct ra_btf *btf, const struct dyn_def *d)
 {
 	struct ra_btf_func fn;
 
-	if (!btf || !d->alt || ra_btf_func(btf, d->func, &fn) == 0)
+	if (!btf || !d->alt || lookup(&cache, btf, d->func, &fn) == 0)
 		return d->func;
-	return ra_btf_func(btf, d->alt, &fn) == 0 ? d->alt : d->func;
+	return lookup(&cache, btf, d->alt, &fn) == 0 ? d->alt : d->func;
 }
 
 /* " NAME=FETCH" of one field in the style asked; 0, 1 (optional, absent), -1 */
@@ -259,7 +308,7 @@ static int render(struct ra_btf *btf, const struct dyn_def *d, const char *group
 	struct ra_btf_func fn;
 	size_t off;
 
-	if (ra_btf_func(btf, func, &fn) < 0) {
+	if (lookup(&cache, btf, func, &fn) < 0) {
 		snprintf(why, wlen, "%s", ra_last_error());
 		return -1;
 	}
@@ -526,7 +575,9 @@ struct ra_dynevents *ra_dyn_create(const bool *want, int style)
 		if (!btf)
 			snprintf(why, sizeof(why), "%s", ra_last_error());
 	}
+	cache.n = 0;	/* of this kernel's BTF */
 	if (btf) {
+		find_functions(de->dir, de->found, de->found_alt);
 		de->guardian = start_guardian(de->dir, de->group, &de->guard_fd);
 		if (de->guardian < 0)
 			snprintf(why, sizeof(why), "cannot start the process that removes the"
@@ -543,7 +594,7 @@ struct ra_dynevents *ra_dyn_create(const bool *want, int style)
 			continue;
 		if (!btf || de->guardian < 0)
 			snprintf(w, sizeof(w), "%s", why);
-		else if (probeable(de->dir, func_of(btf, &defs[i])) == 0)
+		else if (!probeable(de, i, func_of(btf, &defs[i])))
 			snprintf(w, sizeof(w), "%s is not a function the kernel can probe"
 				 " (renamed, static and inlined, or not built)", func_of(btf, &defs[i]));
 		else if (make_one(de, btf, i, style, cmd, sizeof(cmd), w, sizeof(w)) == 0) {

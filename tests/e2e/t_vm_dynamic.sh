@@ -1,7 +1,8 @@
 # The dynamic events' edges, on real kernels in guests:
 # - SIGINT, SIGTERM and SIGKILL of a recorder while its workload runs leave
 #   no dynamic event and no tracefs instance (6.1, where the readahead events
-#   are kprobes): the killed one's guardian removes them;
+#   are kprobes): the killed one's guardian removes them; when the guardian
+#   is killed too, the next recorder removes what they left;
 # - a function missing (page_cache_ra_unbounded, hidden from the recorder)
 #   gives one line naming it and what is lost, the rest of the run is
 #   recorded, and the self-check marks the fadvise run, whose forced windows
@@ -35,6 +36,10 @@ for sig in INT TERM KILL; do
 	check_cmp "${n:-0}" -ge 10 "SIG$sig: the inner recorder had its dynamic events while it ran"
 	check_grep "^after $sig events=0 instances=0$" "$TMP/out" "SIG$sig: no dynamic event and no instance left"
 done
+check_grep "^during ALL events=[1-9][0-9]* instances=1$" "$TMP/out" "recorder and guardian: the events while it ran"
+check_grep "^after ALL events=[1-9][0-9]* instances=1$" "$TMP/out" \
+	"recorder and guardian killed: their events and instance stay until another recorder runs"
+check_grep "^after the next recorder events=0 instances=0$" "$TMP/out" "the next recorder removed them"
 check_grep "^status INT 130$" "$TMP/out" "SIGINT: exit status 130"
 check_grep "^status TERM 143$" "$TMP/out" "SIGTERM: exit status 143"
 check_grep "^status KILL 137$" "$TMP/out" "SIGKILL: killed"
