@@ -79,15 +79,18 @@ static void expect_refusal(const char *path, int flags, const char *needle)
 
 static void test_refusals(void)
 {
-	char cmd[256];
+	char cmd[256], newer[64];
 	FILE *f;
 
+	/* a version after this one */
 	snprintf(cmd, sizeof(cmd),
-		 "sqlite3 %s 'PRAGMA application_id = %d; PRAGMA user_version = 7;"
-		 " CREATE TABLE runs (x)'", tmp_path("newer.db"), RA_APPLICATION_ID);
+		 "sqlite3 %s 'PRAGMA application_id = %d; PRAGMA user_version = %d;"
+		 " CREATE TABLE runs (x)'", tmp_path("newer.db"), RA_APPLICATION_ID,
+		 RA_SCHEMA_VERSION + 1);
 	CHECK_INT(system(cmd), 0);
-	expect_refusal(tmp_path("newer.db"), RA_DB_CREATE, "schema version 7, newer than");
-	expect_refusal(tmp_path("newer.db"), RA_DB_READONLY, "schema version 7, newer than");
+	snprintf(newer, sizeof(newer), "schema version %d, newer than", RA_SCHEMA_VERSION + 1);
+	expect_refusal(tmp_path("newer.db"), RA_DB_CREATE, newer);
+	expect_refusal(tmp_path("newer.db"), RA_DB_READONLY, newer);
 
 	snprintf(cmd, sizeof(cmd), "sqlite3 %s 'CREATE TABLE t (x)'", tmp_path("other.db"));
 	CHECK_INT(system(cmd), 0);
