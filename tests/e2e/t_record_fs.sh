@@ -84,8 +84,10 @@ for f in json.load(open(sys.argv[1]))["runs"][0]["filesystems"]:
 record_fs ext4
 
 # A device that read while no page-cache event was recorded (direct I/O) is
-# said so, not shown as a silent "none".
-rec -q -o "$TMP/direct.db" -d "$LOOP_NAME" -- dd if="$MNT/seq" of=/dev/null bs=1M iflag=direct 2>/dev/null
+# said so, not shown as a silent "none". From a cold cache: a direct read of
+# a file with cached pages drops them (page-cache events of the file).
+rec -q -o "$TMP/direct.db" -d "$LOOP_NAME" --drop-caches -- dd if="$MNT/seq" of=/dev/null bs=1M \
+	iflag=direct 2>/dev/null
 check_eq "$?" 0 "direct I/O: exit status"
 sectors=$(q "$TMP/direct.db" "SELECT stat_sectors_delta FROM v_devices WHERE dev = '$LOOP_DEV'")
 check_cmp "$sectors" -ge 131072 "direct I/O: the device read the file"
