@@ -192,6 +192,7 @@ struct ra_decoder {
 	uint64_t skipped_unknown;	/* records of ids the formats do not describe */
 	bool present[RA_EV_MAX];
 	bool dynamic[RA_EV_MAX];	/* from a dynamic event */
+	bool any_dynamic;		/* the formats hold a dynamic event */
 	struct dyn_task *tasks;		/* open addressing by pid */
 	size_t ntasks, cap;
 	struct ra_selfcheck check;
@@ -313,6 +314,7 @@ struct ra_decoder *ra_decoder_alloc(struct tep_handle *tep)
 		if (!dec->by_id[events[i]->id])
 			goto nomem;
 		dec->by_id[events[i]->id]->dynamic = dyn;
+		dec->any_dynamic |= dyn;
 		if (type && (kind == DK_NONE || kind == DK_READ_RET || kind == DK_MAP_RET)) {
 			dec->present[type] = true;
 			dec->dynamic[type] |= dyn;
@@ -640,7 +642,7 @@ int ra_decode(struct ra_decoder *dec, struct tep_record *rec, struct ra_event *e
 			continue;
 		store_number(ev, s, tep_read_number(dec->tep, data + f->offset, f->size));
 	}
-	if (de->dynamic || de->type == RA_EV_PAGE_ADD)
+	if (de->dynamic || (de->type == RA_EV_PAGE_ADD && dec->any_dynamic))
 		check_event(dec, de, ev);
 	if (de->kind == DK_READ || de->kind == DK_READ_RET)
 		return read_event(dec, de, ev);
