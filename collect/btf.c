@@ -106,6 +106,7 @@ int ra_btf_func(struct ra_btf *b, const char *name, struct ra_btf_func *fn)
 		return -1;
 	}
 	fn->nparams = btf_vlen(proto);
+	fn->ret_size = proto->type ? (int)btf__resolve_size(b->btf, proto->type) : 0;
 	p = btf_params(proto);
 	for (int i = 0; i < fn->nparams && i < RA_BTF_MAX_PARAMS; i++) {
 		const char *pn = btf__name_by_offset(b->btf, p[i].name_off);

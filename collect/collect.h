@@ -555,6 +555,7 @@ struct ra_btf;
 
 struct ra_btf_func {
 	int nparams;
+	int ret_size;				/* bytes of the return value, 0 void */
 	char param[RA_BTF_MAX_PARAMS][32];	/* the parameters' names */
 	char pointee[RA_BTF_MAX_PARAMS][48];	/* the struct a pointer parameter points to, "" */
 	uint32_t type_id[RA_BTF_MAX_PARAMS];
@@ -604,6 +605,8 @@ struct ra_dynevents *ra_dyn_create(const bool *want, int style);
 int ra_dyn_state(const struct ra_dynevents *de, int type, const char **def, const char **why);
 /** ra_dyn_checked - whether the probes of the self-check were all made */
 bool ra_dyn_checked(const struct ra_dynevents *de);
+/** ra_dyn_missed - calls the probes missed (kprobe_profile), as far as the kernel says */
+uint64_t ra_dyn_missed(const struct ra_dynevents *de);
 /** ra_dyn_check_why - why a probe of the self-check was not made, "" */
 const char *ra_dyn_check_why(const struct ra_dynevents *de);
 /** ra_dyn_names_style - whether @type's probe has BTF names (else offsets read from BTF) */

@@ -365,12 +365,27 @@ void ra_decoder_selfcheck(struct ra_decoder *dec, struct ra_selfcheck *out)
 	*out = dec->check;
 }
 
-/* The state of task @pid, made when new; NULL when out of memory. */
-static struct dyn_task *task_of(struct ra_decoder *dec, int pid)
+static size_t slot_of(uint64_t key, size_t cap)
+{
+	return (size_t)((key * 0x9E3779B97F4A7C15ULL) >> 32) & (cap - 1);
+}
+
+/*
+ * The state of task @pid; made when new if @create, else NULL for a task
+ * without one. NULL also when out of memory.
+ */
+static struct dyn_task *task_get(struct ra_decoder *dec, int pid, bool create)
 {
 	uint64_t key = (uint64_t)(uint32_t)pid + 1;	/* 0 marks a free slot */
 	size_t h;
 
+	if (dec->cap) {
+		for (h = slot_of(key, dec->cap); dec->tasks[h].key; h = (h + 1) & (dec->cap - 1))
+			if (dec->tasks[h].key == key)
+				return &dec->tasks[h];
+	}
+	if (!create)
+		return NULL;
 	if (dec->ntasks * 2 >= dec->cap) {
 		size_t ncap = dec->cap ? dec->cap * 2 : 64;
 		struct dyn_task *nt = calloc(ncap, sizeof(*nt));
@@ -380,7 +395,7 @@ static struct dyn_task *task_of(struct ra_decoder *dec, int pid)
 		for (size_t i = 0; i < dec->cap; i++) {
 			if (!dec->tasks[i].key)
 				continue;
-			for (h = dec->tasks[i].key & (ncap - 1); nt[h].key; h = (h + 1) & (ncap - 1))
+			for (h = slot_of(dec->tasks[i].key, ncap); nt[h].key; h = (h + 1) & (ncap - 1))
 				;
 			nt[h] = dec->tasks[i];
 		}
@@ -388,9 +403,8 @@ static struct dyn_task *task_of(struct ra_decoder *dec, int pid)
 		dec->tasks = nt;
 		dec->cap = ncap;
 	}
-	for (h = key & (dec->cap - 1); dec->tasks[h].key; h = (h + 1) & (dec->cap - 1))
-		if (dec->tasks[h].key == key)
-			return &dec->tasks[h];
+	for (h = slot_of(key, dec->cap); dec->tasks[h].key; h = (h + 1) & (dec->cap - 1))
+		;
 	dec->tasks[h].key = key;
 	dec->ntasks++;
 	return &dec->tasks[h];
@@ -409,7 +423,9 @@ static void check_event(struct ra_decoder *dec, const struct dec_event *de, stru
 
 	if (de->kind == DK_NONE && !de->dynamic && de->type != RA_EV_PAGE_ADD)
 		return;
-	t = task_of(dec, ev->pid);
+	/* a task's state begins with a readahead call: additions and returns only look */
+	t = task_get(dec, ev->pid, de->kind == DK_CALL || (de->kind == DK_NONE &&
+						       de->type != RA_EV_PAGE_ADD));
 	if (!t)
 		return;
 	switch (de->kind) {
@@ -431,7 +447,7 @@ static void check_event(struct ra_decoder *dec, const struct dec_event *de, stru
 	switch (de->type) {
 	case RA_EV_SYNC_RA:
 	case RA_EV_ASYNC_RA:
-		t->depth++;
+		t->depth = 1;	/* outermost: a return missed before does not count on */
 		t->have_win = false;
 		break;
 	case RA_EV_RA_ORDER:
@@ -479,7 +495,7 @@ static void check_event(struct ra_decoder *dec, const struct dec_event *de, stru
 /* fault-around by dynamic events: its range at its return, when it mapped a page */
 static int map_event(struct ra_decoder *dec, const struct dec_event *de, struct ra_event *ev)
 {
-	struct dyn_task *t = task_of(dec, ev->pid);
+	struct dyn_task *t = task_get(dec, ev->pid, de->kind == DK_MAP);
 
 	if (!t)
 		return 0;
@@ -513,8 +529,8 @@ static int map_event(struct ra_decoder *dec, const struct dec_event *de, struct 
 static int read_event(struct ra_decoder *dec, const struct dec_event *de, struct ra_event *ev)
 {
 	uint64_t ps = tep_get_page_size(dec->tep) > 0 ? (uint64_t)tep_get_page_size(dec->tep) : 4096;
-	struct dyn_task *t = task_of(dec, ev->pid);
-	int64_t got;
+	struct dyn_task *t = task_get(dec, ev->pid, de->kind == DK_READ);
+	int64_t ret, already;
 
 	if (!t)
 		return 0;
@@ -526,8 +542,11 @@ static int read_event(struct ra_decoder *dec, const struct dec_event *de, struct
 		t->read_already = ev->page.last_index;
 		return 0;
 	}
-	got = (int64_t)ev->page.index - (int64_t)t->read_already;
-	if (!t->have_read || (int64_t)ev->page.index <= 0 || got <= 0) {
+	/* what it read: its return less what it had read before; nothing on an error */
+	ret = (int64_t)ev->page.index;
+	already = (int64_t)t->read_already;
+	if (!t->have_read || ret <= 0 || already < 0 || ret <= already ||
+	    t->read_pos > UINT64_MAX - (uint64_t)(ret - already)) {
 		t->have_read = false;
 		return 0;
 	}
@@ -535,7 +554,7 @@ static int read_event(struct ra_decoder *dec, const struct dec_event *de, struct
 	ev->page.ino = t->read_ino;
 	ev->page.dev = t->read_dev;
 	ev->page.index = t->read_pos / ps;
-	ev->page.last_index = (t->read_pos + (uint64_t)got - 1) / ps;
+	ev->page.last_index = (t->read_pos + (uint64_t)(ret - already) - 1) / ps;
 	ev->has_mask = RA_HAS_LAST_INDEX;
 	return 1;
 }

@@ -25,6 +25,7 @@
 
 #define MAX_ARGS 12
 #define CMD_MAX 2048
+#define MAXACTIVE "64"
 
 /* One field: parameter @param (1-based; 0: the return value) and a member path. */
 struct dyn_arg {
@@ -268,8 +269,8 @@ static int render_arg(struct ra_btf *btf, const struct ra_btf_func *fn, const st
 		{ "", "s8", "s16", "", "s32", "", "", "", "s64" },
 	};
 
-	if (a->param == 0) {
-		snprintf(buf, len, " %s=$retval", a->field);
+	if (a->param == 0) {	/* signed, as wide as the function's return type */
+		snprintf(buf, len, " %s=$retval:s%d", a->field, fn->ret_size == 4 ? 32 : 64);
 		return 0;
 	}
 	if (a->param > fn->nparams) {
@@ -321,8 +322,9 @@ static int render(struct ra_btf *btf, const struct dyn_def *d, const char *group
 			return -1;
 		}
 	}
-	off = (size_t)snprintf(cmd, len, "%c:%s/%s %s", d->ret ? 'r' : 'p', group, d->event,
-			       func);
+	/* returns of up to MAXACTIVE calls at once (the default is 2 per CPU) */
+	off = (size_t)snprintf(cmd, len, "%s:%s/%s %s", d->ret ? "r" MAXACTIVE : "p", group,
+			       d->event, func);
 	for (int i = 0; i < MAX_ARGS && d->args[i].field && off < len; i++) {
 		char arg[CMD_MAX];
 		int r = render_arg(btf, &fn, &d->args[i], names, arg, sizeof(arg), why, wlen);
@@ -370,29 +372,42 @@ static bool in_group(char *line, const char *group)
 /* Remove every event of @group ("ratrace_PID"); how many are left. */
 static int remove_group(const char *dir, const char *group)
 {
-	char path[300], line[CMD_MAX];
 	size_t gl = strlen(group);
-	int left = 0;
-	FILE *f;
+	int left = 0, before = -1;
 
-	snprintf(path, sizeof(path), "%s/dynamic_events", dir);
-	f = fopen(path, "re");
-	if (!f)
-		return 0;
-	while (fgets(line, sizeof(line), f)) {
-		if (in_group(line, group)) {
-			char *ev = probe_name(line) + gl + 1;
+	/*
+	 * The names first, then the removals: dynamic_events is read by record
+	 * index, and a removal while it is being read shifts the records after
+	 * it past the reader. Again until none is left or none went.
+	 */
+	for (int pass = 0; pass < 8; pass++) {
+		char path[300], line[CMD_MAX], names[2 * NDEFS][64];
+		int n = 0;
+		FILE *f;
 
+		snprintf(path, sizeof(path), "%s/dynamic_events", dir);
+		f = fopen(path, "re");
+		if (!f)
+			return 0;
+		left = 0;
+		while (fgets(line, sizeof(line), f)) {
+			char *ev;
+
+			if (!in_group(line, group))
+				continue;
+			left++;
+			ev = probe_name(line) + gl + 1;
 			ev[strcspn(ev, " \n")] = '\0';
-			remove_event(dir, group, ev);
+			if (n < (int)(sizeof(names) / sizeof(names[0])))
+				snprintf(names[n++], sizeof(names[0]), "%s", ev);
 		}
-	}
-	fclose(f);
-	f = fopen(path, "re");
-	while (f && fgets(line, sizeof(line), f))
-		left += in_group(line, group);
-	if (f)
 		fclose(f);
+		if (!left || left == before)
+			break;
+		before = left;
+		for (int i = 0; i < n; i++)
+			remove_event(dir, group, names[i]);
+	}
 	return left;
 }
 
@@ -617,6 +632,14 @@ struct ra_dynevents *ra_dyn_create(const bool *want, int style)
 		if (t) {
 			de->type_state[t] = -1;
 			snprintf(de->why[t], sizeof(de->why[t]), "%s", w);
+			de->def[t][0] = '\0';
+			for (size_t k = 0; k < i; k++) {	/* its probes made already go */
+				if (defs[k].type != t || !de->made[k])
+					continue;
+				remove_event(de->dir, de->group, defs[k].event);
+				de->made[k] = false;
+				de->nmade--;
+			}
 		} else if (!de->why[0][0]) {
 			snprintf(de->why[0], sizeof(de->why[0]), "%s", w);
 		}
@@ -639,12 +662,48 @@ int ra_dyn_state(const struct ra_dynevents *de, int type, const char **def, cons
 	return de->type_state[type];
 }
 
+/*
+ * Whether the self-check can count calls: every readahead function whose
+ * entry was probed has its return probed too (a function missing whole
+ * leaves the count sound; its calls are what the check then finds).
+ */
 bool ra_dyn_checked(const struct ra_dynevents *de)
 {
-	for (size_t i = 0; i < NDEFS; i++)
-		if (!defs[i].type && !de->made[i])
-			return false;
-	return de->nmade > 0;
+	bool any = false;
+
+	for (size_t r = 0; r < NDEFS; r++) {
+		if (defs[r].type || !defs[r].ret)
+			continue;
+		for (size_t e = 0; e < NDEFS; e++) {
+			if (defs[e].ret || strcmp(defs[e].func, defs[r].func) != 0 || !de->made[e])
+				continue;
+			if (!de->made[r])
+				return false;
+			any = true;
+		}
+	}
+	return any;
+}
+
+uint64_t ra_dyn_missed(const struct ra_dynevents *de)
+{
+	char path[300], line[512], name[256];
+	size_t gl = strlen(de->group);
+	unsigned long long hits, missed;
+	uint64_t total = 0;
+	FILE *f;
+
+	if (!de->nmade)
+		return 0;
+	snprintf(path, sizeof(path), "%s/kprobe_profile", de->dir);
+	f = fopen(path, "re");
+	while (f && fgets(line, sizeof(line), f))	/* "  GROUP/EVENT  HITS  MISSED" */
+		if (sscanf(line, "%255s %llu %llu", name, &hits, &missed) == 3 &&
+		    strncmp(name, de->group, gl) == 0 && name[gl] == '/')
+			total += missed;
+	if (f)
+		fclose(f);
+	return total;
 }
 
 const char *ra_dyn_check_why(const struct ra_dynevents *de)
