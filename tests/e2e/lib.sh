@@ -283,13 +283,17 @@ make_memcg() {
 	mkdir "$MEMCG" || fail "cannot create memory cgroup $MEMCG"
 	echo $(($1 << 20)) > "$MEMCG/memory.limit_in_bytes" || fail "cannot set the limit of $MEMCG"
 }
+# The test's memory cgroup goes: its processes moved out, and after 5 s
+# those still in it (the test's own workloads, stuck in reclaim or exiting)
+# killed; it can take until they are reaped, up to 30 s.
 _ra_memcg_remove() {
 	local cg=$1 parent pid i
 	parent=$(dirname "$cg")
 	[ -d "$cg" ] || return 0
-	for i in $(seq 50); do
+	for i in $(seq 300); do
 		while read -r pid; do
-			echo "$pid" > "$parent/cgroup.procs"
+			echo "$pid" > "$parent/cgroup.procs" 2>/dev/null ||
+				{ [ "$i" -gt 50 ] && kill -KILL "$pid" 2>/dev/null; }
 		done < "$cg/cgroup.procs"
 		rmdir "$cg" 2>/dev/null && return 0
 		sleep 0.1
