@@ -36,8 +36,13 @@ int ra_analyze_exec(struct ra_db *db, const char *sql, int64_t run_id)
 	return 0;
 }
 
-static int query_int(struct ra_db *db, const char *sql, int64_t run_id, const char *text,
-		     int64_t *out)
+/*
+ * @sql with ?1 @run_id and ?2 @text (NULL: none), stepped once: its first
+ * column into *@num and/or @buf (0 and "" without a row). 0, or -1 when it
+ * fails, or when @need_row and it has no row.
+ */
+static int query_one(struct ra_db *db, const char *sql, int64_t run_id, const char *text,
+		     bool need_row, int64_t *num, char *buf, size_t len)
 {
 	sqlite3_stmt *st = NULL;
 	int rc;
@@ -49,9 +54,13 @@ static int query_int(struct ra_db *db, const char *sql, int64_t run_id, const ch
 			sqlite3_bind_text(st, 2, text, -1, SQLITE_STATIC);
 		rc = sqlite3_step(st);
 	}
-	*out = rc == SQLITE_ROW ? sqlite3_column_int64(st, 0) : 0;
+	if (num)
+		*num = rc == SQLITE_ROW ? sqlite3_column_int64(st, 0) : 0;
+	if (buf)
+		snprintf(buf, len, "%s", rc == SQLITE_ROW && sqlite3_column_text(st, 0) ?
+					 (const char *)sqlite3_column_text(st, 0) : "");
 	sqlite3_finalize(st);
-	if (rc != SQLITE_ROW) {
+	if (rc != SQLITE_ROW && (need_row || rc != SQLITE_DONE)) {
 		ra_set_error(RA_ERR_IO, "cannot read '%s': %s", ra_db_path(db),
 			     sqlite3_errmsg(ra_db_sqlite(db)));
 		return -1;
@@ -59,34 +68,18 @@ static int query_int(struct ra_db *db, const char *sql, int64_t run_id, const ch
 	return 0;
 }
 
-/*
- * Why a pass cannot run: its tracepoints were not in the kernel, or not
- * recorded. Returns 1 with @why filled, 0 when it can run, -1 on error.
- */
-/* The first column of the first row of @sql (?1 @run_id, ?2 @text) into @buf, "" none. */
+/* The number the one row of @sql gives. */
+static int query_int(struct ra_db *db, const char *sql, int64_t run_id, const char *text,
+		     int64_t *out)
+{
+	return query_one(db, sql, run_id, text, true, out, NULL, 0);
+}
+
+/* The text of the first row of @sql into @buf, "" when there is none. */
 static int query_text(struct ra_db *db, const char *sql, int64_t run_id, const char *text,
 		      char *buf, size_t len)
 {
-	sqlite3_stmt *st = NULL;
-	int rc;
-
-	buf[0] = '\0';
-	rc = sqlite3_prepare_v2(ra_db_sqlite(db), sql, -1, &st, NULL);
-	if (rc == SQLITE_OK) {
-		sqlite3_bind_int64(st, 1, run_id);
-		if (text)
-			sqlite3_bind_text(st, 2, text, -1, SQLITE_STATIC);
-		rc = sqlite3_step(st);
-	}
-	if (rc == SQLITE_ROW && sqlite3_column_text(st, 0))
-		snprintf(buf, len, "%s", (const char *)sqlite3_column_text(st, 0));
-	sqlite3_finalize(st);
-	if (rc != SQLITE_ROW && rc != SQLITE_DONE) {
-		ra_set_error(RA_ERR_IO, "cannot read '%s': %s", ra_db_path(db),
-			     sqlite3_errmsg(ra_db_sqlite(db)));
-		return -1;
-	}
-	return 0;
+	return query_one(db, sql, run_id, text, false, NULL, buf, len);
 }
 
 /*

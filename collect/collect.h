@@ -612,8 +612,24 @@ const char *ra_dyn_check_why(const struct ra_dynevents *de);
 /** ra_dyn_names_style - whether @type's probe has BTF names (else offsets read from BTF) */
 bool ra_dyn_names_style(const struct ra_dynevents *de, int type);
 const char *ra_dyn_group(const struct ra_dynevents *de);
-/** ra_dyn_group_prefix - "ratrace_": the groups of dynamic events the decoder reads */
-const char *ra_dyn_group_prefix(void);
+/* What a dynamic event is to the decoder beyond its type. */
+enum {
+	RA_DK_NONE,	/* a tracepoint, or a dynamic event with the tracepoint's fields */
+	RA_DK_READ,	/* read(2) starts: kept until it returns */
+	RA_DK_READ_RET,	/* read(2) returns: the pages it read, as mm_filemap_get_pages */
+	RA_DK_MAP,	/* fault-around starts: its range kept until it returns */
+	RA_DK_MAP_PTE,	/* a page table entry set: fault-around mapped something */
+	RA_DK_MAP_RET,	/* fault-around returns: its range, when it mapped a page */
+	RA_DK_CALL,	/* a readahead call without a window of its own starts */
+	RA_DK_RET,	/* a readahead call returns */
+};
+
+/**
+ * ra_dyn_lookup - the type (RA_EV_*, 0 for a helper of the self-check) and
+ * kind (RA_DK_*) of event @name of a ratrace group ("ratrace_<pid>"); false
+ * for any other event
+ */
+bool ra_dyn_lookup(const char *system, const char *name, int *type, int *kind);
 /** ra_dyn_event - the @i-th event made (its name in the group), NULL past the end */
 const char *ra_dyn_event(const struct ra_dynevents *de, int i);
 /** ra_dyn_destroy - remove the events (after the instance that used them); 0 or -1 */

@@ -128,41 +128,6 @@ struct dec_field {
 	const struct field_spec *spec;
 };
 
-/* What a dynamic event is to the decoder beyond its type (dynevent.c names them). */
-enum dyn_kind {
-	DK_NONE,	/* a tracepoint, or a dynamic event with the tracepoint's fields */
-	DK_READ,	/* read(2) starts: kept until it returns */
-	DK_READ_RET,	/* read(2) returns: the pages it read, as mm_filemap_get_pages */
-	DK_MAP,		/* fault-around starts: its range kept until it returns */
-	DK_MAP_PTE,	/* a page table entry set: fault-around mapped something */
-	DK_MAP_RET,	/* fault-around returns: its range, when it mapped a page */
-	DK_CALL,	/* a readahead call without a window of its own starts */
-	DK_RET,		/* a readahead call returns */
-};
-
-static const struct {
-	const char *name;
-	int type;
-	int kind;
-} dyn_names[] = {
-	{ "page_cache_sync_ra", RA_EV_SYNC_RA, DK_NONE },
-	{ "page_cache_async_ra", RA_EV_ASYNC_RA, DK_NONE },
-	{ "page_cache_ra_order", RA_EV_RA_ORDER, DK_NONE },
-	{ "page_cache_ra_unbounded", RA_EV_RA_UNBOUNDED, DK_NONE },
-	{ "mm_filemap_fault", RA_EV_FAULT, DK_NONE },
-	{ "mm_filemap_map_pages", RA_EV_MAP_PAGES, DK_MAP },
-	{ "map_pte", RA_EV_MAP_PAGES, DK_MAP_PTE },
-	{ "filemap_map_pages_ret", RA_EV_MAP_PAGES, DK_MAP_RET },
-	{ "filemap_read", RA_EV_GET_PAGES, DK_READ },
-	{ "filemap_read_ret", RA_EV_GET_PAGES, DK_READ_RET },
-	{ "force_page_cache_ra", RA_EV_NONE, DK_CALL },
-	{ "page_cache_sync_ra_ret", RA_EV_NONE, DK_RET },
-	{ "page_cache_async_ra_ret", RA_EV_NONE, DK_RET },
-	{ "page_cache_ra_order_ret", RA_EV_NONE, DK_RET },
-	{ "page_cache_ra_unbounded_ret", RA_EV_NONE, DK_RET },
-	{ "force_page_cache_ra_ret", RA_EV_NONE, DK_RET },
-};
-
 /* The self-check's and read(2)'s state of one task. */
 struct dyn_task {
 	uint64_t key;			/* the pid + 1; 0: a free slot */
@@ -208,11 +173,11 @@ static struct dec_event *resolve_event(struct tep_event *te, int type, int kind)
 		return NULL;
 	de->type = type;
 	de->kind = kind;
-	if (kind == DK_READ)
+	if (kind == RA_DK_READ)
 		spec = read_fields;
-	else if (kind == DK_READ_RET)
+	else if (kind == RA_DK_READ_RET)
 		spec = ret_fields;
-	else if (kind != DK_NONE && kind != DK_MAP)
+	else if (kind != RA_DK_NONE && kind != RA_DK_MAP)
 		spec = NULL;
 	for (const struct field_spec *s = spec; s && s->name; s++) {
 		struct tep_format_field *f = tep_find_field(te, s->name);
@@ -261,23 +226,6 @@ static bool indexable(const struct tep_event *te)
 	return te->id >= 0 && te->id <= MAX_EVENT_ID;
 }
 
-/* A dynamic event of a ratrace group ("ratrace_<pid>"): its type and kind. */
-static bool dyn_lookup(const char *system, const char *name, int *type, int *kind)
-{
-	const char *prefix = ra_dyn_group_prefix();
-
-	if (!system || !name || strncmp(system, prefix, strlen(prefix)) != 0)
-		return false;
-	for (size_t i = 0; i < sizeof(dyn_names) / sizeof(dyn_names[0]); i++) {
-		if (strcmp(dyn_names[i].name, name) == 0) {
-			*type = dyn_names[i].type;
-			*kind = dyn_names[i].kind;
-			return true;
-		}
-	}
-	return false;
-}
-
 struct ra_decoder *ra_decoder_alloc(struct tep_handle *tep)
 {
 	struct ra_decoder *dec = calloc(1, sizeof(*dec));
@@ -300,14 +248,14 @@ struct ra_decoder *ra_decoder_alloc(struct tep_handle *tep)
 	if (!dec->by_id || !dec->skipped)
 		goto nomem;
 	for (int i = 0; i < n; i++) {
-		int type = ra_event_lookup(events[i]->system, events[i]->name), kind = DK_NONE;
+		int type = ra_event_lookup(events[i]->system, events[i]->name), kind = RA_DK_NONE;
 		bool dyn = false;
 
-		if (type == RA_EV_NONE && dyn_lookup(events[i]->system, events[i]->name, &type,
+		if (type == RA_EV_NONE && ra_dyn_lookup(events[i]->system, events[i]->name, &type,
 						     &kind))
 			dyn = true;
 		/* of two formats with one id (a damaged file), the first counts */
-		if ((type == RA_EV_NONE && kind == DK_NONE) || (type && !type_fields[type]) ||
+		if ((type == RA_EV_NONE && kind == RA_DK_NONE) || (type && !type_fields[type]) ||
 		    !indexable(events[i]) || dec->by_id[events[i]->id])
 			continue;
 		dec->by_id[events[i]->id] = resolve_event(events[i], type, kind);
@@ -315,7 +263,7 @@ struct ra_decoder *ra_decoder_alloc(struct tep_handle *tep)
 			goto nomem;
 		dec->by_id[events[i]->id]->dynamic = dyn;
 		dec->any_dynamic |= dyn;
-		if (type && (kind == DK_NONE || kind == DK_READ_RET || kind == DK_MAP_RET)) {
+		if (type && (kind == RA_DK_NONE || kind == RA_DK_READ_RET || kind == RA_DK_MAP_RET)) {
 			dec->present[type] = true;
 			dec->dynamic[type] |= dyn;
 		}
@@ -421,27 +369,25 @@ static void check_event(struct ra_decoder *dec, const struct dec_event *de, stru
 {
 	struct dyn_task *t;
 
-	if (de->kind == DK_NONE && !de->dynamic && de->type != RA_EV_PAGE_ADD)
-		return;
 	/* a task's state begins with a readahead call: additions and returns only look */
-	t = task_get(dec, ev->pid, de->kind == DK_CALL || (de->kind == DK_NONE &&
+	t = task_get(dec, ev->pid, de->kind == RA_DK_CALL || (de->kind == RA_DK_NONE &&
 						       de->type != RA_EV_PAGE_ADD));
 	if (!t)
 		return;
 	switch (de->kind) {
-	case DK_CALL:
+	case RA_DK_CALL:
 		t->depth++;
 		t->have_win = false;
 		return;
-	case DK_RET:
+	case RA_DK_RET:
 		if (t->depth > 0 && --t->depth == 0)
 			t->have_win = false;
 		return;
-	case DK_READ:
-	case DK_READ_RET:
-	case DK_MAP:
-	case DK_MAP_PTE:
-	case DK_MAP_RET:
+	case RA_DK_READ:
+	case RA_DK_READ_RET:
+	case RA_DK_MAP:
+	case RA_DK_MAP_PTE:
+	case RA_DK_MAP_RET:
 		return;
 	}
 	switch (de->type) {
@@ -495,11 +441,11 @@ static void check_event(struct ra_decoder *dec, const struct dec_event *de, stru
 /* fault-around by dynamic events: its range at its return, when it mapped a page */
 static int map_event(struct ra_decoder *dec, const struct dec_event *de, struct ra_event *ev)
 {
-	struct dyn_task *t = task_get(dec, ev->pid, de->kind == DK_MAP);
+	struct dyn_task *t = task_get(dec, ev->pid, de->kind == RA_DK_MAP);
 
 	if (!t)
 		return 0;
-	if (de->kind == DK_MAP) {
+	if (de->kind == RA_DK_MAP) {
 		t->have_map = true;
 		t->map_ino = ev->page.ino;
 		t->map_dev = ev->page.dev;
@@ -508,7 +454,7 @@ static int map_event(struct ra_decoder *dec, const struct dec_event *de, struct 
 		t->map_ptes = 0;
 		return 0;
 	}
-	if (de->kind == DK_MAP_PTE) {
+	if (de->kind == RA_DK_MAP_PTE) {
 		t->map_ptes += t->have_map;
 		return 0;
 	}
@@ -529,12 +475,12 @@ static int map_event(struct ra_decoder *dec, const struct dec_event *de, struct 
 static int read_event(struct ra_decoder *dec, const struct dec_event *de, struct ra_event *ev)
 {
 	uint64_t ps = tep_get_page_size(dec->tep) > 0 ? (uint64_t)tep_get_page_size(dec->tep) : 4096;
-	struct dyn_task *t = task_get(dec, ev->pid, de->kind == DK_READ);
+	struct dyn_task *t = task_get(dec, ev->pid, de->kind == RA_DK_READ);
 	int64_t ret, already;
 
 	if (!t)
 		return 0;
-	if (de->kind == DK_READ) {
+	if (de->kind == RA_DK_READ) {
 		t->have_read = true;
 		t->read_ino = ev->page.ino;
 		t->read_dev = ev->page.dev;
@@ -663,11 +609,11 @@ int ra_decode(struct ra_decoder *dec, struct tep_record *rec, struct ra_event *e
 	}
 	if (de->dynamic || (de->type == RA_EV_PAGE_ADD && dec->any_dynamic))
 		check_event(dec, de, ev);
-	if (de->kind == DK_READ || de->kind == DK_READ_RET)
+	if (de->kind == RA_DK_READ || de->kind == RA_DK_READ_RET)
 		return read_event(dec, de, ev);
-	if (de->kind == DK_MAP || de->kind == DK_MAP_PTE || de->kind == DK_MAP_RET)
+	if (de->kind == RA_DK_MAP || de->kind == RA_DK_MAP_PTE || de->kind == RA_DK_MAP_RET)
 		return map_event(dec, de, ev);
-	if (de->kind != DK_NONE)
+	if (de->kind != RA_DK_NONE)
 		return 0;
 	if (de->type == RA_EV_FADVISE || de->type == RA_EV_SYS_READAHEAD ||
 	    de->type == RA_EV_MADVISE) {

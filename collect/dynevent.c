@@ -26,6 +26,7 @@
 #define MAX_ARGS 12
 #define CMD_MAX 2048
 #define MAXACTIVE "64"
+#define GROUP_PREFIX "ratrace_"	/* then the recorder's pid */
 
 /* One field: parameter @param (1-based; 0: the return value) and a member path. */
 struct dyn_arg {
@@ -37,6 +38,7 @@ struct dyn_arg {
 
 struct dyn_def {
 	int type;		/* what it stands for (RA_EV_*), 0 for a helper of the self-check */
+	int kind;		/* what it is to the decoder (RA_DK_*) */
 	const char *event;	/* its name in the group: the decoder's key */
 	const char *func;
 	const char *alt;	/* the function's name in older kernels, or NULL */
@@ -54,11 +56,11 @@ struct dyn_def {
 	{ "prev_pos", p, "ra->prev_pos", false }
 
 static const struct dyn_def defs[] = {
-	{ RA_EV_SYNC_RA, "page_cache_sync_ra", "page_cache_sync_ra", NULL, false,
+	{ RA_EV_SYNC_RA, RA_DK_NONE, "page_cache_sync_ra", "page_cache_sync_ra", NULL, false,
 	  { "readahead_control" },
 	  { FILE_OF_RACTL(1), { "index", 1, "_index", false }, RA_STATE(1),
 	    { "req_count", 2, "", false } } },
-	{ RA_EV_ASYNC_RA, "page_cache_async_ra", "page_cache_async_ra", NULL, false,
+	{ RA_EV_ASYNC_RA, RA_DK_NONE, "page_cache_async_ra", "page_cache_async_ra", NULL, false,
 	  { "readahead_control", "folio" },
 	  { FILE_OF_RACTL(1), { "index", 1, "_index", false }, RA_STATE(1),
 	    { "req_count", 3, "", false } } },
@@ -66,22 +68,23 @@ static const struct dyn_def defs[] = {
 	 * No order: the one asked for at entry is not the one the kernel then
 	 * clamps to the mapping and records; the folios added say their order.
 	 */
-	{ RA_EV_RA_ORDER, "page_cache_ra_order", "page_cache_ra_order", NULL, false,
+	{ RA_EV_RA_ORDER, RA_DK_NONE, "page_cache_ra_order", "page_cache_ra_order", NULL, false,
 	  { "readahead_control", "file_ra_state" },
 	  { FILE_OF_RACTL(1), { "index", 2, "start", false }, { "size", 2, "size", false },
 	    { "async_size", 2, "async_size", false }, { "ra_pages", 2, "ra_pages", false } } },
-	{ RA_EV_RA_UNBOUNDED, "page_cache_ra_unbounded", "page_cache_ra_unbounded", NULL, false,
-	  { "readahead_control" },
+	{ RA_EV_RA_UNBOUNDED, RA_DK_NONE, "page_cache_ra_unbounded", "page_cache_ra_unbounded",
+	  NULL, false, { "readahead_control" },
 	  { FILE_OF_RACTL(1), { "index", 1, "_index", false }, { "nr_to_read", 2, "", false },
 	    { "lookahead_size", 3, "", false } } },
 	/* read(2): where it starts; the return says how much it read */
-	{ RA_EV_GET_PAGES, "filemap_read", "filemap_read", NULL, false, { "kiocb", "iov_iter" },
+	{ RA_EV_GET_PAGES, RA_DK_READ, "filemap_read", "filemap_read", NULL, false,
+	  { "kiocb", "iov_iter" },
 	  { { "i_ino", 1, "ki_filp->f_mapping->host->i_ino", false },
 	    { "s_dev", 1, "ki_filp->f_mapping->host->i_sb->s_dev", false },
 	    { "pos", 1, "ki_pos", false }, { "already", 3, "", true } } },
-	{ RA_EV_GET_PAGES, "filemap_read_ret", "filemap_read", NULL, true, { 0 },
+	{ RA_EV_GET_PAGES, RA_DK_READ_RET, "filemap_read_ret", "filemap_read", NULL, true, { 0 },
 	  { { "ret", 0, "", false } } },
-	{ RA_EV_FAULT, "mm_filemap_fault", "filemap_fault", NULL, false, { "vm_fault" },
+	{ RA_EV_FAULT, RA_DK_NONE, "mm_filemap_fault", "filemap_fault", NULL, false, { "vm_fault" },
 	  { { "i_ino", 1, "vma->vm_file->f_mapping->host->i_ino", false },
 	    { "s_dev", 1, "vma->vm_file->f_mapping->host->i_sb->s_dev", false },
 	    { "index", 1, "pgoff", false } } },
@@ -89,22 +92,31 @@ static const struct dyn_def defs[] = {
 	 * fault-around: its range at entry, given at its return when it mapped
 	 * a page (a PTE was set meanwhile), as the tracepoint fires only then
 	 */
-	{ RA_EV_MAP_PAGES, "mm_filemap_map_pages", "filemap_map_pages", NULL, false, { "vm_fault" },
+	{ RA_EV_MAP_PAGES, RA_DK_MAP, "mm_filemap_map_pages", "filemap_map_pages", NULL, false,
+	  { "vm_fault" },
 	  { { "i_ino", 1, "vma->vm_file->f_mapping->host->i_ino", false },
 	    { "s_dev", 1, "vma->vm_file->f_mapping->host->i_sb->s_dev", false },
 	    { "index", 2, "", false }, { "last_index", 3, "", false } } },
-	{ RA_EV_MAP_PAGES, "map_pte", "set_pte_range", "do_set_pte", false, { "vm_fault" },
+	{ RA_EV_MAP_PAGES, RA_DK_MAP_PTE, "map_pte", "set_pte_range", "do_set_pte", false,
+	  { "vm_fault" },
 	  { { 0 } } },
-	{ RA_EV_MAP_PAGES, "filemap_map_pages_ret", "filemap_map_pages", NULL, true, { 0 },
+	{ RA_EV_MAP_PAGES, RA_DK_MAP_RET, "filemap_map_pages_ret", "filemap_map_pages", NULL, true,
+	  { 0 },
 	  { { 0 } } },
 	/* the self-check: which page-cache additions happen inside readahead */
-	{ 0, "force_page_cache_ra", "force_page_cache_ra", NULL, false, { "readahead_control" },
+	{ 0, RA_DK_CALL, "force_page_cache_ra", "force_page_cache_ra", NULL, false,
+	  { "readahead_control" },
 	  { { "nr_to_read", 2, "", false } } },
-	{ 0, "page_cache_sync_ra_ret", "page_cache_sync_ra", NULL, true, { 0 }, { { 0 } } },
-	{ 0, "page_cache_async_ra_ret", "page_cache_async_ra", NULL, true, { 0 }, { { 0 } } },
-	{ 0, "page_cache_ra_order_ret", "page_cache_ra_order", NULL, true, { 0 }, { { 0 } } },
-	{ 0, "page_cache_ra_unbounded_ret", "page_cache_ra_unbounded", NULL, true, { 0 }, { { 0 } } },
-	{ 0, "force_page_cache_ra_ret", "force_page_cache_ra", NULL, true, { 0 }, { { 0 } } },
+	{ 0, RA_DK_RET, "page_cache_sync_ra_ret", "page_cache_sync_ra", NULL, true,
+	  { 0 }, { { 0 } } },
+	{ 0, RA_DK_RET, "page_cache_async_ra_ret", "page_cache_async_ra", NULL, true,
+	  { 0 }, { { 0 } } },
+	{ 0, RA_DK_RET, "page_cache_ra_order_ret", "page_cache_ra_order", NULL, true,
+	  { 0 }, { { 0 } } },
+	{ 0, RA_DK_RET, "page_cache_ra_unbounded_ret", "page_cache_ra_unbounded", NULL, true,
+	  { 0 }, { { 0 } } },
+	{ 0, RA_DK_RET, "force_page_cache_ra_ret", "force_page_cache_ra", NULL, true,
+	  { 0 }, { { 0 } } },
 };
 
 #define NDEFS (sizeof(defs) / sizeof(defs[0]))
@@ -124,9 +136,18 @@ struct ra_dynevents {
 	int nmade;
 };
 
-const char *ra_dyn_group_prefix(void)
+bool ra_dyn_lookup(const char *system, const char *name, int *type, int *kind)
 {
-	return "ratrace_";
+	if (!system || !name || strncmp(system, GROUP_PREFIX, strlen(GROUP_PREFIX)) != 0)
+		return false;
+	for (size_t i = 0; i < NDEFS; i++) {
+		if (strcmp(defs[i].event, name) == 0) {
+			*type = defs[i].type;
+			*kind = defs[i].kind;
+			return true;
+		}
+	}
+	return false;
 }
 
 /* Functions to treat as absent (RATRACE_PROBE_HIDE="f1,f2"): tests of what a missing one does. */
@@ -579,7 +600,7 @@ struct ra_dynevents *ra_dyn_create(const bool *want, int style)
 	}
 	de->guard_fd = -1;
 	de->guardian = -1;
-	snprintf(de->group, sizeof(de->group), "ratrace_%d", (int)getpid());
+	snprintf(de->group, sizeof(de->group), GROUP_PREFIX "%d", (int)getpid());
 	snprintf(de->dir, sizeof(de->dir), "%s", dir ? dir : "/sys/kernel/tracing");
 	for (int t = 1; t < RA_EV_MAX; t++)
 		any |= want[t];

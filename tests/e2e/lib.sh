@@ -393,6 +393,16 @@ vm_left() {
 	pgrep -f "qemu-system-x86_64 .*$TMP/ra-vm\." | wc -l
 }
 
+# The guest's files of the scenarios (tests/tools/scenarios.sh as run.sh,
+# rawl, a 16 MiB file f) in a new directory $F under $TMP.
+make_scenario_files() {
+	F=$TMP/files
+	mkdir "$F" || fail "cannot create $F"
+	head -c $((16 << 20)) /dev/urandom > "$F/f" || fail "make the file"
+	cp "$RA_BIN/tools/rawl" "$F/rawl" || fail "copy rawl"
+	cp "$RA_TOP/tests/tools/scenarios.sh" "$F/run.sh" || fail "copy the scenarios"
+}
+
 # The temporary directories of guests under $TMP (the tests set TMPDIR=$TMP).
 vm_dirs_left() {
 	find "$TMP" -maxdepth 1 \( -name 'ra-vm.*' -o -name 'ra-record-vm.*' \) | wc -l

@@ -18,11 +18,7 @@ need_vm
 need_tracefs
 make_tmp
 export TMPDIR=$TMP
-F=$TMP/files
-mkdir "$F"
-head -c $((16 << 20)) /dev/urandom > "$F/f" || fail "make the file"
-cp "$RA_BIN/tools/rawl" "$F/rawl" || fail "copy rawl"
-cp "$RA_TOP/tests/tools/scenarios.sh" "$F/run.sh"
+make_scenario_files
 cp "$RA_TOP/tests/tools/dynsignals.sh" "$F/sig.sh"
 
 # signals: the outer recorder takes tracepoints only, so that every dynamic

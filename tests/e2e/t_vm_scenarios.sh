@@ -21,11 +21,7 @@ need_vm
 need_tracefs
 make_tmp
 export TMPDIR=$TMP
-F=$TMP/files
-mkdir "$F"
-head -c $((16 << 20)) /dev/urandom > "$F/f" || fail "make the file"
-cp "$RA_BIN/tools/rawl" "$F/rawl" || fail "copy rawl"
-cp "$RA_TOP/tests/tools/scenarios.sh" "$F/run.sh"
+make_scenario_files
 SCENS=seq,random,mmap,fadvise,interleave
 DB=$TMP/k.db
 
