@@ -10,6 +10,7 @@
  */
 #include <math.h>
 #include <sqlite3.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -503,34 +504,83 @@ int ra_experiment_sets(const struct ra_experiment *x)
 	return x->nsets;
 }
 
-/* ---- output ---- */
+/* ---- output: the tables every form renders ---- */
 
-/* @v / @scale with @digits decimals, "-" when not known */
-static void num(char *buf, size_t len, double v, double scale, int digits)
+/* The figures of a set: column name, header, scale and decimals of what people read */
+static const struct figure {
+	const char *col, *head;
+	double scale;
+	int digits;
+	size_t off;
+} figures[] = {
+	{ "throughput_hmean_bps", "MB/s", 1e6, 1, offsetof(struct xset, tput_hmean) },
+	{ "throughput_min_bps", "min", 1e6, 1, offsetof(struct xset, tput_min) },
+	{ "throughput_max_bps", "max", 1e6, 1, offsetof(struct xset, tput_max) },
+	{ "max_latency_ns", "lat ms", 1e6, 2, offsetof(struct xset, max_lat_ns) },
+	{ "hit_ratio", "hit", 1, 3, offsetof(struct xset, hit) },
+	{ "thrashed_pages", "thrash", 1, 0, offsetof(struct xset, thrashed) },
+	{ "windows", "windows", 1, 0, offsetof(struct xset, windows) },
+	{ "ra_avg_bytes", "ra KiB", 1024, 0, offsetof(struct xset, ra_bytes) },
+	{ "stalls", "stalls", 1, 1, offsetof(struct xset, stalls) },
+};
+#define NFIGURES (int)(sizeof(figures) / sizeof(figures[0]))
+
+/* The sets table's columns: the label, the dimensions, n, the figures, the runs */
+#define COL_LABEL 0
+#define COL_DIM(d) (1 + (d))
+#define COL_N(x) (1 + (x)->ndims)
+#define COL_FIG(x, k) (2 + (x)->ndims + (k))
+#define COL_RUNS(x) (2 + (x)->ndims + NFIGURES)
+
+static int set_row(struct ra_table *t, const struct ra_experiment *x, const struct xset *s)
 {
-	if (isnan(v))
-		snprintf(buf, len, "-");
-	else
-		snprintf(buf, len, "%.*f", digits, v / scale);
+	int r = ra_table_add_row(t), ok;
+	char *runs = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	if (r < 0 || !(f = open_memstream(&runs, &len)))
+		return -1;
+	for (int i = 0; i < s->nruns; i++)
+		fprintf(f, "%s%lld", i ? " " : "", (long long)s->runs[i]);
+	ok = fclose(f) == 0 && ra_table_put_text(t, r, COL_LABEL, s->label) == 0 &&
+	     ra_table_put_int(t, r, COL_N(x), s->nruns) == 0 &&
+	     ra_table_put_text(t, r, COL_RUNS(x), runs) == 0;
+	free(runs);
+	for (int d = 0; d < x->ndims && ok; d++)
+		ok = ra_table_put_text(t, r, COL_DIM(d), s->values[d]) == 0;
+	for (int k = 0; k < NFIGURES && ok; k++) {
+		double v = *(const double *)((const char *)s + figures[k].off);
+
+		ra_table_put_real(t, r, COL_FIG(x, k), v);
+		if (isfinite(v))
+			ok = ra_table_show(t, r, COL_FIG(x, k), "%.*f", figures[k].digits,
+					   v / figures[k].scale) == 0;
+	}
+	return ok ? 0 : -1;
 }
 
-enum { C_SET, C_N, C_TPUT, C_MIN, C_MAX, C_LAT, C_HIT, C_THR, C_WIN, C_RA, C_STALL, NCOLS };
-
-static const char *const col_hdr[NCOLS] = { "run set", "n", "MB/s", "min", "max", "lat ms",
-					     "hit", "thrash", "windows", "ra KiB", "stalls" };
-
-static void cells(const struct xset *s, char c[NCOLS][32])
+struct ra_table *ra_experiment_sets_table(const struct ra_experiment *x)
 {
-	snprintf(c[C_N], 32, "%d", s->nruns);
-	num(c[C_TPUT], 32, s->tput_hmean, 1e6, 1);
-	num(c[C_MIN], 32, s->tput_min, 1e6, 1);
-	num(c[C_MAX], 32, s->tput_max, 1e6, 1);
-	num(c[C_LAT], 32, s->max_lat_ns, 1e6, 2);
-	num(c[C_HIT], 32, s->hit, 1, 3);
-	num(c[C_THR], 32, s->thrashed, 1, 0);
-	num(c[C_WIN], 32, s->windows, 1, 0);
-	num(c[C_RA], 32, s->ra_bytes, 1024, 0);
-	num(c[C_STALL], 32, s->stalls, 1, 1);
+	struct ra_table *t = ra_table_new("sets", NULL, COL_RUNS(x) + 1);
+	bool ok = t && ra_table_set_title(t, "Experiment: %d run sets, throughput %s (harmonic"
+					  " mean over the set's runs, MB/s)", x->nsets,
+					  x->tput_metric) == 0;
+
+	ok = ok && ra_table_set_col(t, COL_LABEL, "label", "run set", 0) == 0 &&
+	     ra_table_set_col(t, COL_N(x), "n", "n", 0) == 0 &&
+	     ra_table_set_col(t, COL_RUNS(x), "runs", "runs", RA_COL_RUNS) == 0;
+	for (int d = 0; d < x->ndims && ok; d++)
+		ok = ra_table_set_col(t, COL_DIM(d), x->dims[d], x->dims[d], 0) == 0;
+	for (int k = 0; k < NFIGURES && ok; k++)
+		ok = ra_table_set_col(t, COL_FIG(x, k), figures[k].col, figures[k].head, 0) == 0;
+	for (int s = 0; s < x->nsets && ok; s++)
+		ok = set_row(t, x, &x->sets[s]) == 0;
+	if (!ok) {
+		ra_table_free(t);
+		return NULL;
+	}
+	return t;
 }
 
 /* Numbers sort as numbers, the rest as text. */
@@ -593,234 +643,139 @@ static const struct xset *set_at(const struct ra_experiment *x, const char *a, c
 	return NULL;
 }
 
-#define WIDTH 100
-
-/* The label's pieces of at most @w columns, broken after a space where one fits. */
-static size_t label_piece(const char *label, int w)
-{
-	size_t n = ra_text_prefix(label, w), k;
-
-	if (!n)
-		return strlen(label);
-	if (!label[n])
-		return n;
-	for (k = n; k > 0 && label[k - 1] != ' '; k--)
-		;
-	return k ? k : n;
-}
-
-static void text_escaped(FILE *out, const struct ra_experiment *x)
+struct ra_table *ra_experiment_matrix_table(const struct ra_experiment *x)
 {
 	struct matrix mx;
-	char c[NCOLS][32];
-	int w[NCOLS] = { 0 }, dw[MAX_DIMS] = { 0 }, used = 0, dims_w = 0;
-	bool by_dim;
+	struct ra_table *t;
+	bool ok;
 
-	fprintf(out, "Experiment: %d run sets, throughput %s (harmonic mean over the set's runs,"
-		" MB/s)\n\n", x->nsets, x->tput_metric);
-	for (int k = 1; k < NCOLS; k++) {
-		w[k] = (int)strlen(col_hdr[k]);
-		for (int s = 0; s < x->nsets; s++) {
-			cells(&x->sets[s], c);
-			w[k] = (int)strlen(c[k]) > w[k] ? (int)strlen(c[k]) : w[k];
-		}
-		used += w[k] + 2;
-	}
-	/* a column per dimension when they fit, else the set's label, wrapped */
-	for (int d = 0; d < x->ndims; d++) {
-		dw[d] = ra_text_width(x->dims[d]);
-		for (int s = 0; s < x->nsets; s++)
-			if (ra_text_width(x->sets[s].values[d]) > dw[d])
-				dw[d] = ra_text_width(x->sets[s].values[d]);
-		dims_w += dw[d] + (d ? 2 : 0);
-	}
-	by_dim = x->ndims > 0 && dims_w + used <= WIDTH;
-	w[C_SET] = (int)strlen(col_hdr[C_SET]);
-	for (int s = 0; s < x->nsets && !by_dim; s++)
-		if (ra_text_width(x->sets[s].label) > w[C_SET])
-			w[C_SET] = ra_text_width(x->sets[s].label);
-	if (!by_dim && w[C_SET] > WIDTH - used)
-		w[C_SET] = WIDTH - used > 12 ? WIDTH - used : 12;
-	if (by_dim) {
-		for (int d = 0; d < x->ndims; d++) {
-			fputs(d ? "  " : "", out);
-			ra_text_pad(out, x->dims[d], dw[d], false);
-		}
-	} else {
-		ra_text_pad(out, col_hdr[C_SET], w[C_SET], false);
-	}
-	for (int k = 1; k < NCOLS; k++)
-		fprintf(out, "  %*s", w[k], col_hdr[k]);
-	fputc('\n', out);
-	for (int s = 0; s < x->nsets; s++) {
-		const char *label = x->sets[s].label;
-		size_t n = by_dim ? strlen(label) : label_piece(label, w[C_SET]);
+	if (!matrix_of(x, &mx) || !(t = ra_table_new("matrix", NULL, mx.nc + 1)))
+		return NULL;
+	ok = ra_table_set_title(t, "Throughput, MB/s (harmonic mean of n runs): rows %s, columns"
+				" %s", x->dims[0], x->dims[1]) == 0 &&
+	     ra_table_set_col(t, 0, x->dims[0], x->dims[0], 0) == 0;
+	for (int k = 0; k < mx.nc && ok; k++)
+		ok = ra_table_set_col(t, k + 1, mx.cols[k], mx.cols[k], 0) == 0;
+	for (int r = 0; r < mx.nr && ok; r++) {
+		int row = ra_table_add_row(t);
 
-		cells(&x->sets[s], c);
-		if (by_dim) {
-			for (int d = 0; d < x->ndims; d++) {
-				fputs(d ? "  " : "", out);
-				ra_text_pad(out, x->sets[s].values[d], dw[d], false);
-			}
-		} else {
-			char *piece = strndup(label, n);
+		ok = row >= 0 && ra_table_put_text(t, row, 0, mx.rows[r]) == 0;
+		for (int k = 0; k < mx.nc && ok; k++) {
+			const struct xset *s = set_at(x, mx.rows[r], mx.cols[k]);
 
-			ra_text_pad(out, piece ? piece : "", w[C_SET], false);
-			free(piece);
-		}
-		for (int k = 1; k < NCOLS; k++)
-			fprintf(out, "  %*s", w[k], c[k]);
-		fputc('\n', out);
-		/* a long label goes on under itself, never cut */
-		for (label += n; *label; label += n) {
-			n = label_piece(label, w[C_SET] - 2);
-			fprintf(out, "  %.*s\n", (int)n, label);
+			if (!s || !s->tput_n || !isfinite(s->tput_hmean))
+				continue;
+			ra_table_put_real(t, row, k + 1, s->tput_hmean);
+			ok = ra_table_show(t, row, k + 1, "%.1f (%d)", s->tput_hmean / 1e6,
+					   s->tput_n) == 0;
 		}
 	}
-	if (matrix_of(x, &mx)) {
-		const char *const *rows = mx.rows, *const *cols = mx.cols;
-		int nr = mx.nr, nc = mx.nc, cw = 8, rw;
-
-		fprintf(out, "\nThroughput, MB/s (harmonic mean of n runs): rows %s, columns %s\n\n",
-			x->dims[0], x->dims[1]);
-		rw = ra_text_width(x->dims[0]);
-		for (int r = 0; r < nr; r++)
-			rw = ra_text_width(rows[r]) > rw ? ra_text_width(rows[r]) : rw;
-		for (int k = 0; k < nc; k++)
-			cw = ra_text_width(cols[k]) + 2 > cw ? ra_text_width(cols[k]) + 2 : cw;
-		ra_text_pad(out, x->dims[0], rw, false);
-		for (int k = 0; k < nc; k++) {
-			fputs("  ", out);
-			ra_text_pad(out, cols[k], cw, true);
-		}
-		fputc('\n', out);
-		for (int r = 0; r < nr; r++) {
-			ra_text_pad(out, rows[r], rw, false);
-			for (int k = 0; k < nc; k++) {
-				const struct xset *s = set_at(x, rows[r], cols[k]);
-				char v[32];
-
-				if (s && s->tput_n)
-					snprintf(v, sizeof(v), "%.1f (%d)", s->tput_hmean / 1e6,
-						 s->tput_n);
-				else
-					snprintf(v, sizeof(v), "-");
-				fprintf(out, "  %*s", cw, v);
-			}
-			fputc('\n', out);
-		}
-	} else if (x->ndims > 2) {
-		fprintf(out, "\n(no matrix: %d dimensions vary, the matrix shows two)\n", x->ndims);
+	if (!ok) {
+		ra_table_free(t);
+		return NULL;
 	}
-	fputc('\n', out);
+	return t;
+}
+
+#define WIDTH 100
+
+/* The columns a column of @t takes in text: its widest escaped cell or header */
+static int text_width(const struct ra_table *t, int c)
+{
+	char *e = ra_text_escape(ra_table_head(t, c));
+	int w = e ? ra_text_width(e) : 0;
+
+	free(e);
+	for (int r = 0; r < t->nrows; r++) {
+		char *s = ra_table_shown(t, r, c);
+
+		e = s ? ra_text_escape(s) : NULL;
+		if (e && ra_text_width(e) > w)
+			w = ra_text_width(e);
+		free(e);
+		free(s);
+	}
+	return w;
 }
 
 /*
- * The text form works on escaped strings (the widths are those of what is
- * printed): a copy of the experiment whose labels, values and dimension names
- * went through the text escape.
+ * Which columns of the sets table the forms for people show: a column per
+ * dimension (text: when they fit in the page, else the set's label, wrapped),
+ * the runs only where they link to the runs' pages.
  */
-void ra_experiment_text(FILE *out, const struct ra_experiment *x)
-{
-	struct ra_experiment e = *x;
-	struct xset *sets = calloc((size_t)(x->nsets ? x->nsets : 1), sizeof(*sets));
-	char *owned[MAX_DIMS];
-	int nowned = 0;
-	bool ok = sets != NULL;
+enum form { FORM_TEXT, FORM_MARKDOWN, FORM_HTML };
 
-	e.sets = sets;
-	for (int d = 0; d < x->ndims && ok; d++)
-		ok = (e.dims[d] = owned[nowned++] = ra_text_escape(x->dims[d])) != NULL;
-	for (int i = 0; i < x->nsets && ok; i++) {
-		sets[i] = x->sets[i];
-		ok = (sets[i].label = ra_text_escape(x->sets[i].label)) != NULL;
-		for (int d = 0; d < x->ndims && ok; d++)
-			ok = (sets[i].values[d] = ra_text_escape(x->sets[i].values[d])) != NULL;
+static void sets_view(struct ra_table *t, const struct ra_experiment *x, enum form form)
+{
+	bool by_dim = x->ndims > 0 && form != FORM_MARKDOWN;
+
+	if (by_dim && form == FORM_TEXT) {
+		int used = 0;
+
+		for (int c = COL_DIM(0); c < COL_RUNS(x); c++)
+			used += text_width(t, c) + (c > COL_DIM(0) ? 2 : 0);
+		by_dim = used <= WIDTH;
 	}
-	if (ok)
-		text_escaped(out, &e);
-	else
-		fputs("(out of memory)\n", out);
-	for (int i = 0; sets && i < x->nsets; i++) {
-		if (sets[i].label != x->sets[i].label)
-			free(sets[i].label);
-		for (int d = 0; d < x->ndims; d++)
-			if (sets[i].values[d] != x->sets[i].values[d])
-				free((char *)sets[i].values[d]);
-	}
-	for (int k = 0; k < nowned; k++)
-		free(owned[k]);
-	free(sets);
+	t->flags[COL_LABEL] = by_dim ? RA_COL_HIDDEN : 0;
+	for (int d = 0; d < x->ndims; d++)
+		t->flags[COL_DIM(d)] = by_dim ? 0 : RA_COL_HIDDEN;
+	t->flags[COL_RUNS(x)] = RA_COL_RUNS | (form == FORM_HTML ? 0 : RA_COL_HIDDEN);
 }
 
-void ra_experiment_markdown(FILE *out, const struct ra_experiment *x)
+/* The forms of the experiment: its tables through the renderers; -1 out of memory */
+static int render(FILE *out, const struct ra_experiment *x, enum form form, const char *stem)
 {
-	struct matrix mx;
-	char c[NCOLS][32];
+	struct ra_table *sets = ra_experiment_sets_table(x), *mx = ra_experiment_matrix_table(x);
+	int ret = sets ? 0 : -1;
 
-	fputs("|", out);
-	for (int k = 0; k < NCOLS; k++)
-		fprintf(out, " %s |", col_hdr[k]);
-	fputs("\n|---|", out);
-	for (int k = 1; k < NCOLS; k++)
-		fputs("---:|", out);
-	fputc('\n', out);
-	for (int s = 0; s < x->nsets; s++) {
-		cells(&x->sets[s], c);
-		fputs("| ", out);
-		ra_md_cell(out, x->sets[s].label);
-		fputs(" |", out);
-		for (int k = 1; k < NCOLS; k++)
-			fprintf(out, " %s |", c[k]);
+	if (sets) {
+		sets_view(sets, x, form);
+		if (form == FORM_TEXT)
+			ra_table_text(out, sets);
+		else if (form == FORM_MARKDOWN)
+			ra_table_markdown(out, sets);
+		else
+			ra_table_html(out, sets, stem);
+	}
+	if (mx && form == FORM_TEXT)
+		ra_table_text(out, mx);
+	else if (mx && form == FORM_MARKDOWN)
+		ra_table_markdown(out, mx);
+	else if (mx)
+		ra_table_html(out, mx, NULL);
+	else if (x->ndims > 2 && form == FORM_TEXT)
+		fprintf(out, "\n(no matrix: %d dimensions vary, the matrix shows two)\n", x->ndims);
+	if (form == FORM_TEXT)
 		fputc('\n', out);
-	}
-	if (matrix_of(x, &mx)) {
-		const char *const *rows = mx.rows, *const *cols = mx.cols;
-		int nr = mx.nr, nc = mx.nc;
-
-		fputs("\n| ", out);
-		ra_md_cell(out, x->dims[0]);
-		fputs(" \\\\ ", out);
-		ra_md_cell(out, x->dims[1]);
-		fputs(" |", out);
-		for (int k = 0; k < nc; k++) {
-			fputc(' ', out);
-			ra_md_cell(out, cols[k]);
-			fputs(" |", out);
-		}
-		fputs("\n|---|", out);
-		for (int k = 0; k < nc; k++)
-			fputs("---:|", out);
-		fputc('\n', out);
-		for (int r = 0; r < nr; r++) {
-			fputs("| ", out);
-			ra_md_cell(out, rows[r]);
-			fputs(" |", out);
-			for (int k = 0; k < nc; k++) {
-				const struct xset *s = set_at(x, rows[r], cols[k]);
-
-				if (s && s->tput_n)
-					fprintf(out, " %.1f |", s->tput_hmean / 1e6);
-				else
-					fputs(" - |", out);
-			}
-			fputc('\n', out);
-		}
-	}
+	ra_table_free(sets);
+	ra_table_free(mx);
+	return ret;
 }
 
-static void jnum(FILE *out, const char *key, double v)
+int ra_experiment_text(FILE *out, const struct ra_experiment *x)
 {
-	fprintf(out, ", \"%s\": ", key);
-	if (isfinite(v))
-		fprintf(out, "%.9g", v);
-	else
-		fputs("null", out);
+	return render(out, x, FORM_TEXT, NULL);
 }
 
-void ra_experiment_json(FILE *out, const struct ra_experiment *x)
+int ra_experiment_markdown(FILE *out, const struct ra_experiment *x)
 {
-	struct matrix mx;
+	return render(out, x, FORM_MARKDOWN, NULL);
+}
+
+int ra_experiment_html_tables(FILE *out, const struct ra_experiment *x, const char *stem)
+{
+	return render(out, x, FORM_HTML, stem);
+}
+
+/* The JSON: the sets with their dimensions' values and runs, the matrix as arrays */
+int ra_experiment_json(FILE *out, const struct ra_experiment *x)
+{
+	struct ra_table *t = ra_experiment_sets_table(x), *mx = ra_experiment_matrix_table(x);
+
+	if (!t) {
+		ra_table_free(mx);
+		return -1;
+	}
 	fprintf(out, "{\"experiment\": {\"throughput_metric\": \"%s\", \"dimensions\": [",
 		x->tput_metric);
 	for (int d = 0; d < x->ndims; d++) {
@@ -828,67 +783,59 @@ void ra_experiment_json(FILE *out, const struct ra_experiment *x)
 		ra_json_string(out, x->dims[d]);
 	}
 	fputs("],\n  \"sets\": [", out);
-	for (int s = 0; s < x->nsets; s++) {
-		const struct xset *e = &x->sets[s];
+	for (int r = 0; r < t->nrows; r++) {
+		const struct xset *e = &x->sets[r];
 
-		fputs(s ? ",\n    {\"label\": " : "\n    {\"label\": ", out);
-		ra_json_string(out, e->label);
+		fputs(r ? ",\n    {\"label\": " : "\n    {\"label\": ", out);
+		ra_table_json_value(out, ra_table_cell(t, r, COL_LABEL));
 		fputs(", \"values\": {", out);
 		for (int d = 0; d < x->ndims; d++) {
 			fputs(d ? ", " : "", out);
-			ra_json_string(out, x->dims[d]);
+			ra_json_string(out, t->cols[COL_DIM(d)]);
 			fputs(": ", out);
-			ra_json_string(out, e->values[d]);
+			ra_table_json_value(out, ra_table_cell(t, r, COL_DIM(d)));
 		}
 		fputs("}, \"runs\": [", out);
-		for (int r = 0; r < e->nruns; r++)
-			fprintf(out, "%s%lld", r ? ", " : "", (long long)e->runs[r]);
-		fprintf(out, "], \"n\": %d", e->nruns);
-		jnum(out, "throughput_hmean_bps", e->tput_hmean);
-		jnum(out, "throughput_min_bps", e->tput_min);
-		jnum(out, "throughput_max_bps", e->tput_max);
-		jnum(out, "max_latency_ns", e->max_lat_ns);
-		jnum(out, "hit_ratio", e->hit);
-		jnum(out, "thrashed_pages", e->thrashed);
-		jnum(out, "windows", e->windows);
-		jnum(out, "ra_avg_bytes", e->ra_bytes);
-		jnum(out, "stalls", e->stalls);
+		for (int k = 0; k < e->nruns; k++)
+			fprintf(out, "%s%lld", k ? ", " : "", (long long)e->runs[k]);
+		fputs("]", out);
+		for (int c = COL_N(x); c < COL_RUNS(x); c++) {
+			fputs(", ", out);
+			ra_json_string(out, t->cols[c]);
+			fputs(": ", out);
+			ra_table_json_value(out, ra_table_cell(t, r, c));
+		}
 		fputs("}", out);
 	}
 	fputs("\n  ]", out);
-	if (matrix_of(x, &mx)) {
-		const char *const *rows = mx.rows, *const *cols = mx.cols;
-		int nr = mx.nr, nc = mx.nc;
-
+	if (mx) {
 		fputs(",\n  \"matrix\": {\"rows\": ", out);
 		ra_json_string(out, x->dims[0]);
 		fputs(", \"columns\": ", out);
 		ra_json_string(out, x->dims[1]);
 		fputs(", \"row_values\": [", out);
-		for (int r = 0; r < nr; r++) {
+		for (int r = 0; r < mx->nrows; r++) {
 			fputs(r ? ", " : "", out);
-			ra_json_string(out, rows[r]);
+			ra_table_json_value(out, ra_table_cell(mx, r, 0));
 		}
 		fputs("], \"column_values\": [", out);
-		for (int k = 0; k < nc; k++) {
-			fputs(k ? ", " : "", out);
-			ra_json_string(out, cols[k]);
+		for (int c = 1; c < mx->ncols; c++) {
+			fputs(c > 1 ? ", " : "", out);
+			ra_json_string(out, mx->cols[c]);
 		}
 		fputs("], \"throughput_hmean_bps\": [", out);
-		for (int r = 0; r < nr; r++) {
+		for (int r = 0; r < mx->nrows; r++) {
 			fputs(r ? ", [" : "[", out);
-			for (int k = 0; k < nc; k++) {
-				const struct xset *s = set_at(x, rows[r], cols[k]);
-
-				fputs(k ? ", " : "", out);
-				if (s && s->tput_n && isfinite(s->tput_hmean))
-					fprintf(out, "%.9g", s->tput_hmean);
-				else
-					fputs("null", out);
+			for (int c = 1; c < mx->ncols; c++) {
+				fputs(c > 1 ? ", " : "", out);
+				ra_table_json_value(out, ra_table_cell(mx, r, c));
 			}
 			fputs("]", out);
 		}
 		fputs("]}", out);
 	}
 	fputs("}}\n", out);
+	ra_table_free(t);
+	ra_table_free(mx);
+	return 0;
 }

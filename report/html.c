@@ -27,30 +27,7 @@ static const char *const palette[] = { "#1f77b4", "#ff7f0e", "#2ca02c", "#d62728
 /* HTML text of @s: the text escape (controls, bytes that are not UTF-8), then entities. */
 static void esc(FILE *out, const char *s)
 {
-	char *t = ra_text_escape(s);
-
-	for (const char *p = t ? t : ""; *p; p++) {
-		switch (*p) {
-		case '<':
-			fputs("&lt;", out);
-			break;
-		case '>':
-			fputs("&gt;", out);
-			break;
-		case '&':
-			fputs("&amp;", out);
-			break;
-		case '"':
-			fputs("&quot;", out);
-			break;
-		case '\'':
-			fputs("&#39;", out);
-			break;
-		default:
-			fputc(*p, out);
-		}
-	}
-	free(t);
+	ra_xml_text(out, s);
 }
 
 /* A cell: text as the database holds it, numbers formatted. */
@@ -498,11 +475,41 @@ static void chart_model(FILE *out, const struct ra_report *r)
 
 /* ---- tables ---- */
 
-static void html_table(FILE *out, const struct ra_table *t)
+static const char *const mark_class[] = {
+	[RA_MARK_NONE] = "", [RA_MARK_SIGNIFICANT] = "sig", [RA_MARK_REGRESSION] = "reg",
+	[RA_MARK_INCONCLUSIVE] = "inc", [RA_MARK_EMULATED] = "emu",
+};
+
+/* Run ids apart by spaces, each a link to its page "@stem.run-N.html" */
+static void run_links(FILE *out, const char *ids, const char *stem)
 {
-	fprintf(out, "<h3 id=\"%s\">", t->key);
-	esc(out, t->title);
-	fputs("</h3>\n", out);
+	for (const char *p = ids; *p;) {
+		size_t n = strspn(p, "0123456789");
+
+		if (!n) {	/* not an id: as text */
+			char *piece;
+
+			n = strcspn(p, " ");
+			n += !n;
+			piece = strndup(p, n);
+			esc(out, piece ? piece : "");
+			free(piece);
+		} else {
+			fputs("<a href=\"", out);
+			esc(out, stem);
+			fprintf(out, ".run-%.*s.html\">%.*s</a>", (int)n, p, (int)n, p);
+		}
+		p += n;
+	}
+}
+
+void ra_table_html(FILE *out, const struct ra_table *t, const char *stem)
+{
+	if (t->title) {
+		fprintf(out, "<h3 id=\"%s\">", t->key);
+		esc(out, t->title);
+		fputs("</h3>\n", out);
+	}
 	if (t->note) {
 		fputs("<p class=\"note\">", out);
 		esc(out, t->note);
@@ -514,10 +521,12 @@ static void html_table(FILE *out, const struct ra_table *t)
 		fputs("</p>\n", out);
 		return;
 	}
-	fputs("<table><thead><tr>", out);
+	fputs("<div class=\"wide\"><table><thead><tr>", out);
 	for (int c = 0; c < t->ncols; c++) {
+		if (ra_table_hidden(t, c))
+			continue;
 		fputs("<th>", out);
-		esc(out, t->cols[c]);
+		esc(out, ra_table_head(t, c));
 		fputs("</th>", out);
 	}
 	fputs("</tr></thead><tbody>\n", out);
@@ -525,14 +534,28 @@ static void html_table(FILE *out, const struct ra_table *t)
 		fputs("<tr>", out);
 		for (int c = 0; c < t->ncols; c++) {
 			const struct ra_value *v = ra_table_cell(t, r, c);
+			char *shown;
 
-			fputs(v->type == SQLITE_TEXT ? "<td class=\"s\">" : "<td>", out);
-			esc_value(out, t->cols[c], v);
+			if (ra_table_hidden(t, c))
+				continue;
+			if (v->type == SQLITE_TEXT || v->mark) {
+				fprintf(out, "<td class=\"%s%s%s\">", v->type == SQLITE_TEXT ? "s" : "",
+					v->type == SQLITE_TEXT && v->mark ? " " : "",
+					mark_class[v->mark]);
+			} else {
+				fputs("<td>", out);
+			}
+			shown = ra_table_shown(t, r, c);
+			if (t->flags && (t->flags[c] & RA_COL_RUNS) && stem)
+				run_links(out, shown ? shown : "", stem);
+			else
+				esc(out, shown ? shown : "");
+			free(shown);
 			fputs("</td>", out);
 		}
 		fputs("</tr>\n", out);
 	}
-	fputs("</tbody></table>\n", out);
+	fputs("</tbody></table></div>\n", out);
 }
 
 static void html_run(FILE *out, const struct ra_report *r)
@@ -584,7 +607,7 @@ static void html_head(FILE *out, const char *title)
 	      "svg .ax{stroke:#333;stroke-width:1}figcaption{color:#555;font-size:12px}\n"
 	      "svg{max-width:100%;height:auto}.wide{overflow-x:auto}\n"
 	      "ul.lg{list-style:none;padding:0;margin:.3em 0;font-size:12px}\n"
-	      ".reg{background:#f4c7c3}.sig{background:#cfe8cf}.inc{color:#888}\n"
+	      ".reg{background:#f4c7c3}.sig{background:#cfe8cf}.inc,.emu{color:#888}\n"
 	      "ul.lg span{display:inline-block;width:10px;height:10px;margin-right:6px}\n"
 	      "@media (max-width:600px){body{margin:.5em}}\n"
 	      "</style></head><body>\n<h1>", out);
@@ -611,7 +634,7 @@ static int html_render(FILE *out, const struct ra_report *r, int index)
 	chart_model(out, r);
 	for (int i = 1; i < r->ntables; i++)
 		if (strncmp(r->tables[i].key, "chart_", 6) != 0)
-			html_table(out, &r->tables[i]);
+			ra_table_html(out, &r->tables[i], NULL);
 	fputs("</section>\n", out);
 	return ferror(out) ? -1 : 0;
 }
@@ -881,14 +904,6 @@ static void chart_overlay(FILE *out, const struct ra_experiment *x, bool latency
 	fputs("</figcaption></figure>\n", out);
 }
 
-static void fmt_cell(FILE *out, double v, double scale, int digits)
-{
-	if (isfinite(v))
-		fprintf(out, "<td>%.*f</td>", digits, v / scale);
-	else
-		fputs("<td>-</td>", out);
-}
-
 void ra_experiment_html_charts(FILE *out, const struct ra_experiment *x)
 {
 	fputs("<h2>Charts</h2>\n", out);
@@ -916,46 +931,9 @@ int ra_experiment_html(FILE *out, const struct ra_experiment *x, const struct ra
 		       const char *stem)
 {
 	html_head(out, "ratrace experiment");
-	fprintf(out, "<p class=\"note\">%d run sets; throughput is %s, the harmonic mean over"
-		" each set's runs (min and max as bars).</p>\n<h2>Run sets</h2>\n<div class=\"wide\">"
-		"<table><thead><tr>", x->nsets, x->tput_metric);
-	for (int d = 0; d < x->ndims; d++) {
-		fputs("<th>", out);
-		esc(out, x->dims[d]);
-		fputs("</th>", out);
-	}
-	fputs("<th>n</th><th>MB/s</th><th>min</th><th>max</th><th>max latency ms</th><th>hit"
-	      " ratio</th><th>thrashed</th><th>windows</th><th>ra KiB</th><th>stalls</th>"
-	      "<th>runs</th></tr></thead><tbody>\n", out);
-	for (int s = 0; s < x->nsets; s++) {
-		const struct xset *e = &x->sets[s];
-
-		fputs("<tr>", out);
-		for (int d = 0; d < x->ndims; d++) {
-			fputs("<td class=\"s\">", out);
-			esc(out, e->values[d]);
-			fputs("</td>", out);
-		}
-		fprintf(out, "<td>%d</td>", e->nruns);
-		fmt_cell(out, e->tput_hmean, 1e6, 1);
-		fmt_cell(out, e->tput_min, 1e6, 1);
-		fmt_cell(out, e->tput_max, 1e6, 1);
-		fmt_cell(out, e->max_lat_ns, 1e6, 2);
-		fmt_cell(out, e->hit, 1, 3);
-		fmt_cell(out, e->thrashed, 1, 0);
-		fmt_cell(out, e->windows, 1, 0);
-		fmt_cell(out, e->ra_bytes, 1024, 0);
-		fmt_cell(out, e->stalls, 1, 1);
-		fputs("<td class=\"s\">", out);
-		for (int r = 0; r < e->nruns; r++) {
-			fprintf(out, "%s<a href=\"", r ? " " : "");
-			esc(out, stem);
-			fprintf(out, ".run-%lld.html\">%lld</a>", (long long)e->runs[r],
-				(long long)e->runs[r]);
-		}
-		fputs("</td></tr>\n", out);
-	}
-	fputs("</tbody></table></div>\n", out);
+	fputs("<h2>Run sets</h2>\n", out);
+	if (ra_experiment_html_tables(out, x, stem) < 0)
+		return -1;
 	ra_experiment_html_charts(out, x);
 	if (model) {
 		const struct ra_table *adv = ra_report_table(model, "advice");
@@ -964,9 +942,7 @@ int ra_experiment_html(FILE *out, const struct ra_experiment *x, const struct ra
 			(long long)model->run_id);
 		chart_model(out, model);
 		if (adv) {
-			fputs("<div class=\"wide\">", out);
-			html_table(out, adv);
-			fputs("</div>", out);
+			ra_table_html(out, adv, NULL);
 		}
 	}
 	fputs("</body></html>\n", out);

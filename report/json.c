@@ -4,15 +4,19 @@
  * hold them (nanoseconds, pages, bytes), documented in docs/report.md.
  */
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "report.h"
 
 #define JSON_VERSION 1
 
-static void json_value(FILE *out, const struct ra_value *v)
+void ra_table_json_value(FILE *out, const struct ra_value *v)
 {
 	switch (v->type) {
+	case RA_VALUE_BOOL:
+		fputs(v->i ? "true" : "false", out);
+		break;
 	case SQLITE_INTEGER:
 		fprintf(out, "%lld", (long long)v->i);
 		break;
@@ -30,16 +34,34 @@ static void json_value(FILE *out, const struct ra_value *v)
 	}
 }
 
-static void json_row(FILE *out, const struct ra_table *t, int r, const char *indent)
+void ra_table_json_row(FILE *out, const struct ra_table *t, int r, const char *indent)
 {
 	fputc('{', out);
 	for (int c = 0; c < t->ncols; c++) {
 		fprintf(out, "%s\n%s  ", c ? "," : "", indent);
 		ra_json_string(out, t->cols[c]);
 		fputs(": ", out);
-		json_value(out, ra_table_cell(t, r, c));
+		ra_table_json_value(out, ra_table_cell(t, r, c));
 	}
 	fprintf(out, "\n%s}", indent);
+}
+
+/* The table as an array of its rows' objects, each on lines of its own */
+void ra_table_json(FILE *out, const struct ra_table *t, const char *indent)
+{
+	char *inner = NULL;
+
+	if (asprintf(&inner, "%s  ", indent) < 0)
+		inner = NULL;
+	fputc('[', out);
+	for (int r = 0; r < t->nrows; r++) {
+		fprintf(out, "%s\n%s", r ? "," : "", inner ? inner : "");
+		ra_table_json_row(out, t, r, inner ? inner : "");
+	}
+	fprintf(out, "%s]", t->nrows ? "\n" : "");
+	if (t->nrows)
+		fputs(indent, out);
+	free(inner);
 }
 
 static int json_begin(FILE *out, int n)
@@ -63,15 +85,10 @@ static int json_render(FILE *out, const struct ra_report *rep, int index)
 		ra_json_string(out, t->key);
 		fputs(": ", out);
 		if (i == 0) {	/* the run: one object */
-			json_row(out, t, 0, "      ");
+			ra_table_json_row(out, t, 0, "      ");
 			continue;
 		}
-		fputc('[', out);
-		for (int r = 0; r < t->nrows; r++) {
-			fprintf(out, "%s\n        ", r ? "," : "");
-			json_row(out, t, r, "        ");
-		}
-		fprintf(out, "%s]", t->nrows ? "\n      " : "");
+		ra_table_json(out, t, "      ");
 	}
 	/* the tables whose analysis could not run, and why */
 	fputs(",\n      \"unavailable\": {", out);

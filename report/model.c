@@ -621,17 +621,8 @@ void ra_report_free(struct ra_report *r)
 {
 	if (!r)
 		return;
-	for (int i = 0; i < r->ntables; i++) {
-		struct ra_table *t = &r->tables[i];
-
-		for (int k = 0; k < t->nrows * t->ncols; k++)
-			free(t->cells[k].s);
-		for (int c = 0; c < t->ncols; c++)
-			free(t->cols ? t->cols[c] : NULL);
-		free(t->cols);
-		free(t->cells);
-		free(t->unavailable);
-	}
+	for (int i = 0; i < r->ntables; i++)
+		ra_table_clear(&r->tables[i]);
 	for (int i = 0; i < r->nwarnings; i++)
 		free(r->warnings[i]);
 	free(r->warnings);

@@ -422,17 +422,6 @@ static void fmt_num(char *buf, size_t len, double v, const char *unit)
 		snprintf(buf, len, "%.4g%s", v, unit);
 }
 
-static const char *mark(const struct verdict *v)
-{
-	if (v->emulated)
-		return " E";
-	if (v->regression)
-		return " R";
-	if (v->inconclusive)
-		return " ?";
-	return v->significant ? " *" : "";
-}
-
 static void print_models(const struct side *sides, int n)
 {
 	bool any = false;
@@ -452,67 +441,133 @@ static void print_models(const struct side *sides, int n)
 		}
 }
 
-/* The cell of side @i for metric @m: the base's mean and cv, else mean and %change. */
-static void cell(char *buf, size_t len, const struct side *sides, int i, int m,
-		 const struct opts *o)
-{
-	const struct ra_summary *s = &sides[i].sum[m];
-	char num[32];
-	struct verdict v;
+/*
+ * The output: two tables every format renders. "comparison", a row per
+ * metric and side with the side's statistics and verdict (CSV, JSON, JUnit),
+ * and "metrics", a row per metric and a column per side: the base's mean and
+ * cv, the others' mean, %change and mark (text, Markdown, HTML).
+ */
+enum { K_METRIC, K_SIDE, K_N, K_MEAN, K_MEDIAN, K_STDDEV, K_CV, K_MIN, K_MAX, K_CHANGE, K_P,
+       K_SIG, K_REG, K_INC, K_EMU, K_NCOLS };
 
-	fmt_num(num, sizeof(num), s->n ? s->mean : NAN, metrics[m].unit);
-	if (i == 0) {
-		snprintf(buf, len, "%s (cv %.1f%%)", num, s->cv * 100);
-		return;
-	}
-	v = judge(&sides[0], &sides[i], m, o);
-	snprintf(buf, len, "%s %+.1f%%%s", num, v.change, mark(&v));
+static const char *const long_cols[K_NCOLS] = {
+	"metric", "side", "n", "mean", "median", "stddev", "cv", "min", "max", "change_pct",
+	"p_value", "significant", "regression", "inconclusive", "emulated",
+};
+
+struct tables {
+	struct ra_table *comparison;	/* K_* columns, n rows per metric, the base first */
+	int *metric;			/* the metric of each of its rows */
+	struct ra_table *grid;
+};
+
+static void tables_free(struct tables *t)
+{
+	ra_table_free(t->comparison);
+	ra_table_free(t->grid);
+	free(t->metric);
 }
 
-/* The escaped header of side @i: "NAME (n=N) base". */
-static char *side_header(const struct side *s, bool base)
+static enum ra_mark mark_of(const struct verdict *v)
 {
-	char *name = ra_text_escape(s->name), *h = NULL;
+	return v->emulated ? RA_MARK_EMULATED : v->regression ? RA_MARK_REGRESSION :
+	       v->inconclusive ? RA_MARK_INCONCLUSIVE :
+	       v->significant ? RA_MARK_SIGNIFICANT : RA_MARK_NONE;
+}
 
-	if (name && asprintf(&h, "%s (n=%d)%s", name, s->runs, base ? " base" : "") < 0)
-		h = NULL;
-	free(name);
-	return h;
+static const char *const mark_letter[] = {
+	[RA_MARK_NONE] = "", [RA_MARK_SIGNIFICANT] = " *", [RA_MARK_REGRESSION] = " R",
+	[RA_MARK_INCONCLUSIVE] = " ?", [RA_MARK_EMULATED] = " E",
+};
+
+/* The row of side @i for metric @m in the comparison table, and its cell in grid row @g */
+static int add_side(struct tables *t, const struct side *sides, int i, int m, int g,
+		    const struct opts *o)
+{
+	const struct ra_summary *s = &sides[i].sum[m];
+	struct verdict v = i ? judge(&sides[0], &sides[i], m, o) : (struct verdict){ .p = NAN };
+	double mean = s->n ? s->mean : NAN;
+	struct ra_table *c = t->comparison;
+	int r = ra_table_add_row(c);
+	bool ok;
+	char num[32];
+
+	if (r < 0)
+		return -1;
+	t->metric[r] = m;
+	ok = ra_table_put_text(c, r, K_METRIC, metrics[m].name) == 0 &&
+	     ra_table_put_text(c, r, K_SIDE, sides[i].name) == 0;
+	ra_table_put_int(c, r, K_N, s->n);
+	ra_table_put_real(c, r, K_MEAN, mean);
+	ra_table_put_real(c, r, K_MEDIAN, s->n ? s->median : NAN);
+	ra_table_put_real(c, r, K_STDDEV, s->n ? s->stddev : NAN);
+	ra_table_put_real(c, r, K_CV, s->n ? s->cv : NAN);
+	ra_table_put_real(c, r, K_MIN, s->n ? s->min : NAN);
+	ra_table_put_real(c, r, K_MAX, s->n ? s->max : NAN);
+	ra_table_put_real(c, r, K_CHANGE, i ? v.change : NAN);
+	ra_table_put_real(c, r, K_P, v.p);
+	ra_table_put_bool(c, r, K_SIG, v.significant);
+	ra_table_put_bool(c, r, K_REG, v.regression);
+	ra_table_put_bool(c, r, K_INC, v.inconclusive);
+	ra_table_put_bool(c, r, K_EMU, v.emulated || (metrics[m].timing && sides[i].emulated));
+
+	fmt_num(num, sizeof(num), mean, metrics[m].unit);
+	ra_table_put_real(t->grid, g, 1 + i, mean);
+	ra_table_mark(t->grid, g, 1 + i, mark_of(&v));
+	if (i == 0)
+		ok = ok && ra_table_show(t->grid, g, 1, "%s (cv %.1f%%)", num, s->cv * 100) == 0;
+	else
+		ok = ok && ra_table_show(t->grid, g, 1 + i, "%s %+.1f%%%s", num, v.change,
+					 mark_letter[mark_of(&v)]) == 0;
+	return ok ? 0 : -1;
+}
+
+/* Both tables, over the metrics the base has */
+static int build_tables(struct tables *t, const struct side *sides, int n, const struct opts *o)
+{
+	bool ok;
+
+	memset(t, 0, sizeof(*t));
+	t->comparison = ra_table_new("comparison", NULL, K_NCOLS);
+	t->grid = ra_table_new("metrics", NULL, n + 1);
+	t->metric = calloc(NMETRICS * (size_t)n, sizeof(*t->metric));
+	ok = t->comparison && t->grid && t->metric &&
+	     ra_table_set_col(t->grid, 0, "metric", "metric", 0) == 0;
+	for (int k = 0; k < K_NCOLS && ok; k++)
+		ok = ra_table_set_col(t->comparison, k, long_cols[k], NULL, 0) == 0;
+	for (int i = 0; i < n && ok; i++) {
+		char col[16], *head;
+
+		snprintf(col, sizeof(col), "side_%d", i);
+		ok = asprintf(&head, "%s (n=%d)%s", sides[i].name, sides[i].runs,
+			      i ? "" : " base") >= 0;
+		if (ok) {
+			ok = ra_table_set_col(t->grid, 1 + i, col, head, 0) == 0;
+			free(head);
+		}
+	}
+	for (size_t m = 0; m < NMETRICS && ok; m++) {
+		int g;
+
+		if (!sides[0].sum[m].n)
+			continue;
+		g = ra_table_add_row(t->grid);
+		ok = g >= 0 && ra_table_put_text(t->grid, g, 0, metrics[m].name) == 0;
+		for (int i = 0; i < n && ok; i++)
+			ok = add_side(t, sides, i, (int)m, g, o) == 0;
+	}
+	if (!ok) {
+		tables_free(t);
+		return fail("out of memory");
+	}
+	return 0;
 }
 
 /* The text table: each side's column as wide as its header, never cut. */
-static void print_text(struct side *sides, int n, const struct opts *o)
+static void print_text(const struct tables *t, const struct side *sides, int n,
+		       const struct opts *o)
 {
-	char *hdr[MAX_SIDES] = { 0 }, buf[80];
-	int w[MAX_SIDES];
-
-	for (int i = 0; i < n; i++) {
-		hdr[i] = side_header(&sides[i], i == 0);
-		w[i] = hdr[i] ? ra_text_width(hdr[i]) : 0;
-		for (size_t m = 0; m < NMETRICS; m++) {
-			if (!sides[0].sum[m].n)
-				continue;
-			cell(buf, sizeof(buf), sides, i, (int)m, o);
-			w[i] = (int)strlen(buf) > w[i] ? (int)strlen(buf) : w[i];
-		}
-	}
-	printf("%-22s", "metric");
-	for (int i = 0; i < n; i++) {
-		fputs("  ", stdout);
-		ra_text_pad(stdout, hdr[i] ? hdr[i] : "", i + 1 < n ? w[i] : 0, false);
-		free(hdr[i]);
-	}
-	printf("\n");
-	for (size_t m = 0; m < NMETRICS; m++) {
-		if (!sides[0].sum[m].n)
-			continue;
-		printf("%-22s", metrics[m].name);
-		for (int i = 0; i < n; i++) {
-			cell(buf, sizeof(buf), sides, i, (int)m, o);
-			printf("  %-*s", i + 1 < n ? w[i] : 0, buf);
-		}
-		printf("\n");
-	}
+	ra_table_text(stdout, t->grid);
 	print_models(sides, n);
 	printf("\n%%change: positive is better.  * significant  R regression (beyond the"
 	       " %.0f%% noise floor)  ? too few runs\n", o->noise);
@@ -525,66 +580,23 @@ static void print_text(struct side *sides, int n, const struct opts *o)
 }
 
 /* GitHub Markdown: every cell through the Markdown escape, so none breaks the table. */
-static void print_markdown(struct side *sides, int n, const struct opts *o)
+static void print_markdown(const struct tables *t, const struct side *sides, int n,
+			   const struct opts *o)
 {
-	char buf[80];
+	bool emulated = false;
 
-	printf("| metric |");
-	for (int i = 0; i < n; i++) {
-		fputc(' ', stdout);
-		ra_md_cell(stdout, sides[i].name);
-		printf("%s |", i ? "" : " (base)");
-	}
-	printf("\n|---|");
 	for (int i = 0; i < n; i++)
-		printf("---:|");
-	printf("\n");
-	for (size_t m = 0; m < NMETRICS; m++) {
-		if (!sides[0].sum[m].n)
-			continue;
-		printf("| ");
-		ra_md_cell(stdout, metrics[m].name);
-		printf(" |");
-		for (int i = 0; i < n; i++) {
-			cell(buf, sizeof(buf), sides, i, (int)m, o);
-			fputc(' ', stdout);
-			ra_md_cell(stdout, buf);
-			printf(" |");
-		}
-		printf("\n");
-	}
+		emulated |= sides[i].emulated > 0;
+	ra_table_markdown(stdout, t->grid);
+	printf("\n%%change: positive is better. \\* significant, R regression (beyond the %.0f%%"
+	       " noise floor), ? too few runs%s\n", o->noise,
+	       emulated ? ", E emulated timing (not judged)" : "");
 }
 
-static void print_csv(struct side *sides, int n, const struct opts *o)
+static void print_csv(const struct tables *t, const struct side *sides, int n,
+		      const struct opts *o)
 {
-	printf("metric,side,n,mean,median,stddev,cv,min,max,change_pct,p_value,significant,"
-	       "regression\n");
-	for (size_t m = 0; m < NMETRICS; m++)
-		for (int i = 0; i < n; i++) {
-			const struct ra_summary *s = &sides[i].sum[m];
-			struct verdict v = i ? judge(&sides[0], &sides[i], (int)m, o) :
-					       (struct verdict){ .p = NAN };
-
-			if (!s->n)
-				continue;
-			ra_csv_field(stdout, metrics[m].name);
-			fputc(',', stdout);
-			ra_csv_field(stdout, sides[i].name);
-			printf(",%d,%.9g,%.9g,%.9g,%.6g,%.9g,%.9g,%.4f,", s->n, s->mean, s->median,
-			       s->stddev, s->cv, s->min, s->max, v.change);
-			if (!isnan(v.p))
-				printf("%.6g", v.p);
-			printf(",%d,%d\n", v.significant, v.regression);
-		}
-}
-
-static void json_num(const char *key, double v)
-{
-	printf(", \"%s\": ", key);
-	if (isfinite(v))
-		printf("%.9g", v);
-	else
-		printf("null");
+	ra_table_csv(stdout, t->comparison);
 }
 
 static void json_strings(const char *const *s, int n)
@@ -597,26 +609,11 @@ static void json_strings(const char *const *s, int n)
 	printf("]");
 }
 
-static void json_side(const struct side *sides, int i, int m, const struct opts *o)
+static void print_json(const struct tables *t, const struct side *sides, int n,
+		       const struct opts *o)
 {
-	const struct ra_summary *s = &sides[i].sum[m];
-	struct verdict v = i ? judge(&sides[0], &sides[i], m, o) : (struct verdict){ .p = NAN };
+	const struct ra_table *c = t->comparison;
 
-	printf("%s\n      {\"n\": %d", i ? "," : "", s->n);
-	json_num("mean", s->n ? s->mean : NAN);
-	json_num("median", s->n ? s->median : NAN);
-	json_num("stddev", s->n ? s->stddev : NAN);
-	json_num("cv", s->n ? s->cv : NAN);
-	json_num("change_pct", i ? v.change : NAN);
-	json_num("p_value", v.p);
-	printf(", \"significant\": %s, \"regression\": %s, \"inconclusive\": %s,"
-	       " \"emulated\": %s}", v.significant ? "true" : "false",
-	       v.regression ? "true" : "false", v.inconclusive ? "true" : "false",
-	       v.emulated || (metrics[m].timing && sides[i].emulated) ? "true" : "false");
-}
-
-static void print_json(struct side *sides, int n, const struct opts *o)
-{
 	printf("{\n  \"ratrace_compare_version\": 1,\n  \"noise_pct\": %g,\n  \"sides\": [", o->noise);
 	for (int i = 0; i < n; i++) {
 		printf("%s", i ? ", " : "");
@@ -632,47 +629,57 @@ static void print_json(struct side *sides, int n, const struct opts *o)
 		json_strings(lines, sides[i].nmodels);
 	}
 	printf("],\n  \"metrics\": [");
-	for (size_t m = 0, first = 1; m < NMETRICS; m++) {
-		if (!sides[0].sum[m].n)
-			continue;
-		printf("%s\n    {\"metric\": ", first ? "" : ",");
+	for (int r = 0; r < c->nrows; r += n) {
+		int m = t->metric[r];
+
+		printf("%s\n    {\"metric\": ", r ? "," : "");
 		ra_json_string(stdout, metrics[m].name);
 		printf(", \"polarity\": %d, \"sides\": [", metrics[m].polarity);
-		first = 0;
-		for (int i = 0; i < n; i++)
-			json_side(sides, i, (int)m, o);
+		for (int i = 0; i < n; i++) {
+			printf("%s\n      ", i ? "," : "");
+			ra_table_json_row(stdout, c, r + i, "      ");
+		}
 		printf("\n    ]}");
 	}
 	printf("\n  ]\n}\n");
 }
 
+static bool cell_true(const struct ra_table *t, int r, int c)
+{
+	return ra_table_cell(t, r, c)->i != 0;
+}
+
+static long long cell_n(const struct ra_table *t, int r)
+{
+	return (long long)ra_table_cell(t, r, K_N)->i;
+}
+
 /*
  * JUnit XML, as CI systems read test results: a suite per side against the
- * base, a test case per metric. A regression is a failure; a side with too
- * few runs is skipped (a failure with --inconclusive fail); informational
- * metrics pass and say their change. The counts are those the exit status
- * judges.
+ * base, a test case per metric (its row of the comparison table). A
+ * regression is a failure; a side with too few runs is skipped (a failure
+ * with --inconclusive fail); informational metrics pass and say their change.
+ * The counts are those the exit status judges.
  */
-static void print_junit(struct side *sides, int n, const struct opts *o)
+static void print_junit(const struct tables *t, const struct side *sides, int n,
+			const struct opts *o)
 {
-	static struct verdict vs[MAX_SIDES][NMETRICS];
+	const struct ra_table *c = t->comparison;
 	int tests[MAX_SIDES] = { 0 }, fails[MAX_SIDES] = { 0 }, skips[MAX_SIDES] = { 0 };
 	int all_tests = 0, all_fails = 0;
 	bool inconclusive_fails = o->inconclusive_exit == EXIT_REGRESSION;
 	char a[32], b[32];
 
-	/* each verdict once: the counts and the cases come from the same ones */
-	for (int i = 1; i < n; i++)
-		for (size_t m = 0; m < NMETRICS; m++) {
-			struct verdict *v = &vs[i][m];
+	for (int r = 0; r < c->nrows; r++) {
+		int i = r % n;
+		bool reg = cell_true(c, r, K_REG), inc = cell_true(c, r, K_INC);
 
-			*v = judge(&sides[0], &sides[i], (int)m, o);
-			if (!sides[0].sum[m].n)
-				continue;
-			tests[i]++;
-			fails[i] += v->regression || (v->inconclusive && inconclusive_fails);
-			skips[i] += !v->regression && v->inconclusive && !inconclusive_fails;
-		}
+		if (!i)
+			continue;
+		tests[i]++;
+		fails[i] += reg || (inc && inconclusive_fails);
+		skips[i] += !reg && inc && !inconclusive_fails;
+	}
 	for (int i = 1; i < n; i++) {
 		all_tests += tests[i];
 		all_fails += fails[i];
@@ -687,37 +694,35 @@ static void print_junit(struct side *sides, int n, const struct opts *o)
 		ra_xml_text(stdout, sides[0].name);
 		printf("\" tests=\"%d\" failures=\"%d\" errors=\"0\" skipped=\"%d\">\n", tests[i],
 		       fails[i], skips[i]);
-		for (size_t m = 0; m < NMETRICS; m++) {
-			const struct ra_summary *sa = &sides[0].sum[m], *sb = &sides[i].sum[m];
-			struct verdict v = vs[i][m];
+		for (int base = 0; base < c->nrows; base += n) {
+			int r = base + i, m = t->metric[r];
+			double change = ra_table_real(c, r, K_CHANGE), p = ra_table_real(c, r, K_P);
 
-			if (!sa->n)
-				continue;
-			fmt_num(a, sizeof(a), sa->mean, metrics[m].unit);
-			fmt_num(b, sizeof(b), sb->n ? sb->mean : NAN, metrics[m].unit);
+			fmt_num(a, sizeof(a), ra_table_real(c, base, K_MEAN), metrics[m].unit);
+			fmt_num(b, sizeof(b), ra_table_real(c, r, K_MEAN), metrics[m].unit);
 			printf("    <testcase classname=\"ra-compare.");
 			ra_xml_text(stdout, sides[i].name);
 			printf("\" name=\"%s\"", metrics[m].name);
-			if (v.regression) {
+			if (cell_true(c, r, K_REG)) {
 				printf(">\n      <failure type=\"regression\" message=\"%s: %+.1f%%,"
-				       " beyond the %.0f%% noise floor\">", metrics[m].name, v.change,
+				       " beyond the %.0f%% noise floor\">", metrics[m].name, change,
 				       o->threshold[m] >= 0 ? o->threshold[m] : o->noise);
-				printf("base mean %s (n=%d), new mean %s (n=%d)", a, sa->n, b, sb->n);
-				if (!isnan(v.p))
-					printf(", Mann-Whitney p=%.4g", v.p);
+				printf("base mean %s (n=%lld), new mean %s (n=%lld)", a, cell_n(c, base),
+				       b, cell_n(c, r));
+				if (!isnan(p))
+					printf(", Mann-Whitney p=%.4g", p);
 				printf("</failure>\n    </testcase>\n");
-			} else if (v.inconclusive) {
-				printf(">\n      <%s %smessage=\"too few runs to judge: base n=%d, new"
-				       " n=%d\"/>\n    </testcase>\n",
+			} else if (cell_true(c, r, K_INC)) {
+				printf(">\n      <%s %smessage=\"too few runs to judge: base n=%lld, new"
+				       " n=%lld\"/>\n    </testcase>\n",
 				       inconclusive_fails ? "failure" : "skipped",
-				       inconclusive_fails ?
-					       "type=\"inconclusive\" " : "",
-				       sa->n, sb->n);
+				       inconclusive_fails ? "type=\"inconclusive\" " : "",
+				       cell_n(c, base), cell_n(c, r));
 			} else {
 				printf(">\n      <system-out>%s: base mean %s, new mean %s, %+.1f%%%s%s"
 				       "</system-out>\n    </testcase>\n", metrics[m].name, a, b,
-				       v.change, !metrics[m].polarity ? " (informational)" : "",
-				       v.significant ? " (significant)" : "");
+				       change, !metrics[m].polarity ? " (informational)" : "",
+				       cell_true(c, r, K_SIG) ? " (significant)" : "");
 			}
 		}
 		printf("  </testsuite>\n");
@@ -728,7 +733,8 @@ static void print_junit(struct side *sides, int n, const struct opts *o)
 /* The output formats: a name and a printer each. */
 static const struct format {
 	const char *name;
-	void (*print)(struct side *sides, int n, const struct opts *o);
+	void (*print)(const struct tables *t, const struct side *sides, int n,
+		      const struct opts *o);
 } formats[] = {
 	{ "text", print_text },
 	{ "json", print_json },
@@ -750,38 +756,16 @@ static const struct format *find_format(const char *name)
  * cells marked, the device models, and the sides' charts overlaid (through
  * FILE.tmp, renamed when whole).
  */
-static void html_page(FILE *f, struct side *sides, int n, const struct opts *o)
+static void html_page(FILE *f, const struct tables *t, const struct side *sides, int n,
+		      const struct opts *o)
 {
-	char buf[80];
-
 	ra_html_head(f, "ratrace comparison");
 	fprintf(f, "<p class=\"note\">%%change: positive is better. <span class=\"sig\">significant"
 		"</span>, <span class=\"reg\">regression</span> (beyond the %.0f%% noise floor),"
-		" <span class=\"inc\">too few runs</span>.</p>\n<div class=\"wide\"><table>"
-		"<thead><tr><th>metric</th>", o->noise);
-	for (int i = 0; i < n; i++) {
-		fputs("<th>", f);
-		ra_html_text(f, sides[i].name);
-		fprintf(f, " (n=%d)%s</th>", sides[i].runs, i ? "" : " base");
-	}
-	fputs("</tr></thead><tbody>\n", f);
-	for (size_t m = 0; m < NMETRICS; m++) {
-		if (!sides[0].sum[m].n)
-			continue;
-		fprintf(f, "<tr><td class=\"s\">%s</td>", metrics[m].name);
-		for (int i = 0; i < n; i++) {
-			struct verdict v = i ? judge(&sides[0], &sides[i], (int)m, o) :
-					       (struct verdict){ 0 };
-
-			cell(buf, sizeof(buf), sides, i, (int)m, o);
-			fprintf(f, "<td class=\"%s\">", v.regression ? "reg" : v.inconclusive ? "inc" :
-							  v.significant ? "sig" : "");
-			ra_html_text(f, buf);
-			fputs("</td>", f);
-		}
-		fputs("</tr>\n", f);
-	}
-	fputs("</tbody></table></div>\n<h2>Device models</h2>\n<ul>", f);
+		" <span class=\"inc\">too few runs</span>, <span class=\"emu\">emulated timing,"
+		" not judged</span>.</p>\n", o->noise);
+	ra_table_html(f, t->grid, NULL);
+	fputs("<h2>Device models</h2>\n<ul>", f);
 	for (int i = 0; i < n; i++)
 		if (!sides[i].nmodels) {
 			fputs("<li>", f);
@@ -801,7 +785,8 @@ static void html_page(FILE *f, struct side *sides, int n, const struct opts *o)
 	fputs("</body></html>\n", f);
 }
 
-static int write_html(struct side *sides, int n, const struct opts *o)
+static int write_html(const struct tables *t, const struct side *sides, int n,
+		      const struct opts *o)
 {
 	size_t len = strlen(o->html) + 8;
 	char *tmp = malloc(len);
@@ -817,7 +802,7 @@ static int write_html(struct side *sides, int n, const struct opts *o)
 		free(tmp);
 		return ret;
 	}
-	html_page(f, sides, n, o);
+	html_page(f, t, sides, n, o);
 	if (ferror(f) | (fclose(f) != 0))
 		ret = fail("cannot write '%s': %s", tmp, strerror(errno));
 	else if (rename(tmp, o->html) < 0)
@@ -949,6 +934,7 @@ int main(int argc, char **argv)
 	struct opts o = { .noise = 5, .alpha = 0.05, .format = &formats[0],
 			  .inconclusive_exit = EXIT_INCONCLUSIVE };
 	struct side sides[MAX_SIDES] = { 0 };
+	struct tables t = { 0 };
 	int n, ret = EXIT_ERROR;
 
 	for (size_t m = 0; m < NMETRICS; m++)
@@ -964,11 +950,14 @@ int main(int argc, char **argv)
 		if (parse_side(&sides[i], argv[optind + i], o.db ? o.db : sides[0].db_path) < 0 ||
 		    load_side(&sides[i], &o) < 0)
 			goto out;
-	if (o.html && write_html(sides, n, &o) < 0)
+	if (build_tables(&t, sides, n, &o) < 0)
 		goto out;
-	o.format->print(sides, n, &o);
+	if (o.html && write_html(&t, sides, n, &o) < 0)
+		goto out;
+	o.format->print(&t, sides, n, &o);
 	ret = verdict_exit(sides, n, &o);
 out:
+	tables_free(&t);
 	ra_experiment_free(o.page);
 	for (int i = 0; i < n; i++) {
 		free(sides[i].db_path);

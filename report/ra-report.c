@@ -494,12 +494,13 @@ static int write_output(const struct opts *o, struct output *out)
 		return o->html ? write_page(o->html, o, out, PAGE_ALL) : render(o, out, stdout);
 	if (o->html)
 		return render_experiment(o, out);
-	if (o->renderer == &ra_render_json) {
-		ra_experiment_json(stdout, out->x);
-	} else if (o->markdown) {
-		ra_experiment_markdown(stdout, out->x);
-	} else {
-		ra_experiment_text(stdout, out->x);
+	if (o->renderer == &ra_render_json ? ra_experiment_json(stdout, out->x) :
+	    o->markdown ? ra_experiment_markdown(stdout, out->x) :
+	    ra_experiment_text(stdout, out->x)) {
+		ra_set_error(RA_ERR_IO, "out of memory");
+		return -1;
+	}
+	if (o->renderer != &ra_render_json && !o->markdown) {
 		if (o->experiment_only)
 			return fflush(stdout) == 0 ? 0 : -1;
 		list_print(&out->list);

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: LGPL-2.1 */
 /*
- * The report model: a run's figures as named tables read from the database's
- * views, and the renderers (text, JSON, HTML) that print them. Every renderer
- * shows the same tables; docs/report.md documents their keys.
+ * The output layer: every figure ratrace prints is a cell of a named table
+ * (a run's report read from the database's views, an experiment's run sets,
+ * a comparison's metrics), and one renderer per form prints any table: text,
+ * Markdown, CSV, JSON and HTML. docs/report.md documents the tables' keys.
  */
 #ifndef RA_REPORT_H
 #define RA_REPORT_H
@@ -13,23 +14,44 @@
 
 #include "ra_db.h"
 
-/* One value of a table: SQL NULL, integer, real or text. */
+/* A truth value: JSON's true and false, CSV's 1 and 0 (beside SQLite's types) */
+#define RA_VALUE_BOOL 100
+
+/* How a cell stands out where people read it (HTML classes sig, reg, inc, emu) */
+enum ra_mark { RA_MARK_NONE, RA_MARK_SIGNIFICANT, RA_MARK_REGRESSION, RA_MARK_INCONCLUSIVE,
+	       RA_MARK_EMULATED };
+
+/*
+ * One value of a table: SQL NULL, integer, real, text or a truth value. The
+ * forms for programs (JSON, CSV) print the value; those for people (text,
+ * Markdown, HTML) print @shown when set, else the value formatted by its
+ * column's name (ra_fmt_value).
+ */
 struct ra_value {
-	int type;		/* SQLITE_NULL, SQLITE_INTEGER, SQLITE_FLOAT, SQLITE_TEXT */
-	int64_t i;
+	int type;		/* SQLITE_NULL, SQLITE_INTEGER, SQLITE_FLOAT, SQLITE_TEXT, RA_VALUE_BOOL */
+	int64_t i;		/* also the truth value */
 	double d;
 	char *s;
+	char *shown;		/* the cell for people, or NULL */
+	enum ra_mark mark;
 };
+
+/* Column flags */
+#define RA_COL_HIDDEN 1u	/* left out of the forms for people (text, Markdown, HTML) */
+#define RA_COL_RUNS 2u		/* text: run ids apart by spaces; HTML links each to its page */
 
 struct ra_table {
 	const char *key;	/* JSON key and HTML id: "readahead_stats" */
-	const char *title;	/* "Readahead windows by pattern" */
+	const char *title;	/* "Readahead windows by pattern"; NULL: none printed */
 	const char *note;	/* a line under the title, or NULL */
 	int ncols;
-	char **cols;		/* column names as the views name them */
+	char **cols;		/* column names as the views name them: JSON keys, CSV header */
+	char **heads;		/* headers for people, or NULL (a short form of the name) */
+	unsigned *flags;	/* RA_COL_* of each column, or NULL */
 	int nrows;
 	struct ra_value *cells;	/* nrows * ncols */
 	char *unavailable;	/* the analysis behind the table could not run: why; or NULL */
+	char *own_title;	/* a title made for this table (title points at it) */
 };
 
 struct ra_report {
@@ -52,6 +74,52 @@ struct ra_report_opts {
  */
 struct ra_report *ra_report_load(struct ra_db *db, int64_t run_id, const struct ra_report_opts *o);
 void ra_report_free(struct ra_report *r);
+
+/*
+ * Tables built in memory: ra_table_new() gives an empty table of @ncols
+ * columns; ra_table_set_col() names each, ra_table_add_row() adds a row of
+ * NULLs (its index, or -1 out of memory) and ra_table_put_*() fill its cells
+ * (0, or -1 out of memory). Strings are copied.
+ */
+struct ra_table *ra_table_new(const char *key, const char *title, int ncols);
+int ra_table_set_col(struct ra_table *t, int col, const char *name, const char *head,
+		     unsigned flags);
+int ra_table_set_title(struct ra_table *t, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+int ra_table_add_row(struct ra_table *t);
+int ra_table_put_int(struct ra_table *t, int row, int col, int64_t v);
+/* A real; NAN (not known) becomes NULL */
+int ra_table_put_real(struct ra_table *t, int row, int col, double v);
+int ra_table_put_text(struct ra_table *t, int row, int col, const char *s);
+int ra_table_put_bool(struct ra_table *t, int row, int col, bool v);
+int ra_table_show(struct ra_table *t, int row, int col, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+void ra_table_mark(struct ra_table *t, int row, int col, enum ra_mark mark);
+/** ra_table_clear - free what @t holds (not @t) */
+void ra_table_clear(struct ra_table *t);
+void ra_table_free(struct ra_table *t);
+/** ra_table_real - a numeric cell as a double; NAN when NULL or text */
+double ra_table_real(const struct ra_table *t, int row, int col);
+
+/*
+ * The renderers of one table. Text: aligned within 100 columns, text columns
+ * wrapping or cut (text.c). Markdown: GitHub's table. CSV: RFC 4180 with a
+ * header of the column names. JSON: an array of objects, or one row's object
+ * (json.c). HTML: a table, marked cells classed, RA_COL_RUNS cells linked to
+ * "@stem.run-N.html" (html.c; @stem NULL: no links).
+ */
+void ra_table_text(FILE *out, const struct ra_table *t);
+void ra_table_markdown(FILE *out, const struct ra_table *t);
+void ra_table_csv(FILE *out, const struct ra_table *t);
+void ra_table_json(FILE *out, const struct ra_table *t, const char *indent);
+void ra_table_json_row(FILE *out, const struct ra_table *t, int row, const char *indent);
+void ra_table_json_value(FILE *out, const struct ra_value *v);
+void ra_table_html(FILE *out, const struct ra_table *t, const char *stem);
+/* The text of a cell for people, to free(): @shown, else the value formatted */
+char *ra_table_shown(const struct ra_table *t, int row, int col);
+/* A column's header for people */
+const char *ra_table_head(const struct ra_table *t, int col);
+bool ra_table_hidden(const struct ra_table *t, int col);
 
 /** ra_report_table - the table of @key, or NULL */
 const struct ra_table *ra_report_table(const struct ra_report *r, const char *key);
@@ -84,9 +152,19 @@ int ra_experiment_sets(const struct ra_experiment *x);
 struct ra_experiment *ra_experiment_sides(void);
 int ra_experiment_add_side(struct ra_experiment *x, struct ra_db *db, const int64_t *ids, int n,
 			   const char *name);
-void ra_experiment_text(FILE *out, const struct ra_experiment *x);
-void ra_experiment_markdown(FILE *out, const struct ra_experiment *x);
-void ra_experiment_json(FILE *out, const struct ra_experiment *x);
+/*
+ * Its tables: "sets", a row per run set (a column per dimension, the set's
+ * label, n, figures, runs), and "matrix" (rows the first dimension's values,
+ * a column per value of the second, the throughput), NULL when it has none.
+ * Tables to ra_table_free(); NULL out of memory (or no matrix).
+ */
+struct ra_table *ra_experiment_sets_table(const struct ra_experiment *x);
+struct ra_table *ra_experiment_matrix_table(const struct ra_experiment *x);
+int ra_experiment_text(FILE *out, const struct ra_experiment *x);
+int ra_experiment_markdown(FILE *out, const struct ra_experiment *x);
+int ra_experiment_json(FILE *out, const struct ra_experiment *x);
+/* Its tables in HTML, the runs linked to "@stem.run-N.html" */
+int ra_experiment_html_tables(FILE *out, const struct ra_experiment *x, const char *stem);
 /*
  * The experiment page (html.c): its tables and charts, the device model of
  * @model (a report, or NULL), links to the runs' pages "STEM.run-N.html"

@@ -85,6 +85,8 @@ static bool hidden(const struct ra_table *t, int col)
 	};
 	const char *name = t->cols[col];
 
+	if (ra_table_hidden(t, col))
+		return true;
 	for (size_t i = 0; i < sizeof(cols) / sizeof(cols[0]); i++)
 		if (strcmp(cols[i][0], t->key) == 0 && strcmp(cols[i][1], name) == 0)
 			return true;
@@ -104,10 +106,12 @@ static bool hidden(const struct ra_table *t, int col)
 static void headers(const struct ra_table *t, const char **hdr)
 {
 	for (int c = 0; c < t->ncols; c++)
-		hdr[c] = hidden(t, c) ? NULL : label(t->cols[c]);
+		hdr[c] = hidden(t, c) ? NULL : t->heads && t->heads[c] ? t->heads[c] :
+					       label(t->cols[c]);
 	for (int c = 0; c < t->ncols; c++)
 		for (int d = c + 1; d < t->ncols; d++)
-			if (hdr[c] && hdr[d] && strcmp(hdr[c], hdr[d]) == 0) {
+			if (hdr[c] && hdr[d] && strcmp(hdr[c], hdr[d]) == 0 &&
+			    !(t->heads && (t->heads[c] || t->heads[d]))) {
 				hdr[c] = t->cols[c];
 				hdr[d] = t->cols[d];
 			}
@@ -128,7 +132,8 @@ static enum give give_way(const char *col)
 /* A table as escaped text: the cells, the width and the give of each column. */
 struct grid {
 	const struct ra_table *t;
-	const char **hdr;
+	const char **hdr;	/* escaped */
+	char **own;		/* the escaped headers it made */
 	char **cell;		/* nrows * ncols, NULL in hidden columns */
 	int *w;
 	enum give *give;
@@ -138,13 +143,10 @@ struct grid {
 
 static char *cell_text(const struct ra_table *t, int row, int col)
 {
-	const struct ra_value *v = ra_table_cell(t, row, col);
-	char buf[64];
+	char *s = ra_table_shown(t, row, col), *e = s ? ra_text_escape(s) : NULL;
 
-	if (v->type == SQLITE_TEXT)
-		return ra_text_escape(v->s);
-	ra_fmt_value(buf, sizeof(buf), t->cols[col], v);
-	return strdup(buf);
+	free(s);
+	return e;
 }
 
 /* A text column (left aligned, may give way): any of its cells is text. */
@@ -161,6 +163,9 @@ static void grid_free(struct grid *g)
 	for (int i = 0; g->cell && i < g->t->nrows * g->t->ncols; i++)
 		free(g->cell[i]);
 	free(g->cell);
+	for (int c = 0; g->own && c < g->t->ncols; c++)
+		free(g->own[c]);
+	free(g->own);
 	free(g->hdr);
 	free(g->w);
 	free(g->give);
@@ -174,13 +179,18 @@ static int grid_fill(struct grid *g, const struct ra_table *t)
 	memset(g, 0, sizeof(*g));
 	g->t = t;
 	g->hdr = calloc(n, sizeof(*g->hdr));
+	g->own = calloc(n, sizeof(*g->own));
 	g->cell = calloc(n * (size_t)t->nrows, sizeof(*g->cell));
 	g->w = calloc(n, sizeof(*g->w));
 	g->give = calloc(n, sizeof(*g->give));
 	g->pos = calloc(n, sizeof(*g->pos));
-	if (!g->hdr || !g->cell || !g->w || !g->give || !g->pos)
+	if (!g->hdr || !g->own || !g->cell || !g->w || !g->give || !g->pos)
 		return -1;
 	headers(t, g->hdr);
+	for (int c = 0; c < t->ncols; c++)	/* made headers may come from a database */
+		if (g->hdr[c] && t->heads && g->hdr[c] == t->heads[c] &&
+		    !(g->hdr[c] = g->own[c] = ra_text_escape(t->heads[c])))
+			return -1;
 	for (int c = 0; c < t->ncols; c++) {
 		if (!g->hdr[c])
 			continue;
@@ -238,7 +248,7 @@ static int next_drop(const struct grid *g)
 	return -1;
 }
 
-/* Too wide: narrower gaps first, then text columns give way, then the
+/* Too wide: text columns give way first, then the gaps narrow, then the
  * columns that matter least go, until it fits. */
 static void squeeze(struct grid *g)
 {
@@ -249,7 +259,7 @@ static void squeeze(struct grid *g)
 			total += g->w[c];
 			shown++;
 		}
-	g->sep = total + 2 * (shown - 1) > WIDTH ? 1 : 2;
+	g->sep = 2;
 	total += g->sep * (shown - 1);
 	while (total > WIDTH && (c = next_squeeze(g)) >= 0) {
 		int cut = g->w[c] - floor_width(g, c);
@@ -258,6 +268,10 @@ static void squeeze(struct grid *g)
 		g->w[c] -= cut;
 		total -= cut;
 		g->give[c] = give_way(g->t->cols[c]);
+	}
+	if (total > WIDTH) {
+		g->sep = 1;
+		total -= shown - 1;
 	}
 	while (total > WIDTH && (c = next_drop(g)) >= 0) {
 		total -= g->w[c] + g->sep;
@@ -329,12 +343,14 @@ static void print_row(FILE *out, const struct grid *g, int row)
 
 	for (int c = 0; c < g->t->ncols; c++)
 		g->pos[c] = !g->hdr[c] ? "" : row < 0 ? g->hdr[c] : g->cell[row * g->t->ncols + c];
-	do {
+	for (;;) {
 		print_line(out, g);
 		more = false;
 		for (int c = 0; c < g->t->ncols; c++)
 			more |= *g->pos[c] != '\0';
-	} while (more);
+		if (!more)
+			break;
+	}
 }
 
 /* An empty table: nothing happened, or the analysis behind it could not run (and why). */
@@ -345,11 +361,15 @@ static void print_empty(FILE *out, const struct ra_table *t)
 	fputc('\n', out);
 }
 
-static void print_table(FILE *out, const struct ra_table *t)
+void ra_table_text(FILE *out, const struct ra_table *t)
 {
 	struct grid g;
 
-	fprintf(out, "\n%s\n", t->title);
+	if (t->title) {
+		fputc('\n', out);
+		ra_text_put(out, t->title);
+		fputc('\n', out);
+	}
 	if (t->note)
 		fprintf(out, "  (%s)\n", t->note);
 	if (!t->nrows) {
@@ -472,7 +492,7 @@ static int text_render(FILE *out, const struct ra_report *r, int index)
 		if (strcmp(r->tables[i].key, "advice") == 0)
 			print_advice(out, &r->tables[i]);
 		else if (strncmp(r->tables[i].key, "chart_", 6) != 0)
-			print_table(out, &r->tables[i]);
+			ra_table_text(out, &r->tables[i]);
 	return ferror(out) ? -1 : 0;
 }
 

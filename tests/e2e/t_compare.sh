@@ -134,6 +134,54 @@ assert s.name.startswith("</testsuites&>'\"\\x01\\\\-\\xff vs "), repr(s.name)
 print("ok: the hostile label is text:", repr(s.name))
 PY
 
+# Every format renders the same two tables: the CSV's values are the JSON's,
+# and the cells people read are the same in the text, the Markdown and the
+# page (three sides, so that each side's column is checked).
+for f in text markdown csv json; do
+	ra-compare -f $f --db "$DB" --html "$TMP/f.html" read_ahead_kb=512 read_ahead_kb=16 \
+		read_ahead_kb=512 > "$TMP/f.$f"
+	check_eq "$?" 1 "-f $f: the verdict's exit status"
+done
+$JP - "$TMP" <<'PY' || fail "the formats disagree"
+import csv, html, json, re, sys
+t = sys.argv[1]
+d = json.load(open(t + "/f.json"))
+rows = list(csv.DictReader(open(t + "/f.csv", newline="")))
+assert len(rows) == 3 * len(d["metrics"]) > 0, (len(rows), len(d["metrics"]))
+for row, (m, i) in zip(rows, [(m, i) for m in d["metrics"] for i in range(3)]):
+    side = m["sides"][i]
+    assert row["metric"] == side["metric"] == m["metric"] and row["side"] == side["side"] == d["sides"][i]
+    for k, v in side.items():
+        if isinstance(v, bool):
+            assert row[k] == str(int(v)), (m["metric"], i, k, row[k], v)
+        elif v is None:
+            assert row[k] == "", (m["metric"], i, k, row[k])
+        elif isinstance(v, (int, float)):
+            assert abs(float(row[k]) - v) <= 1e-8 * max(1, abs(v)), (m["metric"], i, k, row[k], v)
+    assert side["n"] == 4 and (i == 0) == (side["change_pct"] is None), side
+text = [l for l in open(t + "/f.text").read().split("\n")[1:] if l and not l.startswith(" ")]
+grid = {}
+for l in text[:len(d["metrics"])]:
+    name, rest = l.split(" ", 1)
+    grid[name] = re.split(r"  +", rest.strip())
+md = {}
+for l in open(t + "/f.markdown"):
+    cells = [c.strip().replace("\\", "") for c in l.strip().strip("|").split("|")]
+    if l.startswith("| ") and cells[0] in grid:
+        md[cells[0]] = cells[1:]
+page = {}
+for name, cells in re.findall(r'<tr><td class="s">([a-z0-9_]+)</td>(.*?)</tr>', open(t + "/f.html").read()):
+    page[name] = [html.unescape(c) for c in re.findall(r'<td[^>]*>(.*?)</td>', cells)]
+assert list(grid) == [m["metric"] for m in d["metrics"]], (list(grid), d["metrics"])
+assert grid == md == page, (grid, md, page)
+for m in d["metrics"]:		# the mark of each cell is the JSON's verdict
+    for i, side in enumerate(m["sides"][1:], 1):
+        cell = grid[m["metric"]][i]
+        assert cell.endswith(" R") == side["regression"], (m["metric"], cell, side)
+print("ok: CSV = JSON values (%d rows); text = Markdown = page cells (%d metrics x 3 sides)"
+      % (len(rows), len(grid)))
+PY
+
 # The comparison page (--html): self-contained; in headless Chromium no
 # console message and no request; the cells the JSON calls regressions are
 # marked, exactly; the hostile label is text; the charts overlay the sides.
@@ -150,9 +198,13 @@ rows = re.findall(r'<tr><td class="s">([a-z0-9_]+)</td>(.*?)</tr>', html)
 assert len(rows) == len(d["metrics"]), (len(rows), len(d["metrics"]))
 for (name, cells), m in zip(rows, d["metrics"]):
     assert name == m["metric"], (name, m["metric"])
-    classes = re.findall(r'<td class="([a-z]*)">', cells)
-    assert (classes[1] == "reg") == m["sides"][1]["regression"], (name, classes)
-assert "&lt;/testsuites&amp;&gt;&#39;&quot;\\x01\\\\-\\xff" in html, "the hostile label escaped"
+    classes = re.findall(r'<td(?: class="([a-z ]*)")?>', cells)
+    assert len(classes) == len(d["sides"]), (name, classes)
+    for side, cls in zip(m["sides"], classes):
+        assert ("reg" in cls.split()) == side["regression"], (name, classes)
+        assert ("sig" in cls.split()) == (side["significant"] and not side["regression"]
+                                          and not side["emulated"] and not side["inconclusive"]), (name, classes)
+assert "&lt;/testsuites&amp;&gt;&apos;&quot;\\x01\\\\-\\xff" in html, "the hostile label escaped"
 for fid in ("x-throughput", "x-hit", "x-thrash", "x-latency", "x-ramps"):
     assert 'id="%s"' % fid in html, fid
 print("ok: comparison page: regressions marked as the JSON says, label escaped, charts there")

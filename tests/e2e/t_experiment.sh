@@ -78,15 +78,46 @@ check_grep "^Throughput, MB/s \(harmonic mean of n runs\): rows read_ahead_kb, c
 ra-report --markdown "$DB" 2>/dev/null | grep -q '^| read\\_ahead\\_kb=64 numjobs=1 | 2 |' || fail "markdown rows"
 echo "ok: markdown rows"
 
+# the Markdown and the page render the same table as the text: a set's cells
+ra-report --markdown "$DB" > "$TMP/x.md" 2>/dev/null || fail "ra-report --markdown"
+mkdir -p "$TMP/page"
+ra-report --html "$TMP/page/x.html" "$DB" 2>/dev/null || fail "ra-report --html"
+/usr/bin/python3 - "$TMP/x.txt" "$TMP/x.md" "$TMP/page/x.html" <<'PY' || fail "the forms disagree"
+import html, re, sys
+lines = open(sys.argv[1]).read().split("\n")
+i = next(k for k, l in enumerate(lines) if l.startswith("read_ahead_kb  numjobs"))
+text = {}
+for l in lines[i + 1:lines.index("", i)]:
+    f = l.split()
+    text["read_ahead_kb=%s numjobs=%s" % (f[0], f[1])] = f[2:]
+md = {}
+for l in open(sys.argv[2]):
+    c = [x.strip().replace("\\", "") for x in l.strip().strip("|").split("|")]
+    if c[0] in text:
+        md[c[0]] = c[1:]
+page = {}
+body = open(sys.argv[3]).read()
+for row in re.findall(r"<tr>(.*?)</tr>", body):
+    c = [html.unescape(re.sub(r"<[^>]+>", "", x)) for x in re.findall(r"<td[^>]*>(.*?)</td>", row)]
+    if len(c) == 2 + len(next(iter(text.values()))) + 1:	# dimensions, figures, runs
+        page["read_ahead_kb=%s numjobs=%s" % (c[0], c[1])] = c[2:-1]
+assert len(text) == 4 and text == md == page, (text, md, page)
+mx = re.findall(r"<td>([0-9.]+ \(2\))</td>", body)
+assert len(mx) == 4, ("the page's matrix", mx)
+print("ok: text = Markdown = page for the 4 sets; the page has the matrix")
+PY
+
 # labels too wide for the table wrap whole
 long=$(printf 'v%.0s' $(seq 70))
 rec -q -o "$TMP/l.db" -d "$LOOP_NAME" --sweep-env "TAG=${long}a,${long}b" \
 	-- dd if=/dev/zero of=/dev/null count=1 status=none 2> "$TMP/err" || fail "record long labels: $(cat "$TMP/err")"
 ra-report "$TMP/l.db" > "$TMP/l.txt" 2>/dev/null || fail "ra-report of long labels"
 for v in a b; do
+	# a row's first line has its figures; the lines of the label alone go on with it
 	sed -n '/^run set/,/^$/p' "$TMP/l.txt" | awk -v v="$v" '
-		/^TAG=/ { if (cur != "") print cur; cur = $1; next }
-		/^  / { sub(/^  /, ""); cur = cur $0; next }
+		NR == 1 || NF == 0 { next }
+		NF > 1 { if (cur != "") print cur; cur = $1; next }
+		{ cur = cur $1 }
 		END { print cur }' | grep -qx "TAG=${long}$v" || fail "label TAG=...$v cut: $(cat "$TMP/l.txt")"
 done
 echo "ok: long set labels wrap whole"

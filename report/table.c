@@ -1,0 +1,264 @@
+// SPDX-License-Identifier: LGPL-2.1
+/*
+ * Tables built in memory, what every renderer asks of a cell, and the two
+ * simplest forms: Markdown and CSV. The text, JSON and HTML forms of a table
+ * are in text.c, json.c and html.c.
+ */
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report.h"
+
+struct ra_table *ra_table_new(const char *key, const char *title, int ncols)
+{
+	struct ra_table *t = calloc(1, sizeof(*t));
+
+	if (!t)
+		return NULL;
+	t->key = key;
+	t->title = title;
+	t->ncols = ncols;
+	t->cols = calloc((size_t)ncols, sizeof(*t->cols));
+	t->heads = calloc((size_t)ncols, sizeof(*t->heads));
+	t->flags = calloc((size_t)ncols, sizeof(*t->flags));
+	if (!t->cols || !t->heads || !t->flags) {
+		ra_table_free(t);
+		return NULL;
+	}
+	return t;
+}
+
+int ra_table_set_col(struct ra_table *t, int col, const char *name, const char *head,
+		     unsigned flags)
+{
+	free(t->cols[col]);
+	free(t->heads[col]);
+	t->cols[col] = strdup(name);
+	t->heads[col] = head ? strdup(head) : NULL;
+	t->flags[col] = flags;
+	return t->cols[col] && (!head || t->heads[col]) ? 0 : -1;
+}
+
+int ra_table_set_title(struct ra_table *t, const char *fmt, ...)
+{
+	va_list ap;
+	char *s;
+	int n;
+
+	va_start(ap, fmt);
+	n = vasprintf(&s, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return -1;
+	free(t->own_title);
+	t->title = t->own_title = s;
+	return 0;
+}
+
+int ra_table_add_row(struct ra_table *t)
+{
+	size_t n = (size_t)t->ncols;
+	struct ra_value *cells = realloc(t->cells, (size_t)(t->nrows + 1) * n * sizeof(*cells));
+
+	if (!cells)
+		return -1;
+	t->cells = cells;
+	memset(&cells[(size_t)t->nrows * n], 0, n * sizeof(*cells));
+	return t->nrows++;
+}
+
+static struct ra_value *cell_at(struct ra_table *t, int row, int col)
+{
+	struct ra_value *v = &t->cells[(size_t)row * (size_t)t->ncols + (size_t)col];
+
+	free(v->s);
+	v->s = NULL;
+	return v;
+}
+
+int ra_table_put_int(struct ra_table *t, int row, int col, int64_t i)
+{
+	struct ra_value *v = cell_at(t, row, col);
+
+	v->type = SQLITE_INTEGER;
+	v->i = i;
+	return 0;
+}
+
+int ra_table_put_real(struct ra_table *t, int row, int col, double d)
+{
+	struct ra_value *v = cell_at(t, row, col);
+
+	v->type = isfinite(d) ? SQLITE_FLOAT : SQLITE_NULL;
+	v->d = d;
+	return 0;
+}
+
+int ra_table_put_text(struct ra_table *t, int row, int col, const char *s)
+{
+	struct ra_value *v = cell_at(t, row, col);
+
+	v->type = SQLITE_TEXT;
+	v->s = strdup(s ? s : "");
+	return v->s ? 0 : -1;
+}
+
+int ra_table_put_bool(struct ra_table *t, int row, int col, bool b)
+{
+	struct ra_value *v = cell_at(t, row, col);
+
+	v->type = RA_VALUE_BOOL;
+	v->i = b;
+	return 0;
+}
+
+int ra_table_show(struct ra_table *t, int row, int col, const char *fmt, ...)
+{
+	struct ra_value *v = &t->cells[(size_t)row * (size_t)t->ncols + (size_t)col];
+	va_list ap;
+	char *s;
+	int n;
+
+	va_start(ap, fmt);
+	n = vasprintf(&s, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return -1;
+	free(v->shown);
+	v->shown = s;
+	return 0;
+}
+
+void ra_table_mark(struct ra_table *t, int row, int col, enum ra_mark mark)
+{
+	t->cells[(size_t)row * (size_t)t->ncols + (size_t)col].mark = mark;
+}
+
+void ra_table_clear(struct ra_table *t)
+{
+	for (int k = 0; t->cells && k < t->nrows * t->ncols; k++) {
+		free(t->cells[k].s);
+		free(t->cells[k].shown);
+	}
+	for (int c = 0; c < t->ncols; c++) {
+		free(t->cols ? t->cols[c] : NULL);
+		free(t->heads ? t->heads[c] : NULL);
+	}
+	free(t->cols);
+	free(t->heads);
+	free(t->flags);
+	free(t->cells);
+	free(t->unavailable);
+	free(t->own_title);
+}
+
+void ra_table_free(struct ra_table *t)
+{
+	if (!t)
+		return;
+	ra_table_clear(t);
+	free(t);
+}
+
+double ra_table_real(const struct ra_table *t, int row, int col)
+{
+	const struct ra_value *v = ra_table_cell(t, row, col);
+
+	return v->type == SQLITE_FLOAT ? v->d :
+	       v->type == SQLITE_INTEGER || v->type == RA_VALUE_BOOL ? (double)v->i : NAN;
+}
+
+char *ra_table_shown(const struct ra_table *t, int row, int col)
+{
+	const struct ra_value *v = ra_table_cell(t, row, col);
+	char buf[64];
+
+	if (v->shown)
+		return strdup(v->shown);
+	if (v->type == SQLITE_TEXT)
+		return strdup(v->s ? v->s : "");
+	ra_fmt_value(buf, sizeof(buf), t->cols[col], v);
+	return strdup(buf);
+}
+
+const char *ra_table_head(const struct ra_table *t, int col)
+{
+	return t->heads && t->heads[col] ? t->heads[col] : t->cols[col];
+}
+
+bool ra_table_hidden(const struct ra_table *t, int col)
+{
+	return t->flags && (t->flags[col] & RA_COL_HIDDEN);
+}
+
+/* ---- Markdown ---- */
+
+/* A column of numbers: right aligned (no cell of it is text) */
+static bool numeric(const struct ra_table *t, int col)
+{
+	for (int r = 0; r < t->nrows; r++)
+		if (ra_table_cell(t, r, col)->type == SQLITE_TEXT)
+			return false;
+	return t->nrows > 0;
+}
+
+void ra_table_markdown(FILE *out, const struct ra_table *t)
+{
+	if (t->title)
+		fprintf(out, "\n**%s**\n\n", t->title);
+	fputc('|', out);
+	for (int c = 0; c < t->ncols; c++) {
+		if (ra_table_hidden(t, c))
+			continue;
+		fputc(' ', out);
+		ra_md_cell(out, ra_table_head(t, c));
+		fputs(" |", out);
+	}
+	fputs("\n|", out);
+	for (int c = 0; c < t->ncols; c++)
+		if (!ra_table_hidden(t, c))
+			fputs(numeric(t, c) ? "---:|" : "---|", out);
+	fputc('\n', out);
+	for (int r = 0; r < t->nrows; r++) {
+		fputc('|', out);
+		for (int c = 0; c < t->ncols; c++) {
+			char *s;
+
+			if (ra_table_hidden(t, c))
+				continue;
+			s = ra_table_shown(t, r, c);
+			fputc(' ', out);
+			ra_md_cell(out, s ? s : "");
+			fputs(" |", out);
+			free(s);
+		}
+		fputc('\n', out);
+	}
+}
+
+/* ---- CSV: every column, the values themselves ---- */
+
+void ra_table_csv(FILE *out, const struct ra_table *t)
+{
+	for (int c = 0; c < t->ncols; c++) {
+		fputs(c ? "," : "", out);
+		ra_csv_field(out, t->cols[c]);
+	}
+	fputc('\n', out);
+	for (int r = 0; r < t->nrows; r++) {
+		for (int c = 0; c < t->ncols; c++) {
+			const struct ra_value *v = ra_table_cell(t, r, c);
+
+			fputs(c ? "," : "", out);
+			if (v->type == SQLITE_TEXT)
+				ra_csv_field(out, v->s);
+			else if (v->type == SQLITE_INTEGER || v->type == RA_VALUE_BOOL)
+				fprintf(out, "%lld", (long long)v->i);
+			else if (v->type == SQLITE_FLOAT)
+				fprintf(out, "%.9g", v->d);
+		}
+		fputc('\n', out);
+	}
+}
