@@ -180,132 +180,47 @@ fail:
 	return -1;
 }
 
-/* The run list: a row of escaped texts per run, labels and kernels whole. */
-enum { L_RUN, L_LABEL, L_KERNEL, L_STARTED, L_WALL, L_LOST, L_WORKLOAD, L_COLS };
-
-struct run_list {
-	char **cell;		/* (nrows + 1) * L_COLS; row 0: the headers */
-	int nrows;
-	int w[L_COLS];
-};
-
-static void list_free(struct run_list *l)
+/* The run list: a row per run, labels and kernels whole, the workload cut. */
+static struct ra_table *list_load(struct ra_db *db)
 {
-	for (int i = 0; l->cell && i < (l->nrows + 1) * L_COLS; i++)
-		free(l->cell[i]);
-	free(l->cell);
-}
-
-static int list_add(struct run_list *l, sqlite3_stmt *st)
-{
-	char **cell = realloc(l->cell, (size_t)(l->nrows + 2) * L_COLS * sizeof(*cell));
-
-	if (!cell)
-		return -1;
-	l->cell = cell;
-	cell += (l->nrows + 1) * L_COLS;
-	for (int c = 0; c < L_COLS; c++) {
-		char num[32];
-
-		if (c == L_WALL)
-			snprintf(num, sizeof(num), "%.2f", sqlite3_column_double(st, c));
-		cell[c] = c == L_WALL ? strdup(num) :
-			  ra_text_escape((const char *)sqlite3_column_text(st, c));
-	}
-	l->nrows++;
-	for (int c = 0; c < L_COLS; c++)
-		if (!cell[c])
-			return -1;
-	return 0;
-}
-
-static int list_load(struct ra_db *db, struct run_list *l)
-{
-	static const char *const hdr[L_COLS] = { "run", "label", "kernel", "started", "wall_s",
-						 "lost", "workload" };
+	static const char *const cols[] = { "run", "label", "kernel", "started", "wall_s", "lost",
+					    "workload" };
+	struct ra_table *t = ra_table_new("runs", NULL, 7);
 	sqlite3_stmt *st = NULL;
-	int rc;
+	int rc = SQLITE_ERROR;
 
-	memset(l, 0, sizeof(*l));
-	if (!(l->cell = calloc(L_COLS, sizeof(*l->cell))))
-		return -1;
-	for (int c = 0; c < L_COLS; c++)
-		if (!(l->cell[c] = strdup(hdr[c])))
-			return -1;
-	if (sqlite3_prepare_v2(ra_db_sqlite(db),
-			       "SELECT run_id, COALESCE(label, '-'), COALESCE(kernel, '-'),"
-			       " COALESCE(started_at, '-'), COALESCE(wall_ns, 0) / 1e9,"
-			       " lost_events, COALESCE(workload, (SELECT source_path FROM runs r"
-			       " WHERE r.run_id = v.run_id), '-') FROM v_runs v ORDER BY run_id",
-			       -1, &st, NULL) != SQLITE_OK)
-		return -1;
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW)
-		if (list_add(l, st) < 0)
+	for (int c = 0; t && c < 7; c++)
+		if (ra_table_set_col(t, c, cols[c], NULL, 0) < 0)
+			goto fail;
+	if (!t || sqlite3_prepare_v2(ra_db_sqlite(db),
+				     "SELECT run_id, COALESCE(label, '-'), COALESCE(kernel, '-'),"
+				     " COALESCE(started_at, '-'), COALESCE(wall_ns, 0) / 1e9,"
+				     " lost_events, COALESCE(workload, (SELECT source_path FROM runs r"
+				     " WHERE r.run_id = v.run_id), '-') FROM v_runs v ORDER BY run_id",
+				     -1, &st, NULL) != SQLITE_OK)
+		goto fail;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		int r = ra_table_add_row(t);
+
+		if (r < 0 || ra_table_put_int(t, r, 0, sqlite3_column_int64(st, 0)) < 0)
 			break;
+		for (int c = 1; c < 7; c++)
+			if (c != 4 && c != 5 &&
+			    ra_table_put_text(t, r, c, (const char *)sqlite3_column_text(st, c)) < 0)
+				goto fail;
+		ra_table_put_real(t, r, 4, sqlite3_column_double(st, 4));
+		ra_table_put_int(t, r, 5, sqlite3_column_int64(st, 5));
+		if (ra_table_show(t, r, 4, "%.2f", sqlite3_column_double(st, 4)) < 0)
+			goto fail;
+	}
+	if (rc == SQLITE_DONE) {
+		sqlite3_finalize(st);
+		return t;
+	}
+fail:
 	sqlite3_finalize(st);
-	return rc == SQLITE_DONE ? 0 : -1;
-}
-
-/* Columns of the run list: a label wraps past LIST_LABEL, the workload is cut. */
-#define LIST_WIDTH 100
-#define LIST_LABEL 20
-#define LIST_WORKLOAD 12
-
-static void list_widths(struct run_list *l)
-{
-	int used = 0;
-
-	for (int c = 0; c < L_COLS; c++) {
-		l->w[c] = 0;
-		for (int r = 0; r <= l->nrows; r++)
-			if (ra_text_width(l->cell[r * L_COLS + c]) > l->w[c])
-				l->w[c] = ra_text_width(l->cell[r * L_COLS + c]);
-		used += c == L_WORKLOAD ? 0 : c == L_LABEL ? 2 : l->w[c] + 2;
-	}
-	if (l->w[L_LABEL] > LIST_WIDTH - used - LIST_WORKLOAD)
-		l->w[L_LABEL] = LIST_WIDTH - used - LIST_WORKLOAD > LIST_LABEL ?
-				LIST_WIDTH - used - LIST_WORKLOAD : LIST_LABEL;
-	used += l->w[L_LABEL];
-	l->w[L_WORKLOAD] = LIST_WIDTH - used > LIST_WORKLOAD ? LIST_WIDTH - used : LIST_WORKLOAD;
-}
-
-/* The bytes of @label that fill a line of @w columns (one unit at least). */
-static size_t label_piece(const char *label, int w)
-{
-	size_t n = ra_text_prefix(label, w);
-
-	return n ? n : strlen(label);
-}
-
-/* A row: the label goes on under itself, the workload is cut to its column. */
-static void list_row(const struct run_list *l, char **row)
-{
-	const char *label = row[L_LABEL], *work = row[L_WORKLOAD];
-	size_t n = label_piece(label, l->w[L_LABEL]);
-	char *piece = strndup(label, n);
-
-	for (int c = 0; c < L_WORKLOAD; c++) {
-		ra_text_pad(stdout, c == L_LABEL ? (piece ? piece : "") : row[c], l->w[c],
-			    c == L_RUN || c == L_WALL || c == L_LOST);
-		fputs("  ", stdout);
-	}
-	free(piece);
-	label += n;
-	n = ra_text_prefix(work, l->w[L_WORKLOAD]);
-	if (work[n])
-		n = ra_text_prefix(work, l->w[L_WORKLOAD] - 3);
-	printf("%.*s%s\n", (int)n, work, work[n] ? "..." : "");
-	for (; *label; label += n) {
-		n = label_piece(label, l->w[L_LABEL]);
-		printf("%*s%.*s\n", l->w[L_RUN] + 2, "", (int)n, label);
-	}
-}
-
-static void list_print(struct run_list *l)
-{
-	list_widths(l);
-	for (int r = 0; r <= l->nrows; r++)
-		list_row(l, &l->cell[r * L_COLS]);
+	ra_table_free(t);
+	return NULL;
 }
 
 /* Everything ra-report prints, read whole before the database is closed. */
@@ -313,7 +228,7 @@ struct output {
 	int64_t *ids;
 	int n;
 	bool listing;		/* several runs and no choice: the experiment and the run list */
-	struct run_list list;
+	struct ra_table *list;	/* the run list */
 	struct ra_experiment *x;
 	struct ra_report **reps;
 };
@@ -324,7 +239,7 @@ static void output_free(struct output *out)
 		ra_report_free(out->reps[i]);
 	free(out->reps);
 	free(out->ids);
-	list_free(&out->list);
+	ra_table_free(out->list);
 	ra_experiment_free(out->x);
 }
 
@@ -370,7 +285,7 @@ static int read_output(struct ra_db *db, const struct opts *o, struct output *ou
 		/* the experiment page links to a page of each run */
 		if (o->html && load_reports(db, o, out) < 0)
 			return -1;
-		if (list_load(db, &out->list) == 0)
+		if ((out->list = list_load(db)))
 			return ra_db_exec(db, "COMMIT");
 		ra_set_error(RA_ERR_IO, "cannot read the runs of '%s': %s", ra_db_path(db),
 			     sqlite3_errmsg(ra_db_sqlite(db)));
@@ -503,7 +418,7 @@ static int write_output(const struct opts *o, struct output *out)
 	if (o->renderer != &ra_render_json && !o->markdown) {
 		if (o->experiment_only)
 			return fflush(stdout) == 0 ? 0 : -1;
-		list_print(&out->list);
+		ra_table_text(stdout, out->list);
 	}
 	if (fflush(stdout) != 0) {
 		ra_set_error(RA_ERR_IO, "cannot write the run list: %s", strerror(errno));

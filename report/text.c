@@ -119,14 +119,16 @@ static void headers(const struct ra_table *t, const char **hdr)
 
 /*
  * How a text column too wide for the page gives way: the summaries the JSON
- * holds whole are cut ("..."); anything else, names above all, wraps onto
+ * holds whole (and the run list's workload, which the run's header holds
+ * whole) are cut ("..."); anything else, names above all, wraps onto
  * the next lines, so that two different names never look the same.
  */
 enum give { FIT, CUT, WRAP };
 
 static enum give give_way(const char *col)
 {
-	return strcmp(col, "sizes") == 0 || strcmp(col, "reason") == 0 ? CUT : WRAP;
+	return strcmp(col, "sizes") == 0 || strcmp(col, "reason") == 0 ||
+	       strcmp(col, "workload") == 0 ? CUT : WRAP;
 }
 
 /* A table as escaped text: the cells, the width and the give of each column. */
