@@ -272,6 +272,16 @@ record_rawl() {
 # exit (its tasks are moved to the parent first). Sets MEMCG to its directory.
 # Skips when cgroup v1 memory is not mounted.
 _ra_memcg_n=0
+# The files a program maps: itself and the libraries it loads. A workload in
+# a small memory cgroup reads them first, from outside it (after ra-record's
+# --drop-caches): charged to the cgroup, fio's hundred megabytes of libraries
+# would be paged in and out of it for as long as it runs.
+program_files() {
+	local p
+	p=$(command -v "$1") || fail "no $1"
+	echo "$p"
+	ldd "$p" 2>/dev/null | awk '$2 == "=>" && $3 ~ /^\// { print $3 }'
+}
 make_memcg() {
 	local root=/sys/fs/cgroup/memory
 	need_root
