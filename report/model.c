@@ -682,6 +682,9 @@ void ra_fmt_value(char *buf, size_t len, const char *col, const struct ra_value 
 	case SQLITE_TEXT:
 		snprintf(buf, len, "%s", v->s);
 		return;
+	case RA_VALUE_BOOL:
+		snprintf(buf, len, "%s", v->i ? "yes" : "no");
+		return;
 	}
 	if (ends_with(col, "_ns") && strcmp(col, "q_ts_ns") != 0)
 		ra_fmt_ns(buf, len, x);

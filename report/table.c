@@ -206,8 +206,11 @@ static bool numeric(const struct ra_table *t, int col)
 
 void ra_table_markdown(FILE *out, const struct ra_table *t)
 {
-	if (t->title)
-		fprintf(out, "\n**%s**\n\n", t->title);
+	if (t->title) {
+		fputs("\n**", out);
+		ra_md_cell(out, t->title);
+		fputs("**\n\n", out);
+	}
 	fputc('|', out);
 	for (int c = 0; c < t->ncols; c++) {
 		if (ra_table_hidden(t, c))
