@@ -722,8 +722,38 @@ static void sets_view(struct ra_table *t, const struct ra_experiment *x, enum fo
 	t->flags[COL_RUNS(x)] = RA_COL_RUNS | (form == FORM_HTML ? 0 : RA_COL_HIDDEN);
 }
 
+/* The report's tables of the device model and its advice */
+static const char *const model_keys[] = { "model", "predictions", "advice", NULL };
+
+static void model_section(FILE *out, const struct ra_report *model, enum form form)
+{
+	if (form == FORM_TEXT) {
+		fprintf(out, "Device model and advice (run %lld, all runs of its pool)\n",
+			(long long)model->run_id);
+		ra_report_text_tables(out, model, model_keys);
+		fputc('\n', out);
+		return;
+	}
+	fprintf(out, "\n### Device model and advice (run %lld, all runs of its pool)\n",
+		(long long)model->run_id);
+	for (const char *const *k = model_keys; *k; k++) {
+		const struct ra_table *t = ra_report_table(model, *k);
+
+		if (t && t->nrows)
+			ra_table_markdown(out, t);
+		else if (t) {
+			fputs("\n**", out);
+			ra_md_cell(out, t->title);
+			fputs("**: ", out);
+			ra_md_cell(out, t->unavailable ? t->unavailable : "none");
+			fputc('\n', out);
+		}
+	}
+}
+
 /* The forms of the experiment: its tables through the renderers; -1 out of memory */
-static int render(FILE *out, const struct ra_experiment *x, enum form form, const char *stem)
+static int render(FILE *out, const struct ra_experiment *x, enum form form, const char *stem,
+		  const struct ra_report *model)
 {
 	struct ra_table *sets = ra_experiment_sets_table(x), *mx = ra_experiment_matrix_table(x);
 	int ret = sets ? 0 : -1;
@@ -747,28 +777,31 @@ static int render(FILE *out, const struct ra_experiment *x, enum form form, cons
 		fprintf(out, "\n(no matrix: %d dimensions vary, the matrix shows two)\n", x->ndims);
 	if (form == FORM_TEXT)
 		fputc('\n', out);
+	if (model && form != FORM_HTML)
+		model_section(out, model, form);
 	ra_table_free(sets);
 	ra_table_free(mx);
 	return ret;
 }
 
-int ra_experiment_text(FILE *out, const struct ra_experiment *x)
+int ra_experiment_text(FILE *out, const struct ra_experiment *x, const struct ra_report *model)
 {
-	return render(out, x, FORM_TEXT, NULL);
+	return render(out, x, FORM_TEXT, NULL, model);
 }
 
-int ra_experiment_markdown(FILE *out, const struct ra_experiment *x)
+int ra_experiment_markdown(FILE *out, const struct ra_experiment *x,
+			   const struct ra_report *model)
 {
-	return render(out, x, FORM_MARKDOWN, NULL);
+	return render(out, x, FORM_MARKDOWN, NULL, model);
 }
 
 int ra_experiment_html_tables(FILE *out, const struct ra_experiment *x, const char *stem)
 {
-	return render(out, x, FORM_HTML, stem);
+	return render(out, x, FORM_HTML, stem, NULL);
 }
 
 /* The JSON: the sets with their dimensions' values and runs, the matrix as arrays */
-int ra_experiment_json(FILE *out, const struct ra_experiment *x)
+int ra_experiment_json(FILE *out, const struct ra_experiment *x, const struct ra_report *model)
 {
 	struct ra_table *t = ra_experiment_sets_table(x), *mx = ra_experiment_matrix_table(x);
 
@@ -833,6 +866,20 @@ int ra_experiment_json(FILE *out, const struct ra_experiment *x)
 			fputs("]", out);
 		}
 		fputs("]}", out);
+	}
+	if (model) {
+		fprintf(out, ",\n  \"device_model\": {\"run\": %lld", (long long)model->run_id);
+		for (const char *const *k = model_keys; *k; k++) {
+			const struct ra_table *m = ra_report_table(model, *k);
+
+			if (!m)
+				continue;
+			fputs(",\n    ", out);
+			ra_json_string(out, *k);
+			fputs(": ", out);
+			ra_table_json(out, m, "    ");
+		}
+		fputs("}", out);
 	}
 	fputs("}}\n", out);
 	ra_table_free(t);

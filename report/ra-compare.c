@@ -248,13 +248,21 @@ static int load_models(struct side *s, struct ra_db *db)
 		return SQLITE_ERROR;
 	if (s->label)
 		sqlite3_bind_text(st, 1, s->label, -1, SQLITE_STATIC);
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW && s->nmodels < 4)
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW && s->nmodels < 4) {
+		char advice[48];
+
+		/* no recommendation: the model gave no single number (ra-report says why) */
+		if (sqlite3_column_type(st, 6) == SQLITE_NULL)
+			snprintf(advice, sizeof(advice), "no single number");
+		else
+			snprintf(advice, sizeof(advice), "%d KiB", sqlite3_column_int(st, 6));
 		snprintf(s->models[s->nmodels++], sizeof(s->models[0]),
 			 "%s %s form, access %.3f ms, bandwidth %.1f MiB/s, %.1f%% rms over %d sizes"
-			 " of %d runs; advice %d KiB", (const char *)sqlite3_column_text(st, 0),
+			 " of %d runs; advice %s", (const char *)sqlite3_column_text(st, 0),
 			 (const char *)sqlite3_column_text(st, 1), sqlite3_column_double(st, 2) / 1e6,
 			 sqlite3_column_double(st, 3) / 1048576, sqlite3_column_double(st, 4) * 100,
-			 sqlite3_column_int(st, 7), sqlite3_column_int(st, 5), sqlite3_column_int(st, 6));
+			 sqlite3_column_int(st, 7), sqlite3_column_int(st, 5), advice);
+	}
 	sqlite3_finalize(st);
 	return rc == SQLITE_ROW || rc == SQLITE_DONE ? SQLITE_DONE : rc;
 }

@@ -231,6 +231,8 @@ struct output {
 	struct ra_table *list;	/* the run list */
 	struct ra_experiment *x;
 	struct ra_report **reps;
+	struct ra_report *model;	/* listing: the report whose device model it shows */
+	char *model_error;		/* or why it has none */
 };
 
 static void output_free(struct output *out)
@@ -241,6 +243,9 @@ static void output_free(struct output *out)
 	free(out->ids);
 	ra_table_free(out->list);
 	ra_experiment_free(out->x);
+	if (!out->reps)
+		ra_report_free(out->model);
+	free(out->model_error);
 }
 
 static int no_runs(struct ra_db *db, const struct opts *o)
@@ -284,6 +289,11 @@ static int read_output(struct ra_db *db, const struct opts *o, struct output *ou
 			return -1;
 		/* the experiment page links to a page of each run */
 		if (o->html && load_reports(db, o, out) < 0)
+			return -1;
+		/* the device model and advice of the last run's pool */
+		out->model = out->reps ? out->reps[out->n - 1] :
+			     ra_report_load(db, out->ids[out->n - 1], &o->ro);
+		if (!out->model && !(out->model_error = strdup(ra_last_error())))
 			return -1;
 		if ((out->list = list_load(db)))
 			return ra_db_exec(db, "COMMIT");
@@ -350,8 +360,7 @@ static int write_page(const char *path, const struct opts *o, const struct outpu
 	} else if (run == PAGE_EXPERIMENT) {
 		char *stem = page_stem(path);
 
-		ret = stem ? ra_experiment_html(f, out->x, out->n ? out->reps[out->n - 1] : NULL,
-						stem) : -1;
+		ret = stem ? ra_experiment_html(f, out->x, out->model, stem) : -1;
 		free(stem);
 	} else {
 		struct output one = { .n = 1, .reps = &out->reps[run] };
@@ -409,9 +418,11 @@ static int write_output(const struct opts *o, struct output *out)
 		return o->html ? write_page(o->html, o, out, PAGE_ALL) : render(o, out, stdout);
 	if (o->html)
 		return render_experiment(o, out);
-	if (o->renderer == &ra_render_json ? ra_experiment_json(stdout, out->x) :
-	    o->markdown ? ra_experiment_markdown(stdout, out->x) :
-	    ra_experiment_text(stdout, out->x)) {
+	if (out->model_error)
+		fprintf(stderr, "ra-report: no device model: %s\n", out->model_error);
+	if (o->renderer == &ra_render_json ? ra_experiment_json(stdout, out->x, out->model) :
+	    o->markdown ? ra_experiment_markdown(stdout, out->x, out->model) :
+	    ra_experiment_text(stdout, out->x, out->model)) {
 		ra_set_error(RA_ERR_IO, "out of memory");
 		return -1;
 	}

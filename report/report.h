@@ -136,6 +136,8 @@ struct ra_renderer {
 };
 
 extern const struct ra_renderer ra_render_text;
+/* The tables of @r named in @keys (NULL-terminated), as its text report prints them */
+void ra_report_text_tables(FILE *out, const struct ra_report *r, const char *const *keys);
 extern const struct ra_renderer ra_render_json;
 extern const struct ra_renderer ra_render_html;
 
@@ -160,9 +162,14 @@ int ra_experiment_add_side(struct ra_experiment *x, struct ra_db *db, const int6
  */
 struct ra_table *ra_experiment_sets_table(const struct ra_experiment *x);
 struct ra_table *ra_experiment_matrix_table(const struct ra_experiment *x);
-int ra_experiment_text(FILE *out, const struct ra_experiment *x);
-int ra_experiment_markdown(FILE *out, const struct ra_experiment *x);
-int ra_experiment_json(FILE *out, const struct ra_experiment *x);
+/*
+ * The experiment's forms: its tables, then the device model and advice of
+ * @model (a run's report: its pool's; NULL: none)
+ */
+int ra_experiment_text(FILE *out, const struct ra_experiment *x, const struct ra_report *model);
+int ra_experiment_markdown(FILE *out, const struct ra_experiment *x,
+			   const struct ra_report *model);
+int ra_experiment_json(FILE *out, const struct ra_experiment *x, const struct ra_report *model);
 /* Its tables in HTML, the runs linked to "@stem.run-N.html" */
 int ra_experiment_html_tables(FILE *out, const struct ra_experiment *x, const char *stem);
 /*

@@ -479,6 +479,22 @@ static void print_warnings(FILE *out, const struct ra_report *r)
 	}
 }
 
+static void print_section(FILE *out, const struct ra_table *t)
+{
+	if (strcmp(t->key, "advice") == 0)
+		print_advice(out, t);
+	else if (strncmp(t->key, "chart_", 6) != 0)
+		ra_table_text(out, t);
+}
+
+void ra_report_text_tables(FILE *out, const struct ra_report *r, const char *const *keys)
+{
+	for (int i = 1; i < r->ntables; i++)
+		for (const char *const *k = keys; *k; k++)
+			if (strcmp(r->tables[i].key, *k) == 0)
+				print_section(out, &r->tables[i]);
+}
+
 static int text_begin(FILE *out, int n)
 {
 	return 0;
@@ -491,10 +507,7 @@ static int text_render(FILE *out, const struct ra_report *r, int index)
 	print_run(out, &r->tables[0]);
 	print_warnings(out, r);
 	for (int i = 1; i < r->ntables; i++)
-		if (strcmp(r->tables[i].key, "advice") == 0)
-			print_advice(out, &r->tables[i]);
-		else if (strncmp(r->tables[i].key, "chart_", 6) != 0)
-			ra_table_text(out, &r->tables[i]);
+		print_section(out, &r->tables[i]);
 	return ferror(out) ? -1 : 0;
 }
 

@@ -4,12 +4,11 @@
 # 4 jobs, 4 KiB reads, one file each) on an ext4 loop device throttled to 200
 # IOPS and 50 MB/s (a blkio cgroup emulates the slow disk), recorded with
 # ra-record at read_ahead_kb 16, 128, 512 and 2048, 3 iterations each from a
-# cold cache. Prints the experiment (ra-report: the run sets and the matrix of
-# read_ahead_kb x jobs), the comparison against 128 KiB (ra-compare) and the
-# device model with its recommended read_ahead_kb (ra-report),
-# writes demo/experiment.html (with a page per run), demo/report.html and
-# demo/out/demo.db, and removes everything it set
-# up, also on failure or Ctrl-C.
+# cold cache. Prints the experiment (ra-report: the run sets, the matrix of
+# read_ahead_kb x jobs, the device model with its recommended read_ahead_kb)
+# and the comparison against 128 KiB (ra-compare), writes
+# demo/experiment.html (with a page per run) and demo/out/demo.db, and
+# removes everything it set up, also on failure or Ctrl-C.
 #
 # RA_DEMO_SIZES, RA_DEMO_JOBS, RA_DEMO_ITER, RA_DEMO_FILE_MB make it smaller.
 set -eu
@@ -70,7 +69,8 @@ step "recording $((nsizes * njobs * ITER)) runs: read_ahead_kb {$SIZES} x jobs {
 	--throttle "$NAME=iops:200,bps:52428800" -- fio --output-format=json "$work/seq.fio" \
 	> /dev/null
 
-step "results: the run sets (fio's read bandwidth, harmonic mean of $ITER runs) and what readahead did"
+step "results: the run sets (fio's read bandwidth, harmonic mean of $ITER runs), what readahead" \
+	"did, and the device model of $NAME with the read_ahead_kb it recommends"
 "$bin/ra-report" --experiment "$out/demo.db"
 
 for j in $JOBS; do
@@ -83,13 +83,8 @@ for j in $JOBS; do
 	step "compared with ${base%%,*} ($j job(s)): ra-compare"
 	"$bin/ra-compare" --db "$out/demo.db" "$base" $sides || true
 done
-run=$(sqlite3 "$out/demo.db" "SELECT COALESCE((SELECT MAX(run_id) FROM runs
-	WHERE label = 'read_ahead_kb=512,NR=1'), MAX(run_id)) FROM runs")
-step "the device model of $NAME and the read_ahead_kb it recommends (run $run, all runs pooled)"
-"$bin/ra-report" --run "$run" "$out/demo.db" | sed -n '/^Device service model/,$p'
-"$bin/ra-report" --run "$run" --html "$top/demo/report.html" "$out/demo.db"
-rm -f "$top"/demo/experiment.run-*.html
+rm -f "$top"/demo/experiment.run-*.html "$top/demo/report.html"
 "$bin/ra-report" --html "$top/demo/experiment.html" "$out/demo.db" 2> /dev/null
-step "wrote $top/demo/experiment.html (the run sets, charts, a page per run)," \
-	"$top/demo/report.html (run $run) and $out/demo.db"
+step "wrote $top/demo/experiment.html (the run sets, charts, the device model, a page per run)" \
+	"and $out/demo.db"
 echo "   ra-report $out/demo.db lists the runs; ra-report --run N $out/demo.db prints one"

@@ -78,6 +78,22 @@ check_grep "^Throughput, MB/s \(harmonic mean of n runs\): rows read_ahead_kb, c
 ra-report --markdown "$DB" 2>/dev/null | grep -q '^| read\\_ahead\\_kb=64 numjobs=1 | 2 |' || fail "markdown rows"
 echo "ok: markdown rows"
 
+# the device model and advice after the experiment: the last run's, as its own report has them
+last=$(q "$DB" "SELECT MAX(run_id) FROM runs")
+ra-report --run "$last" --json "$DB" > "$TMP/last.json" || fail "ra-report --run $last --json"
+/usr/bin/python3 - "$TMP/x.json" "$TMP/last.json" "$last" <<'PY' || fail "the experiment's device model"
+import json, sys
+m = json.load(open(sys.argv[1]))["experiment"]["device_model"]
+r = json.load(open(sys.argv[2]))["runs"][0]
+assert m["run"] == int(sys.argv[3]), m["run"]
+for k in ("model", "predictions", "advice"):
+    assert m[k] == r[k], (k, m[k], r[k])
+assert m["model"] and m["advice"], m
+print("ok: the experiment's device model and advice are run %s's" % sys.argv[3])
+PY
+check_grep "^Device model and advice \(run $last, all runs of its pool\)" "$TMP/x.txt" "the text names the run"
+check_grep "^Recommended read_ahead_kb" "$TMP/x.txt" "and prints its advice"
+
 # the Markdown and the page render the same table as the text: a set's cells
 ra-report --markdown "$DB" > "$TMP/x.md" 2>/dev/null || fail "ra-report --markdown"
 mkdir -p "$TMP/page"
