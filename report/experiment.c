@@ -879,7 +879,20 @@ int ra_experiment_json(FILE *out, const struct ra_experiment *x, const struct ra
 			fputs(": ", out);
 			ra_table_json(out, m, "    ");
 		}
-		fputs("}", out);
+		/* as a run's report: the tables whose analysis could not run, and why */
+		fputs(",\n    \"unavailable\": {", out);
+		for (const char *const *k = model_keys, *sep = ""; *k; k++) {
+			const struct ra_table *m = ra_report_table(model, *k);
+
+			if (!m || !m->unavailable)
+				continue;
+			fputs(sep, out);
+			ra_json_string(out, *k);
+			fputs(": ", out);
+			ra_json_string(out, m->unavailable);
+			sep = ", ";
+		}
+		fputs("}}", out);
 	}
 	fputs("}}\n", out);
 	ra_table_free(t);

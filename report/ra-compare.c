@@ -474,6 +474,7 @@ static void tables_free(struct tables *t)
 	ra_table_free(t->comparison);
 	ra_table_free(t->grid);
 	free(t->metric);
+	memset(t, 0, sizeof(*t));
 }
 
 static enum ra_mark mark_of(const struct verdict *v)
@@ -539,6 +540,8 @@ static int build_tables(struct tables *t, const struct side *sides, int n, const
 	t->comparison = ra_table_new("comparison", NULL, K_NCOLS);
 	t->grid = ra_table_new("metrics", NULL, n + 1);
 	t->metric = calloc(NMETRICS * (size_t)n, sizeof(*t->metric));
+	if (t->grid)	/* too wide for one block of text: each side beside the base */
+		t->grid->lead = 2;
 	ok = t->comparison && t->grid && t->metric &&
 	     ra_table_set_col(t->grid, 0, "metric", "metric", 0) == 0;
 	for (int k = 0; k < K_NCOLS && ok; k++)

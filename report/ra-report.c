@@ -189,8 +189,8 @@ static struct ra_table *list_load(struct ra_db *db)
 	sqlite3_stmt *st = NULL;
 	int rc = SQLITE_ERROR;
 
-	for (int c = 0; t && c < 7; c++)
-		if (ra_table_set_col(t, c, cols[c], NULL, 0) < 0)
+	for (int c = 0; t && c < 7; c++)	/* the workload: the run's header has it whole */
+		if (ra_table_set_col(t, c, cols[c], NULL, c == 6 ? RA_COL_CUT : 0) < 0)
 			goto fail;
 	if (!t || sqlite3_prepare_v2(ra_db_sqlite(db),
 				     "SELECT run_id, COALESCE(label, '-'), COALESCE(kernel, '-'),"

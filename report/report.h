@@ -39,6 +39,7 @@ struct ra_value {
 /* Column flags */
 #define RA_COL_HIDDEN 1u	/* left out of the forms for people (text, Markdown, HTML) */
 #define RA_COL_RUNS 2u		/* text: run ids apart by spaces; HTML links each to its page */
+#define RA_COL_CUT 4u		/* a summary: too wide for the text, it is cut ("..."), not wrapped */
 
 struct ra_table {
 	const char *key;	/* JSON key and HTML id: "readahead_stats" */
@@ -52,6 +53,7 @@ struct ra_table {
 	struct ra_value *cells;	/* nrows * ncols */
 	char *unavailable;	/* the analysis behind the table could not run: why; or NULL */
 	char *own_title;	/* a title made for this table (title points at it) */
+	int lead;		/* text too wide in blocks: the columns each begins with (0: 1) */
 };
 
 struct ra_report {

@@ -66,6 +66,8 @@ int ra_table_add_row(struct ra_table *t)
 		return -1;
 	t->cells = cells;
 	memset(&cells[(size_t)t->nrows * n], 0, n * sizeof(*cells));
+	for (size_t c = 0; c < n; c++)
+		cells[(size_t)t->nrows * n + c].type = SQLITE_NULL;
 	return t->nrows++;
 }
 

@@ -119,16 +119,19 @@ static void headers(const struct ra_table *t, const char **hdr)
 
 /*
  * How a text column too wide for the page gives way: the summaries the JSON
- * holds whole (and the run list's workload, which the run's header holds
- * whole) are cut ("..."); anything else, names above all, wraps onto
- * the next lines, so that two different names never look the same.
+ * holds whole are cut ("..."); anything else, names above all, wraps onto
+ * the next lines, so that two different names never look the same. A table
+ * built in memory says which of its columns are summaries (RA_COL_CUT); in
+ * a table of the views, they are the streams' sizes and the models' reasons.
  */
 enum give { FIT, CUT, WRAP };
 
-static enum give give_way(const char *col)
+static enum give give_way(const struct ra_table *t, int col)
 {
-	return strcmp(col, "sizes") == 0 || strcmp(col, "reason") == 0 ||
-	       strcmp(col, "workload") == 0 ? CUT : WRAP;
+	if (t->flags)
+		return t->flags[col] & RA_COL_CUT ? CUT : WRAP;
+	return strcmp(t->cols[col], "sizes") == 0 || strcmp(t->cols[col], "reason") == 0 ? CUT :
+											     WRAP;
 }
 
 /* A table as escaped text: the cells, the width and the give of each column. */
@@ -193,6 +196,18 @@ static int grid_fill(struct grid *g, const struct ra_table *t)
 		if (g->hdr[c] && t->heads && g->hdr[c] == t->heads[c] &&
 		    !(g->hdr[c] = g->own[c] = ra_text_escape(t->heads[c])))
 			return -1;
+	/* two columns still of one header (a dimension named n): the later numbered */
+	for (int d = 1; d < t->ncols; d++)
+		for (int c = 0; c < d && g->hdr[d]; c++)
+			if (g->hdr[c] && strcmp(g->hdr[c], g->hdr[d]) == 0) {
+				char *h;
+
+				if (asprintf(&h, "%s#%d", g->hdr[d], d + 1) < 0)
+					return -1;
+				free(g->own[d]);
+				g->hdr[d] = g->own[d] = h;
+				break;
+			}
 	for (int c = 0; c < t->ncols; c++) {
 		if (!g->hdr[c])
 			continue;
@@ -212,7 +227,7 @@ static int grid_fill(struct grid *g, const struct ra_table *t)
 /* The fewest columns column @c keeps when it gives way. */
 static int floor_width(const struct grid *g, int c)
 {
-	int min = give_way(g->t->cols[c]) == CUT ? MIN_CUT : MIN_WRAP;
+	int min = give_way(g->t, c) == CUT ? MIN_CUT : MIN_WRAP;
 
 	return ra_text_width(g->hdr[c]) > min ? ra_text_width(g->hdr[c]) : min;
 }
@@ -225,8 +240,8 @@ static int next_squeeze(const struct grid *g)
 	for (int c = 0; c < g->t->ncols; c++) {
 		if (!g->hdr[c] || !is_text(g, c) || g->w[c] <= floor_width(g, c))
 			continue;
-		if (best < 0 || give_way(g->t->cols[c]) < give_way(g->t->cols[best]) ||
-		    (give_way(g->t->cols[c]) == give_way(g->t->cols[best]) && g->w[c] > g->w[best]))
+		if (best < 0 || give_way(g->t, c) < give_way(g->t, best) ||
+		    (give_way(g->t, c) == give_way(g->t, best) && g->w[c] > g->w[best]))
 			best = c;
 	}
 	return best;
@@ -250,8 +265,11 @@ static int next_drop(const struct grid *g)
 	return -1;
 }
 
-/* Too wide: text columns give way first, then the gaps narrow, then the
- * columns that matter least go, until it fits. */
+/*
+ * Too wide: narrower gaps when that is enough; else text columns give way
+ * (the gaps kept), then the gaps narrow, then the columns that matter least
+ * go, until it fits. A table that cannot fit keeps its gaps.
+ */
 static void squeeze(struct grid *g)
 {
 	int total = 0, shown = 0, c;
@@ -261,7 +279,7 @@ static void squeeze(struct grid *g)
 			total += g->w[c];
 			shown++;
 		}
-	g->sep = 2;
+	g->sep = total + (shown - 1) <= WIDTH && total + 2 * (shown - 1) > WIDTH ? 1 : 2;
 	total += g->sep * (shown - 1);
 	while (total > WIDTH && (c = next_squeeze(g)) >= 0) {
 		int cut = g->w[c] - floor_width(g, c);
@@ -269,9 +287,9 @@ static void squeeze(struct grid *g)
 		cut = total - WIDTH < cut ? total - WIDTH : cut;
 		g->w[c] -= cut;
 		total -= cut;
-		g->give[c] = give_way(g->t->cols[c]);
+		g->give[c] = give_way(g->t, c);
 	}
-	if (total > WIDTH) {
+	if (total > WIDTH && g->sep == 2) {
 		g->sep = 1;
 		total -= shown - 1;
 	}
@@ -279,6 +297,8 @@ static void squeeze(struct grid *g)
 		total -= g->w[c] + g->sep;
 		g->hdr[c] = NULL;
 	}
+	if (total > WIDTH)	/* it cannot fit: the gaps are worth more than a column */
+		g->sep = 2;
 }
 
 
@@ -363,6 +383,122 @@ static void print_empty(FILE *out, const struct ra_table *t)
 	fputc('\n', out);
 }
 
+/* The width of the shown columns of @g, their gaps included */
+static int grid_width(const struct grid *g)
+{
+	int total = 0, shown = 0;
+
+	for (int c = 0; c < g->t->ncols; c++)
+		if (g->hdr[c]) {
+			total += g->w[c];
+			shown++;
+		}
+	return total + g->sep * (shown > 0 ? shown - 1 : 0);
+}
+
+/* What squeeze() changes, kept to be put back */
+struct layout {
+	const char **hdr;
+	int *w;
+	enum give *give;
+	int sep;
+};
+
+static int layout_save(struct layout *l, const struct grid *g)
+{
+	size_t n = (size_t)g->t->ncols;
+
+	l->hdr = malloc(n * sizeof(*l->hdr));
+	l->w = malloc(n * sizeof(*l->w));
+	l->give = malloc(n * sizeof(*l->give));
+	if (!l->hdr || !l->w || !l->give)
+		return -1;
+	memcpy(l->hdr, g->hdr, n * sizeof(*l->hdr));
+	memcpy(l->w, g->w, n * sizeof(*l->w));
+	memcpy(l->give, g->give, n * sizeof(*l->give));
+	l->sep = g->sep;
+	return 0;
+}
+
+static void layout_restore(struct grid *g, const struct layout *l)
+{
+	size_t n = (size_t)g->t->ncols;
+
+	memcpy(g->hdr, l->hdr, n * sizeof(*l->hdr));
+	memcpy(g->w, l->w, n * sizeof(*l->w));
+	memcpy(g->give, l->give, n * sizeof(*l->give));
+	g->sep = l->sep;
+}
+
+static void layout_free(struct layout *l)
+{
+	free(l->hdr);
+	free(l->w);
+	free(l->give);
+}
+
+/*
+ * The rows within the page: text columns give way (squeeze()); a table that
+ * cannot fit so (numbers do not wrap: a matrix of many kernels, a comparison
+ * of many sides) goes in blocks of columns, each beginning with the table's
+ * lead columns (what names the row; a comparison's base) and as wide as fits,
+ * then squeezed itself, blocks a blank line apart. Each block holds one
+ * column more at least.
+ */
+static void print_blocks(FILE *out, struct grid *g)
+{
+	int n = g->t->ncols, lead = g->t->lead > 0 ? g->t->lead : 1, start = n, lead_w = 0;
+	struct layout all = { 0 };
+	bool *is_lead = calloc((size_t)n, sizeof(*is_lead));
+
+	if (!is_lead || layout_save(&all, g) < 0)
+		goto out;
+	squeeze(g);
+	if (grid_width(g) <= WIDTH) {
+		for (int r = -1; r < g->t->nrows; r++)
+			print_row(out, g, r);
+		goto out;
+	}
+	layout_restore(g, &all);
+	for (int k = 0, m = 0; k < n; k++) {
+		if (!all.hdr[k])
+			continue;
+		if (m++ < lead) {
+			is_lead[k] = true;
+			lead_w += (lead_w ? 2 : 0) + all.w[k];
+		} else if (start == n) {
+			start = k;
+		}
+	}
+	for (int c = start; c < n || c == start;) {
+		int used = lead_w, k;
+
+		if (c > start)
+			fputc('\n', out);
+		layout_restore(g, &all);
+		for (k = 0; k < n; k++)
+			g->hdr[k] = is_lead[k] ? all.hdr[k] : NULL;
+		for (k = c; k < n; k++) {
+			if (!all.hdr[k])
+				continue;
+			if (k > c && used + 2 + all.w[k] > WIDTH)
+				break;
+			g->hdr[k] = all.hdr[k];
+			used += 2 + all.w[k];
+		}
+		squeeze(g);
+		for (int r = -1; r < g->t->nrows; r++)
+			print_row(out, g, r);
+		if (k == c)	/* the lead columns only */
+			break;
+		c = k;
+	}
+	layout_restore(g, &all);
+out:
+	layout_free(&all);
+	free(is_lead);
+}
+
 void ra_table_text(FILE *out, const struct ra_table *t)
 {
 	struct grid g;
@@ -378,11 +514,8 @@ void ra_table_text(FILE *out, const struct ra_table *t)
 		print_empty(out, t);
 		return;
 	}
-	if (grid_fill(&g, t) == 0) {
-		squeeze(&g);
-		for (int r = -1; r < t->nrows; r++)
-			print_row(out, &g, r);
-	}
+	if (grid_fill(&g, t) == 0)
+		print_blocks(out, &g);
 	grid_free(&g);
 }
 

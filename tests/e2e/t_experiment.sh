@@ -88,6 +88,7 @@ r = json.load(open(sys.argv[2]))["runs"][0]
 assert m["run"] == int(sys.argv[3]), m["run"]
 for k in ("model", "predictions", "advice"):
     assert m[k] == r[k], (k, m[k], r[k])
+    assert m["unavailable"].get(k) == r["unavailable"].get(k), (k, m["unavailable"], r["unavailable"])
 assert m["model"] and m["advice"], m
 print("ok: the experiment's device model and advice are run %s's" % sys.argv[3])
 PY

@@ -51,9 +51,12 @@ check_cmp "$(grep -c '^                [^ ]' "$TMP/r")" -ge 1 "the longest label
 # ra-compare: each side's column headed by its label whole
 ra-compare --db "$DB" "${long[0]}" "${long[1]}" "${sweep[3]}" > "$TMP/c"
 cat "$TMP/c"
+# (too wide for one line: in blocks, each side beside the base, each block headed)
 for l in "${long[0]} (n=2) base" "${long[1]} (n=2)" "${sweep[3]} (n=2)"; do
-	head -1 "$TMP/c" | grep -qF -- "$l" || fail "ra-compare's header lacks '$l'"
+	grep '^metric ' "$TMP/c" | grep -qF -- "$l" || fail "ra-compare's headers lack '$l'"
 done
+check_eq "$(grep -c '^metric ' "$TMP/c")" 2 "two blocks: the base beside each side"
+check_eq "$(grep -c "^metric .*${long[0]} (n=2) base" "$TMP/c")" 2 "the base in each"
 echo "ok: ra-compare: every label whole in its column's header"
 ra-compare -f json --db "$DB" "${long[0]}" "$huge" | python3 -c '
 import json, sys

@@ -162,12 +162,99 @@ static void test_wrap(void)
 	ra_table_free(t);
 }
 
+/*
+ * Numbers cannot wrap: a table of many wide numeric columns (a matrix of
+ * many kernels) goes in blocks of columns within the page, each beginning
+ * with the column that names the row, every column once.
+ */
+static void test_blocks(void)
+{
+	struct ra_table *t = ra_table_new("m", NULL, 13);
+	char *s, *line, *save = NULL;
+	int r, blocks = 1, seen[13] = { 0 }, firsts = 0;
+
+	if (!t)
+		return;
+	ra_table_set_col(t, 0, "read_ahead_kb", NULL, 0);
+	for (int c = 1; c < 13; c++) {
+		char name[32];
+
+		snprintf(name, sizeof(name), "6.12.%02d+deb13-amd64", c);
+		ra_table_set_col(t, c, name, name, 0);
+	}
+	r = ra_table_add_row(t);
+	ra_table_put_text(t, r, 0, "device_read_bw_bytes");	/* a name too long to wrap whole */
+	for (int c = 1; c < 13; c++) {
+		ra_table_put_real(t, r, c, c * 1e6);
+		ra_table_show(t, r, c, "%d.0 (3)", c);
+	}
+	s = render(ra_table_text, t);
+	for (line = s ? strtok_r(s, "\n", &save) : NULL; line; line = strtok_r(NULL, "\n", &save)) {
+		char *p = line;
+
+		CHECK(strlen(line) <= 100);
+		if (strncmp(line, "ra_kb", 5) == 0)
+			firsts++;
+		else	/* folding is no reason to break the row's name */
+			CHECK(strncmp(line, "device_read_bw_bytes  ", 22) == 0);
+		while ((p = strstr(p, "6.12."))) {
+			seen[atoi(p + 5)]++;
+			p += 5;
+		}
+	}
+	blocks = firsts;
+	CHECK(blocks >= 3);	/* 12 columns of 20, 4 to a block at most */
+	for (int c = 1; c < 13; c++)
+		CHECK_INT(seen[c], 1);
+	free(s);
+	ra_table_free(t);
+}
+
+/*
+ * A cell never filled is NULL in every form; two columns of one header
+ * show two; a built table's column cuts only when flagged so, whatever its
+ * name.
+ */
+static void test_edges(void)
+{
+	struct ra_table *t = ra_table_new("e", NULL, 3);
+	char name[121], *s;
+	int r;
+
+	if (!t)
+		return;
+	memset(name, 'w', 120);
+	name[120] = '\0';
+	ra_table_set_col(t, 0, "workload", NULL, 0);
+	ra_table_set_col(t, 1, "n", "n", 0);
+	ra_table_set_col(t, 2, "count", "n", 0);
+	r = ra_table_add_row(t);
+	ra_table_put_text(t, r, 0, name);
+	ra_table_put_int(t, r, 1, 1);
+	CHECK_INT(ra_table_cell(t, r, 2)->type, SQLITE_NULL);
+	s = render(json, t);
+	CHECK(s && strstr(s, "\"count\": null"));
+	free(s);
+	s = render(ra_table_text, t);
+	CHECK(s && strstr(s, "  n  n#3\n"));
+	CHECK(s && !strstr(s, "..."));		/* wrapped whole */
+	CHECK(s && strstr(s, "  1    -\n"));
+	free(s);
+	t->flags[0] = RA_COL_CUT;
+	s = render(ra_table_text, t);
+	CHECK(s && strstr(s, "...  1    -\n"));
+	free(s);
+	ra_table_free(t);
+}
+
 int main(void)
 {
 	static const struct test_case tests[] = {
 		{ "values", test_values },
 		{ "forms", test_forms },
 		{ "wrap", test_wrap },
+		{ "blocks", test_blocks },
+		{ "edges", test_edges },
 		{ NULL, NULL },
 	};
 
