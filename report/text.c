@@ -317,8 +317,18 @@ static char *piece(const char **s, int w, enum give give)
 		return p;
 	}
 	if (ra_text_width(*s) > w) {
+		size_t k;
+
 		n = ra_text_prefix(*s, w);
 		n = n ? n : strlen(*s);	/* a character wider than the column */
+		/* words ("kernel=6.12 SCEN=seq") break at a space where one fits */
+		for (k = n; k > 0 && (*s)[k] != ' '; k--)
+			;
+		if (k > 0) {
+			p = strndup(*s, k);
+			*s += k + 1;
+			return p;
+		}
 	}
 	p = strndup(*s, n);
 	*s += n;

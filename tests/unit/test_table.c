@@ -159,6 +159,24 @@ static void test_wrap(void)
 	}
 	CHECK_INT(lines, 3);	/* the header and the label in two pieces */
 	free(s);
+	/* words break at spaces: every piece holds whole words */
+	name[0] = '\0';
+	for (int i = 0; i < 30; i++)
+		strcat(name, i ? " w" : "w"), strcat(name, i % 2 ? "ord" : "ide");
+	ra_table_put_text(t, r, 0, name);
+	s = render(ra_table_text, t);
+	lines = 0;
+	for (line = s ? strtok(s, "\n") : NULL; line; line = strtok(NULL, "\n")) {
+		char *w, *save = NULL;
+
+		if (lines++ == 0)
+			continue;	/* the header */
+		for (w = strtok_r(line, " ", &save); w; w = strtok_r(NULL, " ", &save))
+			CHECK(strcmp(w, "wide") == 0 || strcmp(w, "word") == 0 ||
+			      strcmp(w, "42") == 0);
+	}
+	CHECK(lines >= 3);
+	free(s);
 	ra_table_free(t);
 }
 
