@@ -440,6 +440,52 @@ fail:
 	return NULL;
 }
 
+int ra_experiment_set_runs(struct ra_db *db, const char *label, int64_t **runs)
+{
+	sqlite3_stmt *st = NULL;
+	int64_t *ids = NULL;
+	int n = 0, rc, found = 0;
+	struct ra_experiment *x;
+
+	*runs = NULL;
+	if (sqlite3_prepare_v2(ra_db_sqlite(db), "SELECT run_id FROM runs ORDER BY run_id", -1,
+			       &st, NULL) != SQLITE_OK)
+		goto fail;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		int64_t *p = realloc(ids, (size_t)(n + 1) * sizeof(*p));
+
+		if (!p)
+			break;
+		ids = p;
+		ids[n++] = sqlite3_column_int64(st, 0);
+	}
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE)
+		goto fail;
+	x = ra_experiment_load(db, ids, n);
+	free(ids);
+	if (!x)
+		return -1;
+	for (int s = 0; s < x->nsets && !found; s++)
+		if (strcmp(x->sets[s].label, label) == 0) {
+			found = x->sets[s].nruns;
+			*runs = malloc((size_t)found * sizeof(**runs));
+			if (!*runs)
+				found = -1;
+			else
+				memcpy(*runs, x->sets[s].runs, (size_t)found * sizeof(**runs));
+		}
+	ra_experiment_free(x);
+	if (found < 0)
+		ra_set_error(RA_ERR_IO, "out of memory");
+	return found;
+fail:
+	free(ids);
+	ra_set_error(RA_ERR_IO, "cannot read the runs of '%s': %s", ra_db_path(db),
+		     sqlite3_errmsg(ra_db_sqlite(db)));
+	return -1;
+}
+
 struct ra_experiment *ra_experiment_sides(void)
 {
 	struct ra_experiment *x = calloc(1, sizeof(*x));
@@ -739,7 +785,9 @@ static void model_section(FILE *out, const struct ra_report *model, enum form fo
 	for (const char *const *k = model_keys; *k; k++) {
 		const struct ra_table *t = ra_report_table(model, *k);
 
-		if (t && t->nrows)
+		if (t && t->nrows && strcmp(*k, "advice") == 0)
+			ra_advice_markdown(out, t);
+		else if (t && t->nrows)
 			ra_table_markdown(out, t);
 		else if (t) {
 			fputs("\n**", out);

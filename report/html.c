@@ -477,7 +477,7 @@ static void chart_model(FILE *out, const struct ra_report *r)
 
 static const char *const mark_class[] = {
 	[RA_MARK_NONE] = "", [RA_MARK_SIGNIFICANT] = "sig", [RA_MARK_REGRESSION] = "reg",
-	[RA_MARK_INCONCLUSIVE] = "inc", [RA_MARK_EMULATED] = "emu",
+	[RA_MARK_INCONCLUSIVE] = "inc", [RA_MARK_EMULATED] = "emu", [RA_MARK_CHANGED] = "chg",
 };
 
 /* Run ids apart by spaces, each a link to its page "@stem.run-N.html" */
@@ -558,6 +558,51 @@ void ra_table_html(FILE *out, const struct ra_table *t, const char *stem)
 	fputs("</tbody></table></div>\n", out);
 }
 
+/*
+ * The advice: a paragraph per device (its number, then the reasoning, as
+ * the text prints it), then the table of its figures without the reasoning.
+ */
+static void html_advice(FILE *out, const struct ra_table *t)
+{
+	int why = ra_table_col(t, "reasoning"), rec = ra_table_col(t, "recommended_kb");
+	int cur = ra_table_col(t, "current_kb"), frac = ra_table_col(t, "fraction");
+	struct ra_table view = *t;
+	unsigned *flags = calloc((size_t)t->ncols, sizeof(*flags));
+
+	if (!flags || why < 0 || rec < 0 || cur < 0 || frac < 0) {
+		free(flags);
+		ra_table_html(out, t, NULL);
+		return;
+	}
+	fprintf(out, "<h3 id=\"%s\">", t->key);
+	esc(out, t->title);
+	fputs("</h3>\n", out);
+	for (int r = 0; r < t->nrows; r++) {
+		char *dev = ra_table_shown(t, r, 0), *kb = ra_table_shown(t, r, rec);
+		char *was = ra_table_shown(t, r, cur);
+
+		fputs("<p><b>", out);
+		esc(out, dev ? dev : "");
+		fputs("</b>: read_ahead_kb <b>", out);
+		esc(out, kb ? kb : "");
+		fputs("</b> (recorded with ", out);
+		esc(out, was ? was : "");
+		fprintf(out, "; aiming at %.0f%% of the bandwidth)</p>\n<p class=\"why\">",
+			ra_table_real(t, r, frac) * 100);
+		esc(out, ra_table_cell(t, r, why)->s);
+		fputs("</p>\n", out);
+		free(dev);
+		free(kb);
+		free(was);
+	}
+	flags[why] = RA_COL_HIDDEN;
+	view.flags = flags;
+	view.title = NULL;
+	view.note = NULL;
+	ra_table_html(out, &view, NULL);
+	free(flags);
+}
+
 static void html_run(FILE *out, const struct ra_report *r)
 {
 	const struct ra_table *t = &r->tables[0];
@@ -607,7 +652,9 @@ static void html_head(FILE *out, const char *title)
 	      "svg .ax{stroke:#333;stroke-width:1}figcaption{color:#555;font-size:12px}\n"
 	      "svg{max-width:100%;height:auto}.wide{overflow-x:auto}\n"
 	      "ul.lg{list-style:none;padding:0;margin:.3em 0;font-size:12px}\n"
-	      ".reg{background:#f4c7c3}.sig{background:#cfe8cf}.inc,.emu{color:#888}\n"
+	      ".reg{background:#f4c7c3}.sig{background:#cfe8cf}.inc,.emu{color:#888}"
+	      ".chg{background:#e4e4f4}\n"
+	      "p.why{max-width:50em;margin:.2em 0 .8em}\n"
 	      "ul.lg span{display:inline-block;width:10px;height:10px;margin-right:6px}\n"
 	      "@media (max-width:600px){body{margin:.5em}}\n"
 	      "</style></head><body>\n<h1>", out);
@@ -632,9 +679,14 @@ static int html_render(FILE *out, const struct ra_report *r, int index)
 	chart_throughput(out, r);
 	chart_sizes(out, r);
 	chart_model(out, r);
-	for (int i = 1; i < r->ntables; i++)
-		if (strncmp(r->tables[i].key, "chart_", 6) != 0)
-			ra_table_html(out, &r->tables[i], NULL);
+	for (int i = 1; i < r->ntables; i++) {
+		const struct ra_table *t = &r->tables[i];
+
+		if (strcmp(t->key, "advice") == 0)
+			html_advice(out, t);
+		else if (strncmp(t->key, "chart_", 6) != 0)
+			ra_table_html(out, t, NULL);
+	}
 	fputs("</section>\n", out);
 	return ferror(out) ? -1 : 0;
 }
@@ -941,8 +993,15 @@ int ra_experiment_html(FILE *out, const struct ra_experiment *x, const struct ra
 		fprintf(out, "<h2>Device model and advice (run %lld, its pool)</h2>\n",
 			(long long)model->run_id);
 		chart_model(out, model);
+		for (const char *const *k = (const char *const[]){ "model", "predictions", NULL }; *k;
+		     k++) {
+			const struct ra_table *t = ra_report_table(model, *k);
+
+			if (t)
+				ra_table_html(out, t, NULL);
+		}
 		if (adv) {
-			ra_table_html(out, adv, NULL);
+			html_advice(out, adv);
 		}
 	}
 	fputs("</body></html>\n", out);

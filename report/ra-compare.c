@@ -78,10 +78,11 @@ struct side {
 	int nmodels;
 	int64_t *ids;		/* the runs it judges */
 	int nids;
+	char *set_runs;		/* LABEL names a run set of the experiment: its runs, a JSON array */
 };
 
 struct verdict {
-	double change;		/* %, positive is better (0 for informational metrics) */
+	double change;		/* %, positive is better; an informational metric's: as it moved */
 	double p;		/* Mann-Whitney p, NAN when LKP's rule was used */
 	bool significant, regression, inconclusive;
 	bool emulated;		/* a timing of an emulated side: shown, not judged */
@@ -103,7 +104,8 @@ static const char usage_text[] =
 	"usage: ra-compare [options] BASE NEW [NEW...]\n"
 	"\n"
 	"Compare run sets metric by metric. A side is DB (every run of it), DB:LABEL\n"
-	"(the runs with that label), or LABEL (in --db DB, or in the first side's DB).\n"
+	"(the runs with that label, or the run set ra-report's experiment names so:\n"
+	"'read_ahead_kb=128 numjobs=4'), or LABEL (in --db DB, or in the first side's DB).\n"
 	"\n"
 	"  -d, --db DB              database of sides given as a bare label\n"
 	"      --noise PCT          changes smaller than PCT percent are never regressions (5)\n"
@@ -123,7 +125,9 @@ static const char usage_text[] =
 	"%change reads 'positive is better': higher bandwidth, lower latency. A change\n"
 	"is significant by a two-sided Mann-Whitney U test when both sides have at least\n"
 	"4 runs, else by LKP's rule (each median outside the other's range). A\n"
-	"regression is significant, worse, and larger than the noise floor.\n"
+	"regression is significant, worse, and larger than the noise floor. The\n"
+	"informational figures (windows, request count, size and times) show their\n"
+	"change as it moved, marked ~ when significant: neither better nor worse.\n"
 	"\n"
 	"Exit status: 0 no regression; 1 regression; 2 usage or data error, or runs\n"
 	"that lost events (see --incomplete); 3 inconclusive (a side with fewer than 2\n"
@@ -239,7 +243,8 @@ static int load_models(struct side *s, struct ra_db *db)
 		" m.bandwidth_bps, m.rms_rel_err, m.runs, a.recommended_kb, m.sizes"
 		" FROM device_models m JOIN runs r USING (run_id)"
 		" LEFT JOIN device_advice a ON a.run_id = m.run_id AND a.dev = m.dev"
-		" WHERE (?1 IS NULL OR r.label = ?1) AND m.source = 'window' AND m.chosen"
+		" WHERE (?1 IS NULL OR r.label = ?1 OR r.run_id IN (SELECT value FROM json_each(?2)))"
+		" AND m.source = 'window' AND m.chosen"
 		" AND m.status = 'ok' ORDER BY 1 LIMIT 4";
 	sqlite3_stmt *st = NULL;
 	int rc;
@@ -248,6 +253,8 @@ static int load_models(struct side *s, struct ra_db *db)
 		return SQLITE_ERROR;
 	if (s->label)
 		sqlite3_bind_text(st, 1, s->label, -1, SQLITE_STATIC);
+	if (s->set_runs)
+		sqlite3_bind_text(st, 2, s->set_runs, -1, SQLITE_STATIC);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW && s->nmodels < 4) {
 		char advice[48];
 
@@ -267,6 +274,46 @@ static int load_models(struct side *s, struct ra_db *db)
 	return rc == SQLITE_ROW || rc == SQLITE_DONE ? SQLITE_DONE : rc;
 }
 
+/*
+ * A label no run has may name a run set as the experiment shows it
+ * ("read_ahead_kb=128 numjobs=4"): the side is then that set's runs.
+ */
+static int set_side(struct side *s, struct ra_db *db)
+{
+	sqlite3_stmt *st = NULL;
+	int64_t *runs;
+	int n, labelled = -1;
+	size_t len = 0;
+	FILE *f;
+
+	if (sqlite3_prepare_v2(ra_db_sqlite(db), "SELECT COUNT(*) FROM runs WHERE label = ?1", -1,
+			       &st, NULL) == SQLITE_OK) {
+		sqlite3_bind_text(st, 1, s->label, -1, SQLITE_STATIC);
+		if (sqlite3_step(st) == SQLITE_ROW)
+			labelled = sqlite3_column_int(st, 0);
+	}
+	sqlite3_finalize(st);
+	if (labelled < 0)
+		return fail("cannot read the runs of '%s': %s", s->db_path,
+			    sqlite3_errmsg(ra_db_sqlite(db)));
+	if (labelled > 0)
+		return 0;
+	n = ra_experiment_set_runs(db, s->label, &runs);
+	if (n < 0)
+		return fail("%s", ra_last_error());
+	if (n && (f = open_memstream(&s->set_runs, &len))) {
+		for (int i = 0; i < n; i++)
+			fprintf(f, "%s%lld", i ? "," : "[", (long long)runs[i]);
+		fputc(']', f);
+		if (fclose(f) != 0) {
+			free(s->set_runs);
+			s->set_runs = NULL;
+		}
+	}
+	free(runs);
+	return n && !s->set_runs ? fail("out of memory") : 0;
+}
+
 /* The metrics and models of a side, in one read transaction. */
 static int read_side(struct side *s, struct ra_db *db, const struct opts *o)
 {
@@ -274,17 +321,21 @@ static int read_side(struct side *s, struct ra_db *db, const struct opts *o)
 		"SELECT m.run_id, m.metric, m.value, v.lost_events, r.interrupted,"
 		" r.execution IS 'vm-tcg' FROM v_run_metrics m"
 		" JOIN runs r USING (run_id) JOIN v_runs v USING (run_id)"
-		" WHERE (?1 IS NULL OR r.label = ?1) AND m.value IS NOT NULL"
-		" ORDER BY m.run_id";
+		" WHERE (?1 IS NULL OR r.label = ?1 OR r.run_id IN (SELECT value FROM json_each(?2)))"
+		" AND m.value IS NOT NULL ORDER BY m.run_id";
 	sqlite3_stmt *st = NULL;
 	int64_t last = -1;
 	int rc = SQLITE_ERROR;
 
 	if (ra_db_exec(db, "BEGIN") < 0)
 		return fail("%s", ra_last_error());
+	if (s->label && set_side(s, db) < 0)
+		return -1;
 	if (sqlite3_prepare_v2(ra_db_sqlite(db), sql, -1, &st, NULL) == SQLITE_OK) {
 		if (s->label)
 			sqlite3_bind_text(st, 1, s->label, -1, SQLITE_STATIC);
+		if (s->set_runs)
+			sqlite3_bind_text(st, 2, s->set_runs, -1, SQLITE_STATIC);
 		while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 			int m = metric_index((const char *)sqlite3_column_text(st, 1));
 			int64_t lost = sqlite3_column_int64(st, 3);
@@ -430,23 +481,37 @@ static void fmt_num(char *buf, size_t len, double v, const char *unit)
 		snprintf(buf, len, "%.4g%s", v, unit);
 }
 
+/* A line of the model list: "  WHO: MODEL", escaped, wrapped within the page */
+static void model_line(const char *who, const char *model)
+{
+	char *line = NULL, *e;
+
+	if (asprintf(&line, "%s: %s", who, model) < 0)
+		return;
+	e = ra_text_escape(line);
+	fputs("  ", stdout);
+	ra_text_wrap(stdout, e ? e : "", 2, 4);
+	free(e);
+	free(line);
+}
+
+/* The sides' device models; once when every side has the same (one pool) */
 static void print_models(const struct side *sides, int n)
 {
-	bool any = false;
+	bool any = false, same = true;
 
-	for (int i = 0; i < n; i++)
+	for (int i = 0; i < n; i++) {
 		any |= sides[i].nmodels > 0;
+		same &= sides[i].nmodels == sides[0].nmodels;
+		for (int k = 0; same && k < sides[i].nmodels; k++)
+			same = strcmp(sides[i].models[k], sides[0].models[k]) == 0;
+	}
 	if (!any)
 		return;
 	printf("\ndevice models (ra-report shows them whole):\n");
-	for (int i = 0; i < n; i++)
-		for (int k = 0; k < sides[i].nmodels; k++) {
-			fputs("  ", stdout);
-			ra_text_put(stdout, sides[i].name);
-			fputs(": ", stdout);
-			ra_text_put(stdout, sides[i].models[k]);
-			fputc('\n', stdout);
-		}
+	for (int i = 0; i < (same ? 1 : n); i++)
+		for (int k = 0; k < sides[i].nmodels; k++)
+			model_line(same ? "every side" : sides[i].name, sides[i].models[k]);
 }
 
 /*
@@ -477,16 +542,18 @@ static void tables_free(struct tables *t)
 	memset(t, 0, sizeof(*t));
 }
 
-static enum ra_mark mark_of(const struct verdict *v)
+/* An informational metric's significant change is a change, not an improvement */
+static enum ra_mark mark_of(const struct verdict *v, int m)
 {
 	return v->emulated ? RA_MARK_EMULATED : v->regression ? RA_MARK_REGRESSION :
 	       v->inconclusive ? RA_MARK_INCONCLUSIVE :
-	       v->significant ? RA_MARK_SIGNIFICANT : RA_MARK_NONE;
+	       v->significant ? (metrics[m].polarity ? RA_MARK_SIGNIFICANT : RA_MARK_CHANGED) :
+	       RA_MARK_NONE;
 }
 
 static const char *const mark_letter[] = {
 	[RA_MARK_NONE] = "", [RA_MARK_SIGNIFICANT] = " *", [RA_MARK_REGRESSION] = " R",
-	[RA_MARK_INCONCLUSIVE] = " ?", [RA_MARK_EMULATED] = " E",
+	[RA_MARK_INCONCLUSIVE] = " ?", [RA_MARK_EMULATED] = " E", [RA_MARK_CHANGED] = " ~",
 };
 
 /* The row of side @i for metric @m in the comparison table, and its cell in grid row @g */
@@ -522,12 +589,12 @@ static int add_side(struct tables *t, const struct side *sides, int i, int m, in
 
 	fmt_num(num, sizeof(num), mean, metrics[m].unit);
 	ra_table_put_real(t->grid, g, 1 + i, mean);
-	ra_table_mark(t->grid, g, 1 + i, mark_of(&v));
+	ra_table_mark(t->grid, g, 1 + i, mark_of(&v, m));
 	if (i == 0)
 		ok = ok && ra_table_show(t->grid, g, 1, "%s (cv %.1f%%)", num, s->cv * 100) == 0;
 	else
 		ok = ok && ra_table_show(t->grid, g, 1 + i, "%s %+.1f%%%s", num, v.change,
-					 mark_letter[mark_of(&v)]) == 0;
+					 mark_letter[mark_of(&v, m)]) == 0;
 	return ok ? 0 : -1;
 }
 
@@ -580,8 +647,10 @@ static void print_text(const struct tables *t, const struct side *sides, int n,
 {
 	ra_table_text(stdout, t->grid);
 	print_models(sides, n);
-	printf("\n%%change: positive is better.  * significant  R regression (beyond the"
-	       " %.0f%% noise floor)  ? too few runs\n", o->noise);
+	printf("\n%%change: positive is better. * significant, R regression (beyond the %.0f%%"
+	       " noise floor),\n? too few runs, ~ a significant change of a figure that is neither"
+	       " better nor worse\n(the requests' count, size and times: they explain, the"
+	       " benchmark judges)\n", o->noise);
 	for (int i = 0; i < n; i++)
 		if (sides[i].emulated) {
 			printf("E: emulated timing, not judged: a side ran under qemu's software"
@@ -600,7 +669,8 @@ static void print_markdown(const struct tables *t, const struct side *sides, int
 		emulated |= sides[i].emulated > 0;
 	ra_table_markdown(stdout, t->grid);
 	printf("\n%%change: positive is better. \\* significant, R regression (beyond the %.0f%%"
-	       " noise floor), ? too few runs%s\n", o->noise,
+	       " noise floor), ? too few runs, \\~ a significant change of a figure that is"
+	       " neither better nor worse%s\n", o->noise,
 	       emulated ? ", E emulated timing (not judged)" : "");
 }
 
@@ -774,7 +844,8 @@ static void html_page(FILE *f, const struct tables *t, const struct side *sides,
 	fprintf(f, "<p class=\"note\">%%change: positive is better. <span class=\"sig\">significant"
 		"</span>, <span class=\"reg\">regression</span> (beyond the %.0f%% noise floor),"
 		" <span class=\"inc\">too few runs</span>, <span class=\"emu\">emulated timing,"
-		" not judged</span>.</p>\n", o->noise);
+		" not judged</span>, <span class=\"chg\">a significant change of a figure that is"
+		" neither better nor worse</span>.</p>\n", o->noise);
 	ra_table_html(f, t->grid, NULL);
 	fputs("<h2>Device models</h2>\n<ul>", f);
 	for (int i = 0; i < n; i++)
@@ -975,6 +1046,7 @@ out:
 		free(sides[i].label);
 		free(sides[i].name);
 		free(sides[i].ids);
+		free(sides[i].set_runs);
 		for (size_t m = 0; m < NMETRICS; m++)
 			free(sides[i].values[m]);
 	}

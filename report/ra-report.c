@@ -30,12 +30,12 @@ static const char usage_text[] =
 	"  -r, --run ID        the run to report\n"
 	"  -l, --label NAME    every run with this label\n"
 	"      --json          JSON on standard output (docs/report.md)\n"
-	"      --markdown      the experiment's tables in Markdown (several runs)\n"
+	"      --markdown      the tables in Markdown, for a pull request or a mail\n"
 	"      --experiment    several runs: the experiment only, not the run list\n"
 	"      --html FILE     write a self-contained HTML page with charts to FILE\n"
 	"  -n, --top N         rows of the files, streams and stalls tables (10)\n"
 	"      --fraction F    the read_ahead_kb advice aims at this share of the device's\n"
-	"                      bandwidth: 0.8, 80 or 80%% (0.8)\n"
+	"                      bandwidth: 0.8, 80 or 80% (0.8)\n"
 	"      --stall-ms MS   list readahead stalls of at least MS ms (1)\n"
 	"  -h, --help          this text\n"
 	"      --version       print the version\n"
@@ -94,6 +94,7 @@ static int parse(struct opts *o, int argc, char **argv)
 			break;
 		case 'm':
 			o->markdown = true;
+			o->renderer = &ra_render_markdown;
 			break;
 		case 'x':
 			o->experiment_only = true;
@@ -435,8 +436,9 @@ static int write_output(const struct opts *o, struct output *out)
 		ra_set_error(RA_ERR_IO, "cannot write the run list: %s", strerror(errno));
 		return -1;
 	}
-	fprintf(stderr, "ra-report: several runs: pick one with --run ID or a set with"
-		" --label NAME\n");
+	if (o->renderer == &ra_render_text && !o->experiment_only)
+		fprintf(stderr, "ra-report: several runs: pick one with --run ID or a set with"
+			" --label NAME\n");
 	return 0;
 }
 

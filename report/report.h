@@ -17,9 +17,13 @@
 /* A truth value: JSON's true and false, CSV's 1 and 0 (beside SQLite's types) */
 #define RA_VALUE_BOOL 100
 
-/* How a cell stands out where people read it (HTML classes sig, reg, inc, emu) */
+/*
+ * How a cell stands out where people read it (HTML classes sig, reg, inc,
+ * emu, chg): significant (better), regression, too few runs, emulated
+ * timing, a significant change of a figure that is neither better nor worse
+ */
 enum ra_mark { RA_MARK_NONE, RA_MARK_SIGNIFICANT, RA_MARK_REGRESSION, RA_MARK_INCONCLUSIVE,
-	       RA_MARK_EMULATED };
+	       RA_MARK_EMULATED, RA_MARK_CHANGED };
 
 /*
  * One value of a table: SQL NULL, integer, real, text or a truth value. The
@@ -117,6 +121,8 @@ void ra_table_json(FILE *out, const struct ra_table *t, const char *indent);
 void ra_table_json_row(FILE *out, const struct ra_table *t, int row, const char *indent);
 void ra_table_json_value(FILE *out, const struct ra_value *v);
 void ra_table_html(FILE *out, const struct ra_table *t, const char *stem);
+/* The advice table: its figures, then the reasoning of each device as a paragraph */
+void ra_advice_markdown(FILE *out, const struct ra_table *t);
 /* The text of a cell for people, to free(): @shown, else the value formatted */
 char *ra_table_shown(const struct ra_table *t, int row, int col);
 /* A column's header for people */
@@ -142,6 +148,7 @@ extern const struct ra_renderer ra_render_text;
 void ra_report_text_tables(FILE *out, const struct ra_report *r, const char *const *keys);
 extern const struct ra_renderer ra_render_json;
 extern const struct ra_renderer ra_render_html;
+extern const struct ra_renderer ra_render_markdown;
 
 /*
  * The experiment (experiment.c): runs grouped into run sets by what they
@@ -150,6 +157,12 @@ extern const struct ra_renderer ra_render_html;
  */
 struct ra_experiment;
 struct ra_experiment *ra_experiment_load(struct ra_db *db, const int64_t *ids, int n);
+/*
+ * ra_experiment_set_runs - the runs of the run set labelled @label (as the
+ * experiment names it: "read_ahead_kb=128 numjobs=4") among every run of @db
+ * Returns their count into *@runs (to free()), 0 when no set has it, -1 on error.
+ */
+int ra_experiment_set_runs(struct ra_db *db, const char *label, int64_t **runs);
 void ra_experiment_free(struct ra_experiment *x);
 int ra_experiment_sets(const struct ra_experiment *x);
 /* An experiment of the sides of a comparison: one dimension, "side"; a set per side */
@@ -205,6 +218,11 @@ char *ra_text_escape(const char *s);
 int ra_text_width(const char *s);
 /** ra_text_prefix - bytes of the longest prefix of escaped @s within @cols columns */
 size_t ra_text_prefix(const char *s, int cols);
+/*
+ * ra_text_wrap - escaped @s in lines of at most 100 columns, the first going
+ * on from column @col, the others indented by @indent; ends the line
+ */
+void ra_text_wrap(FILE *out, const char *s, int col, int indent);
 /** ra_text_pad - escaped @s padded with spaces to @width columns, on the left if @right */
 void ra_text_pad(FILE *out, const char *s, int width, bool right);
 /* A Markdown table cell: the text escape, then a backslash before | \ ` * _ [ ] < > & ~ $ */

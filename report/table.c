@@ -267,3 +267,100 @@ void ra_table_csv(FILE *out, const struct ra_table *t)
 		fputc('\n', out);
 	}
 }
+
+/* ---- a run's report in Markdown: its header, warnings and every table ---- */
+
+static void md_text(FILE *out, const char *s)
+{
+	ra_md_cell(out, s);
+}
+
+/* The advice: its table without the reasoning, then the reasoning as a paragraph per device */
+void ra_advice_markdown(FILE *out, const struct ra_table *t)
+{
+	int why = ra_table_col(t, "reasoning");
+	struct ra_table view = *t;
+	unsigned *flags = calloc((size_t)t->ncols, sizeof(*flags));
+
+	if (!flags || why < 0) {
+		free(flags);
+		ra_table_markdown(out, t);
+		return;
+	}
+	flags[why] = RA_COL_HIDDEN;
+	view.flags = flags;
+	ra_table_markdown(out, &view);
+	free(flags);
+	for (int row = 0; row < t->nrows; row++) {
+		char *dev = ra_table_shown(t, row, 0);
+
+		fputs("\n", out);
+		md_text(out, dev ? dev : "");
+		fputs(": ", out);
+		md_text(out, ra_table_cell(t, row, why)->s);
+		fputc('\n', out);
+		free(dev);
+	}
+}
+
+static int md_begin(FILE *out, int n)
+{
+	return 0;
+}
+
+static int md_render(FILE *out, const struct ra_report *r, int index)
+{
+	const struct ra_table *run = &r->tables[0];
+
+	fprintf(out, "%s### ratrace report: run %lld\n\n| | |\n|---|---|\n", index ? "\n" : "",
+		(long long)r->run_id);
+	for (int c = 1; c < run->ncols; c++) {
+		char *s;
+
+		if (ra_table_cell(run, 0, c)->type == SQLITE_NULL || !(s = ra_table_shown(run, 0, c)))
+			continue;
+		fputs("| ", out);
+		md_text(out, run->cols[c]);
+		fputs(" | ", out);
+		md_text(out, s);
+		fputs(" |\n", out);
+		free(s);
+	}
+	for (int i = 0; i < r->nwarnings; i++) {
+		fputs(i ? "- " : "\n**Warnings**\n\n- ", out);
+		md_text(out, r->warnings[i]);
+		fputc('\n', out);
+	}
+	for (int i = 1; i < r->ntables; i++) {
+		const struct ra_table *t = &r->tables[i];
+		int why = ra_table_col(t, "reasoning");
+
+		if (strncmp(t->key, "chart_", 6) == 0)
+			continue;
+		if (!t->nrows) {
+			fputs("\n**", out);
+			md_text(out, t->title);
+			fputs("**: ", out);
+			md_text(out, t->unavailable ? t->unavailable : "none");
+			fputc('\n', out);
+			continue;
+		}
+		if (strcmp(t->key, "advice") == 0 && why >= 0)
+			ra_advice_markdown(out, t);
+		else
+			ra_table_markdown(out, t);
+	}
+	return ferror(out) ? -1 : 0;
+}
+
+static int md_end(FILE *out)
+{
+	return fflush(out);
+}
+
+const struct ra_renderer ra_render_markdown = {
+	.name = "markdown",
+	.begin = md_begin,
+	.render = md_render,
+	.end = md_end,
+};

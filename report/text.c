@@ -35,7 +35,7 @@ static const char *label(const char *col)
 		{ "bandwidth_mib_s", "bw_mib_s" }, { "rms_rel_err", "rms_err" },
 		{ "max_rel_err", "max_err" }, { "throughput_mib_s", "thru_mib_s" },
 		{ "predicted_mib_s", "predicted" }, { "measured_mib_s", "measured" },
-		{ "utilization", "util" }, { "transfer_ms", "xfer_ms" }, { "samples", "n" },
+		{ "utilization", "util" }, { "transfer_ms", "xfer_ms" },
 		{ "chosen", "use" }, { "unrecorded_events", "unrecorded" },
 	};
 
@@ -321,14 +321,18 @@ static char *piece(const char **s, int w, enum give give)
 
 		n = ra_text_prefix(*s, w);
 		n = n ? n : strlen(*s);	/* a character wider than the column */
-		/* words ("kernel=6.12 SCEN=seq") break at a space where one fits */
-		for (k = n; k > 0 && (*s)[k] != ' '; k--)
+		/*
+		 * words ("kernel=6.12 SCEN=seq") break after a space where one
+		 * fits, paths after a slash; the piece keeps it, so that the
+		 * pieces are the text whole
+		 */
+		for (k = n; k > 0 && (*s)[k - 1] != ' '; k--)
 			;
-		if (k > 0) {
-			p = strndup(*s, k);
-			*s += k + 1;
-			return p;
-		}
+		if (!k)
+			for (k = n; k > n / 2 && (*s)[k - 1] != '/'; k--)
+				;
+		if (k > n / 2 || (k > 0 && (*s)[k - 1] == ' '))
+			n = k;
 	}
 	p = strndup(*s, n);
 	*s += n;
@@ -534,7 +538,7 @@ void ra_table_text(FILE *out, const struct ra_table *t)
  * column @col, the others indented by @indent; a word longer than a line is
  * broken.
  */
-static void wrap(FILE *out, const char *s, int col, int indent)
+void ra_text_wrap(FILE *out, const char *s, int col, int indent)
 {
 	bool fresh = true;	/* nothing on this line yet */
 
@@ -586,7 +590,7 @@ static void print_advice(FILE *out, const struct ra_table *t)
 				" the bandwidth)\n", dev, rec, cur,
 				ra_table_cell(t, r, ra_table_col(t, "fraction"))->d * 100);
 			fprintf(out, "%*s", 4, "");
-			wrap(out, why, 4, 4);
+			ra_text_wrap(out, why, 4, 4);
 		}
 		free(dev);
 		free(rec);
@@ -605,7 +609,7 @@ static void print_run(FILE *out, const struct ra_table *t)
 		if (ra_table_cell(t, 0, c)->type == SQLITE_NULL || !(s = cell_text(t, 0, c)))
 			continue;
 		fprintf(out, "  %-13s ", t->cols[c]);
-		wrap(out, s, 16, 16);
+		ra_text_wrap(out, s, 16, 16);
 		free(s);
 	}
 }

@@ -2,7 +2,7 @@
 # The seed experiment of ratrace, end to end: is a larger read_ahead_kb better
 # on a slow disk, for how many readers, and why? fio sequential readers (1 and
 # 4 jobs, 4 KiB reads, one file each) on an ext4 loop device throttled to 200
-# IOPS and 50 MB/s (a blkio cgroup emulates the slow disk), recorded with
+# IOPS and 50 MiB/s (a blkio cgroup emulates the slow disk), recorded with
 # ra-record at read_ahead_kb 16, 128, 512 and 2048, 3 iterations each from a
 # cold cache. Prints the experiment (ra-report: the run sets, the matrix of
 # read_ahead_kb x jobs, the device model with its recommended read_ahead_kb)
@@ -63,7 +63,7 @@ rm -f "$out"/demo.db*
 nsizes=$(echo $SIZES | wc -w)
 njobs=$(echo $JOBS | wc -w)
 step "recording $((nsizes * njobs * ITER)) runs: read_ahead_kb {$SIZES} x jobs {$JOBS} x $ITER," \
-	"on $NAME throttled to 200 IOPS, 50 MB/s"
+	"on $NAME throttled to 200 IOPS, 50 MiB/s"
 "$bin/ra-record" -q -o "$out/demo.db" -d "$NAME" --sweep "read_ahead_kb=$(echo $SIZES | tr ' ' ,)" \
 	--sweep-env "NR=$(echo $JOBS | tr ' ' ,)" --repeat "$ITER" \
 	--throttle "$NAME=iops:200,bps:52428800" -- fio --output-format=json "$work/seq.fio" \

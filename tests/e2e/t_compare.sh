@@ -36,9 +36,11 @@ rc=$?
 cat "$TMP/regress.txt"
 check_eq "$rc" 1 "16 against 512: exit status"
 check_grep "^device_read_bw_bytes .* -9[0-9]\.[0-9]% R" "$TMP/regress.txt" "bandwidth regression flagged"
-# both sides pool into one device model (same device, settings but read_ahead_kb)
-check_eq "$(grep -cE "^  read_ahead_kb=(16|512): $LOOP_DEV (sum|max) form, access [0-9.]+ ms, bandwidth [0-9.]+ MiB/s, .* over 2 sizes of 8 runs" "$TMP/regress.txt")" 2 \
-	"the device model behind each side"
+# both sides pool into one device model (same device, settings but read_ahead_kb): said once
+sed -n '/^device models/,/^$/p' "$TMP/regress.txt" | sed -z 's/\n    / /g' > "$TMP/models"
+check_eq "$(grep -cE "^  every side: $LOOP_DEV (sum|max) form, access [0-9.]+ ms, bandwidth [0-9.]+ MiB/s, .* over 2 sizes of 8 runs" "$TMP/models")" 1 \
+	"the device model behind both sides, once"
+check_eq "$(awk 'length > 100' "$TMP/regress.txt" | wc -l)" 0 "the comparison within 100 columns"
 ra-compare --db "$DB" read_ahead_kb=16 read_ahead_kb=512 > "$TMP/improve.txt"
 check_eq "$?" 0 "512 against 16: exit status"
 check_grep "^device_read_bw_bytes .* \+[0-9]+\.[0-9]% \*" "$TMP/improve.txt" "bandwidth improvement, significant"
@@ -67,7 +69,7 @@ rc=$?
 cat "$TMP/same.txt"
 check_eq "$rc" 0 "same settings: exit status"
 for m in hit_ratio windows ra_requests ra_avg_bytes; do
-	grep -E "^$m " "$TMP/same.txt" | grep -qE '(\*|R)$' && fail "same settings: $m changed significantly"
+	grep -E "^$m " "$TMP/same.txt" | grep -qE '(\*|R|~)$' && fail "same settings: $m changed significantly"
 done
 echo "ok: same settings: no significant change in the readahead figures"
 
@@ -178,6 +180,9 @@ for m in d["metrics"]:		# the mark of each cell is the JSON's verdict
     for i, side in enumerate(m["sides"][1:], 1):
         cell = grid[m["metric"]][i]
         assert cell.endswith(" R") == side["regression"], (m["metric"], cell, side)
+        assert cell.endswith(" *") == (side["significant"] and not side["regression"]
+                                       and m["polarity"] != 0), (m["metric"], cell, side)
+        assert cell.endswith(" ~") == (side["significant"] and m["polarity"] == 0), (m["metric"], cell)
 print("ok: CSV = JSON values (%d rows); text = Markdown = page cells (%d metrics x 3 sides)"
       % (len(rows), len(grid)))
 PY
@@ -202,8 +207,10 @@ for (name, cells), m in zip(rows, d["metrics"]):
     assert len(classes) == len(d["sides"]), (name, classes)
     for side, cls in zip(m["sides"], classes):
         assert ("reg" in cls.split()) == side["regression"], (name, classes)
-        assert ("sig" in cls.split()) == (side["significant"] and not side["regression"]
-                                          and not side["emulated"] and not side["inconclusive"]), (name, classes)
+        plain = side["significant"] and not side["regression"] and not side["emulated"] \
+            and not side["inconclusive"]
+        assert ("sig" in cls.split()) == (plain and m["polarity"] != 0), (name, classes)
+        assert ("chg" in cls.split()) == (plain and m["polarity"] == 0), (name, classes)
 assert "&lt;/testsuites&amp;&gt;&apos;&quot;\\x01\\\\-\\xff" in html, "the hostile label escaped"
 for fid in ("x-throughput", "x-hit", "x-thrash", "x-latency", "x-ramps"):
     assert 'id="%s"' % fid in html, fid

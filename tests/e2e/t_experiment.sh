@@ -95,6 +95,22 @@ PY
 check_grep "^Device model and advice \(run $last, all runs of its pool\)" "$TMP/x.txt" "the text names the run"
 check_grep "^Recommended read_ahead_kb" "$TMP/x.txt" "and prints its advice"
 
+# a run set as the experiment names it is a side of ra-compare: its runs, its figures
+ra-compare -f json --db "$DB" "read_ahead_kb=64 numjobs=2" "read_ahead_kb=512 numjobs=2" > "$TMP/sets.json"
+rc=$?
+[ "$rc" -le 1 ] || fail "ra-compare of two run sets: exit status $rc"
+/usr/bin/python3 - "$TMP/x.json" "$TMP/sets.json" <<'PY' || fail "ra-compare of run sets"
+import json, sys
+x = {s["label"]: s for s in json.load(open(sys.argv[1]))["experiment"]["sets"]}
+c = json.load(open(sys.argv[2]))
+bw = next(m for m in c["metrics"] if m["metric"] == "read_bw_bytes")
+for side, name in zip(bw["sides"], c["sides"]):
+    s = x[name]
+    assert side["n"] == s["n"] == 2, (name, side["n"], s["n"])
+    assert abs(side["mean"] - s["throughput_hmean_bps"]) <= 1e-6 * s["throughput_hmean_bps"], (name, side, s)
+print("ok: ra-compare of two run sets named as the experiment names them: their runs, their means")
+PY
+
 # the Markdown and the page render the same table as the text: a set's cells
 ra-report --markdown "$DB" > "$TMP/x.md" 2>/dev/null || fail "ra-report --markdown"
 mkdir -p "$TMP/page"

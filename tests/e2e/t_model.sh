@@ -92,3 +92,7 @@ EOF
 ra-report --run 1 --html "$TMP/r.html" "$DB" || fail "ra-report --html"
 check_grep 'id="c-model"' "$TMP/r.html" "HTML: the model chart"
 check_grep '<h3 id="advice">' "$TMP/r.html" "HTML: the advice table"
+# the page says it as the text does: the number, then the reasoning as a paragraph
+check_grep "<p><b>$LOOP_DEV</b>: read_ahead_kb <b>(256|512|1024)</b> \(recorded with 32; aiming at 80% of the bandwidth\)</p>" \
+	"$TMP/r.html" "HTML: the advice's number"
+check_grep '<p class="why">[^<]*like a throttle' "$TMP/r.html" "HTML: the reasoning, a paragraph"

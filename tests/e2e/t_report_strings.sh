@@ -49,6 +49,7 @@ for r in 1 2; do
 	ra-report --run $r "$DB" > "$O/text$r.txt" || fail "ra-report --run $r"
 	ra-report --run $r --json "$DB" > "$O/report$r.json" || fail "ra-report --json"
 	ra-report --run $r --html "$O/report$r.html" "$DB" || fail "ra-report --html"
+	ra-report --run $r --markdown "$DB" > "$O/report$r.md" || fail "ra-report --markdown"
 done
 for f in text json csv markdown; do
 	ra-compare --inconclusive pass -f $f --db "$DB" "$L1" "$L2" > "$O/compare.$f" ||
@@ -194,6 +195,21 @@ heads = md_cells(md[0])[1:]
 assert re.fullmatch(re.escape(text_escape(labels[0])) + r" \(n=\d+\) base", heads[0]), heads
 assert re.fullmatch(re.escape(text_escape(labels[1])) + r" \(n=\d+\)", heads[1]), heads
 print("ok: Markdown: every row has its three cells; a label's cell reads as the text shows it")
+
+for r in (1, 2):		# a run's report in Markdown: every table whole, every name as text shows it
+    blocks, cur = [], []
+    for l in read_text("report%d.md" % r).split("\n") + [""]:
+        if l.startswith("|"):
+            cur.append(l)
+        elif cur:
+            blocks.append(cur)
+            cur = []
+    assert len(blocks) >= 8, len(blocks)
+    for b in blocks:
+        assert len({len(md_cells(l)) for l in b}) == 1, b[:3]
+    cells = {c for b in blocks for l in b for c in md_cells(l)}
+    assert esc_paths <= cells, ("Markdown files", esc_paths - cells)
+print("ok: a run's report in Markdown: %d tables, every row whole, names escaped" % len(blocks))
 
 for r in (1, 2):
     h = read_text("report%d.html" % r)
