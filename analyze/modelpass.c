@@ -8,7 +8,8 @@
  * one point of the curve and no line. The samples therefore come from the
  * run's pool: the runs of the database recorded on the same host, kernel and
  * device with the same settings other than read_ahead_kb (a --sweep), each
- * run's model holding how many runs it pooled.
+ * run's model holding how many runs it pooled. The measured throughput the
+ * advice weighs is of the run's own workload only (modelsets.c).
  */
 #include <math.h>
 #include <stdio.h>

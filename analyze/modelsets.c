@@ -167,6 +167,19 @@ static int member_load(struct ra_db *db, uint32_t dev, struct ra_member *m)
 	return 0;
 }
 
+/*
+ * The run sets of a pool are those of the run's workload: the runs of the
+ * pool that no parameter both runs know tells apart from it (numjobs 1 and 4,
+ * SCEN=seq and SCEN=random are two workloads; read_ahead_kb, the repeat and
+ * the event source are not the workload). Their throughput is what the
+ * advice weighs; the device model pools every run of the pool, since its
+ * samples are the device's.
+ */
+static const char other_workload_sql[] =
+	"SELECT 1 FROM v_run_params a JOIN v_run_params b ON b.name = a.name AND b.scope IS a.scope"
+	" WHERE a.run_id = ?1 AND b.run_id = p.run_id"
+	" AND a.name NOT IN ('read_ahead_kb', 'repeat', 'events') AND b.value IS NOT a.value";
+
 int ra_pool_members(struct ra_db *db, int64_t run_id, uint32_t dev, struct ra_member **out,
 		    int *n)
 {
@@ -177,7 +190,8 @@ int ra_pool_members(struct ra_db *db, int64_t run_id, uint32_t dev, struct ra_me
 
 	*out = NULL;
 	*n = 0;
-	snprintf(sql, sizeof(sql), "SELECT run_id FROM (%s) ORDER BY run_id", ra_model_pool_sql);
+	snprintf(sql, sizeof(sql), "SELECT run_id FROM (%s) p WHERE NOT EXISTS (%s) ORDER BY run_id",
+		 ra_model_pool_sql, other_workload_sql);
 	if (sqlite3_prepare_v2(ra_db_sqlite(db), sql, -1, &q, NULL) != SQLITE_OK)
 		return pool_error(db, run_id);
 	sqlite3_bind_int64(q, 1, run_id);

@@ -116,7 +116,7 @@ static const struct section sections[] = {
 	  "SELECT dev, form, io_kb, access_ms, transfer_ms, latency_ms, utilization,"
 	  " throughput_mib_s FROM v_model_table WHERE run_id = ?1 ORDER BY dev, io_kb" },
 	{ "predictions", "Predicted and measured throughput per read_ahead_kb",
-	  "the run sets of this run's pool; measured: benchmark, else device bytes / wall time",
+	  "this run's workload in its pool; measured: benchmark, else device bytes / wall time",
 	  "SELECT (dev >> 20) || ':' || (dev & 1048575) AS dev, read_ahead_kb,"
 	  " CAST(window_bytes / 1024 AS INTEGER) AS window_kb, runs,"
 	  " ROUND(predicted_bps / 1048576, 2) AS predicted_mib_s,"

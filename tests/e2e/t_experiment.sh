@@ -95,6 +95,23 @@ PY
 check_grep "^Device model and advice \(run $last, all runs of its pool\)" "$TMP/x.txt" "the text names the run"
 check_grep "^Recommended read_ahead_kb" "$TMP/x.txt" "and prints its advice"
 
+# the model's run sets are those of the run's workload (numjobs 2 for the last
+# run), from the pool whose every run gives the device model its samples
+kdev=$(loop_kdev)
+check_eq "$(q "$DB" "SELECT group_concat(read_ahead_kb || ':' || runs, ' ') FROM (SELECT * FROM model_sets
+	WHERE run_id = $last AND dev = $kdev ORDER BY read_ahead_kb)")" "64:2 512:2" \
+	"the last run's model sets: its workload's runs"
+check_eq "$(q "$DB" "SELECT runs FROM device_models WHERE run_id = $last AND dev = $kdev AND source = 'window' AND chosen")" 8 \
+	"its device model pools all 8 runs"
+for kb in 64 512; do
+	check_eq "$(q "$DB" "SELECT ABS(s.measured_bps - (SELECT AVG(m.value) FROM v_run_metrics m
+		JOIN v_run_params a ON a.run_id = m.run_id AND a.name = 'read_ahead_kb'
+		JOIN v_run_params j ON j.run_id = m.run_id AND j.name = 'numjobs'
+		WHERE m.metric = 'read_bw_bytes' AND a.value = '$kb' AND j.value = '2')) < 1
+		FROM model_sets s WHERE s.run_id = $last AND s.dev = $kdev AND s.read_ahead_kb = $kb")" 1 \
+		"read_ahead_kb $kb: the measured throughput is the numjobs=2 runs' (median of 2)"
+done
+
 # a run set as the experiment names it is a side of ra-compare: its runs, its figures
 ra-compare -f json --db "$DB" "read_ahead_kb=64 numjobs=2" "read_ahead_kb=512 numjobs=2" > "$TMP/sets.json"
 rc=$?
