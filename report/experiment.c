@@ -768,6 +768,70 @@ static void sets_view(struct ra_table *t, const struct ra_experiment *x, enum fo
 	t->flags[COL_RUNS(x)] = RA_COL_RUNS | (form == FORM_HTML ? 0 : RA_COL_HIDDEN);
 }
 
+/*
+ * What every set has alike (the kernel, fio's bs and rw, the throttle): the
+ * context a table of sets needs to be read elsewhere; "" when nothing is.
+ * NAME=VALUE, the variable of env, NAME[SCOPE] for a scoped one; to free().
+ */
+static char *constants(const struct ra_experiment *x)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	const char *sep = "";
+
+	if (!f)
+		return NULL;
+	for (int p = 0; x->nsets && p < x->sets[0].nparams; p++) {
+		const struct param *q = &x->sets[0].params[p];
+		bool same = strcmp(q->name, "repeat") != 0;
+
+		for (int j = 1; j < x->nsets && same; j++) {
+			const char *v = param_value(&x->sets[j], q->name, q->scope);
+
+			same = v && strcmp(v, q->value) == 0;
+		}
+		if (!same)
+			continue;
+		if (strcmp(q->name, "env") == 0)
+			fprintf(f, "%s%s=%s", sep, q->scope, q->value);
+		else if (*q->scope && strcmp(q->scope, "fio") != 0)
+			fprintf(f, "%s%s[%s]=%s", sep, q->name, q->scope, q->value);
+		else
+			fprintf(f, "%s%s=%s", sep, q->name, q->value);
+		sep = ", ";
+	}
+	if (fclose(f) != 0) {
+		free(buf);
+		return NULL;
+	}
+	return buf;
+}
+
+static void context(FILE *out, const struct ra_experiment *x, enum form form)
+{
+	char *c = constants(x), *e;
+
+	if (!c || !*c) {
+		free(c);
+		return;
+	}
+	if (form == FORM_TEXT && (e = ra_text_escape(c))) {
+		fputs("\nCommon to every set: ", out);
+		ra_text_wrap(out, e, 21, 2);
+		free(e);
+	} else if (form == FORM_MARKDOWN) {
+		fputs("\nCommon to every set: ", out);
+		ra_md_cell(out, c);
+		fputc('\n', out);
+	} else if (form == FORM_HTML) {
+		fputs("<p class=\"note\">Common to every set: ", out);
+		ra_xml_text(out, c);
+		fputs("</p>\n", out);
+	}
+	free(c);
+}
+
 /* The report's tables of the device model and its advice */
 static const char *const model_keys[] = { "model", "predictions", "advice", NULL };
 
@@ -814,6 +878,7 @@ static int render(FILE *out, const struct ra_experiment *x, enum form form, cons
 			ra_table_markdown(out, sets);
 		else
 			ra_table_html(out, sets, stem);
+		context(out, x, form);
 	}
 	if (mx && form == FORM_TEXT)
 		ra_table_text(out, mx);

@@ -73,6 +73,14 @@ for i, kb in enumerate(mx["row_values"]):
         assert close(mx["throughput_hmean_bps"][i][j], sets[(kb, nj)]["throughput_hmean_bps"]), (kb, nj)
 print("ok: the overview and the matrix (text and JSON) equal v_run_metrics aggregated by hand")
 PY
+# what every set has alike, for the table to be read elsewhere: not what varied
+common=$(sed -n '/^Common to every set: /,/^$/p' "$TMP/x.txt" | tr -s ' \n' '  ')
+note "common: $common"
+for want in "bs=4k" "rw=read" "kernel=$(q "$DB" "SELECT kernel FROM runs LIMIT 1")" "throttle_iops=2000"; do
+	case "$common" in *"$want"*) ;; *) fail "the common parameters lack $want: $common" ;; esac
+done
+case "$common" in *read_ahead_kb*|*numjobs*|*repeat*|*NJ=*) fail "a varied parameter is called common: $common" ;; esac
+echo "ok: the parameters common to every set, and only those"
 check_grep "^Throughput, MB/s \(harmonic mean of n runs\): rows read_ahead_kb, columns numjobs" "$TMP/x.txt" \
 	"the matrix is titled with its dimensions"
 ra-report --markdown "$DB" 2>/dev/null | grep -q '^| read\\_ahead\\_kb=64 numjobs=1 | 2 |' || fail "markdown rows"
