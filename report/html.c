@@ -104,6 +104,8 @@ static void fmt_tick(char *buf, size_t len, double v, const char *unit)
 {
 	if (strcmp(unit, "ns") == 0)
 		ra_fmt_ns(buf, len, v);
+	else if (strcmp(unit, "B") == 0 && v >= 1024)	/* powers of two: 4K, 1M */
+		snprintf(buf, len, v >= 1048576 ? "%gM" : "%gK", v >= 1048576 ? v / 1048576 : v / 1024);
 	else if (fabs(v) >= 1e6)
 		snprintf(buf, len, "%.3gM", v / 1e6);
 	else if (fabs(v) >= 1e4)
@@ -115,10 +117,46 @@ static void fmt_tick(char *buf, size_t len, double v, const char *unit)
 }
 
 /* @xunit NULL: the caller labels the x axis itself (categories). */
+/*
+ * Round ticks of the x axis, 7 at most: on a linear axis multiples of a
+ * round step; on a log axis of bytes powers of two (4K, 16K, 1M), of times
+ * powers of ten (1us, 10us, 1ms), every second or more when there are many.
+ */
+#define MAX_TICKS 7
+
+static int x_ticks(const struct frame *f, const char *unit, double *t)
+{
+	double lo = f->x0 > 0 ? f->x0 : 1, hi = f->x1 > lo ? f->x1 : lo * 2, base, step;
+	int n = 0;
+
+	if (!f->xlog) {
+		step = nice((f->x1 - f->x0) / 5);
+		for (double x = ceil(f->x0 / step) * step; step > 0 && x <= f->x1 + step / 1e6 &&
+		     n < MAX_TICKS; x += step)
+			t[n++] = x;
+		return n;
+	}
+	for (base = strcmp(unit, "ns") == 0 ? 10 : 2; base >= 2 && n < 2; base = base > 2 ? 2 : 0) {
+		n = 0;
+		step = base;
+		while (log(hi / lo) / log(step) > MAX_TICKS - 1)
+			step *= base;
+		for (double x = pow(step, ceil(log(lo) / log(step) - 1e-9));
+		     x <= hi * (1 + 1e-9) && n < MAX_TICKS; x *= step)
+			t[n++] = x;
+	}
+	if (n < 2) {	/* a range within one power of two: its ends */
+		t[0] = lo;
+		t[1] = hi;
+		n = 2;
+	}
+	return n;
+}
+
 static void svg_axes(FILE *out, const struct frame *f, const char *xlabel, const char *xunit,
 		     const char *ylabel)
 {
-	double step = nice((f->y1 - f->y0) / 5);
+	double step = nice((f->y1 - f->y0) / 5), ticks[MAX_TICKS];
 	char buf[64];
 
 	fprintf(out, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" class=\"ax\"/>"
@@ -129,14 +167,9 @@ static void svg_axes(FILE *out, const struct frame *f, const char *xlabel, const
 		fprintf(out, "<text x=\"%d\" y=\"%.1f\" class=\"yt\">%s</text>", ML - 4,
 			py(f, y) + 4, buf);
 	}
-	for (int i = 0; i <= 5 && xunit; i++) {
-		double x = f->xlog ? exp2(log2(f->x0 > 0 ? f->x0 : 1) +
-					  i * (log2(f->x1 > 0 ? f->x1 : 1) -
-					       log2(f->x0 > 0 ? f->x0 : 1)) / 5) :
-				     f->x0 + i * (f->x1 - f->x0) / 5;
-
-		fmt_tick(buf, sizeof(buf), x, xunit);
-		fprintf(out, "<text x=\"%.1f\" y=\"%d\" class=\"xt\">%s</text>", px(f, x),
+	for (int i = 0; xunit && i < x_ticks(f, xunit, ticks); i++) {
+		fmt_tick(buf, sizeof(buf), ticks[i], xunit);
+		fprintf(out, "<text x=\"%.1f\" y=\"%d\" class=\"xt\">%s</text>", px(f, ticks[i]),
 			CH - MB + 16, buf);
 	}
 	fprintf(out, "\n<text x=\"%d\" y=\"%d\" class=\"xl\">", (ML + CW - MR) / 2, CH - 8);
@@ -651,6 +684,7 @@ static void html_head(FILE *out, const char *title)
 	      "svg .yt{text-anchor:end}svg .xt,svg .xl,svg .yl{text-anchor:middle}\n"
 	      "svg .ax{stroke:#333;stroke-width:1}figcaption{color:#555;font-size:12px}\n"
 	      "svg{max-width:100%;height:auto}.wide{overflow-x:auto}\n"
+	      ".wide table{width:max-content}td.s{max-width:40em}\n"
 	      "ul.lg{list-style:none;padding:0;margin:.3em 0;font-size:12px}\n"
 	      ".reg{background:#f4c7c3}.sig{background:#cfe8cf}.inc,.emu{color:#888}"
 	      ".chg{background:#e4e4f4}\n"
@@ -951,8 +985,9 @@ static void chart_overlay(FILE *out, const struct ra_experiment *x, bool latency
 			" over each set's runs (the first 8 sets)." : "Share of the completed requests"
 			" per log2 bucket, summed over each set's runs.", out);
 	else
-		fputs("The windows of the busiest stream of each set's first run, in order: a"
-		      " sequential reader ramps up to ra_pages and stays there.", out);
+		fprintf(out, "The first %d windows of the busiest stream of each set's first run, in"
+			" order: a sequential reader ramps up to ra_pages and stays there.",
+			X_BUCKETS);
 	fputs("</figcaption></figure>\n", out);
 }
 

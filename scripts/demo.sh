@@ -32,7 +32,7 @@ cleanup() {
 }
 trap cleanup EXIT
 trap 'echo "demo: interrupted" >&2; exit 130' INT TERM
-step() { printf '\n== [%s] %s\n' "$(date +%T)" "$*"; }
+step() { printf '\n== [%s] %s\n' "$(date +%T)" "$*" | fold -s -w 100; }
 maxjobs=0
 for j in $JOBS; do [ "$j" -gt $maxjobs ] && maxjobs=$j; done
 
