@@ -85,7 +85,8 @@ check_eq "$?" 2 "unknown label: exit status"
 check_grep "^ra-compare: no runs labelled nosuchlabel in" "$TMP/err" "unknown label: message"
 
 # JUnit XML, as CI systems read it (Debian's junitparser, a JUnit consumer;
-# xmllint for well-formedness): one test case per metric, failures exactly
+# xmllint for well-formedness and the schema in tests/fixtures/junit.xsd):
+# one test case per metric, failures exactly
 # the regressions of the JSON verdict and of the exit status; a hostile label
 # (markup, quotes, a control byte, a byte that is not UTF-8) stays text.
 JP=/usr/bin/python3
@@ -93,6 +94,13 @@ $JP -c 'import junitparser' 2>/dev/null || skip "no python3-junitparser"
 command -v xmllint >/dev/null || skip "no xmllint (libxml2-utils)"
 junit_check() {	# JUNIT JSON EXIT: the consumer's view against the JSON's and the exit status
 	xmllint --noout "$1" || fail "JUnit not well-formed"
+	# the schema of what CI systems read (tests/fixtures/junit.xsd), which a case
+	# without its classname breaks
+	xmllint --noout --schema "$RA_FIXTURES/junit.xsd" "$1" 2> "$TMP/xsd.err" ||
+		fail "JUnit does not validate: $(cat "$TMP/xsd.err")"
+	sed 's/ classname="[^"]*"//' "$1" > "$TMP/bad.xml"
+	xmllint --noout --schema "$RA_FIXTURES/junit.xsd" "$TMP/bad.xml" 2> /dev/null &&
+		fail "the schema takes a case without its classname"
 	$JP - "$1" "$2" "$3" <<'PY' || fail "JUnit output"
 import json, sys
 from junitparser import JUnitXml, Failure, Skipped
@@ -128,6 +136,8 @@ q "$H" "UPDATE runs SET label = CAST(X'3C2F74657374737569746573263E2722015C2DFF'
 ra-compare -f junit "$H:read_ahead_kb=512" "$H:$(printf '</testsuites&>'"'"'"\001\\-\377')" > "$TMP/h.xml"
 check_eq "$?" 1 "JUnit of the hostile label: exit status"
 xmllint --noout "$TMP/h.xml" || fail "JUnit of the hostile label is not well-formed"
+xmllint --noout --schema "$RA_FIXTURES/junit.xsd" "$TMP/h.xml" 2> /dev/null ||
+	fail "JUnit of the hostile label does not validate"
 $JP - "$TMP/h.xml" <<'PY' || fail "hostile label"
 import sys
 from junitparser import JUnitXml
