@@ -770,21 +770,17 @@ static void sets_view(struct ra_table *t, const struct ra_experiment *x, enum fo
 
 /*
  * What every set has alike (the kernel, fio's bs and rw, the throttle): the
- * context a table of sets needs to be read elsewhere; "" when nothing is.
- * NAME=VALUE, the variable of env, NAME[SCOPE] for a scoped one; to free().
+ * context a table of sets needs to be read elsewhere. Each goes to @put as
+ * its name (the variable of env, NAME[SCOPE] for a scoped one) and value.
  */
-static char *constants(const struct ra_experiment *x)
+static void common_params(const struct ra_experiment *x,
+			  void (*put)(void *ctx, const char *name, const char *value), void *ctx)
 {
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&buf, &len);
-	const char *sep = "";
-
-	if (!f)
-		return NULL;
 	for (int p = 0; x->nsets && p < x->sets[0].nparams; p++) {
 		const struct param *q = &x->sets[0].params[p];
 		bool same = strcmp(q->name, "repeat") != 0;
+		char *name;
+		int n;
 
 		for (int j = 1; j < x->nsets && same; j++) {
 			const char *v = param_value(&x->sets[j], q->name, q->scope);
@@ -794,14 +790,50 @@ static char *constants(const struct ra_experiment *x)
 		if (!same)
 			continue;
 		if (strcmp(q->name, "env") == 0)
-			fprintf(f, "%s%s=%s", sep, q->scope, q->value);
+			n = asprintf(&name, "%s", q->scope);
 		else if (*q->scope && strcmp(q->scope, "fio") != 0)
-			fprintf(f, "%s%s[%s]=%s", sep, q->name, q->scope, q->value);
+			n = asprintf(&name, "%s[%s]", q->name, q->scope);
 		else
-			fprintf(f, "%s%s=%s", sep, q->name, q->value);
-		sep = ", ";
+			n = asprintf(&name, "%s", q->name);
+		if (n >= 0) {
+			put(ctx, name, q->value);
+			free(name);
+		}
 	}
-	if (fclose(f) != 0) {
+}
+
+struct joined {
+	FILE *f;
+	const char *sep;
+	bool json;
+};
+
+static void put_common(void *ctx, const char *name, const char *value)
+{
+	struct joined *j = ctx;
+
+	fputs(j->sep, j->f);
+	if (j->json) {
+		ra_json_string(j->f, name);
+		fputs(": ", j->f);
+		ra_json_string(j->f, value);
+	} else {
+		fprintf(j->f, "%s=%s", name, value);
+	}
+	j->sep = ", ";
+}
+
+/* The common parameters as "NAME=VALUE, ...", to free(); "" when there are none */
+static char *constants(const struct ra_experiment *x)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	struct joined j = { .f = open_memstream(&buf, &len), .sep = "" };
+
+	if (!j.f)
+		return NULL;
+	common_params(x, put_common, &j);
+	if (fclose(j.f) != 0) {
 		free(buf);
 		return NULL;
 	}
@@ -928,7 +960,9 @@ int ra_experiment_json(FILE *out, const struct ra_experiment *x, const struct ra
 		fputs(d ? ", " : "", out);
 		ra_json_string(out, x->dims[d]);
 	}
-	fputs("],\n  \"sets\": [", out);
+	fputs("],\n  \"common\": {", out);
+	common_params(x, put_common, &(struct joined){ .f = out, .sep = "", .json = true });
+	fputs("},\n  \"sets\": [", out);
 	for (int r = 0; r < t->nrows; r++) {
 		const struct xset *e = &x->sets[r];
 

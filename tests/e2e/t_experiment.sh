@@ -80,6 +80,15 @@ for want in "bs=4k" "rw=read" "kernel=$(q "$DB" "SELECT kernel FROM runs LIMIT 1
 	case "$common" in *"$want"*) ;; *) fail "the common parameters lack $want: $common" ;; esac
 done
 case "$common" in *read_ahead_kb*|*numjobs*|*repeat*|*NJ=*) fail "a varied parameter is called common: $common" ;; esac
+/usr/bin/python3 - "$TMP/x.json" "$common" <<'PY' || fail "the JSON's common parameters"
+import json, sys
+c = json.load(open(sys.argv[1]))["experiment"]["common"]
+assert c["bs"] == "4k" and c["rw"] == "read", c
+assert [v for k, v in c.items() if k.startswith("throttle_iops")] == ["2000"], c
+assert not {"read_ahead_kb", "numjobs", "NJ", "repeat"} & set(c), c
+assert sys.argv[2].strip() == "Common to every set: " + ", ".join("%s=%s" % kv for kv in c.items()), (c, sys.argv[2])
+print("ok: the JSON's common parameters are the text's:", c)
+PY
 echo "ok: the parameters common to every set, and only those"
 check_grep "^Throughput, MB/s \(harmonic mean of n runs\): rows read_ahead_kb, columns numjobs" "$TMP/x.txt" \
 	"the matrix is titled with its dimensions"
