@@ -878,21 +878,7 @@ static void model_section(FILE *out, const struct ra_report *model, enum form fo
 	}
 	fprintf(out, "\n### Device model and advice (run %lld, all runs of its pool)\n",
 		(long long)model->run_id);
-	for (const char *const *k = model_keys; *k; k++) {
-		const struct ra_table *t = ra_report_table(model, *k);
-
-		if (t && t->nrows && strcmp(*k, "advice") == 0)
-			ra_advice_markdown(out, t);
-		else if (t && t->nrows)
-			ra_table_markdown(out, t);
-		else if (t) {
-			fputs("\n**", out);
-			ra_md_cell(out, t->title);
-			fputs("**: ", out);
-			ra_md_cell(out, t->unavailable ? t->unavailable : "none");
-			fputc('\n', out);
-		}
-	}
+	ra_report_markdown_tables(out, model, model_keys);
 }
 
 /* The forms of the experiment: its tables through the renderers; -1 out of memory */

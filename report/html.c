@@ -599,11 +599,9 @@ static void html_advice(FILE *out, const struct ra_table *t)
 {
 	int why = ra_table_col(t, "reasoning"), rec = ra_table_col(t, "recommended_kb");
 	int cur = ra_table_col(t, "current_kb"), frac = ra_table_col(t, "fraction");
-	struct ra_table view = *t;
-	unsigned *flags = calloc((size_t)t->ncols, sizeof(*flags));
+	struct ra_table view;
 
-	if (!flags || why < 0 || rec < 0 || cur < 0 || frac < 0) {
-		free(flags);
+	if (rec < 0 || cur < 0 || frac < 0 || ra_table_without(t, why, &view) < 0) {
 		ra_table_html(out, t, NULL);
 		return;
 	}
@@ -628,12 +626,10 @@ static void html_advice(FILE *out, const struct ra_table *t)
 		free(kb);
 		free(was);
 	}
-	flags[why] = RA_COL_HIDDEN;
-	view.flags = flags;
 	view.title = NULL;
 	view.note = NULL;
 	ra_table_html(out, &view, NULL);
-	free(flags);
+	free(view.flags);
 }
 
 static void html_run(FILE *out, const struct ra_report *r)

@@ -128,6 +128,11 @@ char *ra_table_shown(const struct ra_table *t, int row, int col);
 /* A column's header for people */
 const char *ra_table_head(const struct ra_table *t, int col);
 bool ra_table_hidden(const struct ra_table *t, int col);
+/*
+ * ra_table_without - @view: @t with column @col hidden (its cells shared);
+ * free(view->flags) after. -1 (no view) out of memory or for no column.
+ */
+int ra_table_without(const struct ra_table *t, int col, struct ra_table *view);
 
 /** ra_report_table - the table of @key, or NULL */
 const struct ra_table *ra_report_table(const struct ra_report *r, const char *key);
@@ -146,6 +151,8 @@ struct ra_renderer {
 extern const struct ra_renderer ra_render_text;
 /* The tables of @r named in @keys (NULL-terminated), as its text report prints them */
 void ra_report_text_tables(FILE *out, const struct ra_report *r, const char *const *keys);
+/* ... and as its Markdown report does; @keys NULL: every table but the charts' */
+void ra_report_markdown_tables(FILE *out, const struct ra_report *r, const char *const *keys);
 extern const struct ra_renderer ra_render_json;
 extern const struct ra_renderer ra_render_html;
 extern const struct ra_renderer ra_render_markdown;

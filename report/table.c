@@ -41,20 +41,29 @@ int ra_table_set_col(struct ra_table *t, int col, const char *name, const char *
 	return t->cols[col] && (!head || t->heads[col]) ? 0 : -1;
 }
 
+/* A string made from @fmt into *@to (what it held freed): 0, or -1 out of memory */
+static int vformat(char **to, const char *fmt, va_list ap)
+{
+	char *s;
+
+	if (vasprintf(&s, fmt, ap) < 0)
+		return -1;
+	free(*to);
+	*to = s;
+	return 0;
+}
+
 int ra_table_set_title(struct ra_table *t, const char *fmt, ...)
 {
 	va_list ap;
-	char *s;
-	int n;
+	int ret;
 
 	va_start(ap, fmt);
-	n = vasprintf(&s, fmt, ap);
+	ret = vformat(&t->own_title, fmt, ap);
 	va_end(ap);
-	if (n < 0)
-		return -1;
-	free(t->own_title);
-	t->title = t->own_title = s;
-	return 0;
+	if (ret == 0)
+		t->title = t->own_title;
+	return ret;
 }
 
 int ra_table_add_row(struct ra_table *t)
@@ -120,17 +129,12 @@ int ra_table_show(struct ra_table *t, int row, int col, const char *fmt, ...)
 {
 	struct ra_value *v = &t->cells[(size_t)row * (size_t)t->ncols + (size_t)col];
 	va_list ap;
-	char *s;
-	int n;
+	int ret;
 
 	va_start(ap, fmt);
-	n = vasprintf(&s, fmt, ap);
+	ret = vformat(&v->shown, fmt, ap);
 	va_end(ap);
-	if (n < 0)
-		return -1;
-	free(v->shown);
-	v->shown = s;
-	return 0;
+	return ret;
 }
 
 void ra_table_mark(struct ra_table *t, int row, int col, enum ra_mark mark)
@@ -193,6 +197,21 @@ const char *ra_table_head(const struct ra_table *t, int col)
 bool ra_table_hidden(const struct ra_table *t, int col)
 {
 	return t->flags && (t->flags[col] & RA_COL_HIDDEN);
+}
+
+int ra_table_without(const struct ra_table *t, int col, struct ra_table *view)
+{
+	*view = *t;
+	view->flags = calloc((size_t)t->ncols, sizeof(*view->flags));
+	if (!view->flags || col < 0) {
+		free(view->flags);
+		view->flags = NULL;
+		return -1;
+	}
+	if (t->flags)
+		memcpy(view->flags, t->flags, (size_t)t->ncols * sizeof(*view->flags));
+	view->flags[col] |= RA_COL_HIDDEN;
+	return 0;
 }
 
 /* ---- Markdown ---- */
@@ -279,18 +298,14 @@ static void md_text(FILE *out, const char *s)
 void ra_advice_markdown(FILE *out, const struct ra_table *t)
 {
 	int why = ra_table_col(t, "reasoning");
-	struct ra_table view = *t;
-	unsigned *flags = calloc((size_t)t->ncols, sizeof(*flags));
+	struct ra_table view;
 
-	if (!flags || why < 0) {
-		free(flags);
+	if (ra_table_without(t, why, &view) < 0) {
 		ra_table_markdown(out, t);
 		return;
 	}
-	flags[why] = RA_COL_HIDDEN;
-	view.flags = flags;
 	ra_table_markdown(out, &view);
-	free(flags);
+	free(view.flags);
 	for (int row = 0; row < t->nrows; row++) {
 		char *dev = ra_table_shown(t, row, 0);
 
@@ -300,6 +315,35 @@ void ra_advice_markdown(FILE *out, const struct ra_table *t)
 		md_text(out, ra_table_cell(t, row, why)->s);
 		fputc('\n', out);
 		free(dev);
+	}
+}
+
+/* A table of a report: its rows, or why it has none */
+static void md_section(FILE *out, const struct ra_table *t)
+{
+	if (!t->nrows) {
+		fputs("\n**", out);
+		md_text(out, t->title);
+		fputs("**: ", out);
+		md_text(out, t->unavailable ? t->unavailable : "none");
+		fputc('\n', out);
+	} else if (strcmp(t->key, "advice") == 0) {
+		ra_advice_markdown(out, t);
+	} else {
+		ra_table_markdown(out, t);
+	}
+}
+
+void ra_report_markdown_tables(FILE *out, const struct ra_report *r, const char *const *keys)
+{
+	for (int i = 1; i < r->ntables; i++) {
+		const struct ra_table *t = &r->tables[i];
+		bool chosen = !keys && strncmp(t->key, "chart_", 6) != 0;
+
+		for (const char *const *k = keys; k && *k && !chosen; k++)
+			chosen = strcmp(t->key, *k) == 0;
+		if (chosen)
+			md_section(out, t);
 	}
 }
 
@@ -331,25 +375,7 @@ static int md_render(FILE *out, const struct ra_report *r, int index)
 		md_text(out, r->warnings[i]);
 		fputc('\n', out);
 	}
-	for (int i = 1; i < r->ntables; i++) {
-		const struct ra_table *t = &r->tables[i];
-		int why = ra_table_col(t, "reasoning");
-
-		if (strncmp(t->key, "chart_", 6) == 0)
-			continue;
-		if (!t->nrows) {
-			fputs("\n**", out);
-			md_text(out, t->title);
-			fputs("**: ", out);
-			md_text(out, t->unavailable ? t->unavailable : "none");
-			fputc('\n', out);
-			continue;
-		}
-		if (strcmp(t->key, "advice") == 0 && why >= 0)
-			ra_advice_markdown(out, t);
-		else
-			ra_table_markdown(out, t);
-	}
+	ra_report_markdown_tables(out, r, NULL);
 	return ferror(out) ? -1 : 0;
 }
 
