@@ -42,6 +42,8 @@ int ra_table_set_col(struct ra_table *t, int col, const char *name, const char *
 }
 
 /* A string made from @fmt into *@to (what it held freed): 0, or -1 out of memory */
+static int vformat(char **to, const char *fmt, va_list ap) __attribute__((format(printf, 2, 0)));
+
 static int vformat(char **to, const char *fmt, va_list ap)
 {
 	char *s;

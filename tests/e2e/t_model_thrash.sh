@@ -1,6 +1,6 @@
 # Thrashing and runs that do not count, on a loop device throttled to 1000
 # IOPS and 200 MB/s:
-# - fio with 4 psync jobs inside a 12 MiB memory cgroup, read_ahead_kb 16, 64
+# - fio with 4 psync jobs inside a 14 MiB memory cgroup, read_ahead_kb 16, 64
 #   and 256: the large windows are evicted before they are read (thrashed
 #   pages: evicted unused, then read again). The advice is no lower than the
 #   fastest measured setting that did not thrash (5% of the steady windows'
@@ -17,7 +17,7 @@ make_tmp
 make_loop 320
 mkdir -p "$MNT/fio"
 for j in 0 1 2 3; do make_file "$MNT/fio/r.$j.0" 64; done
-make_memcg 12
+make_memcg 14
 kdev=$(loop_kdev)
 T="$LOOP_NAME=iops:1000,bps:200000000"
 # fio's code is read outside the cgroup: only the files it reads are in it
@@ -30,6 +30,8 @@ ra-record -q -o "$DB" -d "$LOOP_NAME" --sweep read_ahead_kb=16,64,256 --drop-cac
 	--numjobs=4 --size=64M --ioengine=psync --directory="$MNT/fio" --runtime=1.5 \
 	--output-format=json >/dev/null 2>"$TMP/err"
 run=$(q "$DB" "SELECT MAX(run_id) FROM runs")
+q "$DB" "SELECT member, read_ahead_kb, state, reason FROM model_runs WHERE run_id = $run AND dev = $kdev" |
+	sed 's/^/# run (member kb state reason): /'
 q "$DB" "SELECT read_ahead_kb, runs, ROUND(thrash_share, 3), thrashed_pages, ROUND(measured_bps / 1e6, 1)
 	FROM model_sets WHERE run_id = $run AND dev = $kdev" | sed 's/^/# set (kb runs thrash pages MB\/s): /'
 thrash=$(q "$DB" "SELECT MIN(read_ahead_kb) FROM model_sets WHERE run_id = $run AND dev = $kdev
