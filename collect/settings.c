@@ -401,6 +401,10 @@ int ra_settings_restore(struct ra_settings *s)
 			say(s, "cannot restore read_ahead_kb of '%s' to %s: %s", k->name, k->start,
 			    ra_last_error());
 			ret = -1;
+			/* gone with its device or file system: no later recorder can put it
+			 * back either, and this one has said so */
+			if (access(k->path, F_OK) < 0 && errno == ENOENT)
+				ra_journal_note(&k->lock, NULL);
 			continue;
 		}
 		k->restored = true;

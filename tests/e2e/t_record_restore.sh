@@ -5,6 +5,7 @@
 # recorder says so in one line and exits 2, and the sweep's next value is
 # never run. The throttle's cgroup, removed when the recorder ends, marks its
 # settings restored then, in every run; before that they read not restored.
+# test: needs=root,tracefs budget=2
 . "$(dirname "$0")/lib.sh"
 need_tracefs
 [ -d /sys/fs/cgroup/blkio ] || skip "no cgroup v1 blkio controller"
@@ -28,8 +29,12 @@ check_eq "$(q "$DB" "SELECT new_value FROM settings WHERE name = 'read_ahead_kb'
 	"the value the run set"
 check_eq "$(q "$DB" "SELECT GROUP_CONCAT(restored) FROM settings WHERE name LIKE 'blkio.throttle.%'")" 1 \
 	"the throttle's setting is restored once its cgroup is gone"
-ls -d /sys/fs/cgroup/blkio/ra-record.* 2>/dev/null && fail "a cgroup was left behind"
+ls -d "/sys/fs/cgroup/blkio/ra-record.$REC_PID" 2>/dev/null && fail "a cgroup was left behind"
 echo "ok: no cgroup left"
+# nothing can put the bdi's setting back now, and the recorder has said so:
+# its journal keeps no entry for a later recorder to say it again
+grep -ls " $BDI " /run/ratrace/* 2>/dev/null && fail "a journal entry of the gone bdi was left"
+echo "ok: no journal entry left for the gone bdi"
 
 # A sweep whose settings all go back: every run's throttle rows restored.
 umount "$MNT" 2>/dev/null
