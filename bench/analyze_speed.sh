@@ -21,7 +21,7 @@ for passes in 1 4; do
 	read -r at am < <(measure "$top/build/ra-analyze" -q "$work/x.db")
 	ev=$(sqlite3 "$work/x.db" "SELECT SUM(n) FROM v_event_counts")
 	win=$(sqlite3 "$work/x.db" "SELECT COUNT(*) FROM windows")
-	awk -v p=$passes -v ev=$ev -v w=$win -v it=$it -v im=$im -v at=$at -v am=$am 'BEGIN {
+	awk -v p="$passes" -v ev="$ev" -v w="$win" -v it="$it" -v im="$im" -v at="$at" -v am="$am" 'BEGIN {
 		printf "1 GiB, %d cached pass(es): %d events, %d windows\n", p, ev, w
 		printf "  import  %.2f s, peak %d MiB\n", it, im / 1024
 		printf "  analyze %.2f s, peak %d MiB, %.0f events/s; analyze/import time %.2f\n",

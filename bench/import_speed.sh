@@ -32,8 +32,11 @@ for ((i = 0; i < N; i++)); do
 done
 events=$(sqlite3 "$work/x.db" "SELECT SUM(n) FROM v_event_counts")
 lines=$(trace-cmd report "$trace" 2>/dev/null | wc -l)
+# shellcheck disable=SC2086 # split on purpose: echo drops the trailing space
 mi=$(echo $imp | tr ' ' '\n' | median)
+# shellcheck disable=SC2086 # likewise
 mf=$(echo $full | tr ' ' '\n' | median)
+# shellcheck disable=SC2086 # likewise
 mr=$(echo $rep | tr ' ' '\n' | median)
 echo "trace: $trace ($(stat -c %s "$trace") bytes, $lines lines of trace-cmd report, $events events stored)"
 echo "ra-import --no-analyze: $imp(median $mi s)"

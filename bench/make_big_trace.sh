@@ -41,7 +41,7 @@ mkfs.ext4 -q -F "$LOOP"
 mkdir "$work/mnt"
 mount "$LOOP" "$work/mnt"
 dd if=/dev/urandom of="$work/mnt/big" bs=1M count="$mb" status=none conv=fsync
-echo 128 > /sys/block/$NAME/queue/read_ahead_kb
+echo 128 > "/sys/block/$NAME/queue/read_ahead_kb"
 
 mkdir $I
 echo 0 > $I/tracing_on

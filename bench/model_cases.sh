@@ -84,7 +84,7 @@ case_bs1m() { record "$1" 125 100000000 $full dd if="$mnt/f" of=/dev/null bs=1M 
 case_memcg() {
 	mkdir -p "$memcg"
 	echo $((16 << 20)) > "$memcg/memory.limit_in_bytes"
-	# shellcheck disable=SC2086
+	# shellcheck disable=SC2086,SC2016 # the lists split on purpose; the $ are the inner sh's
 	record "$1" 1000 200000000 $full sh -c 'echo $$ > "$0/cgroup.procs" && exec "$@"' "$memcg" $fio_cmd
 	echo 1000 200000000
 }

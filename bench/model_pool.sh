@@ -28,7 +28,7 @@ for n in "${@:-1 4 16 32}"; do
 		done
 		t=$(secs "$top/build/ra-analyze" -q "$work/pool.db")
 		models=$(sqlite3 "$work/pool.db" "SELECT MAX(runs) FROM device_models")
-		awk -v n=$n1 -v t=$t -v one=$one -v m=$models 'BEGIN {
+		awk -v n="$n1" -v t="$t" -v one="$one" -v m="$models" 'BEGIN {
 			printf "%3d runs (pool of %d): ra-analyze %.2f s, %.3f s per run;", n, m, t, t / n
 			printf " against %d x one run: %.2f\n", n, t / (n * one) }'
 	done

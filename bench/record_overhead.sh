@@ -46,7 +46,7 @@ mkfs.ext4 -q -F "$LOOP"
 mkdir "$work/mnt"
 mount "$LOOP" "$work/mnt"
 dd if=/dev/urandom of="$work/mnt/big" bs=1M count=1024 status=none conv=fsync
-DEV=$(cat /sys/block/$NAME/dev)
+DEV=$(cat "/sys/block/$NAME/dev")
 KDEV=$(( (${DEV%:*} << 20) | ${DEV#*:} ))
 
 kernel_tracing() {	# on|off: the events of ra-record, same filters, nobody reading
@@ -56,7 +56,7 @@ kernel_tracing() {	# on|off: the events of ra-record, same filters, nobody readi
 		echo 0 > $i/tracing_on
 		echo 16384 > $i/buffer_size_kb
 		echo mono > $i/trace_clock
-		for e in $i/events/readahead/*/ $i/events/filemap/mm_filemap_*/ \
+		for e in "$i"/events/readahead/*/ "$i"/events/filemap/mm_filemap_*/ \
 			$i/events/block/block_{bio_queue,bio_backmerge,bio_frontmerge,bio_complete}/ \
 			$i/events/block/block_{bio_remap,bio_bounce,getrq,rq_insert,rq_issue}/ \
 			$i/events/block/block_{rq_merge,rq_complete,rq_requeue,rq_remap,rq_error}/ \
@@ -108,8 +108,11 @@ for kind in cached cold; do
 	lost=$(sqlite3 "$work/rec.db" "SELECT SUM(lost_events) FROM v_runs")
 	events=$(sqlite3 "$work/rec.db" "SELECT SUM(n) / COUNT(DISTINCT run_id) FROM v_event_counts")
 	rm -f "$work/rec.db"*
+	# shellcheck disable=SC2086 # split on purpose: echo drops the trailing space
 	m_none=$(echo ${res[none]} | tr ' ' '\n' | median)
+	# shellcheck disable=SC2086 # likewise
 	m_kernel=$(echo ${res[kernel]} | tr ' ' '\n' | median)
+	# shellcheck disable=SC2086 # likewise
 	m_record=$(echo ${res[record]} | tr ' ' '\n' | median)
 	echo
 	echo "[$kind] median MB/s: none $m_none, kernel tracing $m_kernel, ra-record $m_record"

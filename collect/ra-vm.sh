@@ -185,6 +185,7 @@ resolve_kernel() {
 	esac || die "kernel '$k': not a kernel series (6.1, 6.12, 6.18, 7.3, ...) or an image file"
 	mkdir -p "$CACHE" || die "cannot make the kernel cache '$CACHE'"
 	# one fetch at a time: the private apt state has no lock of its own here
+	# shellcheck disable=SC2015 # die when either the open or the lock fails
 	exec 9>>"$CACHE/.lock" && flock -w 900 9 || die "cannot lock the kernel cache '$CACHE'"
 	apt_update
 	pkg=$(newest_package "$k")
@@ -218,6 +219,7 @@ add_programs() {
 		*/*) path=$p ;;
 		*) path=$(type -P "$p") || continue ;;
 		esac
+		# shellcheck disable=SC2015 # skip what is not an executable file
 		[ -f "$path" ] && [ -x "$path" ] || continue
 		[ -e "$ROOT$path" ] && continue
 		add_binary "$path" "$path" || return 1

@@ -11,7 +11,7 @@ count() {
 	while read -r line; do
 		case $line in *ratrace_*) n=$((n + 1)) ;; esac
 	done < $T/dynamic_events
-	for x in $T/instances/ra-record.*; do
+	for x in "$T"/instances/ra-record.*; do
 		[ -e "$x" ] && [ "$x" != "$T/instances/ra-record.$outer" ] && i=$((i + 1))
 	done
 	echo "$1 events=$n instances=$i"
