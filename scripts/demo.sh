@@ -34,7 +34,7 @@ trap cleanup EXIT
 trap 'echo "demo: interrupted" >&2; exit 130' INT TERM
 step() { printf '\n== [%s] %s\n' "$(date +%T)" "$*" | fold -s -w 100; }
 maxjobs=0
-for j in $JOBS; do [ "$j" -gt $maxjobs ] && maxjobs=$j; done
+for j in $JOBS; do [ "$j" -gt "$maxjobs" ] && maxjobs=$j; done
 
 step "setting up an ext4 loop device with $maxjobs files of $FILE_MB MiB"
 truncate -s $((maxjobs * FILE_MB + 64))M "$work/img"
@@ -60,12 +60,13 @@ FIO
 
 mkdir -p "$out"
 rm -f "$out"/demo.db*
-nsizes=$(echo $SIZES | wc -w)
-njobs=$(echo $JOBS | wc -w)
+nsizes=$(echo "$SIZES" | wc -w)
+njobs=$(echo "$JOBS" | wc -w)
 step "recording $((nsizes * njobs * ITER)) runs: read_ahead_kb {$SIZES} x jobs {$JOBS} x $ITER," \
 	"on $NAME throttled to 200 IOPS, 50 MiB/s"
+# shellcheck disable=SC2086 # the lists split on purpose: one comma between values
 "$bin/ra-record" -q -o "$out/demo.db" -d "$NAME" --sweep "read_ahead_kb=$(echo $SIZES | tr ' ' ,)" \
-	--sweep-env "NR=$(echo $JOBS | tr ' ' ,)" --repeat "$ITER" \
+	--sweep-env "NR=$(echo $JOBS | tr ' ' ,)" --repeat "$ITER" --evict "$work/mnt" \
 	--throttle "$NAME=iops:200,bps:52428800" -- fio --output-format=json "$work/seq.fio" \
 	> /dev/null
 
@@ -81,6 +82,7 @@ for j in $JOBS; do
 		[ "read_ahead_kb=$kb,NR=$j" = "$base" ] || sides="$sides read_ahead_kb=$kb,NR=$j"
 	done
 	step "compared with ${base%%,*} ($j job(s)): ra-compare"
+	# shellcheck disable=SC2086 # $sides split on purpose: one argument per run set
 	"$bin/ra-compare" --db "$out/demo.db" "$base" $sides || true
 done
 rm -f "$top"/demo/experiment.run-*.html "$top/demo/report.html"

@@ -17,8 +17,10 @@ _ra_run_cleanups() {
 	_ra_cleanups=()
 }
 trap _ra_run_cleanups EXIT
-trap 'exit 130' INT
-trap 'exit 143' TERM
+# a test stopped (its time-out, Ctrl-C) says what it was running; its
+# cleanups then run as at any exit
+trap 'echo "stopped by SIGINT while running: $BASH_COMMAND" >&2; exit 130' INT
+trap 'echo "stopped by SIGTERM while running: $BASH_COMMAND" >&2; exit 143' TERM
 
 skip() { echo "$*"; exit 77; }
 fail() { echo "FAIL: $*" >&2; exit 1; }
@@ -31,7 +33,7 @@ check_eq() {
 }
 # check_cmp A OP B WHAT   (integer comparison, OP as for test: -gt -ge -lt -le)
 check_cmp() {
-	[ "$1" "$2" "$3" ] 2>/dev/null || fail "$4: '$1' is not $2 '$3'"
+	test "$1" "$2" "$3" 2>/dev/null || fail "$4: '$1' is not $2 '$3'"
 	echo "ok: $4 ($1 $2 $3)"
 }
 # check_grep PATTERN FILE WHAT
@@ -60,6 +62,39 @@ need_tracefs() {
 make_tmp() {
 	TMP=$(mktemp -d /tmp/ratrace-test.XXXXXX)
 	on_exit rm -rf "$TMP"
+}
+
+# A cold start without touching the other tests' page cache: the recorder's
+# --evict of every file system the test made ("${COLD[@]}" where a recording
+# wants cold caches), or evict_files from the shell. Dropping the whole page
+# cache would change what the tests running beside this one measure.
+COLD=()
+# evict_files DIR...: the pages of every file under DIR written out and evicted
+# (POSIX_FADV_DONTNEED, through dd's nocache flag)
+evict_files() {
+	local f
+	find "$@" -xdev -type f -print0 2>/dev/null | while IFS= read -r -d '' f; do
+		sync "$f" 2>/dev/null
+		dd if="$f" iflag=nocache count=0 status=none 2>/dev/null
+	done
+}
+# evict_cold: evict_files of every file system the test made
+evict_cold() {
+	local i dirs=()
+	for ((i = 1; i < ${#COLD[@]}; i += 2)); do dirs+=("${COLD[$i]}"); done
+	[ ${#dirs[@]} -eq 0 ] || evict_files "${dirs[@]}"
+}
+
+# umount_retry DIR: unmount DIR, waiting up to 10 s while a workload that was
+# killed still holds it
+umount_retry() {
+	local i
+	for i in $(seq 50); do
+		umount "$1" 2>/dev/null && return 0
+		mountpoint -q "$1" || return 0
+		sleep 0.2
+	done
+	umount -l "$1"
 }
 
 # make_loop SIZE_MB [FSTYPE]: a file system (ext4 by default) on a loop device
@@ -101,8 +136,10 @@ make_loop_fs() {
 	MNT=$dir/mnt
 	mkdir -p "$MNT"
 	mount -t "$fstype" "$LOOP" "$MNT" || fail "mount $LOOP"
-	on_exit umount "$MNT"
+	on_exit umount_retry "$MNT"
+	COLD+=(--evict "$MNT")
 	FS_DEV=$(findmnt -no MAJ:MIN --mountpoint "$MNT" | tr -d ' ')
+	# shellcheck disable=SC2034 # for the tests that source this file
 	FS_KDEV=$(( (${FS_DEV%:*} << 20) | ${FS_DEV#*:} ))
 	BDI=$LOOP_DEV
 	RA_FILE=/sys/block/$LOOP_NAME/queue/read_ahead_kb
@@ -128,6 +165,7 @@ make_loop_raw() {
 	RAW=$(losetup -f --show --direct-io=on "$dir/img") || skip "cannot set up a loop device"
 	on_exit losetup -d "$RAW"
 	RAW_NAME=$(basename "$RAW")
+	# shellcheck disable=SC2034 # for the tests that source this file
 	RAW_DEV=$(cat "/sys/block/$RAW_NAME/dev")
 	ra_old=$(cat "/sys/block/$RAW_NAME/queue/read_ahead_kb")
 	on_exit "echo $ra_old > /sys/block/$RAW_NAME/queue/read_ahead_kb"
@@ -158,6 +196,7 @@ PY
 		skip "cannot set up a loop device"
 	on_exit losetup -d "$PLOOP"
 	PLOOP_NAME=$(basename "$PLOOP")
+	# shellcheck disable=SC2034 # for the tests that source this file
 	PLOOP_DEV=$(cat "/sys/block/$PLOOP_NAME/dev")
 	ra_old=$(cat "/sys/block/$PLOOP_NAME/queue/read_ahead_kb")
 	on_exit "echo $ra_old > /sys/block/$PLOOP_NAME/queue/read_ahead_kb"
@@ -170,7 +209,9 @@ PY
 	done
 	[ -e "/sys/class/block/$P2/dev" ] || skip "no partitions on $PLOOP_NAME"
 	[ -b "/dev/$P2" ] || skip "no /dev/$P2"
+	# shellcheck disable=SC2034 # for the tests that source this file
 	P1_DEV=$(cat "/sys/class/block/$P1/dev")
+	# shellcheck disable=SC2034 # likewise
 	P2_DEV=$(cat "/sys/class/block/$P2/dev")
 }
 
@@ -248,7 +289,7 @@ record_loop() {
 	local ra_kb=$1 rc; shift
 	kdev=$(loop_kdev)
 	DB=$TMP/run.db
-	rec -o "$DB" -d "$LOOP_NAME" --read-ahead-kb "$LOOP_NAME=$ra_kb" --drop-caches \
+	rec -o "$DB" -d "$LOOP_NAME" --read-ahead-kb "$LOOP_NAME=$ra_kb" "${COLD[@]}" \
 		-- "$@" 2>"$TMP/err"
 	rc=$?
 	cat "$TMP/err"
@@ -262,8 +303,10 @@ record_loop() {
 # read_ahead_kb=128. Sets DB, run, kdev, and ino, size and pages (4 KiB pages,
 # rounded up) of FILE.
 record_rawl() {
+	# shellcheck disable=SC2034 # for the tests that source this file
 	ino=$(stat -c %i "$2")
 	size=$(stat -c %s "$2")
+	# shellcheck disable=SC2034 # likewise
 	pages=$(( (size + 4095) / 4096 ))
 	record_loop 128 "$RAWL" "$@"
 }
@@ -274,7 +317,7 @@ record_rawl() {
 _ra_memcg_n=0
 # The files a program maps: itself and the libraries it loads. A workload in
 # a small memory cgroup reads them first, from outside it (after ra-record's
-# --drop-caches): charged to the cgroup, fio's hundred megabytes of libraries
+# --drop-caches or --evict): charged to the cgroup, fio's hundred megabytes of libraries
 # would be paged in and out of it for as long as it runs.
 program_files() {
 	local p
@@ -285,6 +328,7 @@ program_files() {
 make_memcg() {
 	local root=/sys/fs/cgroup/memory
 	need_root
+	# shellcheck disable=SC2015 # skip when any of them is missing
 	mountpoint -q "$root" && [ -f "$root/cgroup.procs" ] && [ -f "$root/memory.limit_in_bytes" ] ||
 		skip "cgroup v1 memory controller not mounted at $root"
 	_ra_memcg_n=$((_ra_memcg_n + 1))
@@ -393,6 +437,7 @@ need_vm() {
 	need_root
 	command -v qemu-system-x86_64 >/dev/null || skip "no qemu-system-x86_64 (Debian: qemu-system-x86)"
 	command -v busybox >/dev/null || skip "no busybox (Debian: busybox-static)"
+	# shellcheck disable=SC2015 # skip when either is missing
 	command -v mkfs.ext4 >/dev/null && command -v debugfs >/dev/null || skip "no e2fsprogs"
 	[ -r /usr/share/keyrings/debian-archive-keyring.gpg ] || skip "no debian-archive-keyring"
 	[ -x "$RA_BIN/ra-vm" ] || fail "no $RA_BIN/ra-vm (make)"

@@ -2,6 +2,7 @@
 # (a corrupted page of the runs table), gone while their events stay (all of
 # them, or one run's), or no run at all. Each is one clear line and exit 2,
 # not a silent exit 0; naming an intact run with -r still analyses it.
+# test: budget=2
 . "$(dirname "$0")/lib.sh"
 make_tmp
 cd "$TMP" || fail "cd"

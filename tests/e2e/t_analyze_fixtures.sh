@@ -1,6 +1,7 @@
 # The worked examples of the readahead analysis on the trace-cmd fixtures
 # (file system on device 7:0), after ra-import; ra-analyze recomputes the same
 # tables (idempotent).
+# test: budget=2
 . "$(dirname "$0")/lib.sh"
 make_tmp
 DB=$TMP/fx.db

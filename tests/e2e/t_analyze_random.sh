@@ -2,6 +2,7 @@
 # page 0, never next to the previous read or to a cached page) of a 32 MiB file
 # with read_ahead_kb=128: every cache miss is a sync trigger with a one-page
 # window, so every window is random and reads nothing ahead.
+# test: needs=root,tracefs budget=2
 . "$(dirname "$0")/lib.sh"
 setup_rawl 32
 record_rawl random "$MNT/f" --count 2000 --seed 7

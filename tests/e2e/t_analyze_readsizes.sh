@@ -6,6 +6,7 @@
 # span a folio still under I/O, whose first batch the kernel returns without
 # an mm_filemap_get_pages event (docs/metrics.md), and the analysis must find
 # those pages from the kernel's own signature (used_inferred).
+# test: needs=root,tracefs budget=8
 . "$(dirname "$0")/lib.sh"
 need_tracefs
 need_rawl
@@ -26,7 +27,7 @@ check_complete() {
 record() {	# WHAT CMD...: a cold, throttled recording of CMD
 	local what=$1; shift
 	DB=$TMP/$what.db
-	ra-record -q -o "$DB" -d "$LOOP_NAME" --read-ahead-kb "$LOOP_NAME=128" --drop-caches \
+	ra-record -q -o "$DB" -d "$LOOP_NAME" --read-ahead-kb "$LOOP_NAME=128" "${COLD[@]}" \
 		--throttle "$LOOP_NAME=bps:104857600" -- "$@" > "$TMP/out" 2> "$TMP/err" ||
 		fail "$what: ra-record: $(cat "$TMP/err")"
 	run=$(q "$DB" "SELECT run_id FROM runs")

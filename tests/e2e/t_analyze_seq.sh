@@ -1,6 +1,7 @@
 # Windows of a cold sequential read(2) (rawl seq) of a 16 MiB file with
 # read_ahead_kb=128 (ra_pages 32): one initial window, then subsequent windows
 # that ramp up to 32 pages and stay there; every read-ahead page is used.
+# test: needs=root,tracefs budget=2
 . "$(dirname "$0")/lib.sh"
 setup_rawl 16
 record_rawl seq "$MNT/f"

@@ -6,6 +6,7 @@
 # and the pages the program really read (known from its stride): no page is
 # called used that was not read. Tails of a strided reader are filled only
 # as far as a read of its shortest width reaches.
+# test: needs=root,tracefs budget=10
 . "$(dirname "$0")/lib.sh"
 need_tracefs
 need_rawl
@@ -19,7 +20,7 @@ size=$(stat -c %s "$MNT/f")
 record() {	# WHAT RAWL-ARGS...
 	local what=$1; shift
 	DB=$TMP/$what.db
-	ra-record -q -o "$DB" -d "$LOOP_NAME" --read-ahead-kb "$LOOP_NAME=128" --drop-caches \
+	ra-record -q -o "$DB" -d "$LOOP_NAME" --read-ahead-kb "$LOOP_NAME=128" "${COLD[@]}" \
 		--throttle "$LOOP_NAME=bps:104857600" -- "$RAWL" "$@" > "$TMP/out" 2> "$TMP/err" ||
 		fail "$what: ra-record: $(cat "$TMP/err")"
 	check_eq "$(q "$DB" "SELECT lost_events FROM v_runs")" 0 "$what: lost events"
@@ -68,6 +69,7 @@ PY
 
 inferred=0
 for s in "100000 5000" "10240 4096" "65536 4096" "20000 6000"; do
+	# shellcheck disable=SC2086 # split on purpose: $1 the size, $2 the skip
 	set -- $s
 	record "stride$1-$2" stride "$MNT/f" --bs "$1" --skip "$2"
 	check_grep "^stride: " "$TMP/out" "stride $1/$2: rawl ran"

@@ -3,6 +3,7 @@
 # cgroup v1 memory cgroup of 12 MiB. Their read-ahead pages are reclaimed
 # before the readers reach them and read again: thrashed pages. The recorder
 # runs outside the cgroup.
+# test: needs=root,tracefs budget=2
 . "$(dirname "$0")/lib.sh"
 LIMIT_MB=${RA_THRASH_LIMIT_MB:-12}
 FILE_MB=24
@@ -47,6 +48,7 @@ for attempt in 1 2 3; do
 	export MEMCG
 	check_eq "$(cat "$MEMCG/memory.limit_in_bytes")" $((limit << 20)) "memory cgroup limit"
 	rm -f "$TMP"/run.db*
+	# shellcheck disable=SC2016 # the $ are the inner bash's
 	record_loop 2048 bash -c 'pids=
 		for i in 1 2 3 4; do
 			ASAN_OPTIONS=$READER_ASAN in_memcg "$RAWL" seq "$MNT/f$i" & pids="$pids $!"

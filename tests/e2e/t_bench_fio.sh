@@ -6,6 +6,7 @@
 # time, not the sum of the jobs' bandwidths), within fio's rounding; that is
 # the run's read_bw_bytes. Two groups one after another (stonewall): the
 # report warns that their summed bandwidth may overstate it.
+# test: needs=root,tracefs,fio budget=3
 . "$(dirname "$0")/lib.sh"
 command -v fio >/dev/null || skip "fio is not installed"
 command -v python3 >/dev/null || skip "python3 is not installed"
@@ -66,7 +67,7 @@ check_eq "$(q "$DB" "SELECT v.value = b.value FROM v_run_metrics v, bench_result
 	"the run's read_bw_bytes is the group's"
 
 # two groups, the second after the first (stonewall): a warning, not a silent sum
-sync; echo 3 > /proc/sys/vm/drop_caches
+evict_cold
 rec -q -o "$TMP/two.db" -d "$LOOP_NAME" -- fio --output-format=json --directory="$MNT/fio" \
 	--name=a --rw=read --bs=64k --size=4m --name=b --stonewall --rw=read --bs=64k --size=4m \
 	> /dev/null 2> "$TMP/err" || fail "fio with two groups: $(cat "$TMP/err")"

@@ -1,7 +1,9 @@
 # Block analysis on the fixtures: btt's averages and blkparse's plugs on the
 # blktrace file, and the /sys/block stat deltas of the trace-cmd fixtures'
 # .meta files.
+# test: budget=2
 . "$(dirname "$0")/lib.sh"
+# shellcheck disable=SC2015 # skip when either is missing
 command -v btt >/dev/null && command -v blkparse >/dev/null || skip "btt or blkparse is not installed"
 make_tmp
 
@@ -42,8 +44,8 @@ check_eq "$(q "$DB" "SELECT (dev >> 20) || ',' || (dev & 1048575), plugs, unplug
 for f in seq128 mmapread par4thrash; do
 	ra-import -q -o "$TMP/$f.db" "$RA_FIXTURES/$f.dat" || fail "import $f"
 	meta=$RA_FIXTURES/$f.meta
-	b=($(grep '^blkstat_before=' "$meta" | cut -d= -f2))
-	a=($(grep '^blkstat_after=' "$meta" | cut -d= -f2))
+	read -r -a b <<<"$(grep '^blkstat_before=' "$meta" | cut -d= -f2)"
+	read -r -a a <<<"$(grep '^blkstat_after=' "$meta" | cut -d= -f2)"
 	want="$((a[0] - b[0]))|$((a[2] - b[2]))"
 	check_eq "$(q "$TMP/$f.db" "SELECT reads_completed || '|' || sectors_read FROM v_device_io WHERE dev = '7:0'")" "$want" "$f: 7:0 reads and sectors = stat delta"
 done

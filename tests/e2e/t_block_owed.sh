@@ -7,6 +7,7 @@
 # through a throttle: the windows' bios carry every page they added, exactly
 # (ground truth: the windows' pages_added, whose sum is the file), and the
 # metadata the file system read meanwhile (rwbs M) is no window's.
+# test: needs=root,tracefs budget=2
 . "$(dirname "$0")/lib.sh"
 need_tracefs
 [ -d /sys/fs/cgroup/blkio ] || skip "no cgroup v1 blkio controller"
@@ -25,7 +26,7 @@ check_owed() {
 
 make_loop_fs 256 btrfs
 make_file "$MNT/f" 16
-rec -q -o "$TMP/b.db" -d "$LOOP_NAME" --read-ahead-kb "$LOOP_NAME=128" --drop-caches \
+rec -q -o "$TMP/b.db" -d "$LOOP_NAME" --read-ahead-kb "$LOOP_NAME=128" "${COLD[@]}" \
 	--throttle "$LOOP_NAME=iops:2000,bps:100000000" -- dd if="$MNT/f" of=/dev/null bs=4k status=none ||
 	fail "record btrfs"
 check_owed "$TMP/b.db" btrfs
@@ -35,9 +36,10 @@ mkfs.ext4 -q -F "/dev/$P1" || fail "mkfs $P1"
 PM=$TMP/p1
 mkdir -p "$PM"
 mount "/dev/$P1" "$PM" || fail "mount $P1"
-on_exit umount "$PM"
+on_exit umount_retry "$PM"
+COLD+=(--evict "$PM")
 make_file "$PM/f" 16
-rec -q -o "$TMP/p.db" -d "$P1" --read-ahead-kb "$PLOOP_NAME=128" --drop-caches \
+rec -q -o "$TMP/p.db" -d "$P1" --read-ahead-kb "$PLOOP_NAME=128" "${COLD[@]}" \
 	--throttle "$PLOOP_NAME=iops:2000,bps:100000000" -- dd if="$PM/f" of=/dev/null bs=4k status=none ||
 	fail "record ext4 on $P1"
 check_owed "$TMP/p.db" "ext4 on a partition"

@@ -6,6 +6,7 @@
 # of a task that got a request of the device just before it, or queued a bio
 # of it before its unplug), none of the other reader's plugs counted, and the
 # report says "unknown" for what ftrace does not tell (explicit or timer).
+# test: needs=root,tracefs budget=2
 . "$(dirname "$0")/lib.sh"
 need_tracefs
 make_tmp

@@ -5,6 +5,7 @@
 # ends at its last piece's completion. The truth is the raw events: the Q
 # events of the device, and for each the last completion of the sectors it
 # asked (a cold read reads each sector once); and the device's stat.
+# test: needs=root,tracefs budget=2
 . "$(dirname "$0")/lib.sh"
 need_tracefs
 make_tmp
@@ -18,7 +19,7 @@ on_exit "echo $max_old > /sys/block/$LOOP_NAME/queue/max_sectors_kb"
 echo 1280 > "/sys/block/$LOOP_NAME/queue/max_sectors_kb" 2>/dev/null
 [ "$(cat "/sys/block/$LOOP_NAME/queue/max_sectors_kb")" = 1280 ] || skip "cannot set max_sectors_kb 1280 on $LOOP_NAME"
 DB=$TMP/split.db
-rec -q -o "$DB" -d "$LOOP_NAME" --read-ahead-kb "$LOOP_NAME=2048" --drop-caches \
+rec -q -o "$DB" -d "$LOOP_NAME" --read-ahead-kb "$LOOP_NAME=2048" "${COLD[@]}" \
 	-- dd if="$MNT/f" of=/dev/null bs=4k status=none
 check_eq "$?" 0 "ra-record exit status"
 check_eq "$(q "$DB" "SELECT lost_events FROM v_runs")" 0 "lost events"

@@ -3,6 +3,7 @@
 # it is; ra-analyze upgrades it in place to the tables, columns and views of a
 # new database, keeps every event, and analyses its runs again. A database of
 # version 3 (schema-v3.db.xz) the same way, and its device model is then made.
+# test: budget=2
 . "$(dirname "$0")/lib.sh"
 command -v xz >/dev/null || skip "xz is not installed"
 make_tmp

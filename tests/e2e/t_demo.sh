@@ -4,11 +4,12 @@
 # are two results and their group a third, the experiment ends with the
 # device model and its advice (two sizes: the settings to record), all
 # without SQL of the demo's own, and it leaves nothing behind.
+# test: needs=root,tracefs,fio excl=instances budget=16
 . "$(dirname "$0")/lib.sh"
 need_tracefs
 [ -d /sys/fs/cgroup/blkio ] || skip "no cgroup v1 blkio controller"
 make_tmp
-loops_before=$(losetup -a | wc -l)
+
 RA_DEMO_SIZES="16 512" RA_DEMO_JOBS="1 2" RA_DEMO_ITER=2 RA_DEMO_FILE_MB=8 \
 	"$RA_TOP/scripts/demo.sh" > "$TMP/out" 2>&1
 rc=$?
@@ -49,8 +50,9 @@ check_grep 'id="x-throughput"' "$RA_TOP/demo/experiment.html" "demo/experiment.h
 check_grep 'id="c-model"' "$RA_TOP/demo/experiment.html" "with the device model"
 check_grep "^Device model and advice \(run [0-9]+, all runs of its pool\)" "$TMP/out" \
 	"the experiment names the run whose pool the model is"
-check_eq "$(ls "$RA_TOP"/demo/experiment.run-*.html | wc -l)" "$(q "$DB" "SELECT COUNT(*) FROM runs")" \
+check_eq "$(find "$RA_TOP/demo" -mindepth 1 -maxdepth 1 -name 'experiment.run-*.html' | wc -l)" "$(q "$DB" "SELECT COUNT(*) FROM runs")" \
 	"a page per run beside it"
-check_eq "$(losetup -a | wc -l)" "$loops_before" "loop devices left"
-check_eq "$(ls /sys/fs/cgroup/blkio | grep -c ratrace-demo)" 0 "cgroups left"
+check_eq "$(losetup -a | grep -c "/tmp/ratrace-demo\.")" 0 "loop devices left"
+check_eq "$(find /sys/fs/cgroup/blkio -mindepth 1 -maxdepth 1 -name '*ratrace-demo*' ! -name '.*' | wc -l)" 0 "cgroups left"
+# shellcheck disable=SC2119 # no PID: the instances of every recorder that is gone
 check_eq "$(instances_left)" 0 "tracefs instances left"

@@ -7,6 +7,7 @@
 # and max of read_bw_bytes, the largest read_clat_max_ns, the mean hit ratio
 # and windows), which the JSON, the text rows and the matrix must equal. A
 # set's label too long for the 100 columns wraps, never cut.
+# test: needs=root,tracefs,fio budget=5
 . "$(dirname "$0")/lib.sh"
 need_tracefs
 command -v fio >/dev/null || skip "no fio"
@@ -15,7 +16,8 @@ make_tmp
 make_loop 128
 mkdir -p "$MNT/fio"
 DB=$TMP/x.db
-rec -q -o "$DB" -d "$LOOP_NAME" --sweep read_ahead_kb=64,512 --sweep-env NJ=1,2 --repeat 2 \
+# shellcheck disable=SC2016 # $NJ and $0 are the inner sh's
+rec -q -o "$DB" -d "$LOOP_NAME" --sweep read_ahead_kb=64,512 --sweep-env NJ=1,2 --repeat 2 "${COLD[@]}" \
 	--throttle "$LOOP_NAME=iops:2000,bps:100000000" \
 	-- sh -c 'exec fio --name=r --rw=read --bs=4k --size=4M --numjobs=$NJ --directory="$0" --output-format=json' \
 	"$MNT/fio" > /dev/null 2> "$TMP/err" || fail "record the sweep: $(cat "$TMP/err")"

@@ -5,6 +5,7 @@
 # labels and its legend; each run's page linked and present; a hostile label
 # is text; under 1 MB. Screenshots (desktop and phone width) are kept in
 # tests/artifacts/.
+# test: needs=root,tracefs,fio,chromium budget=20
 . "$(dirname "$0")/lib.sh"
 command -v chromium >/dev/null || skip "chromium is not installed"
 command -v fio >/dev/null || skip "no fio"
@@ -15,8 +16,9 @@ make_loop 128
 mkdir -p "$MNT/fio"
 DB=$TMP/x.db
 hostile='<script>alert(1)</script>&"'
+# shellcheck disable=SC2016 # $NJ and $0 are the inner sh's
 rec -q -o "$DB" -d "$LOOP_NAME" --label "$hostile" --sweep read_ahead_kb=16,64,256,1024 \
-	--sweep-env NJ=1,2,4 --repeat 2 --throttle "$LOOP_NAME=iops:2000,bps:200000000" \
+	--sweep-env NJ=1,2,4 --repeat 2 "${COLD[@]}" --throttle "$LOOP_NAME=iops:2000,bps:200000000" \
 	-- sh -c 'exec fio --name=r --rw=read --bs=4k --size=2M --numjobs=$NJ --directory="$0" --output-format=json' \
 	"$MNT/fio" > /dev/null 2> "$TMP/err" || fail "record the sweep: $(cat "$TMP/err")"
 check_eq "$(q "$DB" "SELECT COUNT(*) FROM runs")" 24 "runs recorded"

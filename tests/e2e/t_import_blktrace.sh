@@ -1,5 +1,6 @@
 # ra-import of a real blktrace file: per action the counts blkparse prints for
 # it; the same file given as NAME as blkparse takes it; run metadata.
+# test: budget=2
 . "$(dirname "$0")/lib.sh"
 command -v blkparse >/dev/null || skip "blkparse is not installed"
 make_tmp

@@ -5,6 +5,7 @@
 # runs; the child never outlives the parent; a killed child is reported as
 # killed, not as corrupt input; the temporary a kill leaves is removed by the
 # next import into the same database.
+# test: cpu=1 budget=30
 . "$(dirname "$0")/lib.sh"
 make_tmp
 cd "$TMP" || fail "cd"
@@ -29,8 +30,9 @@ ms() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%d", (b - a) * 1000 }'; }
 # item's first analysis line
 mapfile -t E < <(grep "events from" cal.log | cut -d' ' -f1)
 A=$(awk -v prev="${E[n - 2]}" '$1 > prev && $2 != "ra-import:" { print $1; exit }' cal.log)
+# shellcheck disable=SC2015 # fail when either is wrong
 [ ${#E[@]} -eq "$n" ] && [ -n "$A" ] || fail "calibration: $(cat cal.log)"
-e_prev=$(ms "$t0" "${E[n - 2]}") a_last=$(ms "$t0" "$A") e_last=$(ms "$t0" "${E[n - 1]}")
+e_prev=$(ms "$t0" "${E[n - 2]}") e_last=$(ms "$t0" "${E[n - 1]}")
 total=$(ms "$t0" "$t_end")
 load=$(ms "${E[n - 2]}" "$A") commit=$(ms "${E[n - 1]}" "$t_end")
 note "calibration: ${total} ms; the last item loads in ~${load} ms, analyses until ${e_last} ms, the commit takes ~${commit} ms"
@@ -82,7 +84,7 @@ for p in "${points[@]}"; do
 	else
 		echo "ok: $name ($done_items of $n items analysed): no new database"
 	fi
-	ls -A | grep -v -E '^(keep\.db.*|cal\.db.*|cal\.log|kill\.err|fifo|\.new\.db\.ratrace-new-[0-9]+(-wal|-shm|-journal)?)$' &&
+	find . -mindepth 1 -maxdepth 1 -printf '%f\n' | sort | grep -v -E '^(keep\.db.*|cal\.db.*|cal\.log|kill\.err|fifo|\.new\.db\.ratrace-new-[0-9]+(-wal|-shm|-journal)?)$' &&
 		fail "$name: files left beside the database"
 	# an existing database: its earlier runs, nothing of the killed import
 	kill_group keep.db "$re" "$nth" "$delay"
@@ -93,6 +95,7 @@ for p in "${points[@]}"; do
 			"$name: a committed import is whole"
 		[ "$name" = commit ] || [ "$name" = before-commit ] ||
 			fail "$name: the import committed although killed before its end"
+		# shellcheck disable=SC2015 # fail when any step fails
 		ra-import -q -o keep.db.new "$F/nvme-readahead.blktrace.0" && mv keep.db.new keep.db &&
 			rm -f keep.db-wal keep.db-shm || fail "restore keep.db"
 		before=$(dump keep.db)
@@ -103,7 +106,7 @@ done
 
 # The next import into the database removes what the kills left.
 ra-import -q -o new.db "$F/seq128.dat" || fail "import after the kills"
-check_eq "$(ls -A | grep -c '^\.new\.db\.ratrace-new-')" 0 "temporaries of killed imports removed"
+check_eq "$(find . -mindepth 1 -maxdepth 1 -name '.new.db.ratrace-new-*' | wc -l)" 0 "temporaries of killed imports removed"
 rm -f new.db*
 
 # SIGKILL of the parent alone: the child dies with it and commits nothing.
@@ -145,5 +148,5 @@ for db in new.db keep.db; do
 		"$db: the kill is named"
 	[ "$db" = new.db ] && [ -e new.db ] && fail "the killed import left new.db"
 	[ "$db" = keep.db ] && check_eq "$(dump keep.db)" "$before" "keep.db as it was"
-	check_eq "$(ls -A | grep -c '^\.new\.db\.ratrace-new-')" 0 "$db: the parent removed the temporary"
+	check_eq "$(find . -mindepth 1 -maxdepth 1 -name '.new.db.ratrace-new-*' | wc -l)" 0 "$db: the parent removed the temporary"
 done

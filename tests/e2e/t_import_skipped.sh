@@ -9,6 +9,7 @@
 #   driver data, messages, an unknown action) appended: the events stored
 #   and skipped add up to blkparse's entries, its messages and the actions
 #   it calls bad are the ones counted.
+# test: needs=root,tracefs budget=2
 . "$(dirname "$0")/lib.sh"
 command -v trace-cmd >/dev/null || skip "trace-cmd is not installed"
 command -v blkparse >/dev/null || skip "blkparse is not installed"
@@ -29,7 +30,7 @@ echo 2048 > "$I/buffer_size_kb"
 for e in block sched/sched_switch sched/sched_wakeup filemap/mm_filemap_add_to_page_cache; do
 	echo 1 > "$I/events/$e/enable" || fail "cannot enable $e"
 done
-sync; echo 3 > /proc/sys/vm/drop_caches
+evict_cold
 echo 1 > "$I/tracing_on"
 dd if="$MNT/f" of=/dev/null bs=64k status=none
 dd if=/dev/urandom of="$MNT/g" bs=64k count=16 conv=fsync status=none
@@ -51,7 +52,7 @@ q "$DB" "SELECT name FROM event_types" | sort > "$TMP/ours"
 grep -v -F -x -f "$TMP/ours" <(cut -d'|' -f1 "$TMP/tc") > "$TMP/other" || true
 want=$(grep -F -f <(sed 's/$/|/' "$TMP/other") "$TMP/tc" | sort)
 got=$(q "$DB" "SELECT name || '|' || n FROM skipped_events" | sort)
-note "trace-cmd report, types ratrace does not store: $(echo $want)"
+note "trace-cmd report, types ratrace does not store: ${want//$'\n'/ }"
 check_eq "$got" "$want" "skipped events per type = trace-cmd report's counts"
 for e in block_io_start block_io_done block_dirty_buffer block_touch_buffer sched_switch; do
 	check_cmp "$(q "$DB" "SELECT COALESCE(SUM(n), 0) FROM skipped_events WHERE name = '$e'")" -gt 0 "$e in the trace and skipped"

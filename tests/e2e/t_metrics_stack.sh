@@ -5,13 +5,14 @@
 # member, both with the same stat delta (every read of dm-0 is a read of
 # the device under it). The metric must not double; a btrfs-like pair of
 # members (two devices, neither above the other) sums.
+# test: needs=root,tracefs budget=2
 . "$(dirname "$0")/lib.sh"
 need_tracefs
 make_tmp
 make_loop 64
 make_file "$MNT/f" 16
 DB=$TMP/r.db
-rec -q -o "$DB" -d "$LOOP_NAME" --drop-caches -- dd if="$MNT/f" of=/dev/null bs=64k status=none ||
+rec -q -o "$DB" -d "$LOOP_NAME" "${COLD[@]}" -- dd if="$MNT/f" of=/dev/null bs=64k status=none ||
 	fail "record"
 bw() { q "$1" "SELECT CAST(value AS INTEGER) FROM v_run_metrics WHERE run_id = 1 AND metric = 'device_read_bw_bytes'"; }
 truth=$(q "$DB" "SELECT CAST(d.stat_sectors_delta * 512.0 / (r.wall_ns / 1e9) AS INTEGER)

@@ -9,6 +9,7 @@
 # - predicted and measured throughput agree within 25% per read_ahead_kb;
 # - text, JSON and HTML show the model, the 2010 table over the measured
 #   sizes (no extrapolation) and the advice.
+# test: needs=root,tracefs budget=21
 . "$(dirname "$0")/lib.sh"
 need_tracefs
 [ -d /sys/fs/cgroup/blkio ] || skip "no cgroup v1 blkio controller"
@@ -17,10 +18,10 @@ make_loop 160
 make_file "$MNT/f" 64
 DB=$TMP/model.db
 BPS=52428800
-rec -q -o "$DB" -d "$LOOP_NAME" --sweep read_ahead_kb=32,128,512,2048 --drop-caches \
+rec -q -o "$DB" -d "$LOOP_NAME" --sweep read_ahead_kb=32,128,512,2048 "${COLD[@]}" \
 	--throttle "$LOOP_NAME=iops:200,bps:$BPS" -- dd if="$MNT/f" of=/dev/null bs=4k 2>/dev/null
 check_eq "$?" 0 "sweep recorded"
-check_eq "$(ls /sys/fs/cgroup/blkio | grep -c "^ra-record\.$REC_PID\$")" 0 "throttle cgroup removed"
+check_eq "$(find /sys/fs/cgroup/blkio -mindepth 1 -maxdepth 1 -name "ra-record.$REC_PID" | wc -l)" 0 "throttle cgroup removed"
 check_eq "$(q "$DB" "SELECT COUNT(*) FROM settings WHERE name = 'blkio.throttle.read_bps_device' AND new_value = '$BPS'")" 4 \
 	"the throttle is a setting of each run"
 kdev=$(loop_kdev)

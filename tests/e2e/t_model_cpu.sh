@@ -9,6 +9,7 @@
 # - the advice is marked unreliable, not printed as a fact;
 # - read again from the page cache, the run has no I/O and no advice, and
 #   the reasoning says so.
+# test: needs=root,tracefs budget=5
 . "$(dirname "$0")/lib.sh"
 need_tracefs
 make_tmp
@@ -17,7 +18,7 @@ make_file "$MNT/f" 256
 kdev=$(loop_kdev)
 
 DB=$TMP/cpu.db
-ra-record -q -o "$DB" -d "$LOOP_NAME" --sweep read_ahead_kb=16,256,4096 --drop-caches \
+ra-record -q -o "$DB" -d "$LOOP_NAME" --sweep read_ahead_kb=16,256,4096 "${COLD[@]}" \
 	-- dd if="$MNT/f" of=/dev/null bs=4k 2>/dev/null || fail "record"
 q "$DB" "SELECT read_ahead_kb, pace, idle_share, measured_bps, predicted_bps FROM model_sets WHERE run_id = 3" |
 	sed 's/^/# /'

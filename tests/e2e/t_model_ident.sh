@@ -8,6 +8,7 @@
 #   bandwidth-bound: no setting to advise, the reasoning says that readahead
 #   below 1 MiB changes nothing, and the model's table has no size below the
 #   smallest window measured.
+# test: needs=root,tracefs budget=9
 . "$(dirname "$0")/lib.sh"
 need_tracefs
 [ -d /sys/fs/cgroup/blkio ] || skip "no cgroup v1 blkio controller"
@@ -18,7 +19,7 @@ kdev=$(loop_kdev)
 T="$LOOP_NAME=iops:125,bps:100000000"
 
 DB=$TMP/two.db
-ra-record -q -o "$DB" -d "$LOOP_NAME" --sweep read_ahead_kb=128,512 --drop-caches --throttle "$T" \
+ra-record -q -o "$DB" -d "$LOOP_NAME" --sweep read_ahead_kb=128,512 "${COLD[@]}" --throttle "$T" \
 	-- dd if="$MNT/f" of=/dev/null bs=4k count=8192 2>/dev/null || fail "record 128,512"
 q "$DB" "SELECT read_ahead_kb, window_bytes, measured_bps, predicted_bps FROM model_sets WHERE run_id = 2" |
 	sed 's/^/# /'
@@ -37,7 +38,7 @@ check_grep "read_ahead_kb - .*No single number: .*bandwidth is not identifiable.
 	"$TMP/two.adv" "the report names what to add"
 
 B=$TMP/bs1m.db
-ra-record -q -o "$B" -d "$LOOP_NAME" --sweep read_ahead_kb=128,1024,4096 --drop-caches --throttle "$T" \
+ra-record -q -o "$B" -d "$LOOP_NAME" --sweep read_ahead_kb=128,1024,4096 "${COLD[@]}" --throttle "$T" \
 	-- dd if="$MNT/f" of=/dev/null bs=1M count=96 2>/dev/null || fail "record bs=1M"
 q "$B" "SELECT read_ahead_kb, window_bytes, measured_bps, predicted_bps FROM model_sets WHERE run_id = 3" |
 	sed 's/^/# /'

@@ -9,6 +9,7 @@
 # - a run killed by the OOM killer (its workload allocates more than the
 #   cgroup allows after reading) and a run that exits 3 join the same pool:
 #   both are left out of the model and its run sets, and listed.
+# test: needs=root,tracefs,fio budget=10
 . "$(dirname "$0")/lib.sh"
 need_tracefs
 [ -d /sys/fs/cgroup/blkio ] || skip "no cgroup v1 blkio controller"
@@ -24,7 +25,8 @@ T="$LOOP_NAME=iops:1000,bps:200000000"
 fio_files=$(program_files fio | tr '\n' ' ')
 
 DB=$TMP/thrash.db
-ra-record -q -o "$DB" -d "$LOOP_NAME" --sweep read_ahead_kb=16,64,256 --drop-caches --throttle "$T" \
+# shellcheck disable=SC2016 # the $ are the inner sh's
+ra-record -q -o "$DB" -d "$LOOP_NAME" --sweep read_ahead_kb=16,64,256 "${COLD[@]}" --throttle "$T" \
 	-- sh -c 'cat $1 > /dev/null; echo $$ > "$0/cgroup.procs" && shift && exec "$@"' "$MEMCG" \
 	"$fio_files" fio --name=r --rw=read --bs=4k \
 	--numjobs=4 --size=64M --ioengine=psync --directory="$MNT/fio" --runtime=1.5 \
@@ -38,6 +40,7 @@ thrash=$(q "$DB" "SELECT MIN(read_ahead_kb) FROM model_sets WHERE run_id = $run 
 	AND thrash_share >= 0.05 AND thrashed_pages >= 16")
 fast=$(q "$DB" "SELECT read_ahead_kb FROM model_sets WHERE run_id = $run AND dev = $kdev
 	AND read_ahead_kb < $thrash ORDER BY measured_bps DESC LIMIT 1")
+# shellcheck disable=SC2015 # fail when either is missing
 [ -n "$thrash" ] && [ -n "$fast" ] || fail "no thrashing above a setting that did not thrash (thrash '$thrash', fast '$fast')"
 note "thrashing from $thrash KiB, the fastest below it: $fast KiB"
 q "$DB" "SELECT recommended_kb, thrash_kb, status, reasoning FROM device_advice WHERE run_id = $run
@@ -58,12 +61,14 @@ if [ "$faster" -gt 0 ]; then
 fi
 
 # runs that do not count: one OOM-killed, one failed, in the same pool
-ra-record -q -o "$DB" -d "$LOOP_NAME" --read-ahead-kb "$LOOP_NAME=64" --drop-caches --throttle "$T" \
+# shellcheck disable=SC2016 # the $ are the inner sh's
+ra-record -q -o "$DB" -d "$LOOP_NAME" --read-ahead-kb "$LOOP_NAME=64" "${COLD[@]}" --throttle "$T" \
 	-- sh -c 'echo $$ > "$0/cgroup.procs" && dd if="$1" of=/dev/null bs=4k 2>/dev/null &&
 	exec python3 -c "b = bytearray(64 << 20); b[::4096] = b\"x\" * (len(b) // 4096)"' \
 	"$MEMCG" "$MNT/fio/r.0.0" 2>/dev/null
 oom=$(q "$DB" "SELECT MAX(run_id) FROM runs")
-ra-record -q -o "$DB" -d "$LOOP_NAME" --read-ahead-kb "$LOOP_NAME=2048" --drop-caches --throttle "$T" \
+# shellcheck disable=SC2016 # $0 is the inner sh's
+ra-record -q -o "$DB" -d "$LOOP_NAME" --read-ahead-kb "$LOOP_NAME=2048" "${COLD[@]}" --throttle "$T" \
 	-- sh -c 'dd if="$0" of=/dev/null bs=4k 2>/dev/null; exit 3' "$MNT/fio/r.1.0"
 failed=$(q "$DB" "SELECT MAX(run_id) FROM runs")
 check_eq "$(q "$DB" "SELECT COALESCE(exit_signal, '-') || ' ' || COALESCE(exit_status, '-') FROM runs

@@ -18,17 +18,27 @@
 #   fewer runs than a full sweep's nine settings.
 # A sweep whose checks miss is recorded twice more (its runs join the pool:
 # the medians of three) before the test judges: other tests share the CPUs,
-# and a reader short of CPU does not keep a throttle busy.
+# and a reader short of CPU does not keep a throttle busy. The three
+# throttles are three loop devices, recorded at the same time (each throttle
+# is its own device's, and each recorder traces its own device).
+# test: needs=root,tracefs,fio budget=50
 . "$(dirname "$0")/lib.sh"
 need_tracefs
 [ -d /sys/fs/cgroup/blkio ] || skip "no cgroup v1 blkio controller"
 command -v fio >/dev/null || skip "no fio"
 make_tmp
-make_loop 480
-make_file "$MNT/f" 150
-mkdir -p "$MNT/fio"
-for j in 0 1 2 3; do make_file "$MNT/fio/r.$j.0" 64; done
-kdev=$(loop_kdev)
+# lane_disk NAME DD_MB: a loop device for one throttle, with the dd file of
+# DD_MB and fio's four files; LANE_LOOP_NAME, LANE_MNT, LANE_KDEV of NAME
+lane_disk() {
+	make_loop $(($2 + 4 * 64 + 64))
+	make_file "$MNT/f" "$2"
+	mkdir -p "$MNT/fio"
+	for j in 0 1 2 3; do make_file "$MNT/fio/r.$j.0" 64; done
+	eval "${1}_LOOP_NAME=$LOOP_NAME ${1}_MNT=$MNT ${1}_KDEV=$(loop_kdev)"
+}
+lane_disk A 16
+lane_disk B 100
+lane_disk C 150
 
 # workload dd|fio BPS: dd reads 1.5 s of the plateau, fio runs 3 s: long
 # enough that neither the allowance a throttle grants at the start (a slice,
@@ -45,7 +55,7 @@ workload() {
 
 record() {	# DB IOPS BPS KBS WORKLOAD...
 	local db=$1 iops=$2 bps=$3 kbs=$4; shift 4
-	ra-record -q -o "$db" -d "$LOOP_NAME" --sweep "read_ahead_kb=$kbs" --drop-caches \
+	ra-record -q -o "$db" -d "$LOOP_NAME" --sweep "read_ahead_kb=$kbs" "${COLD[@]}" \
 		--throttle "$LOOP_NAME=iops:$iops,bps:$bps" -- "$@" >/dev/null 2>"$TMP/err" ||
 		fail "record $kbs: $(cat "$TMP/err")"
 }
@@ -125,7 +135,7 @@ sweep() {	# NAME IOPS BPS RATIO KBS dd|fio
 auto() {	# NAME IOPS BPS dd|fio ADVICE
 	local name=$1 db=$TMP/$1-auto.db out runs
 	# shellcheck disable=SC2046
-	ra-record -q -o "$db" -d "$LOOP_NAME" --sweep read_ahead_kb=auto --drop-caches \
+	ra-record -q -o "$db" -d "$LOOP_NAME" --sweep read_ahead_kb=auto "${COLD[@]}" \
 		--throttle "$LOOP_NAME=iops:$2,bps:$3" -- $(workload "$4" "$3") >"$TMP/auto.out" \
 		2>"$TMP/err" || fail "auto sweep $name: $(cat "$TMP/err")"
 	out=$(grep '^read_ahead_kb auto:' "$TMP/auto.out")
@@ -139,11 +149,37 @@ auto() {	# NAME IOPS BPS dd|fio ADVICE
 		"$name: the database holds the advice printed"
 }
 
-sweep A-dd 100 10000000 1 32,64,128,1024 dd
-auto A-dd 100 10000000 dd "$ADVICE"
-sweep A-fio 100 10000000 2 16,32,64,256 fio
-sweep B-dd 320 64000000 1 64,128,256,2048 dd
-auto B-dd 320 64000000 dd "$ADVICE"
-sweep B-fio 320 64000000 2 32,64,128,512 fio
-sweep C-dd 1000 100000000 1 32,64,128,1024 dd
-sweep C-fio 1000 100000000 2 16,32,64,256 fio
+# lane NAME: the sweeps of one throttle on its own loop device, in a subshell
+# whose output goes to $TMP/NAME.log; "ok" or "FAIL" lines as ever
+lane() {
+	local name=$1
+	eval "LOOP_NAME=\$${name}_LOOP_NAME MNT=\$${name}_MNT kdev=\$${name}_KDEV"
+	TMP=$TMP/lane.$name
+	mkdir -p "$TMP"
+	case $name in
+	A)
+		sweep A-dd 100 10000000 1 32,64,128,1024 dd
+		auto A-dd 100 10000000 dd "$ADVICE"
+		sweep A-fio 100 10000000 2 16,32,64,256 fio ;;
+	B)
+		sweep B-dd 320 64000000 1 64,128,256,2048 dd
+		auto B-dd 320 64000000 dd "$ADVICE"
+		sweep B-fio 320 64000000 2 32,64,128,512 fio ;;
+	C)
+		sweep C-dd 1000 100000000 1 32,64,128,1024 dd
+		sweep C-fio 1000 100000000 2 16,32,64,256 fio ;;
+	esac
+}
+pids=()
+for l in A B C; do
+	(trap - EXIT; lane $l) > "$TMP/$l.log" 2>&1 &
+	pids+=($!)
+	on_exit "kill ${pids[-1]}"
+done
+rcs=""
+for p in "${pids[@]}"; do
+	wait "$p"
+	rcs="$rcs$? "
+done
+cat "$TMP/A.log" "$TMP/B.log" "$TMP/C.log"
+check_eq "$rcs" "0 0 0 " "the three throttles' sweeps"

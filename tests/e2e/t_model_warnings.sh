@@ -8,6 +8,7 @@
 #   advice made up;
 # - the thrashing fixture: the advice is lowered below the windows that
 #   thrashed.
+# test: needs=root,tracefs budget=3
 . "$(dirname "$0")/lib.sh"
 need_tracefs
 need_rawl
@@ -20,7 +21,7 @@ warnings() { ra-report --run "$2" "$1" | sed -n '/^Warnings/,/^$/p'; }
 
 DB=$TMP/w.db
 for kb in 0 8; do
-	ra-record -q -o "$DB" -d "$LOOP_NAME" --read-ahead-kb "$LOOP_NAME=$kb" --drop-caches \
+	ra-record -q -o "$DB" -d "$LOOP_NAME" --read-ahead-kb "$LOOP_NAME=$kb" "${COLD[@]}" \
 		-- dd if="$MNT/f" of=/dev/null bs=4k count=1024 2>/dev/null || fail "record at $kb"
 done
 warnings "$DB" 1 > "$TMP/w1"
@@ -35,7 +36,7 @@ check_eq "$(grep -c 'readahead is' "$TMP/w2")" 1 "tiny is not also disabled"
 # recorded setting is 128 (ra-record restores 128's predecessor after)
 ra_before=$(cat "/sys/block/$LOOP_NAME/queue/read_ahead_kb")
 C=$TMP/changed.db
-ra-record -q -o "$C" -d "$LOOP_NAME" --read-ahead-kb "$LOOP_NAME=128" --drop-caches -- \
+ra-record -q -o "$C" -d "$LOOP_NAME" --read-ahead-kb "$LOOP_NAME=128" "${COLD[@]}" -- \
 	sh -c "echo 512 > /sys/block/$LOOP_NAME/queue/read_ahead_kb && dd if=$MNT/f of=/dev/null bs=4k 2>/dev/null" \
 	|| fail "record the change"
 check_eq "$(cat "/sys/block/$LOOP_NAME/queue/read_ahead_kb")" "$ra_before" "read_ahead_kb restored"
@@ -46,7 +47,7 @@ check_grep "! ra_pages 128 in the trace disagrees with read_ahead_kb 128 of $LOO
 
 # WILLNEED of the whole file
 F=$TMP/fadvise.db
-ra-record -q -o "$F" -d "$LOOP_NAME" --read-ahead-kb "$LOOP_NAME=128" --drop-caches -- \
+ra-record -q -o "$F" -d "$LOOP_NAME" --read-ahead-kb "$LOOP_NAME=128" "${COLD[@]}" -- \
 	"$RAWL" fadvise "$MNT/f" --len 33554432 > /dev/null || fail "record fadvise"
 q "$F" "SELECT * FROM advice_calls" | sed 's/^/# /'
 io_pages=$(( $(cat "/sys/block/$LOOP_NAME/queue/max_sectors_kb") / 4 ))

@@ -1,5 +1,6 @@
 # Bad input to ra-record: each a one-line error naming the problem, exit 2,
 # and no database file left behind.
+# test: budget=2
 . "$(dirname "$0")/lib.sh"
 make_tmp
 cd "$TMP" || fail "cd"

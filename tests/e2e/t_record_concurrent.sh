@@ -1,5 +1,6 @@
 # Two recordings at once on two loop devices, each filtered to its own device:
 # neither sees the other's device, both instances are removed.
+# test: needs=root,tracefs budget=2
 . "$(dirname "$0")/lib.sh"
 need_tracefs
 make_tmp
@@ -9,7 +10,7 @@ make_file "$A_MNT/f" 16
 make_file "$B_MNT/f" 16
 kdev() { echo $(( (${1%:*} << 20) | ${1#*:} )); }
 A_K=$(kdev "$A_DEV") B_K=$(kdev "$B_DEV")
-sync; echo 3 > /proc/sys/vm/drop_caches
+evict_cold
 
 # Both workloads read while both recorders run: each waits for the other's start.
 ra-record -o "$TMP/a.db" -d "$A_NAME" -- sh -c "touch $TMP/a.go; while [ ! -e $TMP/b.go ]; do sleep 0.05; done; \

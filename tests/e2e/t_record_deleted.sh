@@ -4,6 +4,7 @@
 # once. On ext4, and on btrfs, whose stat st_dev is not the s_dev of its
 # events. The names and sizes are those the files had; their windows read
 # each file once.
+# test: needs=root,tracefs budget=9
 . "$(dirname "$0")/lib.sh"
 need_tracefs
 make_tmp
@@ -16,7 +17,7 @@ deleted_on() {
 	new=$MNT/dir/new
 	mkdir "$MNT/dir"
 	# 8 MiB read at 4 MiB/s: open for two seconds, seen by the recorder's looks
-	rec -q -o "$DB" -d "$LOOP_NAME" --drop-caches --throttle "$LOOP_NAME=bps:4194304" -- sh -c "
+	rec -q -o "$DB" -d "$LOOP_NAME" "${COLD[@]}" --throttle "$LOOP_NAME=bps:4194304" -- sh -c "
 		dd if=/dev/urandom of=$new bs=1M count=8 conv=fsync status=none &&
 		stat -c %i $new > $TMP/new.ino &&
 		dd if=$new iflag=nocache count=0 status=none &&

@@ -1,6 +1,7 @@
 # ra-record mounts tracefs when it is not mounted and unmounts it after; a
 # recording without the readahead:* events (as on kernels before 6.18, or when
 # not selected) stores the rest and says which tracepoints it lacked.
+# test: needs=root alone budget=2
 . "$(dirname "$0")/lib.sh"
 need_root
 make_tmp
@@ -10,7 +11,7 @@ if mountpoint -q /sys/kernel/tracing; then
 	umount /sys/kernel/tracing || skip "tracefs is in use, cannot test mounting it"
 	on_exit mount -t tracefs nodev /sys/kernel/tracing
 fi
-sync; echo 3 > /proc/sys/vm/drop_caches
+evict_cold
 ra-record -o "$TMP/r.db" -d "$LOOP_NAME" -e filemap,block -- dd if="$MNT/f" of=/dev/null bs=4k
 check_eq "$?" 0 "exit status"
 mountpoint -q /sys/kernel/tracing && fail "tracefs left mounted"

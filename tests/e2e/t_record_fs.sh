@@ -6,6 +6,7 @@
 # ones, all of ra_pages 32 (128 KB), hit ratio 1.0, the file's pages added
 # once, block totals equal to the /sys/block stat deltas, the file system
 # and its bdi stored, every setting put back to the value it had.
+# test: needs=root,tracefs alone budget=5
 . "$(dirname "$0")/lib.sh"
 need_tracefs
 make_tmp
@@ -21,11 +22,11 @@ record_fs() {
 	queue_before=2048
 	ra_before=$(cat "$RA_FILE")
 	note "$fs: s_dev $FS_DEV on $LOOP_NAME ($LOOP_DEV), bdi $BDI ($RA_FILE = $ra_before)"
-	rec -o "$DB" -d "$LOOP_NAME" --read-ahead-kb "$LOOP_NAME=128" --drop-caches \
+	rec -o "$DB" -d "$LOOP_NAME" --read-ahead-kb "$LOOP_NAME=128" "${COLD[@]}" \
 		-- dd if="$MNT/seq" of=/dev/null bs=4k 2>"$TMP/err"
 	check_eq "$?" 0 "$fs: ra-record exit status"
 	check_eq "$(instance_left $REC_PID)" 0 "$fs: tracefs instance left"
-	check_eq "$(cat /sys/block/$LOOP_NAME/queue/read_ahead_kb)" "$queue_before" "$fs: queue/read_ahead_kb restored"
+	check_eq "$(cat "/sys/block/$LOOP_NAME/queue/read_ahead_kb")" "$queue_before" "$fs: queue/read_ahead_kb restored"
 	check_eq "$(cat "$RA_FILE")" "$ra_before" "$fs: read_ahead_kb of bdi $BDI restored"
 	check_eq "$(q "$DB" 'SELECT lost_events FROM v_runs')" 0 "$fs: lost events"
 
@@ -86,7 +87,7 @@ record_fs ext4
 # A device that read while no page-cache event was recorded (direct I/O) is
 # said so, not shown as a silent "none". From a cold cache: a direct read of
 # a file with cached pages drops them (page-cache events of the file).
-rec -q -o "$TMP/direct.db" -d "$LOOP_NAME" --drop-caches -- dd if="$MNT/seq" of=/dev/null bs=1M \
+rec -q -o "$TMP/direct.db" -d "$LOOP_NAME" "${COLD[@]}" -- dd if="$MNT/seq" of=/dev/null bs=1M \
 	iflag=direct 2>/dev/null
 check_eq "$?" 0 "direct I/O: exit status"
 sectors=$(q "$TMP/direct.db" "SELECT stat_sectors_delta FROM v_devices WHERE dev = '$LOOP_DEV'")
@@ -96,11 +97,11 @@ check_grep "! no page-cache or readahead event of $LOOP_NAME was recorded althou
 	"$TMP/direct.txt" "direct I/O: the report says no page-cache event was recorded"
 record_fs xfs
 record_fs btrfs
-BTRFS_LOOP=$LOOP_NAME BTRFS_MNT=$MNT
+BTRFS_LOOP=$LOOP_NAME
 
 # A sweep on btrfs reaches its bdi: windows of 16 and 128 pages.
 ra_before=$(cat "$RA_FILE")
-ra-record -q -o "$TMP/sweep.db" -d "$LOOP_NAME" --sweep read_ahead_kb=64,512 --drop-caches \
+ra-record -q -o "$TMP/sweep.db" -d "$LOOP_NAME" --sweep read_ahead_kb=64,512 "${COLD[@]}" \
 	-- dd if="$MNT/seq" of=/dev/null bs=4k
 check_eq "$?" 0 "sweep exit status"
 ino=$(stat -c %i "$MNT/seq")
@@ -142,7 +143,7 @@ echo "ok: SIGKILL: no journal entry left"
 # follow it, not the device's, and the report says so.
 echo 128 > "/sys/block/$LOOP_NAME/queue/read_ahead_kb"
 echo 1024 > "$RA_FILE"
-ra-record -q -o "$TMP/own.db" -d "$LOOP_NAME" --drop-caches -- dd if="$MNT/seq" of=/dev/null bs=4k
+ra-record -q -o "$TMP/own.db" -d "$LOOP_NAME" "${COLD[@]}" -- dd if="$MNT/seq" of=/dev/null bs=4k
 check_eq "$?" 0 "own bdi: exit status"
 check_eq "$(q "$TMP/own.db" "SELECT MAX(ra_pages) FROM windows WHERE dev = $FS_KDEV AND ino = $ino")" 256 \
 	"own bdi: ra_pages from the bdi's read_ahead_kb 1024"
@@ -153,7 +154,7 @@ check_grep "the readahead of btrfs $FS_DEV at $MNT is governed by bdi $BDI \(rea
 echo "$ra_before" > "$RA_FILE"
 
 # -d with the anonymous s_dev of btrfs names its devices.
-ra-record -q -o "$TMP/sdev.db" -d "$FS_DEV" --read-ahead-kb "$FS_DEV=256" --drop-caches \
+ra-record -q -o "$TMP/sdev.db" -d "$FS_DEV" --read-ahead-kb "$FS_DEV=256" "${COLD[@]}" \
 	-- dd if="$MNT/seq" of=/dev/null bs=4k
 check_eq "$?" 0 "-d $FS_DEV: exit status"
 check_eq "$(q "$TMP/sdev.db" "SELECT name, role FROM devices")" "$LOOP_NAME|filter" "-d $FS_DEV: its device is traced"
@@ -186,11 +187,12 @@ if command -v mkfs.erofs >/dev/null; then
 	perl -e 'my ($s, $t, $f) = ($ARGV[0], $ARGV[1], "erofs");
 		exit(syscall(165, $s, $t, $f, 1, 0) == 0 ? 0 : 1)' "$MNT/erofs.img" "$TMP/erofs" ||
 		fail "cannot mount erofs on the file $MNT/erofs.img"
-	on_exit umount "$TMP/erofs"
+	on_exit umount_retry "$TMP/erofs"
+	COLD+=(--evict "$TMP/erofs")
 	edev=$(findmnt -no MAJ:MIN --mountpoint "$TMP/erofs" | tr -d ' ')
 	ekdev=$(( (${edev%:*} << 20) | ${edev#*:} ))
 	note "erofs on a file: s_dev $edev"
-	ra-record -o "$TMP/erofs.db" -d "$BTRFS_LOOP" --drop-caches \
+	ra-record -o "$TMP/erofs.db" -d "$BTRFS_LOOP" "${COLD[@]}" \
 		-- dd if="$TMP/erofs/f" of=/dev/null bs=4k 2> "$TMP/err"
 	check_eq "$?" 0 "erofs: exit status"
 	check_grep "^ra-record: warning: the erofs file system $edev at '$TMP/erofs' has no block device ratrace can map to the --device devices: its page-cache and readahead events are not recorded$" \
@@ -198,7 +200,7 @@ if command -v mkfs.erofs >/dev/null; then
 	check_eq "$(q "$TMP/erofs.db" "SELECT (SELECT COUNT(*) FROM ra_events WHERE dev = $ekdev) + (SELECT COUNT(*) FROM page_events WHERE dev = $ekdev)")" 0 \
 		"erofs: none of its events stored"
 	n=$(q "$TMP/erofs.db" "SELECT unrecorded_events FROM filesystems WHERE fs_dev = $ekdev AND dev = 0 AND fstype = 'erofs'")
-	ra-record -q -o "$TMP/erofs-all.db" --drop-caches -- dd if="$TMP/erofs/f" of=/dev/null bs=4k 2>/dev/null
+	ra-record -q -o "$TMP/erofs-all.db" "${COLD[@]}" -- dd if="$TMP/erofs/f" of=/dev/null bs=4k 2>/dev/null
 	check_eq "$?" 0 "erofs, no --device: exit status"
 	all=$(q "$TMP/erofs-all.db" "SELECT (SELECT COUNT(*) FROM ra_events WHERE dev = $ekdev) + (SELECT COUNT(*) FROM page_events WHERE dev = $ekdev)")
 	check_cmp "$all" -gt 0 "erofs, no --device: its events"

@@ -3,6 +3,7 @@
 # first load of a new database runs without a journal). The database appears
 # whole or not at all: no file is left that looks like a ratrace database;
 # the next recorder into it removes the temporary the killed one left.
+# test: needs=root,tracefs excl=instances budget=3
 . "$(dirname "$0")/lib.sh"
 need_tracefs
 make_tmp
@@ -17,7 +18,7 @@ set -m	# the recorder and its workload in a process group of their own
 record_killed() {
 	local db=$1 when=$2 rec
 	rm -f "$TMP/ended"
-	sync; echo 3 > /proc/sys/vm/drop_caches
+	evict_cold
 	if [ "$when" = workload ]; then
 		ra-record -q -o "$db" -d "$LOOP_NAME" -- sh -c "dd if=$MNT/f of=/dev/null bs=4k 2>/dev/null; touch $TMP/ended; exec sleep 30" &
 	else
@@ -35,7 +36,7 @@ record_killed() {
 }
 
 # how long the store takes, measured: from the workload's end to ra-record's
-sync; echo 3 > /proc/sys/vm/drop_caches
+evict_cold
 rm -f "$TMP/ended"
 ra-record -q -o "$TMP/cal.db" -d "$LOOP_NAME" -- sh -c "dd if=$MNT/f of=/dev/null bs=4k 2>/dev/null; touch $TMP/ended" &
 rec=$!
@@ -57,5 +58,5 @@ for when in workload $((store / 4)) $((store / 2)) $((store * 3 / 4)); do
 	fi
 done
 ra-record -q -o "$TMP/new.db" -d "$LOOP_NAME" -- true || fail "a recording into new.db"
-check_eq "$(ls -A "$TMP" | grep -c '^\.new\.db\.ratrace-new-')" 0 "the temporaries of the killed recorders removed"
+check_eq "$(find "$TMP" -mindepth 1 -maxdepth 1 -name '.new.db.ratrace-new-*' | wc -l)" 0 "the temporaries of the killed recorders removed"
 check_eq "$(q "$TMP/new.db" 'SELECT COUNT(*) FROM runs')" 1 "the new database holds its run"

@@ -2,6 +2,7 @@
 # reader) stores what it got and counts the lost events per CPU; every report
 # of it says its numbers are incomplete, and ra-compare refuses to judge such
 # runs unless told to (--incomplete=skip or judge).
+# test: needs=root,tracefs budget=2
 . "$(dirname "$0")/lib.sh"
 need_tracefs
 make_tmp
@@ -9,7 +10,7 @@ make_loop 160
 make_file "$MNT/f" 64
 DB=$TMP/lost.db
 for label in ok ok; do
-	ra-record -q -o "$DB" -l $label -d "$LOOP_NAME" --read-ahead-kb "$LOOP_NAME=128" --drop-caches \
+	ra-record -q -o "$DB" -l $label -d "$LOOP_NAME" --read-ahead-kb "$LOOP_NAME=128" "${COLD[@]}" \
 		-- dd if="$MNT/f" of=/dev/null bs=4k status=none 2> "$TMP/err"
 	check_eq "$?" 0 "ra-record with 16 MiB per CPU"
 done
@@ -17,6 +18,7 @@ check_eq "$(q "$DB" "SELECT COUNT(*) FROM v_runs WHERE label = 'ok' AND lost_eve
 	"16 MiB per CPU: nothing lost"
 # A real-time reader of a cached file on the recorder's CPU: the recorder
 # cannot run to empty its 4 KiB buffer while the reader fills it.
+# shellcheck disable=SC2015 # skip when either is missing
 command -v chrt >/dev/null && command -v taskset >/dev/null || skip "no chrt or taskset"
 cat "$MNT/f" > /dev/null
 for try in 1 2; do
@@ -33,9 +35,9 @@ check_cmp "$(q "$DB" "SELECT COUNT(*) FROM lost_events WHERE run_id = $run AND C
 	-ge 1 "the losses are stored per CPU"
 check_cmp "$(q "$DB" "SELECT SUM(n) FROM v_event_counts WHERE run_id = $run")" -gt 0 "what was recorded is stored"
 
-ra-report --run $run "$DB" > "$TMP/out" || fail "ra-report"
+ra-report --run "$run" "$DB" > "$TMP/out" || fail "ra-report"
 check_grep "lost events: [0-9]+ events were lost; every count is a lower bound" "$TMP/out" "the text report says so"
-ra-report --run $run --json "$DB" | python3 -c "import json, sys
+ra-report --run "$run" --json "$DB" | python3 -c "import json, sys
 w = json.load(sys.stdin)['runs'][0]['warnings']
 assert any('lost' in x for x in w), w" || fail "the JSON report says so"
 echo "ok: the JSON report says so"

@@ -6,6 +6,7 @@
 # device's /sys/block stat, read by this test around the recording and
 # stored by ra-record; -d 0:N of the file system (both devices named) gives
 # the same devices and as much I/O.
+# test: needs=root,tracefs budget=3
 . "$(dirname "$0")/lib.sh"
 need_tracefs
 command -v mkfs.btrfs >/dev/null || skip "no mkfs.btrfs"
@@ -20,7 +21,8 @@ mkfs.btrfs -q -f -d raid0 -m raid1 "/dev/$A" "/dev/$B" >/dev/null || fail "mkfs.
 MNT=$TMP/mnt
 mkdir "$MNT"
 mount -t btrfs -o "device=/dev/$A,device=/dev/$B" "/dev/$A" "$MNT" || fail "mount the btrfs"
-on_exit umount "$MNT"
+on_exit umount_retry "$MNT"
+COLD+=(--evict "$MNT")
 FS_DEV=$(findmnt -no MAJ:MIN --mountpoint "$MNT" | tr -d ' ')
 uuid=$(blkid -s UUID -o value "/dev/$A")
 BDI=$(basename "$(readlink "/sys/fs/btrfs/$uuid/bdi")")
@@ -36,8 +38,9 @@ queue_b=$(cat "/sys/block/$B/queue/read_ahead_kb")
 record() {
 	local db=$TMP/$1.db a0 b0; shift
 	a0=$(stat_rs "$A") b0=$(stat_rs "$B")
-	rec -o "$db" "$@" --drop-caches -- dd if="$MNT/f" of=/dev/null bs=4k status=none 2>"$TMP/err"
+	rec -o "$db" "$@" "${COLD[@]}" -- dd if="$MNT/f" of=/dev/null bs=4k status=none 2>"$TMP/err"
 	check_eq "$?" 0 "$(basename "$db"): ra-record exit status"
+	# shellcheck disable=SC2034 # OUT_A is record's result beside OUT_B, as said above
 	OUT_A=$(delta_rs "$a0" "$(stat_rs "$A")") OUT_B=$(delta_rs "$b0" "$(stat_rs "$B")")
 	check_eq "$(q "$db" "SELECT lost_events FROM v_runs")" 0 "$(basename "$db"): lost events"
 }
@@ -105,9 +108,11 @@ mkfs.ext4 -q -F "/dev/$P1" || fail "mkfs.ext4 /dev/$P1"
 mkfs.btrfs -q -f -d raid0 -m raid1 "/dev/$P2" "/dev/$C" >/dev/null || fail "mkfs.btrfs on $P2 and $C"
 mkdir "$TMP/m1" "$TMP/m2"
 mount "/dev/$P1" "$TMP/m1" || fail "mount /dev/$P1"
-on_exit umount "$TMP/m1"
+on_exit umount_retry "$TMP/m1"
+COLD+=(--evict "$TMP/m1")
 mount -t btrfs -o "device=/dev/$P2,device=/dev/$C" "/dev/$C" "$TMP/m2" || fail "mount the btrfs on $P2 and $C"
-on_exit umount "$TMP/m2"
+on_exit umount_retry "$TMP/m2"
+COLD+=(--evict "$TMP/m2")
 uuid=$(blkid -s UUID -o value "/dev/$C")
 RA2=/sys/class/bdi/$(basename "$(readlink "/sys/fs/btrfs/$uuid/bdi")")/read_ahead_kb
 ra2_old=$(cat "$RA2")
@@ -117,7 +122,7 @@ make_file "$TMP/m2/f" 64
 start2=$(cat "/sys/class/block/$P2/start") size2=$(cat "/sys/class/block/$P2/size")
 DB=$TMP/part.db
 p1_0=$(stat_rs "$P1")
-rec -q -o "$DB" -d "$C" --drop-caches -- sh -c "dd if=$TMP/m1/f of=/dev/null bs=4k status=none &
+rec -q -o "$DB" -d "$C" "${COLD[@]}" -- sh -c "dd if=$TMP/m1/f of=/dev/null bs=4k status=none &
 	dd if=$TMP/m2/f of=/dev/null bs=4k status=none; wait"
 check_eq "$?" 0 "partition member: ra-record exit status"
 p1_out=$(delta_rs "$p1_0" "$(stat_rs "$P1")")

@@ -6,6 +6,7 @@
 # mounted: through a symbolic link, under the overlay itself (mounted on its
 # own lower directory), or relative to the directory of the process that
 # mounted it (which nothing records: said, not guessed).
+# test: needs=root,tracefs budget=12
 . "$(dirname "$0")/lib.sh"
 need_tracefs
 grep -qw overlay /proc/filesystems || modprobe overlay 2>/dev/null
@@ -25,7 +26,7 @@ ovl_dev() {
 # record NAME FILE ARGS...: a cold read of FILE through an overlay
 record() {
 	local db=$TMP/$1.db file=$2; shift 2
-	rec -o "$db" "$@" --drop-caches -- sh -c "exec 3< '$file'; sleep 0.5; dd if='$file' of=/dev/null bs=4k status=none" \
+	rec -o "$db" "$@" "${COLD[@]}" -- sh -c "exec 3< '$file'; sleep 0.5; dd if='$file' of=/dev/null bs=4k status=none" \
 		2>"$TMP/err"
 	check_eq "$?" 0 "$(basename "$db"): ra-record exit status"
 }

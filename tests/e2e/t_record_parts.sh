@@ -5,6 +5,7 @@
 # checked against the disk's stat. ext4 on p1, xfs on p2, a cold dd bs=4k of
 # a 64 MiB file on each. The truth is the stat of each device, partitions
 # included, read by this test around each recording and stored by ra-record.
+# test: needs=root,tracefs budget=3
 . "$(dirname "$0")/lib.sh"
 need_tracefs
 command -v mkfs.xfs >/dev/null || skip "no mkfs.xfs"
@@ -14,9 +15,11 @@ mkfs.ext4 -q -F "/dev/$P1" || fail "mkfs.ext4 /dev/$P1"
 mkfs.xfs -q -f "/dev/$P2" || fail "mkfs.xfs /dev/$P2"
 mkdir "$TMP/m1" "$TMP/m2"
 mount "/dev/$P1" "$TMP/m1" || fail "mount /dev/$P1"
-on_exit umount "$TMP/m1"
+on_exit umount_retry "$TMP/m1"
+COLD+=(--evict "$TMP/m1")
 mount "/dev/$P2" "$TMP/m2" || fail "mount /dev/$P2"
-on_exit umount "$TMP/m2"
+on_exit umount_retry "$TMP/m2"
+COLD+=(--evict "$TMP/m2")
 make_file "$TMP/m1/f" 64
 make_file "$TMP/m2/f" 64
 disk_k=$(kdev_of "$PLOOP_DEV")
@@ -44,7 +47,7 @@ row() {
 }
 
 # -d P1, reading p1 only: the partition's row, checked against its own stat
-record one -d "$P1" --drop-caches -- sh -c "$read1"
+record one -d "$P1" "${COLD[@]}" -- sh -c "$read1"
 DB=$TMP/one.db
 r=$(row "$DB" "$P1_DEV")
 note "-d $P1, p1 read: row $r; outside, $P1 read $OUT_P1"
@@ -59,7 +62,7 @@ check_eq "$(q "$DB" "SELECT COUNT(*) FROM blk_events WHERE dev != 0 AND (dev != 
 	OR sector < $start1 OR sector >= $start1 + $size1)")" 0 "-d $P1: no block event outside its sectors"
 
 # -d P1, reading p1 then p2: p2's I/O is left out, p1's still checks
-record both -d "$P1" --drop-caches -- sh -c "$read1; $read2"
+record both -d "$P1" "${COLD[@]}" -- sh -c "$read1; $read2"
 DB=$TMP/both.db
 r=$(row "$DB" "$P1_DEV")
 note "-d $P1, p1 then p2 read: row $r; outside: $P1 $OUT_P1, $P2 $OUT_P2, $PLOOP_NAME $OUT_DISK"
@@ -80,7 +83,7 @@ grep -q "disagree with /sys/block stat" "$TMP/both.txt" && fail "-d $P1: a stat 
 echo "ok: -d $P1: no stat warning"
 
 # -d P1 -d P2: a row each, each checked against its own stat
-record two -d "$P1" -d "$P2" --drop-caches -- sh -c "$read1; $read2"
+record two -d "$P1" -d "$P2" "${COLD[@]}" -- sh -c "$read1; $read2"
 DB=$TMP/two.db
 for p in "$P1|$P1_DEV" "$P2|$P2_DEV"; do
 	r=$(row "$DB" "${p#*|}")
@@ -91,7 +94,7 @@ done
 
 # -d DISK: the whole disk in its own row, against the disk's stat; the file
 # systems of its partitions named
-record disk -d "$PLOOP_NAME" --drop-caches -- sh -c "$read1; $read2"
+record disk -d "$PLOOP_NAME" "${COLD[@]}" -- sh -c "$read1; $read2"
 DB=$TMP/disk.db
 r=$(row "$DB" "$PLOOP_DEV")
 note "-d $PLOOP_NAME: $r; outside: $OUT_DISK"

@@ -1,6 +1,7 @@
 # ra-record on a real loop device: a cold sequential dd bs=4k of a 64 MiB file
 # with read_ahead_kb=128. Checks the readahead events, the page-cache adds,
 # block completions against /sys/block stat, lost events and the clean-up.
+# test: needs=root,tracefs alone budget=3
 . "$(dirname "$0")/lib.sh"
 need_tracefs
 make_tmp
@@ -8,16 +9,16 @@ make_loop 128
 make_file "$MNT/seq" 64
 ino=$(stat -c %i "$MNT/seq")
 kdev=$(( (${LOOP_DEV%:*} << 20) | ${LOOP_DEV#*:} ))
-ra_before=$(cat /sys/block/$LOOP_NAME/queue/read_ahead_kb)
-echo 4096 > /sys/block/$LOOP_NAME/queue/read_ahead_kb   # a value the run must override
+ra_before=$(cat "/sys/block/$LOOP_NAME/queue/read_ahead_kb")
+echo 4096 > "/sys/block/$LOOP_NAME/queue/read_ahead_kb"   # a value the run must override
 DB=$TMP/run.db
 
-rec -o "$DB" --label seq -d "$LOOP_NAME" --read-ahead-kb "$LOOP_NAME=128" --drop-caches \
+rec -o "$DB" --label seq -d "$LOOP_NAME" --read-ahead-kb "$LOOP_NAME=128" "${COLD[@]}" \
 	-- dd if="$MNT/seq" of=/dev/null bs=4k 2>"$TMP/err"
 rc=$?
 cat "$TMP/err"
 check_eq "$rc" 0 "ra-record exit status"
-check_eq "$(cat /sys/block/$LOOP_NAME/queue/read_ahead_kb)" 4096 "read_ahead_kb restored"
+check_eq "$(cat "/sys/block/$LOOP_NAME/queue/read_ahead_kb")" 4096 "read_ahead_kb restored"
 check_eq "$(instance_left $REC_PID)" 0 "tracefs instance left"
 check_eq "$(q "$DB" 'PRAGMA integrity_check')" ok "integrity"
 check_eq "$(q "$DB" 'PRAGMA user_version')" 7 "schema version"
@@ -58,7 +59,7 @@ check_eq "$(q "$DB" "SELECT COUNT(*) FROM blk_events WHERE dev IS NOT NULL AND d
 check_eq "$(q "$DB" "SELECT comm FROM tasks WHERE pid = (SELECT pid FROM ra_events WHERE event_id = 1)")" dd "task name of the reader"
 check_eq "$(q "$DB" "SELECT COUNT(*) FROM tracepoints WHERE system = 'readahead' AND available = 1 AND enabled = 1")" 4 "readahead tracepoints enabled"
 check_eq "$(q "$DB" "SELECT COUNT(*) FROM vmstat WHERE name = 'pgpgin'")" 2 "vmstat before and after"
-echo "$ra_before" > /sys/block/$LOOP_NAME/queue/read_ahead_kb
+echo "$ra_before" > "/sys/block/$LOOP_NAME/queue/read_ahead_kb"
 check_eq "$(q "$DB" "SELECT path FROM files WHERE run_id = $run AND dev = $kdev AND ino = $ino")" "$MNT/seq" "file name resolved"
 
 # Block analysis of the live run: completions against the stat delta, and the
@@ -91,7 +92,7 @@ echo "ok: no database left"
 
 # Someone drops the page cache during the run (another program's
 # drop_caches): the pages it took look evicted unused; the report says why.
-ra-record -q -o "$TMP/dropped.db" -d "$LOOP_NAME" --read-ahead-kb "$LOOP_NAME=128" --drop-caches \
+ra-record -q -o "$TMP/dropped.db" -d "$LOOP_NAME" --read-ahead-kb "$LOOP_NAME=128" "${COLD[@]}" \
 	-- sh -c "dd if='$MNT/seq' of=/dev/null bs=4k count=4096 status=none; echo 1 > /proc/sys/vm/drop_caches;
 		dd if='$MNT/seq' of=/dev/null bs=4k status=none"
 check_eq "$?" 0 "a run during which the page cache is dropped"

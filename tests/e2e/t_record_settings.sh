@@ -5,6 +5,7 @@
 # run, by the workload itself, is stored with the time it was seen, warned
 # about, and put back to the value of before the run; a run that changes
 # nothing also sees it.
+# test: needs=root,tracefs budget=5
 . "$(dirname "$0")/lib.sh"
 need_tracefs
 make_tmp
@@ -77,7 +78,7 @@ echo "ok: no journal entry left"
 # The workload changes the setting in the middle of its run: the change is
 # stored, warned about, and the original value put back. Files opened after
 # the change read ahead with the new value.
-sync; echo 3 > /proc/sys/vm/drop_caches
+evict_cold
 rec -o "$TMP/c.db" -d "$LOOP_NAME" --read-ahead-kb "$LOOP_NAME=128" -- sh -c "
 	dd if=$MNT/f of=/dev/null bs=4k count=1024 status=none; echo 512 > $QUEUE; sleep 0.5;
 	dd if=$MNT/f of=/dev/null bs=4k skip=1024 status=none" 2> "$TMP/c.err"

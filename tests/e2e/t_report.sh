@@ -2,6 +2,7 @@
 # text report holds the readahead table and the block summary with the values
 # the views hold; the JSON parses and matches the views; several runs give a
 # list and a hint.
+# test: needs=root,tracefs budget=2
 . "$(dirname "$0")/lib.sh"
 make_tmp
 
@@ -68,7 +69,7 @@ if [ "$(id -u)" -eq 0 ]; then
 	make_loop 64
 	make_file "$MNT/f" 16
 	ra-record -q -o "$TMP/live.db" --label thrash -d "$LOOP_NAME" --read-ahead-kb "$LOOP_NAME=128" \
-		--drop-caches -- dd if="$MNT/f" of=/dev/null bs=4k || fail "record"
+		"${COLD[@]}" -- dd if="$MNT/f" of=/dev/null bs=4k || fail "record"
 	check_report "$TMP/live.db"
 	check_grep "^  workload +dd if=" "$TMP/out.txt" "live run: the workload in the header"
 	check_grep "^$LOOP_NAME +$LOOP_DEV +filter +128 " "$TMP/out.txt" "live run: the device and its readahead setting"

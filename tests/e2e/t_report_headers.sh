@@ -3,6 +3,7 @@
 # shorter header docs/report.md gives it, in order, none left out but the
 # ones docs/report.md lists, and no header twice (the streams table once
 # showed "max  max" for the largest window and ra_pages).
+# test: budget=2
 . "$(dirname "$0")/lib.sh"
 make_tmp
 DB=$TMP/h.db

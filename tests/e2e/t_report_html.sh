@@ -3,6 +3,7 @@
 # kept in tests/artifacts/), and trace strings escaped: a file named
 # <script>alert(1)</script> (a directory '<script>alert(1)<' and a file 'script>') is text
 # on the page, not a script.
+# test: needs=root,tracefs,chromium budget=5
 . "$(dirname "$0")/lib.sh"
 command -v chromium >/dev/null || skip "chromium is not installed"
 need_tracefs
@@ -12,7 +13,7 @@ name='<script>alert(1)</script>'
 mkdir "$MNT/<script>alert(1)<"		# the '/' of the name makes a directory
 make_file "$MNT/$name" 8
 DB=$TMP/r.db
-ra-record -q -o "$DB" -d "$LOOP_NAME" --drop-caches -- dd if="$MNT/$name" of=/dev/null bs=4k || fail "record"
+ra-record -q -o "$DB" -d "$LOOP_NAME" "${COLD[@]}" -- dd if="$MNT/$name" of=/dev/null bs=4k || fail "record"
 ra-import -q -o "$DB" "$RA_FIXTURES/par4thrash.dat" || fail "import"
 check_eq "$(q "$DB" "SELECT COUNT(*) FROM files WHERE path LIKE '%<script>%'")" 1 "the file's name is in the database"
 

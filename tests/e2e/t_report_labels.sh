@@ -3,6 +3,7 @@
 # their end stay different in the run list, in a report's header and in
 # ra-compare's columns, and a label longer than a line wraps (in the run
 # list and in the report's header) instead of being cut.
+# test: budget=6
 . "$(dirname "$0")/lib.sh"
 make_tmp
 DB=$TMP/l.db
@@ -71,6 +72,7 @@ for l in kernel:6.12 kernel:6.18; do
 	done
 done
 for args in "$K:kernel:6.12 $K:kernel:6.18" "--db $K kernel:6.12 kernel:6.18"; do
+	# shellcheck disable=SC2086 # $args split on purpose: one argument per word
 	ra-compare $args > "$TMP/c" 2> "$TMP/err" || fail "ra-compare $args: $(cat "$TMP/err")"
 	head -1 "$TMP/c" | grep -qE "^metric +kernel:6\.12 \(n=2\) base +kernel:6\.18 \(n=2\)$" ||
 		fail "ra-compare $args: $(head -1 "$TMP/c")"

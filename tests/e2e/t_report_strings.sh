@@ -11,6 +11,7 @@
 #   name as it is (valid UTF-8 kept, a byte that is not UTF-8 as U+00XX);
 # - CSV: parses into the same cells; Markdown: every row has its cells, each
 #   the text escape of its string; HTML: valid UTF-8, no control byte.
+# test: needs=root,tracefs budget=2
 . "$(dirname "$0")/lib.sh"
 need_tracefs
 command -v python3 >/dev/null || skip "python3 is not installed"
@@ -38,7 +39,7 @@ L1=$'lab"el\\1\n\t|,\e[2J\xff ünï'
 L2=$'second|label,"q"\x7f\xc2\x85日本'
 DB=$TMP/s.db
 for l in "$L1" "$L2"; do
-	ra-record -q -o "$DB" --label "$l" -d "$LOOP_NAME" --drop-caches -- "$prog" "${paths[@]}" \
+	ra-record -q -o "$DB" --label "$l" -d "$LOOP_NAME" "${COLD[@]}" -- "$prog" "${paths[@]}" \
 		> /dev/null || fail "record"
 done
 
