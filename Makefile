@@ -47,7 +47,8 @@ TOOL_SRC := $(wildcard tests/tools/*.c)
 TOOL_BINS := $(TOOL_SRC:tests/tools/%.c=$(BUILD)/tools/%)
 MANS := $(wildcard docs/man/*.1)
 
-.PHONY: all deps pkgcheck check test install uninstall clean demo format fuzz fuzz-build kernels
+.PHONY: all deps pkgcheck check test lint lint-shell fetch-kernels install uninstall clean demo format \
+	fuzz fuzz-build kernels
 
 all: pkgcheck $(BINS) $(BUILD)/ra-vm $(UNIT_BINS) $(TOOL_BINS)
 
@@ -130,17 +131,37 @@ fuzz-build: pkgcheck
 fuzz: fuzz-build
 	@scripts/fuzz.sh run $(FUZZ_BUILD) $(FUZZ_OUT) $(FUZZ_TIME) $(FUZZ_SRC:tests/fuzz/fuzz_%.c=%)
 
-# The test command of the README: installs what is missing, builds, runs every suite.
+# The test command of the README: installs what is missing, then builds, lints,
+# builds the fuzz harnesses and fetches the guests' kernels at once, then runs
+# every test (tests/run.sh: in parallel where tests allow, each under a time
+# limit; T=PATTERN runs those whose name has PATTERN, J=N sets the jobs).
+NPROC := $(shell nproc 2>/dev/null || echo 1)
+CHECK_PKGS := chromium chromium-driver python3 xfsprogs btrfs-progs clang libclang-rt-dev \
+	python3-junitparser libxml2-utils qemu-system-x86 busybox-static cpio \
+	debian-archive-keyring shellcheck
+RUN_FLAGS = $(if $(J),-j $(J)) $(T)
 check:
-	@scripts/deps.sh chromium chromium-driver python3 xfsprogs btrfs-progs clang libclang-rt-dev \
-		python3-junitparser libxml2-utils qemu-system-x86 busybox-static cpio \
-		debian-archive-keyring
-	@$(MAKE) --no-print-directory all
-	@scripts/kernels.sh $(BUILD)
-	@RA_BUILD=$(BUILD) tests/run.sh
+	@scripts/deps.sh $(CHECK_PKGS)
+	@$(MAKE) --no-print-directory -j$$(($(NPROC) + 1)) all lint-shell fuzz-build fetch-kernels
+	@RA_BUILD=$(BUILD) tests/run.sh $(RUN_FLAGS)
 
+# The quick tier for the edit loop: unit tests and the tests that need no root,
+# tracefs, guests or browser (under 90 s).
 test: all
-	@RA_BUILD=$(BUILD) tests/run.sh
+	@RA_BUILD=$(BUILD) tests/run.sh --tier quick $(RUN_FLAGS)
+
+# The kernels the guest tests boot, into the kernel cache (once).
+fetch-kernels: $(BUILD)/ra-vm
+	@scripts/kernels.sh $(BUILD)
+
+# shellcheck on every shell script (.shellcheckrc has the shell and the
+# sourcing rules), and the build's warnings as errors.
+SHELL_SCRIPTS = $(shell find . -path './build*' -prune -o -name '*.sh' -print | sort) .ci/run
+lint: lint-shell all
+lint-shell:
+	@command -v shellcheck >/dev/null || { \
+		echo "ratrace: no shellcheck; run 'make deps' or apt-get install shellcheck" >&2; exit 1; }
+	$(call echo_cmd,LINT,shell-scripts)shellcheck -x $(SHELL_SCRIPTS)
 
 # Readahead across kernel releases (not in check: a guest of every Debian
 # kernel series it can fetch): the scenarios of rawl into docs/kernels.md.
