@@ -10,7 +10,7 @@
 # one, the task's previous window whatever its half. The analysis, which does
 # not know how many descriptors there were, must find the kernel's count of
 # subsequent and context windows in both cases.
-# test: needs=root,tracefs budget=3
+# test: needs=root,tracefs budget=2
 . "$(dirname "$0")/lib.sh"
 setup_rawl 16
 half=$(( $(stat -c %s "$MNT/f") / 2 / 4096 ))

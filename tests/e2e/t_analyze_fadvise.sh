@@ -1,7 +1,7 @@
 # Windows of posix_fadvise(POSIX_FADV_WILLNEED) over a 16 MiB file, then a
 # sequential read of it (rawl fadvise), read_ahead_kb=128: the fadvise is a
 # page_cache_ra_unbounded with no trigger, a forced window that reads ahead.
-# test: needs=root,tracefs budget=2
+# test: needs=root,tracefs budget=3
 . "$(dirname "$0")/lib.sh"
 setup_rawl 16
 record_rawl fadvise "$MNT/f"

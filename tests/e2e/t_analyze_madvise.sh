@@ -9,7 +9,7 @@
 #   max(io_pages, ra_pages);
 # - the report warns of the call cut short, naming it madvise(MADV_WILLNEED),
 #   and readahead(2) as readahead(2).
-# test: needs=root,tracefs budget=2
+# test: needs=root,tracefs budget=3
 . "$(dirname "$0")/lib.sh"
 setup_rawl 32
 io_pages=$(( $(cat "/sys/block/$LOOP_NAME/queue/max_sectors_kb") / 4 ))

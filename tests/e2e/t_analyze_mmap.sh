@@ -2,7 +2,7 @@
 # mmap, no madvise), read_ahead_kb=128: the first fault reads around the
 # faulting page with a page_cache_ra_order that no trigger precedes, an around
 # window flagged mmap.
-# test: needs=root,tracefs budget=2
+# test: needs=root,tracefs budget=4
 . "$(dirname "$0")/lib.sh"
 setup_rawl 16
 record_rawl mmap "$MNT/f"

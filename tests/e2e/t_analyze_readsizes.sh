@@ -6,7 +6,7 @@
 # span a folio still under I/O, whose first batch the kernel returns without
 # an mm_filemap_get_pages event (docs/metrics.md), and the analysis must find
 # those pages from the kernel's own signature (used_inferred).
-# test: needs=root,tracefs budget=8
+# test: needs=root,tracefs budget=22
 . "$(dirname "$0")/lib.sh"
 need_tracefs
 need_rawl

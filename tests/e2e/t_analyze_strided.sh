@@ -6,7 +6,7 @@
 # and the pages the program really read (known from its stride): no page is
 # called used that was not read. Tails of a strided reader are filled only
 # as far as a read of its shortest width reaches.
-# test: needs=root,tracefs budget=10
+# test: needs=root,tracefs budget=20
 . "$(dirname "$0")/lib.sh"
 need_tracefs
 need_rawl

@@ -3,7 +3,7 @@
 # cgroup v1 memory cgroup of 12 MiB. Their read-ahead pages are reclaimed
 # before the readers reach them and read again: thrashed pages. The recorder
 # runs outside the cgroup.
-# test: needs=root,tracefs budget=2
+# test: needs=root,tracefs budget=3
 . "$(dirname "$0")/lib.sh"
 LIMIT_MB=${RA_THRASH_LIMIT_MB:-12}
 FILE_MB=24

@@ -7,7 +7,7 @@
 # through a throttle: the windows' bios carry every page they added, exactly
 # (ground truth: the windows' pages_added, whose sum is the file), and the
 # metadata the file system read meanwhile (rwbs M) is no window's.
-# test: needs=root,tracefs budget=2
+# test: needs=root,tracefs budget=3
 . "$(dirname "$0")/lib.sh"
 need_tracefs
 [ -d /sys/fs/cgroup/blkio ] || skip "no cgroup v1 blkio controller"

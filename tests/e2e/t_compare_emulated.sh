@@ -4,7 +4,7 @@
 # emulated (marked E, said on stderr, exit 0); the behavioural figures are
 # judged either way. The run sets are fixture imports with benchmark figures
 # of their own.
-# test: budget=3
+# test: budget=4
 . "$(dirname "$0")/lib.sh"
 make_tmp
 DB=$TMP/c.db

@@ -2,7 +2,7 @@
 # every command gives a correct report or one clean line (exit 2), in bounded
 # time, runs none of the file's SQL (views, triggers), and the read-only ones
 # change nothing in the file.
-# test: budget=4
+# test: budget=13
 . "$(dirname "$0")/lib.sh"
 make_tmp
 command -v timeout >/dev/null || skip "no timeout"

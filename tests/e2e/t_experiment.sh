@@ -7,7 +7,7 @@
 # and max of read_bw_bytes, the largest read_clat_max_ns, the mean hit ratio
 # and windows), which the JSON, the text rows and the matrix must equal. A
 # set's label too long for the 100 columns wraps, never cut.
-# test: needs=root,tracefs,fio budget=5
+# test: needs=root,tracefs,fio budget=8
 . "$(dirname "$0")/lib.sh"
 need_tracefs
 command -v fio >/dev/null || skip "no fio"

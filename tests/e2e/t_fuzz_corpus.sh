@@ -2,7 +2,7 @@
 # their corpora (the seeds and the inputs that once crashed ratrace) runs
 # through its harness without a crash, a leak or undefined behaviour: a
 # regression run of seconds. Needs clang with its libFuzzer runtime.
-# test: needs=clang cpu=1 budget=18
+# test: needs=clang cpu=1 budget=4
 . "$(dirname "$0")/lib.sh"
 top=${RA_TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
 command -v clang >/dev/null || skip "clang is not installed (Debian: clang, libclang-rt-dev)"

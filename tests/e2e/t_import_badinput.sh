@@ -1,6 +1,6 @@
 # Bad input to ra-import: a clear one-line error naming the file (and for
 # blktrace the offset), exit 2, and the database exactly as it was.
-# test: budget=11
+# test: budget=17
 . "$(dirname "$0")/lib.sh"
 make_tmp
 cd "$TMP" || fail "cd"

@@ -5,7 +5,7 @@
 # runs; the child never outlives the parent; a killed child is reported as
 # killed, not as corrupt input; the temporary a kill leaves is removed by the
 # next import into the same database.
-# test: cpu=1 budget=30
+# test: cpu=1 budget=47
 . "$(dirname "$0")/lib.sh"
 make_tmp
 cd "$TMP" || fail "cd"

@@ -3,7 +3,7 @@
 # the count of each type it skips; metadata of the file goes to the run; the
 # version 6 conversion of a fixture gives the same events (also in a sanitized
 # build, whose leak suppressions must match the libraries' leaks).
-# test: budget=4
+# test: budget=7
 . "$(dirname "$0")/lib.sh"
 command -v trace-cmd >/dev/null || skip "trace-cmd is not installed"
 make_tmp

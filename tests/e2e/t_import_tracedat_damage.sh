@@ -3,7 +3,7 @@
 # and uncompressed version 7 conversions: each is refused before the
 # libraries see the file, with one line naming the file, the offset and the
 # fault; the database stays as it was and no new one appears.
-# test: budget=5
+# test: budget=12
 . "$(dirname "$0")/lib.sh"
 command -v trace-cmd >/dev/null || skip "trace-cmd is not installed"
 command -v python3 >/dev/null || skip "python3 is not installed"

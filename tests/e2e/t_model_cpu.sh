@@ -9,7 +9,7 @@
 # - the advice is marked unreliable, not printed as a fact;
 # - read again from the page cache, the run has no I/O and no advice, and
 #   the reasoning says so.
-# test: needs=root,tracefs budget=5
+# test: needs=root,tracefs budget=13
 . "$(dirname "$0")/lib.sh"
 need_tracefs
 make_tmp

@@ -8,7 +8,7 @@
 #   advice made up;
 # - the thrashing fixture: the advice is lowered below the windows that
 #   thrashed.
-# test: needs=root,tracefs budget=3
+# test: needs=root,tracefs budget=6
 . "$(dirname "$0")/lib.sh"
 need_tracefs
 need_rawl

@@ -4,7 +4,7 @@
 # once. On ext4, and on btrfs, whose stat st_dev is not the s_dev of its
 # events. The names and sizes are those the files had; their windows read
 # each file once.
-# test: needs=root,tracefs budget=9
+# test: needs=root,tracefs budget=10
 . "$(dirname "$0")/lib.sh"
 need_tracefs
 make_tmp

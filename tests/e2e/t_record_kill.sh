@@ -3,7 +3,7 @@
 # first load of a new database runs without a journal). The database appears
 # whole or not at all: no file is left that looks like a ratrace database;
 # the next recorder into it removes the temporary the killed one left.
-# test: needs=root,tracefs excl=instances budget=3
+# test: needs=root,tracefs excl=instances budget=6
 . "$(dirname "$0")/lib.sh"
 need_tracefs
 make_tmp

@@ -2,7 +2,7 @@
 # reader) stores what it got and counts the lost events per CPU; every report
 # of it says its numbers are incomplete, and ra-compare refuses to judge such
 # runs unless told to (--incomplete=skip or judge).
-# test: needs=root,tracefs budget=2
+# test: needs=root,tracefs budget=3
 . "$(dirname "$0")/lib.sh"
 need_tracefs
 make_tmp

@@ -6,7 +6,7 @@
 # device's /sys/block stat, read by this test around the recording and
 # stored by ra-record; -d 0:N of the file system (both devices named) gives
 # the same devices and as much I/O.
-# test: needs=root,tracefs budget=3
+# test: needs=root,tracefs budget=6
 . "$(dirname "$0")/lib.sh"
 need_tracefs
 command -v mkfs.btrfs >/dev/null || skip "no mkfs.btrfs"

@@ -6,7 +6,7 @@
 # mounted: through a symbolic link, under the overlay itself (mounted on its
 # own lower directory), or relative to the directory of the process that
 # mounted it (which nothing records: said, not guessed).
-# test: needs=root,tracefs budget=12
+# test: needs=root,tracefs budget=16
 . "$(dirname "$0")/lib.sh"
 need_tracefs
 grep -qw overlay /proc/filesystems || modprobe overlay 2>/dev/null

@@ -5,7 +5,7 @@
 # checked against the disk's stat. ext4 on p1, xfs on p2, a cold dd bs=4k of
 # a 64 MiB file on each. The truth is the stat of each device, partitions
 # included, read by this test around each recording and stored by ra-record.
-# test: needs=root,tracefs budget=3
+# test: needs=root,tracefs budget=6
 . "$(dirname "$0")/lib.sh"
 need_tracefs
 command -v mkfs.xfs >/dev/null || skip "no mkfs.xfs"

@@ -1,7 +1,7 @@
 # ra-record on a real loop device: a cold sequential dd bs=4k of a 64 MiB file
 # with read_ahead_kb=128. Checks the readahead events, the page-cache adds,
 # block completions against /sys/block stat, lost events and the clean-up.
-# test: needs=root,tracefs alone budget=3
+# test: needs=root,tracefs alone budget=2
 . "$(dirname "$0")/lib.sh"
 need_tracefs
 make_tmp

@@ -5,7 +5,7 @@
 # run, by the workload itself, is stored with the time it was seen, warned
 # about, and put back to the value of before the run; a run that changes
 # nothing also sees it.
-# test: needs=root,tracefs budget=5
+# test: needs=root,tracefs budget=7
 . "$(dirname "$0")/lib.sh"
 need_tracefs
 make_tmp

@@ -3,7 +3,7 @@
 # instance is removed and read_ahead_kb restored. SIGKILL, which no process
 # can handle: the next ra-record restores read_ahead_kb, removes the
 # throttle's cgroup and the instance the killed one left, from its journal.
-# test: needs=root,tracefs alone budget=4
+# test: needs=root,tracefs alone budget=2
 . "$(dirname "$0")/lib.sh"
 need_tracefs
 make_tmp

@@ -2,7 +2,7 @@
 # text report holds the readahead table and the block summary with the values
 # the views hold; the JSON parses and matches the views; several runs give a
 # list and a hint.
-# test: needs=root,tracefs budget=2
+# test: needs=root,tracefs budget=4
 . "$(dirname "$0")/lib.sh"
 make_tmp
 

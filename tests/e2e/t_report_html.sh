@@ -3,7 +3,7 @@
 # kept in tests/artifacts/), and trace strings escaped: a file named
 # <script>alert(1)</script> (a directory '<script>alert(1)<' and a file 'script>') is text
 # on the page, not a script.
-# test: needs=root,tracefs,chromium budget=5
+# test: needs=root,tracefs,chromium budget=11
 . "$(dirname "$0")/lib.sh"
 command -v chromium >/dev/null || skip "chromium is not installed"
 need_tracefs

@@ -3,7 +3,7 @@
 # their end stay different in the run list, in a report's header and in
 # ra-compare's columns, and a label longer than a line wraps (in the run
 # list and in the report's header) instead of being cut.
-# test: budget=6
+# test: budget=15
 . "$(dirname "$0")/lib.sh"
 make_tmp
 DB=$TMP/l.db

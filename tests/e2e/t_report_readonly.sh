@@ -7,7 +7,7 @@
 # bytes (and its -wal's) are unchanged, and every output equals the one read
 # from a writable copy with the -wal checkpointed into it. Files that cannot
 # be read are refused with the reason.
-# test: needs=root budget=6
+# test: needs=root budget=16
 . "$(dirname "$0")/lib.sh"
 need_root
 command -v python3 >/dev/null || skip "python3 is not installed"

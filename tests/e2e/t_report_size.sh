@@ -1,6 +1,6 @@
 # The HTML of a large trace stays small: the charts summarize (a few hundred
 # points each), whatever the number of events.
-# test: needs=root,tracefs cpu=1 budget=6
+# test: needs=root,tracefs cpu=1 budget=11
 . "$(dirname "$0")/lib.sh"
 need_tracefs
 command -v trace-cmd >/dev/null || skip "trace-cmd is not installed"

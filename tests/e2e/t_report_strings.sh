@@ -11,7 +11,7 @@
 #   name as it is (valid UTF-8 kept, a byte that is not UTF-8 as U+00XX);
 # - CSV: parses into the same cells; Markdown: every row has its cells, each
 #   the text escape of its string; HTML: valid UTF-8, no control byte.
-# test: needs=root,tracefs budget=2
+# test: needs=root,tracefs budget=3
 . "$(dirname "$0")/lib.sh"
 need_tracefs
 command -v python3 >/dev/null || skip "python3 is not installed"

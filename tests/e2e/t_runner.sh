@@ -5,7 +5,7 @@
 # seconds, and its cleanups run (its temporary directory and its child are
 # gone); a skip is a skip, and a failure in CI; every test's time is in
 # timings.tsv and the slowest are printed.
-# test: budget=12
+# test: budget=7
 . "$(dirname "$0")/lib.sh"
 make_tmp
 D=$TMP/e2e

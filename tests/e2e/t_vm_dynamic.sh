@@ -13,7 +13,7 @@
 #   is unavailable with the reason;
 # - this machine's kernel, which has no kprobe events, with the dynamic events
 #   forced on: one line, and the run is recorded.
-# test: needs=root,tracefs,qemu cpu=1 budget=83
+# test: needs=root,tracefs,qemu cpu=1 budget=89
 . "$(dirname "$0")/lib.sh"
 need_vm
 need_tracefs

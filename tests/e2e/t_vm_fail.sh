@@ -3,7 +3,7 @@
 # (retried, by design, a bounded number of times). Each ends in one line
 # naming the kernel and what happened, within its time limit, exit status 2,
 # the database as it was, and no qemu or temporary directory left behind.
-# test: needs=root,qemu cpu=1 budget=53
+# test: needs=root,qemu cpu=1 budget=69
 . "$(dirname "$0")/lib.sh"
 need_vm
 make_tmp

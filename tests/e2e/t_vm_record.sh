@@ -4,7 +4,7 @@
 # tracepoints, and recorded from tracepoints only (no kprobes in their
 # place), its runs say the readahead analysis is unavailable instead of
 # showing zeros. The guest workload's exit status reaches the host.
-# test: needs=root,qemu cpu=1 budget=21
+# test: needs=root,qemu cpu=1 budget=27
 . "$(dirname "$0")/lib.sh"
 need_vm
 make_tmp

@@ -16,7 +16,7 @@
 # the windows, patterns and fates of the tracepoints. The experiment overview of the database has
 # kernel and scenario as its dimensions, and ra-compare compares two kernels'
 # runs without judging the emulated timings.
-# test: needs=root,tracefs,qemu cpu=1 budget=101
+# test: needs=root,tracefs,qemu cpu=1 budget=142
 . "$(dirname "$0")/lib.sh"
 need_vm
 need_tracefs
