@@ -768,14 +768,19 @@ struct xaxis {
 	int ncats;
 };
 
+/* Set @s's value of the first dimension; "all" when the runs vary in nothing. */
+static const char *dim0(const struct ra_experiment *x, const struct xset *s)
+{
+	return x->ndims ? s->values[0] : "all";
+}
+
 static double x_of(const struct ra_experiment *x, const struct xaxis *a, const struct xset *s)
 {
 	if (a->numeric)
-		return px(&a->f, strtod(s->values[0], NULL));
+		return px(&a->f, strtod(dim0(x, s), NULL));
 	for (int i = 0; i < a->ncats; i++)
-		if (strcmp(a->cats[i], s->values[0]) == 0)
+		if (strcmp(a->cats[i], dim0(x, s)) == 0)
 			return px(&a->f, i);
-	(void)x;
 	return px(&a->f, 0);
 }
 
@@ -799,7 +804,7 @@ static void x_axis(const struct ra_experiment *x, struct xaxis *a)
 		return;
 	}
 	for (int s = 0; s < x->nsets && a->ncats < 64; s++) {
-		const char *v = x->ndims ? x->sets[s].values[0] : "all";
+		const char *v = dim0(x, &x->sets[s]);
 		int i;
 
 		for (i = 0; i < a->ncats && strcmp(a->cats[i], v) != 0; i++)
@@ -842,12 +847,12 @@ static void chart_sets(FILE *out, const struct ra_experiment *x, int which, cons
 		bool first = true;
 
 		for (int t = 0; t < s && first; t++)
-			first = strcmp(x->sets[t].values[0], x->sets[s].values[0]) != 0;
-		if (x->ndims && !first)
+			first = strcmp(dim0(x, &x->sets[t]), dim0(x, &x->sets[s])) != 0;
+		if (!first)
 			continue;
 		fprintf(out, "<text x=\"%.1f\" y=\"%d\" class=\"xt\">", x_of(x, &a, &x->sets[s]),
 			CH - MB + 16);
-		esc(out, x->ndims ? x->sets[s].values[0] : "all");
+		esc(out, dim0(x, &x->sets[s]));
 		fputs("</text>", out);
 	}
 	for (int s = 0; s < x->nsets; s++) {
