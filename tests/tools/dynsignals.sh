@@ -19,7 +19,9 @@ count() {
 if [ "${1:-}" = inner ]; then	# the inner recorder's workload
 	outer=$3
 	"$d/rawl" seq "$d/f" > /dev/null
-	count "during $2"
+	# into a file: what the workload prints reaches the outer output through
+	# the inner recorder, which the kill may end before it passed the line on
+	count "during $2" > "/tmp/during.$2"
 	if [ "$2" = ALL ]; then
 		for p in /proc/[0-9]*; do
 			read -r c < "$p/comm" 2> /dev/null || continue
@@ -34,6 +36,7 @@ fi
 for sig in INT TERM KILL ALL; do
 	ra-record -q -o /tmp/inner.db --no-analyze -- bash "$0" inner $sig $outer 2>&1
 	echo "status $sig $?"
+	cat "/tmp/during.$sig"
 	sleep 3
 	count "after $sig"
 done
