@@ -23,7 +23,9 @@
 #   needs=    root, tracefs, qemu, chromium, clang, fio: what it cannot run
 #             without; a test with no needs is in the quick tier (make test)
 #   cpu=N     CPUs it keeps busy the whole time (an emulated guest, a
-#             compiler): at most as many as the machine has run at once
+#             compiler), or needs free for itself (a measurement whose reader
+#             must keep a throttled device busy): the tests running at once
+#             ask for at most as many CPUs as the machine has
 #   alone     it runs with no other test beside it: it changes what every
 #             other test sees (unmounts tracefs, drops the whole page cache)
 #   excl=L,.. tests that name one L never run at the same time: they leave or

@@ -9,7 +9,7 @@
 # - predicted and measured throughput agree within 25% per read_ahead_kb;
 # - text, JSON and HTML show the model, the 2010 table over the measured
 #   sizes (no extrapolation) and the advice.
-# test: needs=root,tracefs budget=22
+# test: needs=root,tracefs cpu=1 budget=22
 . "$(dirname "$0")/lib.sh"
 need_tracefs
 [ -d /sys/fs/cgroup/blkio ] || skip "no cgroup v1 blkio controller"

@@ -8,7 +8,7 @@
 #   bandwidth-bound: no setting to advise, the reasoning says that readahead
 #   below 1 MiB changes nothing, and the model's table has no size below the
 #   smallest window measured.
-# test: needs=root,tracefs budget=11
+# test: needs=root,tracefs cpu=1 budget=11
 . "$(dirname "$0")/lib.sh"
 need_tracefs
 [ -d /sys/fs/cgroup/blkio ] || skip "no cgroup v1 blkio controller"

@@ -9,7 +9,7 @@
 # - a run killed by the OOM killer (its workload allocates more than the
 #   cgroup allows after reading) and a run that exits 3 join the same pool:
 #   both are left out of the model and its run sets, and listed.
-# test: needs=root,tracefs,fio budget=13
+# test: needs=root,tracefs,fio cpu=1 budget=13
 . "$(dirname "$0")/lib.sh"
 need_tracefs
 [ -d /sys/fs/cgroup/blkio ] || skip "no cgroup v1 blkio controller"

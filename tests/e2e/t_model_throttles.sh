@@ -21,7 +21,7 @@
 # and a reader short of CPU does not keep a throttle busy. The three
 # throttles are three loop devices, recorded at the same time (each throttle
 # is its own device's, and each recorder traces its own device).
-# test: needs=root,tracefs,fio budget=57
+# test: needs=root,tracefs,fio cpu=1 budget=57
 . "$(dirname "$0")/lib.sh"
 need_tracefs
 [ -d /sys/fs/cgroup/blkio ] || skip "no cgroup v1 blkio controller"
