@@ -154,6 +154,7 @@ auto() {	# NAME IOPS BPS dd|fio ADVICE
 lane() {
 	local name=$1
 	eval "LOOP_NAME=\$${name}_LOOP_NAME MNT=\$${name}_MNT kdev=\$${name}_KDEV"
+	COLD=(--evict "$MNT")	# its own files: the other lanes read theirs meanwhile
 	TMP=$TMP/lane.$name
 	mkdir -p "$TMP"
 	case $name in
