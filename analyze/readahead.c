@@ -573,11 +573,33 @@ static bool in_demand(const struct window *w, uint64_t index)
 /* Pages added by the window's task, for its file, inside it, before the task's
  * next trigger or window are the window's; readahead pages are those of them
  * that were not demanded. */
+/*
+ * Page @key of a readahead page evicted unused is in the page cache again.
+ * Read in by a window (a read missed it), it thrashed: the device read it
+ * twice. Added any other way (a write after a truncation, an O_DIRECT or
+ * splice fill), nothing was read again and the eviction is forgiven.
+ */
+static void ghost_settle(struct ra_state *st, uint64_t key, bool read_in)
+{
+	int32_t *ghost = ra_map_get(&st->ghosts, key);
+
+	if (!ghost)
+		return;
+	for (int g = *ghost - 1, next; g >= 0; g = next) {
+		next = st->ghost[g].next;
+		if (read_in)
+			st->wins[st->ghost[g].win].thrashed++;
+		st->ghost[g].next = st->free_ghost;
+		st->free_ghost = g;
+	}
+	ra_map_del(&st->ghosts, key);
+}
+
 static int on_add(struct ra_state *st, const struct ra_event *ev, int file)
 {
 	struct task *t = task_of(st, ev->pid);
 	uint64_t first = ev->page.index, n = 1ULL << ev->page.order;
-	struct window *w;
+	struct window *w = NULL;
 	bool inside = false;
 
 	if (!t)
@@ -585,11 +607,14 @@ static int on_add(struct ra_state *st, const struct ra_event *ev, int file)
 	see_page(st, file, first + n - 1);
 	if (first + n > st->files[file].tracked_end)
 		st->files[file].tracked_end = first + n;
-	if (t->win < 0 || st->wins[t->win].file != file)
-		return 0;
-	w = &st->wins[t->win];
-	for (uint64_t i = first; i < first + n; i++)
-		inside |= i >= w->start && i < w->start + w->size;
+	if (t->win >= 0 && st->wins[t->win].file == file)
+		w = &st->wins[t->win];
+	for (uint64_t i = first; i < first + n; i++) {
+		bool win_page = w && i >= w->start && i < w->start + w->size;
+
+		inside |= win_page;
+		ghost_settle(st, KEY(file, i), win_page);
+	}
 	if (!inside)
 		return 0;
 	for (uint64_t i = first; i < first + n; i++) {
@@ -670,35 +695,20 @@ static int on_delete(struct ra_state *st, const struct ra_event *ev, int file)
 	return 0;
 }
 
-/* An access of one page: a readahead page is used; an evicted one thrashed.
- * Returns true when it made a readahead page used. */
-static bool touch(struct ra_state *st, int file, uint64_t index, bool cached_only)
+/* An access of one page: a readahead page is used (an evicted one thrashes
+ * when a read brings it back: ghost_settle). Returns true when it made a
+ * readahead page used. */
+static bool touch(struct ra_state *st, int file, uint64_t index)
 {
-	uint64_t key = KEY(file, index);
-	struct page *p = ra_map_get(&st->cache, key);
-	bool made_used = false;
-	int32_t *ghost;
+	struct page *p = ra_map_get(&st->cache, KEY(file, index));
 
-	if (p && (p->state == PG_RA_UNUSED || p->state == PG_RA_MAPPED)) {
-		if (p->state == PG_RA_MAPPED)
-			st->wins[p->win].mapped--;
-		p->state = PG_RA_USED;
-		st->wins[p->win].used++;
-		made_used = true;
-	}
-	if (cached_only && !p)
-		return made_used;
-	ghost = ra_map_get(&st->ghosts, key);
-	if (!ghost)
-		return made_used;
-	for (int g = *ghost - 1, next; g >= 0; g = next) {
-		next = st->ghost[g].next;
-		st->wins[st->ghost[g].win].thrashed++;
-		st->ghost[g].next = st->free_ghost;
-		st->free_ghost = g;
-	}
-	ra_map_del(&st->ghosts, key);
-	return made_used;
+	if (!p || (p->state != PG_RA_UNUSED && p->state != PG_RA_MAPPED))
+		return false;
+	if (p->state == PG_RA_MAPPED)
+		st->wins[p->win].mapped--;
+	p->state = PG_RA_USED;
+	st->wins[p->win].used++;
+	return true;
 }
 
 /*
@@ -862,7 +872,7 @@ static uint64_t fill_tail(struct ra_state *st, const struct taskfile *tf, int k,
 		struct page *p = ra_map_get(&st->cache, KEY(file, i));
 		int32_t win = p->win;
 
-		if (touch(st, file, i, true)) {
+		if (touch(st, file, i)) {
 			st->wins[win].inferred++;
 			n++;
 		}
@@ -985,10 +995,10 @@ static int on_access(struct ra_state *st, const struct ra_event *ev, int64_t seq
 	switch (ev->type) {
 	case RA_EV_GET_PAGES:
 		for (uint64_t i = first; i <= last; i++)
-			touch(st, file, i, false);
+			touch(st, file, i);
 		break;
 	case RA_EV_FAULT:	/* a file fault maps the faulting page, a PMD folio whole */
-		touch(st, file, first, false);
+		touch(st, file, first);
 		map_pmd_folio(st, file, first);
 		break;
 	default:		/* map_pages maps the cached folios of its range */
