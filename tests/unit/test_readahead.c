@@ -259,8 +259,25 @@ static void test_evicted_and_thrashed(void)
 	trig(1, 10, 5, 8, 4, 32);		/* the reader comes back: a sync miss */
 	order(10, 5, 8, 8, 4);
 	add(10, 5, 8, 8, 0);
-	access_ev(RA_EV_GET_PAGES, 10, 5, 8, 13);	/* 8..13 were evicted: thrashed */
-	CHECK_STR(result(FATES), "initial|16|15|3|8|6|4;sync|8|4|2|0|0|2");
+	/* 8..15 were evicted unused and the window read them in again: thrashed,
+	 * the device read them twice, whether or not 14 and 15 are read now */
+	access_ev(RA_EV_GET_PAGES, 10, 5, 8, 13);
+	CHECK_STR(result(FATES), "initial|16|15|3|8|8|4;sync|8|4|2|0|0|2");
+}
+
+/* Pages evicted unused come back by a write (a truncation, then a rewrite):
+ * nothing was read twice, nothing thrashed. */
+static void test_rewrite_not_thrashed(void)
+{
+	begin("rewrite");
+	trig(1, 10, 5, 0, 1, 32);
+	order(10, 5, 0, 16, 8);
+	add(10, 5, 0, 16, 0);
+	access_ev(RA_EV_GET_PAGES, 10, 5, 0, 3);
+	del(5, 0, 16);				/* O_TRUNC: every cached page goes */
+	add(11, 5, 0, 16, 0);			/* the writer's pages */
+	access_ev(RA_EV_GET_PAGES, 10, 5, 0, 15);	/* the reader reads them: cached */
+	CHECK_STR(result("SELECT SUM(evicted_unused), SUM(thrashed) FROM windows"), "12|0");
 }
 
 static void test_attribution(void)
@@ -323,6 +340,7 @@ int main(void)
 		{ "two streams of one task, trimmed windows", test_two_streams },
 		{ "a random reader is one stream", test_random_stream },
 		{ "evicted unused, thrashed, pending", test_evicted_and_thrashed },
+		{ "a rewrite after a truncation is not thrashing", test_rewrite_not_thrashed },
 		{ "attribution of page adds", test_attribution },
 		{ "damaged values", test_damaged_values },
 		{ "kernel without readahead events", test_unavailable },
