@@ -58,6 +58,7 @@ struct task {
 	int nmark;
 	int win;			/* window collecting this task's page adds, or -1 */
 	bool last_was_order;		/* the task's latest readahead event was ra_order */
+	bool on_device;			/* it has page events of the recorded devices */
 	enum access acc;		/* the task's latest access */
 	int acc_file;
 	uint64_t acc_index;
@@ -147,6 +148,8 @@ struct ra_state {
 	unsigned int pmd_order;		/* folios this large are mapped whole, by one PMD */
 	uint64_t done;			/* block completions so far */
 	bool has_done;			/* the run recorded block completions */
+	int *dev_pids;			/* the tasks with page events, for advice_calls() */
+	int ndev_pids, cap_dev_pids;
 };
 
 #define KEY(file, index) ((((uint64_t)(file) + 1) << 40) | ((index) & ((1ULL << 40) - 1)))
@@ -1011,7 +1014,18 @@ static int on_access(struct ra_state *st, const struct ra_event *ev, int64_t seq
 
 static int on_page(struct ra_state *st, const struct ra_event *ev, int64_t seq)
 {
+	struct task *t = task_of(st, ev->pid);
 	int file;
+
+	if (!t)
+		return -1;
+	if (!t->on_device) {
+		if (grow_array((void **)&st->dev_pids, &st->cap_dev_pids, st->ndev_pids + 1,
+			       sizeof(*st->dev_pids)))
+			return -1;
+		st->dev_pids[st->ndev_pids++] = ev->pid;
+		t->on_device = true;
+	}
 
 	if ((ev->type == RA_EV_PAGE_ADD || ev->type == RA_EV_PAGE_DELETE) &&
 	    ev->page.order > MAX_FOLIO_ORDER)
@@ -1270,6 +1284,7 @@ static void state_release(struct ra_state *st)
 	free(st->files);
 	free(st->wins);
 	free(st->ghost);
+	free(st->dev_pids);
 	ra_map_release(&st->files_by_key);
 	ra_map_release(&st->tasks);
 	ra_map_release(&st->taskfiles);
@@ -1317,9 +1332,30 @@ static int on_event(const struct ra_event *ev, int64_t seq, void *arg)
  * offset are those of the windows (madvise_willneed reads through
  * vfs_fadvise), its address in pages when none followed.
  */
-static int advice_calls(struct ra_db *db, int64_t run_id)
+static int advice_calls(const struct ra_state *st, struct ra_db *db, int64_t run_id)
 {
-	return ra_analyze_exec(db,
+	sqlite3_stmt *q = NULL;
+	int rc = SQLITE_OK, ret;
+
+	if (ra_analyze_exec(db, "DROP TABLE IF EXISTS temp.ra_device_pids", run_id) < 0 ||
+	    ra_analyze_exec(db, "CREATE TEMP TABLE ra_device_pids (pid INTEGER PRIMARY KEY)",
+			    run_id) < 0)
+		return -1;
+	if (sqlite3_prepare_v2(ra_db_sqlite(db), "INSERT OR IGNORE INTO temp.ra_device_pids"
+			       " VALUES (?1)", -1, &q, NULL) != SQLITE_OK)
+		rc = SQLITE_ERROR;
+	for (int i = 0; i < st->ndev_pids && rc == SQLITE_OK; i++) {
+		sqlite3_bind_int(q, 1, st->dev_pids[i]);
+		rc = sqlite3_step(q) == SQLITE_DONE ? SQLITE_OK : SQLITE_ERROR;
+		sqlite3_reset(q);
+	}
+	sqlite3_finalize(q);
+	if (rc != SQLITE_OK) {
+		ra_set_error(RA_ERR_IO, "cannot write '%s': %s", ra_db_path(db),
+			     sqlite3_errmsg(ra_db_sqlite(db)));
+		return -1;
+	}
+	ret = ra_analyze_exec(db,
 		/* the file, offset and end of the call's first window (SQLite gives the bare
 		 * columns of the row of the one MIN()) */
 		"WITH c AS (SELECT e.run_id, e.seq, e.ts_ns, e.pid, e.event_id, e.page_index,"
@@ -1344,7 +1380,13 @@ static int advice_calls(struct ra_db *db, int64_t run_id)
 		"  dev, ino, off,"
 		"  CASE WHEN req > 0 THEN MIN(req, COALESCE(eof - off, req))"
 		"   WHEN event_id = 7 THEN 0 ELSE eof - off END,"
-		"  windows, read_pages, pages_added FROM o", run_id);
+		"  windows, read_pages, pages_added FROM o"
+		/* the system call events are not the devices': a call whose task read
+		 * nothing of them is another device's */
+		" WHERE windows > 0 OR pid IN (SELECT pid FROM temp.ra_device_pids)", run_id);
+	if (ra_analyze_exec(db, "DROP TABLE temp.ra_device_pids", run_id) < 0)
+		return -1;
+	return ret;
 }
 
 static int run_readahead(struct ra_db *db, int64_t run_id, const struct ra_analyze_opts *o,
@@ -1362,7 +1404,7 @@ static int run_readahead(struct ra_db *db, int64_t run_id, const struct ra_analy
 	    ra_evstream_each(db, run_id, RA_STREAM_RA | RA_STREAM_PAGE | RA_STREAM_BLK_DONE, on_event,
 			     &st) < 0 || settle_pmd(&st) < 0 ||
 	    write_windows(&st, db, run_id) < 0 || write_streams(&st, db, run_id) < 0 ||
-	    advice_calls(db, run_id) < 0)
+	    advice_calls(&st, db, run_id) < 0)
 		goto out;
 	if (o && o->verbose > 0)
 		fprintf(stderr, "readahead: %d windows, %d streams, %d files\n", st.nwins,

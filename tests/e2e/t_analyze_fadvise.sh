@@ -55,3 +55,15 @@ check_eq "$(q "$DB" "SELECT COUNT(*) || '|' || SUM(pages_added) $w AND pattern =
 	"the call's forced window holds the pages it added"
 check_eq "$(q "$DB" "SELECT windows || '|' || pages_added FROM advice_calls WHERE run_id = $run")" "1|$added" \
 	"advice_calls pairs the call with its window"
+
+# A WILLNEED call on a file of another device, meanwhile: the system call
+# events are not filtered by device, but the call is not the recorded
+# device's (its task has no page of it): advice_calls holds the one call on
+# the loop device's file.
+head -c $((1 << 20)) /dev/urandom > "$TMP/other" || fail "a file off the loop device"
+rm -f "$DB" "$DB-wal" "$DB-shm"
+record_loop 128 sh -c "'$RAWL' fadvise '$TMP/other' > /dev/null; '$RAWL' fadvise '$MNT/f' --len 1048576"
+check_eq "$(q "$DB" "SELECT COUNT(*) FROM ra_events WHERE run_id = $run AND event_id = 5")" 2 \
+	"both WILLNEED calls are in the trace"
+check_eq "$(q "$DB" "SELECT COUNT(*) || ' ' || MIN(ino) FROM advice_calls WHERE run_id = $run")" "1 $ino" \
+	"advice_calls: the call on the recorded device's file only"

@@ -12,7 +12,8 @@
  * B the pages asked), u a page_cache_ra_unbounded of file 5 (A its start, B
  * its size, the pages added with it), v the same of file 3 (a second mapping
  * of one madvise), t a sync trigger of file 5 at page A with an ra_order
- * window of B pages.
+ * window of B pages, g a read of pages A to B of file 5 from the page cache
+ * (a task of the recorded devices).
  */
 static void advice_step(const char *tok)
 {
@@ -34,6 +35,9 @@ static void advice_step(const char *tok)
 	case 'v':
 		unbounded(pid, op == 'u' ? 5 : 3, (uint64_t)a, (uint32_t)b);
 		add(pid, op == 'u' ? 5 : 3, (uint64_t)a, b, 0);
+		break;
+	case 'g':
+		access_ev(RA_EV_GET_PAGES, pid, 5, (uint64_t)a, (uint64_t)b);
 		break;
 	case 't':
 		trig(1, pid, 5, (uint64_t)a, 1, 32);
@@ -59,16 +63,18 @@ static const struct {
 	  "10:m:8323072:1024 10:u:0:512 10:u:512:512 10:t:2000:32 10:u:4000:16",
 	  "madvise|7340032|5|0|1024|2|1024|1024" },
 	{ "madvise that read nothing (anonymous memory): its address, no file",
-	  "10:m:8323072:16", "madvise|NULL|NULL|8323072|16|0|0|0" },
+	  "10:g:0:7 10:m:8323072:16", "madvise|NULL|NULL|8323072|16|0|0|0" },
 	{ "another task's forced window is not the call's",
-	  "10:m:8323072:64 11:u:0:64", "madvise|NULL|NULL|8323072|64|0|0|0" },
+	  "10:g:0:7 10:m:8323072:64 11:u:0:64", "madvise|NULL|NULL|8323072|64|0|0|0" },
 	{ "the next call takes the windows after it",
 	  "10:m:8323072:64 10:m:9000000:32 10:u:0:32",
 	  "madvise|NULL|NULL|8323072|64|0|0|0;madvise|7340032|5|0|32|1|32|32" },
+	{ "a task with no page of the recorded devices: its calls are another device's",
+	  "12:f:0:64 12:m:8323072:16 10:f:100:50 10:u:100:50", "fadvise64|7340032|5|100|50|1|50|50" },
 	{ "fadvise64 and readahead: their own offsets",
 	  "10:f:100:50 10:u:100:50 10:r:300:8 10:u:300:8",
 	  "fadvise64|7340032|5|100|50|1|50|50;readahead|7340032|5|300|8|1|8|8" },
-	{ "a call of zero length", "10:m:8323072:0", "madvise|NULL|NULL|8323072|0|0|0|0" },
+	{ "a call of zero length", "10:g:0:0 10:m:8323072:0", "madvise|NULL|NULL|8323072|0|0|0|0" },
 	{ "madvise over two mappings: the file, offset and end of its first window",
 	  "10:m:8323172:1024 10:u:100:64 10:v:0:64", "madvise|7340032|5|100|1024|2|128|128" },
 	{ "asked past the end of the 8192-page file: cut there",
