@@ -189,55 +189,6 @@ static int run_pass(struct ra_db *db, int64_t run_id, const struct ra_pass *p,
 	return record(db, run_id, p, "ok", note[0] ? note : NULL);
 }
 
-/*
- * A run's device model pools the runs recorded like it: a new run changes
- * the models of the others in its pool. They pool the same samples, so they
- * get the fits just made for @run_id, each with the advice of its setting.
- */
-static int refit_pool(struct ra_db *db, int64_t run_id, const struct ra_analyze_opts *o)
-{
-	char sql[2048];
-	sqlite3_stmt *st = NULL;
-	int64_t *ids = NULL;
-	size_t n = 0, cap = 0;
-	int rc, ret = -1;
-
-	snprintf(sql, sizeof(sql), "SELECT run_id FROM (%s) WHERE run_id != ?1 AND run_id IN"
-		 " (SELECT run_id FROM analyses WHERE pass = 'model' AND state = 'ok')"
-		 " AND EXISTS (SELECT 1 FROM analyses WHERE run_id = ?1 AND pass = 'model'"
-		 " AND state = 'ok')", ra_model_pool_sql);
-	if (sqlite3_prepare_v2(ra_db_sqlite(db), sql, -1, &st, NULL) != SQLITE_OK)
-		goto out;
-	sqlite3_bind_int64(st, 1, run_id);
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		if (n == cap) {
-			int64_t *p = realloc(ids, (cap = cap ? cap * 2 : 16) * sizeof(*p));
-
-			if (!p)
-				goto out;
-			ids = p;
-		}
-		ids[n++] = sqlite3_column_int64(st, 0);
-	}
-	if (rc != SQLITE_DONE)
-		goto out;
-	(void)o;
-	for (size_t i = 0; i < n; i++)
-		if (ra_model_share(db, run_id, ids[i]) < 0) {
-			free(ids);
-			sqlite3_finalize(st);
-			return -1;
-		}
-	ret = 0;
-out:
-	if (ret < 0)
-		ra_set_error(RA_ERR_IO, "cannot read '%s': %s", ra_db_path(db),
-			     sqlite3_errmsg(ra_db_sqlite(db)));
-	free(ids);
-	sqlite3_finalize(st);
-	return ret;
-}
-
 int ra_analyze_in_load(struct ra_db *db, int64_t run_id, const struct ra_analyze_opts *o)
 {
 	int64_t exists;
@@ -252,7 +203,33 @@ int ra_analyze_in_load(struct ra_db *db, int64_t run_id, const struct ra_analyze
 	for (int i = 0; passes[i]; i++)
 		if (run_pass(db, run_id, passes[i], o) < 0)
 			return -1;
-	return refit_pool(db, run_id, o);
+	return 0;
+}
+
+/*
+ * A run's device model pools the runs recorded like it, as they are when it
+ * is analysed: analysing one run changes no other run's rows. A recording or
+ * an import of several runs fits the earlier ones again once the last is in.
+ */
+int ra_analyze_model_in_load(struct ra_db *db, int64_t run_id, const struct ra_analyze_opts *o)
+{
+	return run_pass(db, run_id, &ra_pass_model, o);
+}
+
+int ra_analyze_models(struct ra_db *db, const int64_t *ids, size_t n,
+		      const struct ra_analyze_opts *o)
+{
+	for (size_t i = 0; i + 1 < n; i++) {
+		if (ra_db_load_begin(db) < 0)
+			return -1;
+		if (ra_analyze_model_in_load(db, ids[i], o) < 0) {
+			ra_db_load_abort(db);
+			return -1;
+		}
+		if (ra_db_load_commit(db) < 0)
+			return -1;
+	}
+	return 0;
 }
 
 int ra_analyze_run(struct ra_db *db, int64_t run_id, const struct ra_analyze_opts *o)

@@ -60,11 +60,6 @@ extern const struct ra_pass ra_pass_block;
 extern const struct ra_pass ra_pass_model;
 /* SQL of the run ids pooled with run ?1 by the model pass (itself included) */
 extern const char ra_model_pool_sql[];
-/**
- * ra_model_share - give run @to the models of run @from, of the same pool
- * (the same samples make the same fits), with the advice of @to's setting
- */
-int ra_model_share(struct ra_db *db, int64_t from, int64_t to);
 
 /* ---- modelsets.c: the runs of a model's pool and their run sets ---- */
 

@@ -319,25 +319,6 @@ static int fit_device(struct model_ctx *m, struct mdev *d, const char *source,
 	return 0;
 }
 
-/* One statement with ?1 = @a, ?2 = @b; @out (may be NULL): its first value, -1 if none. */
-static int query_int(struct ra_db *db, const char *sql, int64_t a, int64_t b, int64_t *out)
-{
-	sqlite3_stmt *q = NULL;
-	int rc;
-
-	if (out)
-		*out = -1;
-	if (sqlite3_prepare_v2(ra_db_sqlite(db), sql, -1, &q, NULL) != SQLITE_OK)
-		return -1;
-	sqlite3_bind_int64(q, 1, a);
-	sqlite3_bind_int64(q, 2, b);
-	rc = sqlite3_step(q);
-	if (out && rc == SQLITE_ROW && sqlite3_column_type(q, 0) != SQLITE_NULL)
-		*out = sqlite3_column_int64(q, 0);
-	sqlite3_finalize(q);
-	return rc == SQLITE_ROW || rc == SQLITE_DONE ? 0 : -1;
-}
-
 /* The advice of run @m->run_id for @dev, from its pool as stored (model_sets, device_models). */
 static int advise(struct model_ctx *m, uint32_t dev)
 {
@@ -548,78 +529,6 @@ void ra_model_fit_row(sqlite3_stmt *q, int c, struct ra_model_fit *f)
 	f->min_ns = sqlite3_column_double(q, c + 9);
 	f->max_ns = sqlite3_column_double(q, c + 10);
 	f->max_rel = sqlite3_column_double(q, c + 11);
-}
-
-/* rows of the devices run ?2 read itself: what its own fit would have */
-#define OWN                                                                             \
-	" AND ((source = 'window' AND dev IN (SELECT dev FROM windows WHERE run_id = ?2))"  \
-	" OR (source = 'd2c' AND dev IN (SELECT dev FROM requests WHERE run_id = ?2)))"
-/* the file system devices of run ?2's windows (or page events, when it had no window) */
-#define OWN_WINDOWS                                                                     \
-	" (SELECT dev FROM windows WHERE run_id = ?2 UNION SELECT dev FROM"               \
-	" (SELECT DISTINCT p.dev FROM runs r, page_events p WHERE r.run_id = ?2"         \
-	" AND NOT EXISTS (SELECT 1 FROM windows WHERE run_id = ?2)"                      \
-	" AND p.seq BETWEEN r.seq_first AND r.seq_last))"
-
-int ra_model_share(struct ra_db *db, int64_t from, int64_t to)
-{
-	static const char *const copy[] = {
-		"DELETE FROM model_points WHERE run_id = ?2 AND (dev, source) IN"
-		" (SELECT dev, source FROM model_points WHERE run_id = ?1)" OWN,
-		"INSERT INTO model_points SELECT ?2, dev, source, size_class, n, bytes, service_ns,"
-		" p50_ns, latency_ns, used FROM model_points WHERE run_id = ?1" OWN,
-		"DELETE FROM device_models WHERE run_id = ?2 AND (dev, source) IN"
-		" (SELECT dev, source FROM device_models WHERE run_id = ?1)" OWN,
-		"INSERT INTO device_models (run_id, dev, source, form, status, reason, runs,"
-		" samples, sizes, access_ns, bandwidth_bps, rms_rel_err, max_rel_err, chosen,"
-		" min_bytes, max_bytes, min_ns, max_ns) SELECT ?2, dev, source, form, status,"
-		" reason, runs, samples, sizes, access_ns, bandwidth_bps, rms_rel_err, max_rel_err,"
-		" chosen, min_bytes, max_bytes, min_ns, max_ns FROM device_models"
-		" WHERE run_id = ?1" OWN,
-		"DELETE FROM model_runs WHERE run_id = ?2 AND dev IN"
-		" (SELECT dev FROM model_runs WHERE run_id = ?1) AND dev IN" OWN_WINDOWS,
-		"INSERT INTO model_runs SELECT ?2, dev, member, read_ahead_kb, ra_kb, window_bytes,"
-		" windows, state, reason, pace, idle_share, held_share, thrash_share,"
-		" thrashed_pages, cached_share, io_ns, measured_bps, predicted_bps, unused_share"
-		" FROM model_runs WHERE run_id = ?1 AND dev IN" OWN_WINDOWS,
-		"DELETE FROM model_sets WHERE run_id = ?2 AND dev IN"
-		" (SELECT dev FROM model_sets WHERE run_id = ?1) AND dev IN" OWN_WINDOWS,
-		"INSERT INTO model_sets SELECT ?2, dev, read_ahead_kb, runs, ra_kb, window_bytes,"
-		" measured_bps, predicted_bps, explained, reason, pace, idle_share, held_share,"
-		" thrash_share, thrashed_pages, cached_share, io_ns, unused_share FROM model_sets"
-		" WHERE run_id = ?1 AND dev IN" OWN_WINDOWS,
-		"DELETE FROM device_advice WHERE run_id = ?2 AND dev IN"
-		" (SELECT dev FROM device_advice WHERE run_id = ?1) AND dev IN" OWN_WINDOWS,
-	};
-	struct model_ctx m = { .db = db, .run_id = to };
-	sqlite3_stmt *q = NULL;
-	int rc = SQLITE_ERROR;
-
-	for (size_t i = 0; i < sizeof(copy) / sizeof(copy[0]); i++)
-		if (query_int(db, copy[i], from, to, NULL) < 0)
-			goto out;
-	if (prepare_inserts(&m) < 0 ||
-	    sqlite3_prepare_v2(ra_db_sqlite(db), "SELECT dev FROM device_advice WHERE run_id = ?1"
-			       " AND dev IN" OWN_WINDOWS, -1, &q, NULL) != SQLITE_OK)
-		goto out;
-	sqlite3_bind_int64(q, 1, from);
-	sqlite3_bind_int64(q, 2, to);
-	while ((rc = sqlite3_step(q)) == SQLITE_ROW)
-		if (advise(&m, (uint32_t)sqlite3_column_int64(q, 0)) < 0) {
-			rc = SQLITE_ERROR;
-			break;
-		}
-out:
-	sqlite3_finalize(q);
-	sqlite3_finalize(m.ins_point);
-	sqlite3_finalize(m.ins_model);
-	sqlite3_finalize(m.ins_advice);
-	if (rc != SQLITE_DONE) {
-		ra_set_error(RA_ERR_IO, "cannot share the model of run %lld in '%s': %s",
-			     (long long)from, ra_db_path(db), sqlite3_errmsg(ra_db_sqlite(db)));
-		return -1;
-	}
-	return 0;
 }
 
 static const char *const model_needs[] = { "block:block_rq_complete", NULL };

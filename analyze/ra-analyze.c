@@ -194,6 +194,9 @@ int main(int argc, char **argv)
 		else if (o.verbose >= 0)
 			fprintf(stderr, "ra-analyze: run %lld analysed\n", (long long)ids[i]);
 	}
+	/* the runs before the last fit their models again: each pools them all */
+	if (ret == 0 && n > 1 && ra_analyze_models(db, (const int64_t *)ids, (size_t)n, &o) < 0)
+		ret = die(ra_last_error());
 	free(ids);
 	if (ra_db_close(db) < 0 && ret == 0)
 		ret = die(ra_last_error());

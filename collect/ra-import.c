@@ -67,6 +67,8 @@ struct imp {
 	const char *current;
 	uint64_t first_ts, last_ts;
 	const struct item *item;	/* being imported */
+	int64_t *runs;			/* the runs imported, in order */
+	size_t nruns;
 	struct skipped *skipped;	/* of the run being imported */
 	int nskipped;
 	bool skipped_nomem;
@@ -400,9 +402,27 @@ static int sink_end(void *arg, int64_t run_id, bool (*has)(void *, int), void *c
 		return -1;
 	if (im->analyze) {
 		struct ra_analyze_opts ao = { .verbose = im->verbose };
+		int64_t *runs = realloc(im->runs, (im->nruns + 1) * sizeof(*runs));
 
+		if (!runs) {
+			ra_set_error(RA_ERR_IO, "out of memory");
+			return -1;
+		}
+		im->runs = runs;
+		im->runs[im->nruns++] = run_id;
 		return ra_analyze_in_load(im->db, run_id, &ao);
 	}
+	return 0;
+}
+
+/* The models of the runs imported before the last, which pool them all now. */
+static int refit_models(struct imp *im)
+{
+	struct ra_analyze_opts ao = { .verbose = im->verbose };
+
+	for (size_t i = 0; i + 1 < im->nruns; i++)
+		if (ra_analyze_model_in_load(im->db, im->runs[i], &ao) < 0)
+			return -1;
 	return 0;
 }
 
@@ -632,6 +652,8 @@ int main(int argc, char **argv)
 			goto fail;
 		}
 	}
+	if (refit_models(&im) < 0)
+		goto fail;
 	if (orphaned()) {
 		ra_set_error(RA_ERR_ENV, "the supervising process is gone; nothing imported");
 		goto fail;
@@ -648,5 +670,6 @@ close:
 		ret = die(ra_last_error());
 out:
 	free_items(&im);
+	free(im.runs);
 	return ret;
 }

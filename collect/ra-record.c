@@ -108,6 +108,8 @@ struct rec {
 	struct ra_sysinfo si;
 	int64_t last_run;		/* the run stored last */
 	int64_t first_run;		/* the run stored first, 0 before */
+	int64_t *runs;			/* every run stored, analysed, in order */
+	size_t nruns;
 	int rep;			/* the repeat of this run, from 1 */
 	const char *env_pair;		/* its --sweep-env "NAME=value", NULL for none */
 	/* replay */
@@ -1021,6 +1023,42 @@ static int store_trace(struct rec *r, int64_t run_id)
 	return 0;
 }
 
+/* Runs @ids were stored and analysed: remembered, to fit their models again at the end. */
+static int remember_runs(struct rec *r, const int64_t *ids, size_t n)
+{
+	int64_t *runs = realloc(r->runs, (r->nruns + n) * sizeof(*runs));
+
+	if (!runs) {
+		ra_set_error(RA_ERR_IO, "out of memory");
+		return -1;
+	}
+	memcpy(runs + r->nruns, ids, n * sizeof(*ids));
+	r->runs = runs;
+	r->nruns += n;
+	return 0;
+}
+
+/*
+ * Each run's device model pools the runs recorded like it as they were when
+ * it was analysed: the runs before the last fit theirs again, so that every
+ * run of a sweep pools the whole sweep.
+ */
+static int refit_models(struct rec *r)
+{
+	struct ra_analyze_opts ao = { .verbose = r->verbose };
+	struct ra_db *db = r->db;
+	int ret;
+
+	if (r->nruns < 2)
+		return 0;
+	if (!db && !(db = ra_db_open_for_load(r->output)))
+		return -1;
+	ret = ra_analyze_models(db, r->runs, r->nruns, &ao);
+	if (db != r->db && ra_db_close(db) < 0)
+		ret = -1;
+	return ret;
+}
+
 static int store_run(struct rec *r)
 {
 	struct ra_run_info info = { 0 };
@@ -1050,6 +1088,8 @@ static int store_run(struct rec *r)
 	}
 	if (ra_db_load_commit(r->db) < 0)
 		goto fail;
+	if (r->analyze && remember_runs(r, &run_id, 1) < 0)
+		return -1;
 	r->last_run = run_id;
 	if (!r->first_run)
 		r->first_run = run_id;
@@ -1385,6 +1425,8 @@ static int merge_guest(struct rec *r, const char *kernel, const char *dir)
 	}
 	if (ra_db_load_commit(db) < 0)
 		goto fail;
+	if (r->analyze && remember_runs(r, ids, n) < 0)
+		goto out;
 	for (size_t i = 0; i < n && r->verbose >= 0; i++)
 		fprintf(stderr, "ra-record: kernel %s (%s, %s): run %lld in '%s'\n", kernel,
 			info.release, tags.execution, (long long)ids[i], r->output);
@@ -1523,7 +1565,7 @@ int main(int argc, char **argv)
 	}
 	if (r.nkernels) {
 		ret = record_guests(&r);
-		goto out;
+		goto refit;
 	}
 	if (getuid() == 0)
 		ra_journal_recover(notice, &r);	/* what killed recorders left behind */
@@ -1545,6 +1587,9 @@ int main(int argc, char **argv)
 		goto out;
 	}
 	ret = record_all(&r);
+refit:
+	if (ret < 128 && refit_models(&r) < 0)
+		ret = die(ra_last_error());
 out:
 	release_all(&r);
 	if (r.db && ra_db_close(r.db) < 0 && ret == 0)
@@ -1553,5 +1598,6 @@ out:
 		close(r.sigfd);
 	for (int i = 0; i < r.nguest; i++)
 		free(r.guest_args[i]);
+	free(r.runs);
 	return ret;
 }

@@ -6,6 +6,7 @@
 #ifndef RA_ANALYZE_H
 #define RA_ANALYZE_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "ra_db.h"
@@ -30,5 +31,23 @@ int ra_analyze_run(struct ra_db *db, int64_t run_id, const struct ra_analyze_opt
  * ra_db_load_begin(): no transaction of its own.
  */
 int ra_analyze_in_load(struct ra_db *db, int64_t run_id, const struct ra_analyze_opts *opts);
+
+/**
+ * ra_analyze_model_in_load - the device model pass of @run_id again, inside a
+ * load the caller began
+ *
+ * A run's model pools the runs recorded like it as they are when the run is
+ * analysed, and analysing a run changes no other run's rows: a recording or
+ * an import of several runs fits the earlier of them again once the last is
+ * in, so that each pools them all.
+ */
+int ra_analyze_model_in_load(struct ra_db *db, int64_t run_id, const struct ra_analyze_opts *opts);
+
+/**
+ * ra_analyze_models - ra_analyze_model_in_load() of every run of @ids but
+ * the last (whose model saw them all), each in a transaction of its own
+ */
+int ra_analyze_models(struct ra_db *db, const int64_t *ids, size_t n,
+		      const struct ra_analyze_opts *opts);
 
 #endif /* RA_ANALYZE_H */
