@@ -612,10 +612,11 @@ static int on_complete(struct blk_state *st, struct device *d, const struct ra_e
 }
 
 /*
- * A read bio queued by a task without an open window: blk-throttle (and other
- * deferred submitters) queue a throttled reader's bios later from a kernel
- * worker. It belongs to the oldest window of its device, already open, that
- * added pages no bio has carried yet.
+ * A readahead bio queued by a task without an open window: blk-throttle (and
+ * other deferred submitters) queue a throttled reader's bios later from a
+ * kernel worker. It belongs to the oldest window of its device, already open,
+ * that added pages no bio has carried yet. A read bio without the readahead
+ * flag (O_DIRECT, a read of one folio) is no window's.
  */
 #define FS_BLK(fsdev, blkdev) ((uint64_t)(fsdev) << 32 | (uint32_t)(blkdev))
 
@@ -658,7 +659,7 @@ static int on_queue(struct blk_state *st, struct device *d, const struct ra_even
 	/* bios a task queues while its window is open belong to that window */
 	if (w && *w > 0)
 		b->window = *w;
-	else
+	else if (b->ra)
 		b->window = owed_window(st, ev);
 	if (b->window) {
 		struct window_io *wio = &st->wio[b->window - 1];
