@@ -83,6 +83,7 @@ struct stream {
 	uint64_t last_end;		/* where a window that continues the stream starts */
 	uint32_t ra_size, ra_async;	/* the readahead state its latest ra_order window left */
 	bool random_only;		/* every window read nothing ahead */
+	bool forced;			/* windows of WILLNEED calls (force_page_cache_ra) */
 	uint32_t ra_pages;
 	char *sizes;			/* "4 8 16 32x514" */
 	size_t len, cap;
@@ -247,7 +248,7 @@ static struct taskfile *taskfile_of(struct ra_state *st, int file, int pid)
 	return ra_map_put(&st->taskfiles, key, &fresh);
 }
 
-static int stream_new(struct ra_state *st, struct taskfile *tf, int file, int pid)
+static int stream_new(struct ra_state *st, struct taskfile *tf, int file, int pid, bool forced)
 {
 	struct stream *s;
 
@@ -258,6 +259,7 @@ static int stream_new(struct ra_state *st, struct taskfile *tf, int file, int pi
 	s->file = file;
 	s->pid = pid;
 	s->random_only = true;
+	s->forced = forced;
 	if (tf->nheads < HEADS)
 		tf->nheads++;
 	memmove(tf->heads + 1, tf->heads, (size_t)(tf->nheads - 1) * sizeof(tf->heads[0]));
@@ -284,10 +286,12 @@ static int stream_touch(struct taskfile *tf, int k)
  * ahead and continues nothing joins the task's latest stream when that one
  * read nothing ahead either (a random reader is one stream); any other window
  * starts a stream. *exact tells whether the window starts where the stream's
- * latest window ended.
+ * latest window ended. The windows of WILLNEED calls (@forced) are streams of
+ * their own: force_page_cache_ra() reads with no readahead state, so a read
+ * after a prefetch does not continue it, nor a prefetch a read.
  */
 static int stream_for(struct ra_state *st, const struct window *w, const struct trigger *tr,
-		      bool random, bool *exact)
+		      bool random, bool forced, bool *exact)
 {
 	struct taskfile *tf = taskfile_of(st, w->file, owner_of(st, w->pid));
 	uint64_t at = tr ? tr->index : w->start;
@@ -296,19 +300,21 @@ static int stream_for(struct ra_state *st, const struct window *w, const struct 
 	if (!tf)
 		return -1;
 	for (int k = 0; k < tf->nheads; k++)
-		if (st->streams[tf->heads[k]].last_end == w->start) {
+		if (st->streams[tf->heads[k]].forced == forced &&
+		    st->streams[tf->heads[k]].last_end == w->start) {
 			*exact = true;
 			return stream_touch(tf, k);
 		}
 	for (int k = 0; k < tf->nheads; k++) {
 		const struct stream *s = &st->streams[tf->heads[k]];
 
-		if (at >= s->prev_start && at < s->last_end)
+		if (s->forced == forced && at >= s->prev_start && at < s->last_end)
 			return stream_touch(tf, k);
 	}
-	if (random && tf->nheads && st->streams[tf->heads[0]].random_only)
+	if (random && tf->nheads && st->streams[tf->heads[0]].random_only &&
+	    !st->streams[tf->heads[0]].forced)
 		return tf->heads[0];
-	return stream_new(st, tf, w->file, w->pid);
+	return stream_new(st, tf, w->file, w->pid, forced);
 }
 
 static int sizes_append(struct stream *s, const char *text)
@@ -490,7 +496,7 @@ static int open_window(struct ra_state *st, const struct ra_event *ev, int64_t s
 	window_fields(w, ev, tr);
 	set_demand(w, tr, t);
 	random = tr && tr->kind == TRIG_SYNC && !strcmp(sync_pattern(w, tr), "random");
-	w->stream = stream_for(st, w, tr, random, &exact);
+	w->stream = stream_for(st, w, tr, random, unbounded && !tr, &exact);
 	if (w->stream < 0)
 		return -1;
 	w->pattern = pattern_of(w, tr, &st->streams[w->stream], unbounded, exact);

@@ -13,7 +13,7 @@
  *   rawl backward FILE [--bs N]                     read bs-byte blocks from the end back
  *   rawl fadvise FILE [--len N] [--first N]         POSIX_FADV_WILLNEED (after a read of
  *                                                   --first bytes), pause, then read
- *   rawl readahead FILE [--len N]                   readahead(2), pause, then read
+ *   rawl readahead FILE [--len N] [--bs N]          readahead(2), pause, then read
  *   rawl madvise FILE [--len N]                     map it, MADV_NORMAL and MADV_WILLNEED, pause,
  *                                                   touch its pages
  *   rawl mmap FILE [--advice normal|sequential|hugepage]
@@ -67,7 +67,7 @@ static void usage(void)
 			"       rawl stride FILE [--bs N] [--skip N]\n"
 			"       rawl backward FILE [--bs N]\n"
 			"       rawl fadvise FILE [--len N] [--first N]\n"
-			"       rawl readahead FILE [--len N]\n"
+			"       rawl readahead FILE [--len N] [--bs N]\n"
 			"       rawl madvise FILE [--len N]\n"
 			"       rawl mmap FILE [--advice normal|sequential|hugepage]\n"
 			"       rawl touch FILE [--count N] [--gap PAGES] [--seed S]\n");
@@ -427,7 +427,7 @@ static int mode_readahead(const struct opts *o)
 	if (readahead(fd, 0, (size_t)len) < 0)
 		fail("readahead", errno);
 	pause_200ms();
-	total = read_seq(fd, PAGE, len, &nreads);
+	total = read_seq(fd, o->bs, len, &nreads);
 	close(fd);
 	printf("readahead: %llu bytes, read %llu in %llu reads\n", len, total, nreads);
 	return 0;
@@ -561,7 +561,7 @@ static const struct mode modes[] = {
 	{ "stride", mode_stride, "--bs --skip" },
 	{ "backward", mode_backward, "--bs" },
 	{ "fadvise", mode_fadvise, "--len --first" },
-	{ "readahead", mode_readahead, "--len" },
+	{ "readahead", mode_readahead, "--len --bs" },
 	{ "madvise", mode_madvise, "--len" },
 	{ "mmap", mode_mmap, "--advice" },
 	{ "touch", mode_touch, "--count --gap --seed" },
