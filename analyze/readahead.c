@@ -151,6 +151,8 @@ struct ra_state {
 	bool has_done;			/* the run recorded block completions */
 	int *dev_pids;			/* the tasks with page events, for advice_calls() */
 	int ndev_pids, cap_dev_pids;
+	uint64_t *tf_keys;		/* every taskfile's key */
+	int ntf_keys, cap_tf_keys;
 };
 
 #define KEY(file, index) ((((uint64_t)(file) + 1) << 40) | ((index) & ((1ULL << 40) - 1)))
@@ -244,8 +246,16 @@ static struct taskfile *taskfile_of(struct ra_state *st, int file, int pid)
 {
 	uint64_t key = ((uint64_t)(file + 1) << 32) | (uint32_t)pid;
 	bool fresh;
+	struct taskfile *tf = ra_map_put(&st->taskfiles, key, &fresh);
 
-	return ra_map_put(&st->taskfiles, key, &fresh);
+	/* remembered, to end the reads still open when the trace ends */
+	if (tf && fresh) {
+		if (grow_array((void **)&st->tf_keys, &st->cap_tf_keys, st->ntf_keys + 1,
+			       sizeof(*st->tf_keys)))
+			return NULL;
+		st->tf_keys[st->ntf_keys++] = key;
+	}
+	return tf;
 }
 
 static int stream_new(struct ra_state *st, struct taskfile *tf, int file, int pid, bool forced)
@@ -904,6 +914,46 @@ static void note_span(struct taskfile *tf, uint64_t first, uint64_t last)
 		tf->span_max = span;
 }
 
+/*
+ * Pages a read() copied, though no event named them: mm_filemap_get_pages
+ * names [the batch's first page, the read's last], so the batches of one read
+ * share their last page, and a batch that waited on a folio under I/O
+ * returns without the event. The pages from one batch's first to the next
+ * one's were copied, and when the read ends (the range's next read, or the
+ * trace's end) so were all of its last batch's range: the cached pages of
+ * [@from, @to) are used.
+ */
+static void copied(struct ra_state *st, int file, uint64_t from, uint64_t to)
+{
+	uint64_t end = st->files[file].tracked_end;
+
+	for (uint64_t i = from; i < to && i < end; i++) {
+		struct page *p = ra_map_get(&st->cache, KEY(file, i));
+		int32_t win = p ? p->win : -1;
+
+		if (p && touch(st, file, i))
+			st->wins[win].inferred++;
+	}
+}
+
+/* The read of range @k ended: the rest of its range was copied. */
+static void read_end(struct ra_state *st, const struct taskfile *tf, int k, int file)
+{
+	copied(st, file, tf->first[k], tf->last[k] + 1);
+}
+
+/* The reads still open when the trace ends. */
+static void reads_end(struct ra_state *st)
+{
+	for (int i = 0; i < st->ntf_keys; i++) {
+		const struct taskfile *tf = ra_map_get(&st->taskfiles, st->tf_keys[i]);
+		int file = (int)(st->tf_keys[i] >> 32) - 1;
+
+		for (int k = 0; tf && k < tf->nranges; k++)
+			read_end(st, tf, k, file);
+	}
+}
+
 /* The range a new read() goes to: a free one, else the least recent. */
 static int range_slot(struct taskfile *tf)
 {
@@ -939,7 +989,12 @@ static void read_range(struct ra_state *st, struct task *t, struct taskfile *tf,
 	for (int j = 0; k == tf->nranges && j < tf->nranges; j++)
 		if (tf->last[j] + 1 < first && (best < 0 || tf->last[j] > tf->last[best]))
 			best = j;
+	if (k < tf->nranges && last == tf->last[k] && first > tf->first[k])
+		copied(st, file, tf->first[k], first);	/* a later batch of the read */
+	else if (k < tf->nranges && last != tf->last[k])
+		read_end(st, tf, k, file);		/* the next read of the range */
 	if (best >= 0 && is_tail(st, t, tf, best, file, first, last)) {
+		read_end(st, tf, best, file);
 		fill_tail(st, tf, best, file, first, last);
 		k = best;
 	} else if (k == tf->nranges) {
@@ -947,6 +1002,8 @@ static void read_range(struct ra_state *st, struct task *t, struct taskfile *tf,
 			tf->skipped_at = tf->clock;
 		note_span(tf, first, last);
 		k = range_slot(tf);
+		if (tf->age[k])	/* a range reused: its read ended */
+			read_end(st, tf, k, file);
 	}
 	tf->first[k] = first;
 	tf->last[k] = last;
@@ -1291,6 +1348,7 @@ static void state_release(struct ra_state *st)
 	free(st->wins);
 	free(st->ghost);
 	free(st->dev_pids);
+	free(st->tf_keys);
 	ra_map_release(&st->files_by_key);
 	ra_map_release(&st->tasks);
 	ra_map_release(&st->taskfiles);
@@ -1408,7 +1466,7 @@ static int run_readahead(struct ra_db *db, int64_t run_id, const struct ra_analy
 	st.has_done = records_completions(db, run_id);
 	if (load_sizes(&st, db, run_id) < 0 || load_tgids(&st, db, run_id) < 0 ||
 	    ra_evstream_each(db, run_id, RA_STREAM_RA | RA_STREAM_PAGE | RA_STREAM_BLK_DONE, on_event,
-			     &st) < 0 || settle_pmd(&st) < 0 ||
+			     &st) < 0 || (reads_end(&st), settle_pmd(&st) < 0) ||
 	    write_windows(&st, db, run_id) < 0 || write_streams(&st, db, run_id) < 0 ||
 	    advice_calls(&st, db, run_id) < 0)
 		goto out;

@@ -1,12 +1,14 @@
-# Complete sequential reads whose read() sizes are not page multiples, on ext4
-# and xfs, and tar over a directory of many small files: every read-ahead page
+# Complete sequential reads whose read() sizes are not page multiples, reads
+# of 1 MiB, 16 MiB and 64 MiB (larger than the 32 MiB file: one read() spans
+# every window), on ext4 and xfs, and tar over a directory of many small
+# files: every read-ahead page
 # is read, so the hit ratio is exactly 1.0, nothing is pending or evicted, and
 # the block totals equal the /sys/block stat deltas. The device is throttled
 # (100 MB/s) so that the readers catch up with their readahead: reads then
 # span a folio still under I/O, whose first batch the kernel returns without
 # an mm_filemap_get_pages event (docs/metrics.md), and the analysis must find
 # those pages from the kernel's own signature (used_inferred).
-# test: needs=root,tracefs budget=22
+# test: needs=root,tracefs budget=30
 . "$(dirname "$0")/lib.sh"
 need_tracefs
 need_rawl
@@ -38,7 +40,7 @@ inferred=0
 for fs in ext4 xfs; do
 	make_loop 400 "$fs"
 	make_file "$MNT/f" 32
-	for bs in 10240 6144 3000; do
+	for bs in 10240 6144 3000 1048576 16777216 67108864; do
 		record "$fs-dd$bs" dd if="$MNT/f" of=/dev/null bs="$bs"
 		check_complete "$fs: dd bs=$bs"
 		inferred=$((inferred + $(q "$DB" "SELECT SUM(used_inferred) FROM windows")))
