@@ -506,7 +506,14 @@ static double cause_value(const struct ra_model_set *s, int cause)
 	}
 }
 
-static void cause_sentence(struct ra_advice *a, int cause, const char *range)
+/* A short run's allowance: a throttle's where one held the windows, else the device's own. */
+static const char *short_cause(bool throttled)
+{
+	return throttled ? "a throttle's burst allowance (blk-throttle grants a slice at once) or "
+			   "a device cache" : "a device cache or the first I/O's latency";
+}
+
+static void cause_sentence(struct ra_advice *a, int cause, const char *range, bool throttled)
 {
 	switch (cause) {
 	case RA_CAUSE_READER:
@@ -522,8 +529,8 @@ static void cause_sentence(struct ra_advice *a, int cause, const char *range)
 		       "memory pressure, the reclaim slowed the readers", range);
 		break;
 	case RA_CAUSE_SHORT:
-		APPEND(a, "the I/O lasted %s s: a throttle's burst allowance or a device cache "
-		       "weighs much in a short run", range);
+		APPEND(a, "the I/O lasted %s s: %s weighs much in a short run", range,
+		       short_cause(throttled));
 		break;
 	default:
 		APPEND(a, "the runs did not follow the device's time per window (%s): other I/O "
@@ -535,6 +542,7 @@ static void cause_sentence(struct ra_advice *a, int cause, const char *range)
 static void cause_text(const struct ra_model_pool *p, int cause, struct ra_advice *a)
 {
 	double lo = 0, hi = 0;
+	bool throttled = false;
 	char range[48];
 	int n = 0;
 
@@ -544,6 +552,7 @@ static void cause_text(const struct ra_model_pool *p, int cause, struct ra_advic
 
 		if (s->explained != 0 || s->cause != cause)
 			continue;
+		throttled |= s->held_share >= RA_MODEL_HELD_SHARE;
 		APPEND(a, "%s%d (%.2fx)", n++ ? ", " : "At read_ahead_kb ", s->setting_kb,
 		       s->predicted_bps / s->measured_bps);
 		lo = n == 1 || v < lo ? v : lo;
@@ -558,7 +567,7 @@ static void cause_text(const struct ra_model_pool *p, int cause, struct ra_advic
 	else
 		snprintf(range, sizeof(range), hi - lo < 1 ? "%.0f" : "%.0f to %.0f", lo, hi);
 	APPEND(a, " the model does not explain the measured throughput (predicted / measured): ");
-	cause_sentence(a, cause, range);
+	cause_sentence(a, cause, range, throttled);
 	APPEND(a, ". ");
 }
 
@@ -727,9 +736,8 @@ void ra_model_check(struct ra_model_set *s)
 			 "unused, read again): memory pressure, the reclaim slowed the readers",
 			 s->thrash_share * 100);
 	else if (s->cause == RA_CAUSE_SHORT)
-		snprintf(s->why, sizeof(s->why), "its I/O lasted %.2f s: a throttle's burst "
-			 "allowance (blk-throttle grants a slice at once) or a device cache weighs "
-			 "much in a short run", s->io_s);
+		snprintf(s->why, sizeof(s->why), "its I/O lasted %.2f s: %s weighs much in a short"
+			 " run", s->io_s, short_cause(s->held_share >= RA_MODEL_HELD_SHARE));
 	else
 		snprintf(s->why, sizeof(s->why), "the runs were %s than the device's time per "
 			 "window says: other I/O on the device, or the reader waited elsewhere",

@@ -232,18 +232,31 @@ static double median(double *v, int n)
 	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
+/* The lower median of @v: a value one of them has (a window size), not between two. */
+static double median_low(double *v, int n)
+{
+	if (n < 1)
+		return 0;
+	qsort(v, (size_t)n, sizeof(*v), cmp_double);
+	return v[(n - 1) / 2];
+}
+
 /* The medians over the used runs @m[i] of setting @kb of the field at @off. */
-static double median_of(const struct ra_member *m, int n, int kb, size_t off, double *tmp)
+static double median_of(const struct ra_member *m, int n, int kb, size_t off, double *tmp,
+			double (*mid)(double *, int))
 {
 	int k = 0;
 
 	for (int i = 0; i < n; i++)
 		if (!strcmp(m[i].state, "used") && m[i].setting_kb == kb)
 			tmp[k++] = *(const double *)((const char *)&m[i] + off);
-	return median(tmp, k);
+	return mid(tmp, k);
 }
 
-#define MEDIAN(field) median_of(m, n, s->setting_kb, offsetof(struct ra_member, field), tmp)
+#define MEDIAN(field) \
+	median_of(m, n, s->setting_kb, offsetof(struct ra_member, field), tmp, median)
+#define MEDIAN_LOW(field) \
+	median_of(m, n, s->setting_kb, offsetof(struct ra_member, field), tmp, median_low)
 
 /* One run set: setting @kb of the used runs @m. */
 static void form_set(const struct ra_member *m, int n, int kb, struct ra_model_set *s,
@@ -262,7 +275,7 @@ static void form_set(const struct ra_member *m, int n, int kb, struct ra_model_s
 		if (m[i].ra_kb > s->ra_kb)
 			s->ra_kb = m[i].ra_kb;
 	}
-	s->window_bytes = MEDIAN(window_bytes);
+	s->window_bytes = MEDIAN_LOW(window_bytes);	/* a size the runs had */
 	s->measured_bps = MEDIAN(measured_bps);
 	s->predicted_bps = MEDIAN(predicted_bps);
 	s->thrash_share = MEDIAN(thrash_share);

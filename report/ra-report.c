@@ -35,7 +35,7 @@ static const char usage_text[] =
 	"      --html FILE     write a self-contained HTML page with charts to FILE\n"
 	"  -n, --top N         rows of the files, streams and stalls tables (10)\n"
 	"      --fraction F    the read_ahead_kb advice aims at this share of the device's\n"
-	"                      bandwidth: 0.8, 80 or 80% (0.8)\n"
+	"                      bandwidth: a share up to 1 (0.8) or a percentage (80%) (0.8)\n"
 	"      --stall-ms MS   list readahead stalls of at least MS ms (1)\n"
 	"  -h, --help          this text\n"
 	"      --version       print the version\n"
@@ -115,13 +115,15 @@ static int parse(struct opts *o, int argc, char **argv)
 			o->ro.stall_ns = (int64_t)(ms * 1e6);
 			break;
 		case 'f':
-			/* a fraction (0.8) or a percentage (80, 80%) */
+			/* a fraction up to 1 (0.8, 1.0), or a percentage (80, 80%, 100%) */
 			o->ro.fraction = strtod(optarg, &end);
+			if (end == optarg)
+				goto bad;
+			if (*end == '%' || o->ro.fraction > 1)
+				o->ro.fraction /= 100;
 			if (*end == '%')
 				end++;
-			if (o->ro.fraction >= 1)
-				o->ro.fraction /= 100;
-			if (*end || !(o->ro.fraction > 0 && o->ro.fraction < 1))
+			if (*end || !(o->ro.fraction > 0 && o->ro.fraction <= 1))
 				goto bad;
 			break;
 		case 'h':

@@ -74,8 +74,15 @@ r80=$(sed -n "s/^  $LOOP_DEV: read_ahead_kb \([0-9]*\) .*/\1/p" "$TMP/r.txt")
 r95=$(sed -n "s/^  $LOOP_DEV: read_ahead_kb \([0-9]*\) .*/\1/p" "$TMP/r95.txt")
 check_cmp "$r95" -ge "$r80" "a higher fraction never advises less ($r80 -> $r95)"
 check_grep "aiming at 95% of the bandwidth" "$TMP/r95.txt" "--fraction 95%"
-ra-report --fraction 100% "$DB" > /dev/null 2> "$TMP/err"
-check_eq "$?" 2 "bad --fraction: exit status"
+# a share up to 1, or a percentage: 1, 1.0, 100 and 100% all mean the best
+for f in 1 1.0 100 100%; do
+	ra-report --run 1 --fraction "$f" "$DB" > "$TMP/r100.txt" || fail "ra-report --fraction $f"
+	check_grep "aiming at 100% of the bandwidth" "$TMP/r100.txt" "--fraction $f is 100%"
+done
+for f in 0 0% 101 150% -5 x 80x; do
+	ra-report --fraction "$f" "$DB" > /dev/null 2> "$TMP/err"
+	check_eq "$?" 2 "bad --fraction $f: exit status"
+done
 
 ra-report --run 1 --json "$DB" > "$TMP/r.json" || fail "ra-report --json"
 python3 - "$TMP/r.json" "$LOOP_DEV" <<'EOF' || fail "JSON"

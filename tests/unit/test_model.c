@@ -285,6 +285,32 @@ static void test_thrash(void)
 	CHECK(has(a.reasoning, "1024 KiB at most"));
 }
 
+/* A short run measured faster than its device: the allowance named is a throttle's only
+ * where a throttle held the windows. */
+static void test_short_run(void)
+{
+	static const int kb[] = { 16, 64, 256, 1024, 0 };
+	struct pool t;
+	struct ra_advice a;
+
+	for (int throttled = 0; throttled < 2; throttled++) {
+		pool_init(&t, &thr1000, kb);
+		for (int i = 0; i < t.p.nsets; i++)
+			t.sets[i].held_share = throttled ? 0.8 : 0;
+		t.sets[1].measured_bps *= 1.6;
+		t.sets[1].io_s = 0.4;
+		for (int i = 0; i < t.p.nsets; i++)
+			ra_model_check(&t.sets[i]);
+		ra_model_advise(&t.p, 0.8, &a);
+		CHECK_INT(t.sets[1].explained, 0);
+		CHECK_INT(t.sets[1].cause, RA_CAUSE_SHORT);
+		CHECK(has(a.reasoning, "the I/O lasted 0.40 s"));
+		CHECK(has(a.reasoning, "burst allowance") == (throttled == 1));
+		CHECK(has(a.reasoning, "the first I/O's latency") == (throttled == 0));
+		CHECK(has(t.sets[1].why, "burst allowance") == (throttled == 1));
+	}
+}
+
 static void test_no_io(void)
 {
 	struct pool t;
@@ -313,6 +339,7 @@ int main(void)
 		{ "reads that set the window size", test_read_sized },
 		{ "a reader that sets the pace", test_reader_paced },
 		{ "thrashing", test_thrash },
+		{ "a short run, throttled or not", test_short_run },
 		{ "no I/O, runs left out", test_no_io },
 		{ NULL, NULL },
 	};
