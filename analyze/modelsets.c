@@ -71,8 +71,11 @@ static const char sql_run[] =
 	" (SELECT a.value - b.value FROM vmstat a JOIN vmstat b ON b.run_id = a.run_id"
 	"  AND b.name = a.name AND b.phase = 'before' WHERE a.run_id = ?1"
 	"  AND a.name = 'oom_kill' AND a.phase = 'after'),"
-	" (SELECT read_ahead_kb FROM device_snapshots WHERE run_id = ?1 AND phase = 'before'"
-	"  AND dev = " SNAP_DEV "),"
+	/* the setting the file system read ahead with: its bdi's (btrfs has its own),
+	 * else its block device's; a member queue's own value is not it */
+	" COALESCE((SELECT MAX(read_ahead_kb) FROM filesystems WHERE run_id = ?1 AND fs_dev = ?2),"
+	"  (SELECT read_ahead_kb FROM device_snapshots WHERE run_id = ?1 AND phase = 'before'"
+	"  AND dev = " SNAP_DEV ")),"
 	" (SELECT (e.sectors_read - b.sectors_read) * 512.0 FROM device_snapshots b"
 	"  JOIN device_snapshots e ON e.run_id = b.run_id AND e.dev = b.dev AND e.phase = 'after'"
 	"  WHERE b.run_id = ?1 AND b.phase = 'before' AND b.dev = " SNAP_DEV "),"
