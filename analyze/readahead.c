@@ -41,6 +41,7 @@ struct trigger {
 	bool mmap;		/* the task's latest access of the file was a fault */
 	bool fault;		/* ...and it faulted on the trigger's page */
 	uint32_t ra_size, ra_async;	/* the readahead state the kernel had */
+	bool sequential;		/* the kernel's own test: index - prev_pos's page <= 1 */
 };
 
 /* The task's latest async trigger, as a read() that shows only its tail left it. */
@@ -415,7 +416,9 @@ static const char *sync_pattern(const struct window *w, const struct trigger *tr
 		return "initial";
 	if (demanded(tr) > tr->ra_pages)
 		return "oversize";
-	if (w->size <= demanded(tr))
+	/* nothing read ahead: a random miss, unless the kernel saw the read as
+	 * sequential and its window was all ra_pages allow (read_ahead_kb 4) */
+	if (w->size <= demanded(tr) && !(tr->sequential && w->size >= tr->ra_pages))
 		return "random";
 	return "sync";
 }
@@ -562,6 +565,9 @@ static int on_readahead(struct ra_state *st, const struct ra_event *ev, int64_t 
 		t->pending.fault = t->pending.mmap && t->acc_index == ev->ra.index;
 		t->pending.ra_size = ev->ra.size;
 		t->pending.ra_async = ev->ra.async_size;
+		/* page_cache_sync_ra() reads a miss next to the previous read as sequential */
+		t->pending.sequential = (ev->has_mask & RA_HAS_PREV_POS) && ev->ra.prev_pos >= 0 &&
+					ev->ra.index - ((uint64_t)ev->ra.prev_pos >> st->page_shift) <= 1;
 		if (ev->type == RA_EV_ASYNC_RA)
 			t->mark[t->nmark++ % MARKS] = (struct async_mark){
 				.file = file, .index = ev->ra.index, .req_count = ev->ra.req_count,
