@@ -147,6 +147,8 @@ mapfile -t order <<<"$order"
 # ---- what every test shares ----
 
 mkdir -p "$artifacts/unit" "$artifacts/e2e" || exit 2
+rm -rf "$artifacts"/e2e/*.dbs
+export RA_ARTIFACTS=$artifacts/e2e	# where a failing test keeps its databases
 work=$(mktemp -d /tmp/ratrace-run.XXXXXX) || exit 2
 mounted_tracefs=false
 running=()		# indices of the tests running now

@@ -23,7 +23,18 @@ trap 'echo "stopped by SIGINT while running: $BASH_COMMAND" >&2; exit 130' INT
 trap 'echo "stopped by SIGTERM while running: $BASH_COMMAND" >&2; exit 143' TERM
 
 skip() { echo "$*"; exit 77; }
-fail() { echo "FAIL: $*" >&2; exit 1; }
+# A failing test keeps its databases for a look afterwards: under the
+# runner, in tests/artifacts/e2e/NAME.dbs/ (RA_ARTIFACTS).
+fail() {
+	echo "FAIL: $*" >&2
+	if [ -n "${RA_ARTIFACTS:-}" ] && [ -n "${TMP:-}" ] && [ -d "$TMP" ]; then
+		local keep
+		keep=$RA_ARTIFACTS/$(basename "$0" .sh).dbs
+		mkdir -p "$keep" && find "$TMP" -maxdepth 2 -name '*.db*' -size -64M \
+			-exec cp {} "$keep/" \; 2>/dev/null
+	fi
+	exit 1
+}
 note() { echo "# $*"; }
 
 # check_eq ACTUAL EXPECTED WHAT
