@@ -448,7 +448,10 @@ static void disable_in_instance(const char *dir, const char *group, pid_t pid)
 		close(fd);
 	}
 	snprintf(path, sizeof(path), "%s/instances/ra-record.%d", dir, (int)pid);
-	rmdir(path);
+	/* busy while the killed recorder still holds its ring buffers open: its
+	 * pipe to the guardian may close before them; 5 s at most */
+	for (int i = 0; i < 100 && rmdir(path) < 0 && errno == EBUSY; i++)
+		usleep(50000);
 }
 
 int ra_dyn_cleanup_stale(int verbose)
