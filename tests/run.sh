@@ -35,7 +35,7 @@
 #             starts the longest first, and says so when a test took much
 #             longer than its budget
 #   timeout=S seconds after which it is stopped (SIGTERM to its process group,
-#             SIGKILL 30 s later) and fails; default 4 x budget, at least 60
+#             SIGKILL 60 s later) and fails; default 4 x budget, at least 60
 #
 # Unit tests need nothing and take a second. Every run writes each test's log
 # to tests/artifacts/NAME.log and the times to tests/artifacts/timings.tsv.
@@ -181,9 +181,9 @@ launch() {
 	local i=$1 log=$artifacts/${names[$1]}.log
 	: >"$log"
 	if [ "${names[$i]#unit/}" != "${names[$i]}" ]; then
-		setsid timeout -k 30 "${timeouts[$i]}" "${cmds[$i]}" >"$log" 2>&1 </dev/null &
+		setsid timeout -k 60 "${timeouts[$i]}" "${cmds[$i]}" >"$log" 2>&1 </dev/null &
 	else
-		setsid timeout -k 30 "${timeouts[$i]}" bash "${cmds[$i]}" >"$log" 2>&1 </dev/null &
+		setsid timeout -k 60 "${timeouts[$i]}" bash "${cmds[$i]}" >"$log" 2>&1 </dev/null &
 	fi
 	pid_of[$i]=$!
 	start_of[$i]=$(date +%s%N)
