@@ -11,6 +11,9 @@ _ra_cleanups=()
 on_exit() { _ra_cleanups+=("$*"); }
 _ra_run_cleanups() {
 	local i
+	# a second signal (timeout(1) passes its SIGTERM on to the test after the
+	# one to the process group) must not cut the cleanups short
+	trap '' INT TERM
 	for ((i = ${#_ra_cleanups[@]} - 1; i >= 0; i--)); do
 		eval "${_ra_cleanups[$i]}" >/dev/null 2>&1 || true
 	done
@@ -19,8 +22,13 @@ _ra_run_cleanups() {
 trap _ra_run_cleanups EXIT
 # a test stopped (its time-out, Ctrl-C) says what it was running; its
 # cleanups then run as at any exit
-trap 'echo "stopped by SIGINT while running: $BASH_COMMAND" >&2; exit 130' INT
-trap 'echo "stopped by SIGTERM while running: $BASH_COMMAND" >&2; exit 143' TERM
+_ra_stopped() {
+	trap '' INT TERM
+	echo "stopped by SIG$1 while running: $2" >&2
+	exit "$3"
+}
+trap '_ra_stopped INT "$BASH_COMMAND" 130' INT
+trap '_ra_stopped TERM "$BASH_COMMAND" 143' TERM
 
 skip() { echo "$*"; exit 77; }
 # A failing test keeps its databases for a look afterwards: under the

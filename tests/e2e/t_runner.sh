@@ -32,7 +32,9 @@ fake ex2 "excl=thing,other budget=1" 1
 cat > "$D/t_slow.sh" <<EOF
 # test: timeout=3 budget=1
 . "\$(dirname "\$0")/lib.sh"
+on_exit "touch '$TMP/slow.last-cleanup'"
 make_tmp
+on_exit "sleep 1"	# a slow cleanup: the second SIGTERM (timeout's own) comes meanwhile
 echo "\$TMP" > "$TMP/slow.tmp"
 sleep 300 &
 echo \$! > "$TMP/slow.child"
@@ -56,7 +58,8 @@ check_grep "^FAIL  e2e/t_slow +timed out after 3s; it was at: stopped by SIGTERM
 check_grep "^SKIP  e2e/t_skipper +needs a unicorn$" "$TMP/out" "a skip says why"
 check_grep "^6 passed, 1 failed, 1 skipped$" "$TMP/out" "the closing line"
 [ -e "$(cat "$TMP/slow.tmp")" ] && fail "the timed-out test's temporary directory is left"
-echo "ok: the timed-out test's cleanups ran"
+[ -e "$TMP/slow.last-cleanup" ] || fail "the timed-out test's cleanups were cut short"
+echo "ok: the timed-out test's cleanups ran, all of them"
 kill -0 "$(cat "$TMP/slow.child")" 2>/dev/null && fail "the timed-out test's child is left"
 echo "ok: no process of it left"
 # solo 1 + solo 1, then the rest at once: 2 + 3 s (the time-out), not the 10 s
@@ -85,7 +88,7 @@ echo "ok: a test declared alone runs with nothing beside it"
 check_eq "$(tail -n +2 "$TMP/art/timings.tsv" | cut -f1,2 | sort | tr '\t\n' ': ')" \
 	"e2e/t_ex1:pass e2e/t_ex2:pass e2e/t_par1:pass e2e/t_par2:pass e2e/t_skipper:skip e2e/t_slow:fail e2e/t_solo1:pass e2e/t_solo2:pass " \
 	"timings.tsv: every test and its verdict"
-check_grep "^  e2e/t_slow +3\.[0-9]s  budget 1s$" "$TMP/out" "the slowest listed first"
+check_grep "^  e2e/t_slow +[34]\.[0-9]s  budget 1s$" "$TMP/out" "the slowest listed first"
 grep -q "^note: e2e/t_par" "$TMP/out" && fail "a test within its budget called slow"
 echo "ok: no test within its budget called slow"
 
@@ -93,3 +96,26 @@ echo "ok: no test within its budget called slow"
 CI=true "$RA_TOP/tests/run.sh" --dir "$D" --artifacts "$TMP/art2" skipper > "$TMP/ci" 2>&1
 check_eq "$?" 1 "CI: a skip is a failure"
 check_grep "^FAIL  e2e/t_skipper +skipped in CI: needs a unicorn$" "$TMP/ci" "CI: the skip's line"
+
+# The runner stopped (Ctrl-C, a SIGTERM): every test it runs is stopped and
+# runs all its cleanups, a slow one too, though timeout(1) passes the signal
+# on a second time.
+S=$TMP/stop
+mkdir "$S" || fail "mkdir"
+ln -s "$RA_TOP/tests/e2e/lib.sh" "$S/lib.sh"
+cat > "$S/t_held.sh" <<EOF
+. "\$(dirname "\$0")/lib.sh"
+on_exit "touch '$TMP/held.last-cleanup'"
+on_exit "sleep 1"
+touch "$TMP/held.started"
+sleep 60
+EOF
+"$RA_TOP/tests/run.sh" --dir "$S" --artifacts "$TMP/art3" > "$TMP/stop.out" 2>&1 &
+runner=$!
+on_exit "kill $runner"
+for _ in $(seq 100); do [ -e "$TMP/held.started" ] && break; sleep 0.05; done
+kill -TERM "$runner"
+wait "$runner"
+check_eq "$?" 143 "a stopped runner: exit status"
+[ -e "$TMP/held.last-cleanup" ] || fail "the stopped test's cleanups were cut short"
+echo "ok: a stopped runner's tests run all their cleanups"
