@@ -60,6 +60,7 @@ struct task {
 	int win;			/* window collecting this task's page adds, or -1 */
 	bool last_was_order;		/* the task's latest readahead event was ra_order */
 	bool on_device;			/* it has page events of the recorded devices */
+	bool read_since_win;		/* a read() of the task since its window opened */
 	enum access acc;		/* the task's latest access */
 	int acc_file;
 	uint64_t acc_index;
@@ -518,6 +519,7 @@ static int open_window(struct ra_state *st, const struct ra_event *ev, int64_t s
 		return -1;
 	t->pending.kind = TRIG_NONE;
 	t->win = st->nwins++;
+	t->read_since_win = false;
 	t->last_was_order = !unbounded;
 	return 0;
 }
@@ -546,6 +548,7 @@ static int on_readahead(struct ra_state *st, const struct ra_event *ev, int64_t 
 		if (!t)
 			return -1;
 		t->last_was_order = false;
+		t->pending.kind = TRIG_NONE;	/* the call's window is forced, no trigger's */
 		return 0;
 	}
 	file = file_of(st, ev->ra.dev, ev->ra.ino);
@@ -632,7 +635,9 @@ static int on_add(struct ra_state *st, const struct ra_event *ev, int file)
 	see_page(st, file, first + n - 1);
 	if (first + n > st->files[file].tracked_end)
 		st->files[file].tracked_end = first + n;
-	if (t->win >= 0 && st->wins[t->win].file == file)
+	/* a window's pages are added before its task's next read() returns: an add
+	 * after it is the task's own write (a rewrite after a truncation), not a read */
+	if (t->win >= 0 && st->wins[t->win].file == file && !t->read_since_win)
 		w = &st->wins[t->win];
 	for (uint64_t i = first; i < first + n; i++) {
 		bool win_page = w && i >= w->start && i < w->start + w->size;
@@ -942,10 +947,32 @@ static void copied(struct ra_state *st, int file, uint64_t from, uint64_t to)
 	}
 }
 
-/* The read of range @k ended: the rest of its range was copied. */
-static void read_end(struct ra_state *st, const struct taskfile *tf, int k, int file)
+/*
+ * The read of range @k of task @pid ended: the rest of its last batch's range
+ * was copied. Pages cached at the range's latest event are the read's; pages
+ * of a window opened after it only when the window's trigger was the read's
+ * own (the task's, with req_count to the read's end): a later read's
+ * windows, or another task's, are not.
+ */
+static void read_end(struct ra_state *st, const struct taskfile *tf, int k, int file, int pid)
 {
-	copied(st, file, tf->first[k], tf->last[k] + 1);
+	uint64_t end = st->files[file].tracked_end;
+
+	for (uint64_t i = tf->first[k]; i <= tf->last[k] && i < end; i++) {
+		struct page *p = ra_map_get(&st->cache, KEY(file, i));
+		const struct window *w;
+		int32_t win;
+
+		if (!p || p->win < 0)
+			continue;
+		win = p->win;
+		w = &st->wins[win];
+		if (w->seq > tf->seq[k] &&
+		    (w->pid != pid || !w->has_req || w->trigger_index + w->req_count - 1 != tf->last[k]))
+			continue;
+		if (touch(st, file, i))
+			st->wins[win].inferred++;
+	}
 }
 
 /* The reads still open when the trace ends. */
@@ -956,7 +983,7 @@ static void reads_end(struct ra_state *st)
 		int file = (int)(st->tf_keys[i] >> 32) - 1;
 
 		for (int k = 0; tf && k < tf->nranges; k++)
-			read_end(st, tf, k, file);
+			read_end(st, tf, k, file, (int)(uint32_t)st->tf_keys[i]);
 	}
 }
 
@@ -998,9 +1025,9 @@ static void read_range(struct ra_state *st, struct task *t, struct taskfile *tf,
 	if (k < tf->nranges && last == tf->last[k] && first > tf->first[k])
 		copied(st, file, tf->first[k], first);	/* a later batch of the read */
 	else if (k < tf->nranges && last != tf->last[k])
-		read_end(st, tf, k, file);		/* the next read of the range */
+		read_end(st, tf, k, file, t->pid);	/* the next read of the range */
 	if (best >= 0 && is_tail(st, t, tf, best, file, first, last)) {
-		read_end(st, tf, best, file);
+		read_end(st, tf, best, file, t->pid);
 		fill_tail(st, tf, best, file, first, last);
 		k = best;
 	} else if (k == tf->nranges) {
@@ -1009,7 +1036,7 @@ static void read_range(struct ra_state *st, struct task *t, struct taskfile *tf,
 		note_span(tf, first, last);
 		k = range_slot(tf);
 		if (tf->age[k])	/* a range reused: its read ended */
-			read_end(st, tf, k, file);
+			read_end(st, tf, k, file, t->pid);
 	}
 	tf->first[k] = first;
 	tf->last[k] = last;
@@ -1046,6 +1073,7 @@ static int on_access(struct ra_state *st, const struct ra_event *ev, int64_t seq
 	switch (ev->type) {
 	case RA_EV_GET_PAGES:	/* exactly the pages of its range */
 		t->acc = ACC_READ;
+		t->read_since_win = true;
 		tf = taskfile_of(st, file, ev->pid);
 		if (!tf)
 			return -1;

@@ -265,6 +265,38 @@ static void test_evicted_and_thrashed(void)
 	CHECK_STR(result(FATES), "initial|16|15|3|8|8|4;sync|8|4|2|0|0|2");
 }
 
+/* A read's end counts the pages its last batch copied, not those of a later
+ * read's window over the same pages: after the file is dropped, a read of page
+ * 0 opens a window of 4 whose pages 1..3 nobody read. */
+static void test_later_read_not_this(void)
+{
+	begin("laterread");
+	trig(1, 10, 5, 0, 16, 32);
+	order(10, 5, 0, 16, 0);
+	add(10, 5, 0, 16, 0);
+	access_ev(RA_EV_GET_PAGES, 10, 5, 0, 15);	/* the whole file, one read */
+	del(5, 0, 16);
+	trig(1, 10, 5, 0, 1, 32);
+	order(10, 5, 0, 4, 0);
+	add(10, 5, 0, 4, 0);
+	access_ev(RA_EV_GET_PAGES, 10, 5, 0, 0);	/* the next read: page 0 */
+	CHECK_STR(result("SELECT group_concat(used || '/' || pending, ' ') FROM windows"), "0/0 0/3");
+}
+
+/* A task that read a file, then truncates and rewrites it: its own writes are
+ * not its window's pages. */
+static void test_own_rewrite(void)
+{
+	begin("ownrewrite");
+	trig(1, 10, 5, 0, 4, 32);
+	order(10, 5, 0, 16, 8);
+	add(10, 5, 0, 16, 0);
+	access_ev(RA_EV_GET_PAGES, 10, 5, 0, 3);
+	del(5, 0, 16);				/* O_TRUNC by the reader itself */
+	add(10, 5, 0, 16, 0);			/* its writes */
+	CHECK_STR(result("SELECT ra_pages_added, evicted_unused, thrashed FROM windows"), "12|12|0");
+}
+
 /* Pages evicted unused come back by a write (a truncation, then a rewrite):
  * nothing was read twice, nothing thrashed. */
 static void test_rewrite_not_thrashed(void)
@@ -341,6 +373,8 @@ int main(void)
 		{ "a random reader is one stream", test_random_stream },
 		{ "evicted unused, thrashed, pending", test_evicted_and_thrashed },
 		{ "a rewrite after a truncation is not thrashing", test_rewrite_not_thrashed },
+		{ "a later read's window is not the earlier read's", test_later_read_not_this },
+		{ "the reader's own rewrite", test_own_rewrite },
 		{ "attribution of page adds", test_attribution },
 		{ "damaged values", test_damaged_values },
 		{ "kernel without readahead events", test_unavailable },
