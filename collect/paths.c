@@ -357,7 +357,12 @@ static void scan_fd(struct ra_names *nm, int pid, int dfd, const char *fd)
 		return;
 	s_dev = sdev_of(nm, sb.st_dev, pid, fd);
 	e = lookup(nm, s_dev, sb.st_ino);
-	if ((e && e->src == SRC_OPEN) || !ra_names_traced(nm, s_dev))
+	if (e && e->src == SRC_OPEN) {
+		if (sb.st_size > e->size)	/* seen growing: written, then read */
+			e->size = sb.st_size;
+		return;
+	}
+	if (!ra_names_traced(nm, s_dev))
 		return;
 	len = readlinkat(dfd, fd, path, sizeof(path) - 1);
 	if (len <= 0 || path[0] != '/')

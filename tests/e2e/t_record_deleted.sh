@@ -1,5 +1,5 @@
-# Files the workload deletes keep their names: one it creates, drops from the
-# page cache, reads (throttled, so that it is open for about a second) and
+# Files the workload deletes keep their names: one it creates (in two parts,
+# open meanwhile), drops from the page cache, reads (throttled, so that it is open for about a second) and
 # deletes; one that existed before the run, which it reads and deletes at
 # once. On ext4, and on btrfs, whose stat st_dev is not the s_dev of its
 # events. The names and sizes are those the files had; their windows read
@@ -17,8 +17,10 @@ deleted_on() {
 	new=$MNT/dir/new
 	mkdir "$MNT/dir"
 	# 8 MiB read at 4 MiB/s: open for two seconds, seen by the recorder's looks
+	# it is written in two parts, open meanwhile: a look sees it at 2 MiB, and
+	# its size is the largest seen
 	rec -q -o "$DB" -d "$LOOP_NAME" "${COLD[@]}" --throttle "$LOOP_NAME=bps:4194304" -- sh -c "
-		dd if=/dev/urandom of=$new bs=1M count=8 conv=fsync status=none &&
+		{ head -c 2M /dev/urandom && sleep 0.5 && head -c 6M /dev/urandom; } > $new && sync $new &&
 		stat -c %i $new > $TMP/new.ino &&
 		dd if=$new iflag=nocache count=0 status=none &&
 		dd if=$new of=/dev/null bs=4k status=none && rm $new &&
