@@ -37,7 +37,7 @@ if ! mountpoint -q $T; then mount -t tracefs nodev $T; mounted_tracefs=1; fi
 truncate -s $((mb + 200))M "$work/img"
 LOOP=$(losetup -f --show --direct-io=on "$work/img")
 NAME=$(basename "$LOOP")
-mkfs.ext4 -q -F "$LOOP"
+mkfs.ext4 -q -F -E lazy_itable_init=0,lazy_journal_init=0 "$LOOP"
 mkdir "$work/mnt"
 mount "$LOOP" "$work/mnt"
 dd if=/dev/urandom of="$work/mnt/big" bs=1M count="$mb" status=none conv=fsync

@@ -30,7 +30,7 @@ full=16,32,64,128,256,512,1024,2048,4096
 
 truncate -s 1500M "$work/img"
 loop=$(losetup -f --show --direct-io=on "$work/img")
-mkfs.ext4 -q -F "$loop"
+mkfs.ext4 -q -F -E lazy_itable_init=0,lazy_journal_init=0 "$loop"
 mkdir -p "$mnt"
 mount "$loop" "$mnt"
 mkdir -p "$mnt/fio"

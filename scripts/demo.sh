@@ -40,7 +40,7 @@ step "setting up an ext4 loop device with $maxjobs files of $FILE_MB MiB"
 truncate -s $((maxjobs * FILE_MB + 64))M "$work/img"
 LOOP=$(losetup -f --show --direct-io=on "$work/img")
 NAME=$(basename "$LOOP")
-mkfs.ext4 -q -F "$LOOP"
+mkfs.ext4 -q -F -E lazy_itable_init=0,lazy_journal_init=0 "$LOOP"
 mkdir "$work/mnt"
 mount "$LOOP" "$work/mnt"
 for ((i = 0; i < maxjobs; i++)); do

@@ -147,7 +147,7 @@ make_loop_fs() {
 	on_exit "echo $ra_old > /sys/block/$LOOP_NAME/queue/read_ahead_kb"
 	grep -qw "$fstype" /proc/filesystems || skip "no $fstype in this kernel"
 	case $fstype in
-	ext4) mkfs.ext4 -q -F "$LOOP" ;;
+	ext4) mkfs.ext4 -q -F -E lazy_itable_init=0,lazy_journal_init=0 "$LOOP" ;;
 	xfs) mkfs.xfs -q -f "$LOOP" ;;
 	btrfs) mkfs.btrfs -q -f "$LOOP" >/dev/null ;;
 	*) fail "make_loop_fs: no mkfs line for $fstype" ;;

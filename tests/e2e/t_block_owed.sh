@@ -32,7 +32,7 @@ rec -q -o "$TMP/b.db" -d "$LOOP_NAME" --read-ahead-kb "$LOOP_NAME=128" "${COLD[@
 check_owed "$TMP/b.db" btrfs
 
 make_loop_parts 300 200
-mkfs.ext4 -q -F "/dev/$P1" || fail "mkfs $P1"
+mkfs.ext4 -q -F -E lazy_itable_init=0,lazy_journal_init=0 "/dev/$P1" || fail "mkfs $P1"
 PM=$TMP/p1
 mkdir -p "$PM"
 mount "/dev/$P1" "$PM" || fail "mount $P1"

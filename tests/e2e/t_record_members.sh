@@ -104,7 +104,7 @@ command -v mkfs.ext4 >/dev/null || skip "no mkfs.ext4"
 make_loop_parts 600 250
 make_loop_raw 400
 C=$RAW_NAME C_DEV=$RAW_DEV
-mkfs.ext4 -q -F "/dev/$P1" || fail "mkfs.ext4 /dev/$P1"
+mkfs.ext4 -q -F -E lazy_itable_init=0,lazy_journal_init=0 "/dev/$P1" || fail "mkfs.ext4 /dev/$P1"
 mkfs.btrfs -q -f -d raid0 -m raid1 "/dev/$P2" "/dev/$C" >/dev/null || fail "mkfs.btrfs on $P2 and $C"
 mkdir "$TMP/m1" "$TMP/m2"
 mount "/dev/$P1" "$TMP/m1" || fail "mount /dev/$P1"

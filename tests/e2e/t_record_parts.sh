@@ -11,7 +11,7 @@ need_tracefs
 command -v mkfs.xfs >/dev/null || skip "no mkfs.xfs"
 make_tmp
 make_loop_parts 600 250
-mkfs.ext4 -q -F "/dev/$P1" || fail "mkfs.ext4 /dev/$P1"
+mkfs.ext4 -q -F -E lazy_itable_init=0,lazy_journal_init=0 "/dev/$P1" || fail "mkfs.ext4 /dev/$P1"
 mkfs.xfs -q -f "/dev/$P2" || fail "mkfs.xfs /dev/$P2"
 mkdir "$TMP/m1" "$TMP/m2"
 mount "/dev/$P1" "$TMP/m1" || fail "mount /dev/$P1"
