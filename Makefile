@@ -173,7 +173,7 @@ kernels:
 demo:
 	@scripts/deps.sh
 	@$(MAKE) --no-print-directory all
-	@scripts/demo.sh
+	@RA_BIN=$(CURDIR)/$(BUILD) scripts/demo.sh
 
 install: all
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1

@@ -10,10 +10,12 @@
 # demo/experiment.html (with a page per run) and demo/out/demo.db, and
 # removes everything it set up, also on failure or Ctrl-C.
 #
-# RA_DEMO_SIZES, RA_DEMO_JOBS, RA_DEMO_ITER, RA_DEMO_FILE_MB make it smaller.
+# RA_DEMO_SIZES, RA_DEMO_JOBS, RA_DEMO_ITER, RA_DEMO_FILE_MB make it smaller;
+# RA_BIN names the build (default build/; the tests' build-san under the
+# sanitizers).
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
-bin=$top/build
+bin=${RA_BIN:-$top/build}
 out=$top/demo/out
 SIZES=${RA_DEMO_SIZES:-16 128 512 2048}
 JOBS=${RA_DEMO_JOBS:-1 4}

@@ -3,7 +3,7 @@
 # bandwidth regression (exit 1), reversed an improvement (exit 0); two run
 # sets of the same setting: exit 0 and no significant change in the
 # readahead figures; too few runs: exit 3.
-# test: needs=root,tracefs,chromium budget=25
+# test: needs=root,tracefs,chromium cpu=1 budget=25
 . "$(dirname "$0")/lib.sh"
 need_tracefs
 [ -d /sys/fs/cgroup/blkio ] || skip "no cgroup v1 blkio controller"
@@ -36,7 +36,9 @@ ra-compare "$DB:read_ahead_kb=512" "$DB:read_ahead_kb=16" > "$TMP/regress.txt"
 rc=$?
 cat "$TMP/regress.txt"
 check_eq "$rc" 1 "16 against 512: exit status"
-check_grep "^device_read_bw_bytes .* -9[0-9]\.[0-9]% R" "$TMP/regress.txt" "bandwidth regression flagged"
+# the throttle's truth is about -94% (200 IOPS x 16 KiB against 50 MB/s); a
+# reader short of CPU (the sanitizers' build) keeps 512 KiB below the throttle
+check_grep "^device_read_bw_bytes .* -[89][0-9]\.[0-9]% R" "$TMP/regress.txt" "bandwidth regression flagged"
 # both sides pool into one device model (same device, settings but read_ahead_kb): said once,
 # with the number of runs that gave it samples as the database has it (a run
 # whose steady windows are too few of its samples gives none: most give)
