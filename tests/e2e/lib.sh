@@ -190,6 +190,26 @@ make_loop_raw() {
 	on_exit "echo $ra_old > /sys/block/$RAW_NAME/queue/read_ahead_kb"
 }
 
+# make_btrfs_two DEV1 DEV2 DIR: a btrfs striped over block devices DEV1 and
+# DEV2 (names: loop3, loop4p2; RAID0 data, RAID1 metadata), mounted at DIR
+# (made), unmounted at exit, in COLD. Sets BTRFS_BDI (its bdi, btrfs-N),
+# BTRFS_RA_FILE (that bdi's read_ahead_kb, put back at exit) and BTRFS_RA_OLD
+# (its value before).
+make_btrfs_two() {
+	local a=$1 b=$2 dir=$3 uuid
+	mkfs.btrfs -q -f -d raid0 -m raid1 "/dev/$a" "/dev/$b" >/dev/null || fail "mkfs.btrfs on $a and $b"
+	mkdir -p "$dir"
+	mount -t btrfs -o "device=/dev/$a,device=/dev/$b" "/dev/$a" "$dir" || fail "mount the btrfs on $a and $b"
+	on_exit umount_retry "$dir"
+	COLD+=(--evict "$dir")
+	uuid=$(blkid -s UUID -o value "/dev/$a")
+	BTRFS_BDI=$(basename "$(readlink "/sys/fs/btrfs/$uuid/bdi")")
+	[ -n "$BTRFS_BDI" ] || fail "no bdi of the btrfs on $a and $b"
+	BTRFS_RA_FILE=/sys/class/bdi/$BTRFS_BDI/read_ahead_kb
+	BTRFS_RA_OLD=$(cat "$BTRFS_RA_FILE")
+	on_exit "[ -e $BTRFS_RA_FILE ] && echo $BTRFS_RA_OLD > $BTRFS_RA_FILE"
+}
+
 # make_loop_parts SIZE_MB P1_MB: a loop device with direct I/O and an MBR of
 # two partitions, the first of P1_MB from sector 2048, the second the rest (1
 # MiB aligned). Sets PLOOP, PLOOP_NAME, PLOOP_DEV as make_loop_raw's, and P1,

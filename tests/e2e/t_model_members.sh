@@ -18,16 +18,8 @@ A=$RAW_NAME
 make_loop_raw 300
 B=$RAW_NAME
 echo 2560 > "/sys/block/$A/queue/read_ahead_kb"	# the first member's own value, put back at exit
-mkfs.btrfs -q -f -d raid0 -m raid1 "/dev/$A" "/dev/$B" >/dev/null || fail "mkfs.btrfs"
 MNT=$TMP/mnt
-mkdir "$MNT"
-mount -t btrfs -o "device=/dev/$A,device=/dev/$B" "/dev/$A" "$MNT" || fail "mount the btrfs"
-on_exit umount_retry "$MNT"
-COLD+=(--evict "$MNT")
-uuid=$(blkid -s UUID -o value "/dev/$A")
-RA_FILE=/sys/class/bdi/$(basename "$(readlink "/sys/fs/btrfs/$uuid/bdi")")/read_ahead_kb
-ra_old=$(cat "$RA_FILE")
-on_exit "[ -e $RA_FILE ] && echo $ra_old > $RA_FILE"
+make_btrfs_two "$A" "$B" "$MNT"
 make_file "$MNT/f" 48
 DB=$TMP/m.db
 rec -q -o "$DB" -d "$B" --sweep read_ahead_kb=128,512 "${COLD[@]}" \

@@ -17,18 +17,10 @@ make_loop_raw 400
 A=$RAW_NAME A_DEV=$RAW_DEV
 make_loop_raw 400
 B=$RAW_NAME B_DEV=$RAW_DEV
-mkfs.btrfs -q -f -d raid0 -m raid1 "/dev/$A" "/dev/$B" >/dev/null || fail "mkfs.btrfs"
 MNT=$TMP/mnt
-mkdir "$MNT"
-mount -t btrfs -o "device=/dev/$A,device=/dev/$B" "/dev/$A" "$MNT" || fail "mount the btrfs"
-on_exit umount_retry "$MNT"
-COLD+=(--evict "$MNT")
+make_btrfs_two "$A" "$B" "$MNT"
 FS_DEV=$(findmnt -no MAJ:MIN --mountpoint "$MNT" | tr -d ' ')
-uuid=$(blkid -s UUID -o value "/dev/$A")
-BDI=$(basename "$(readlink "/sys/fs/btrfs/$uuid/bdi")")
-RA_FILE=/sys/class/bdi/$BDI/read_ahead_kb
-ra_old=$(cat "$RA_FILE")
-on_exit "[ -e $RA_FILE ] && echo $ra_old > $RA_FILE"
+BDI=$BTRFS_BDI RA_FILE=$BTRFS_RA_FILE ra_old=$BTRFS_RA_OLD
 make_file "$MNT/f" 64
 ino=$(stat -c %i "$MNT/f")
 note "btrfs $FS_DEV on $A ($A_DEV) and $B ($B_DEV), bdi $BDI"
@@ -105,18 +97,11 @@ make_loop_parts 600 250
 make_loop_raw 400
 C=$RAW_NAME C_DEV=$RAW_DEV
 mkfs.ext4 -q -F -E lazy_itable_init=0,lazy_journal_init=0 "/dev/$P1" || fail "mkfs.ext4 /dev/$P1"
-mkfs.btrfs -q -f -d raid0 -m raid1 "/dev/$P2" "/dev/$C" >/dev/null || fail "mkfs.btrfs on $P2 and $C"
-mkdir "$TMP/m1" "$TMP/m2"
+mkdir "$TMP/m1"
 mount "/dev/$P1" "$TMP/m1" || fail "mount /dev/$P1"
 on_exit umount_retry "$TMP/m1"
 COLD+=(--evict "$TMP/m1")
-mount -t btrfs -o "device=/dev/$P2,device=/dev/$C" "/dev/$C" "$TMP/m2" || fail "mount the btrfs on $P2 and $C"
-on_exit umount_retry "$TMP/m2"
-COLD+=(--evict "$TMP/m2")
-uuid=$(blkid -s UUID -o value "/dev/$C")
-RA2=/sys/class/bdi/$(basename "$(readlink "/sys/fs/btrfs/$uuid/bdi")")/read_ahead_kb
-ra2_old=$(cat "$RA2")
-on_exit "[ -e $RA2 ] && echo $ra2_old > $RA2"
+make_btrfs_two "$P2" "$C" "$TMP/m2"
 make_file "$TMP/m1/f" 32
 make_file "$TMP/m2/f" 64
 start2=$(cat "/sys/class/block/$P2/start") size2=$(cat "/sys/class/block/$P2/size")
