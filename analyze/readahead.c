@@ -741,6 +741,18 @@ static bool touch(struct ra_state *st, int file, uint64_t index)
 	return true;
 }
 
+/* touch() of a page a read copied with no event naming it: counted as inferred. */
+static bool touch_inferred(struct ra_state *st, int file, uint64_t index)
+{
+	const struct page *p = ra_map_get(&st->cache, KEY(file, index));
+	int32_t win = p ? p->win : -1;
+
+	if (!touch(st, file, index))
+		return false;
+	st->wins[win].inferred++;
+	return true;
+}
+
 /*
  * Mapped into a process with no access seen: fault-around maps the cached
  * folios of its range (whole large folios since Linux 6.18, so every page of
@@ -898,15 +910,8 @@ static uint64_t fill_tail(struct ra_state *st, const struct taskfile *tf, int k,
 	for (uint64_t i = from; i < first; i++)
 		if (!ra_map_get(&st->cache, KEY(file, i)))
 			return 0;
-	for (uint64_t i = from; i < first; i++) {
-		struct page *p = ra_map_get(&st->cache, KEY(file, i));
-		int32_t win = p->win;
-
-		if (touch(st, file, i)) {
-			st->wins[win].inferred++;
-			n++;
-		}
-	}
+	for (uint64_t i = from; i < first; i++)
+		n += touch_inferred(st, file, i);
 	return n;
 }
 
@@ -938,13 +943,8 @@ static void copied(struct ra_state *st, int file, uint64_t from, uint64_t to)
 {
 	uint64_t end = st->files[file].tracked_end;
 
-	for (uint64_t i = from; i < to && i < end; i++) {
-		struct page *p = ra_map_get(&st->cache, KEY(file, i));
-		int32_t win = p ? p->win : -1;
-
-		if (p && touch(st, file, i))
-			st->wins[win].inferred++;
-	}
+	for (uint64_t i = from; i < to && i < end; i++)
+		touch_inferred(st, file, i);
 }
 
 /*
@@ -959,19 +959,16 @@ static void read_end(struct ra_state *st, const struct taskfile *tf, int k, int 
 	uint64_t end = st->files[file].tracked_end;
 
 	for (uint64_t i = tf->first[k]; i <= tf->last[k] && i < end; i++) {
-		struct page *p = ra_map_get(&st->cache, KEY(file, i));
+		const struct page *p = ra_map_get(&st->cache, KEY(file, i));
 		const struct window *w;
-		int32_t win;
 
 		if (!p || p->win < 0)
 			continue;
-		win = p->win;
-		w = &st->wins[win];
+		w = &st->wins[p->win];
 		if (w->seq > tf->seq[k] &&
 		    (w->pid != pid || !w->has_req || w->trigger_index + w->req_count - 1 != tf->last[k]))
 			continue;
-		if (touch(st, file, i))
-			st->wins[win].inferred++;
+		touch_inferred(st, file, i);
 	}
 }
 
