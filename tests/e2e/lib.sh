@@ -132,7 +132,7 @@ make_loop() {
 # /sys/fs/btrfs/UUID/bdi) and RA_FILE (that bdi's read_ahead_kb file). The
 # loop device's and the bdi's read_ahead_kb are put back at exit.
 make_loop_fs() {
-	local size=$1 fstype=$2 dir img ra_old uuid
+	local size=$1 fstype=$2 dir img ra_old
 	command -v losetup >/dev/null || skip "no losetup"
 	command -v "mkfs.$fstype" >/dev/null || skip "no mkfs.$fstype"
 	dir=$(mktemp -d /tmp/ratrace-loop.XXXXXX)
@@ -163,13 +163,23 @@ make_loop_fs() {
 	BDI=$LOOP_DEV
 	RA_FILE=/sys/block/$LOOP_NAME/queue/read_ahead_kb
 	if [ "$fstype" = btrfs ]; then
-		uuid=$(blkid -s UUID -o value "$LOOP")
-		BDI=$(basename "$(readlink "/sys/fs/btrfs/$uuid/bdi")")
-		[ -n "$BDI" ] || fail "no bdi of the btrfs on $LOOP"
-		RA_FILE=/sys/class/bdi/$BDI/read_ahead_kb
-		ra_old=$(cat "$RA_FILE")
-		on_exit "[ -e $RA_FILE ] && echo $ra_old > $RA_FILE"
+		btrfs_bdi "$LOOP_NAME"
+		# shellcheck disable=SC2034 # for the tests that source this file
+		BDI=$BTRFS_BDI RA_FILE=$BTRFS_RA_FILE
 	fi
+}
+
+# btrfs_bdi DEV: the bdi a mounted btrfs on block device DEV (loop3) reads
+# ahead through. Sets BTRFS_BDI (btrfs-N), BTRFS_RA_FILE (its read_ahead_kb,
+# put back at exit) and BTRFS_RA_OLD (its value before).
+btrfs_bdi() {
+	local uuid
+	uuid=$(blkid -s UUID -o value "/dev/$1")
+	BTRFS_BDI=$(basename "$(readlink "/sys/fs/btrfs/$uuid/bdi")")
+	[ -n "$BTRFS_BDI" ] || fail "no bdi of the btrfs on $1"
+	BTRFS_RA_FILE=/sys/class/bdi/$BTRFS_BDI/read_ahead_kb
+	BTRFS_RA_OLD=$(cat "$BTRFS_RA_FILE")
+	on_exit "[ -e $BTRFS_RA_FILE ] && echo $BTRFS_RA_OLD > $BTRFS_RA_FILE"
 }
 
 # make_loop_raw SIZE_MB: a loop device with direct I/O and nothing on it. Sets
@@ -192,22 +202,15 @@ make_loop_raw() {
 
 # make_btrfs_two DEV1 DEV2 DIR: a btrfs striped over block devices DEV1 and
 # DEV2 (names: loop3, loop4p2; RAID0 data, RAID1 metadata), mounted at DIR
-# (made), unmounted at exit, in COLD. Sets BTRFS_BDI (its bdi, btrfs-N),
-# BTRFS_RA_FILE (that bdi's read_ahead_kb, put back at exit) and BTRFS_RA_OLD
-# (its value before).
+# (made), unmounted at exit, in COLD. Sets what btrfs_bdi sets.
 make_btrfs_two() {
-	local a=$1 b=$2 dir=$3 uuid
+	local a=$1 b=$2 dir=$3
 	mkfs.btrfs -q -f -d raid0 -m raid1 "/dev/$a" "/dev/$b" >/dev/null || fail "mkfs.btrfs on $a and $b"
 	mkdir -p "$dir"
 	mount -t btrfs -o "device=/dev/$a,device=/dev/$b" "/dev/$a" "$dir" || fail "mount the btrfs on $a and $b"
 	on_exit umount_retry "$dir"
 	COLD+=(--evict "$dir")
-	uuid=$(blkid -s UUID -o value "/dev/$a")
-	BTRFS_BDI=$(basename "$(readlink "/sys/fs/btrfs/$uuid/bdi")")
-	[ -n "$BTRFS_BDI" ] || fail "no bdi of the btrfs on $a and $b"
-	BTRFS_RA_FILE=/sys/class/bdi/$BTRFS_BDI/read_ahead_kb
-	BTRFS_RA_OLD=$(cat "$BTRFS_RA_FILE")
-	on_exit "[ -e $BTRFS_RA_FILE ] && echo $BTRFS_RA_OLD > $BTRFS_RA_FILE"
+	btrfs_bdi "$a"
 }
 
 # make_loop_parts SIZE_MB P1_MB: a loop device with direct I/O and an MBR of
