@@ -872,6 +872,30 @@ static bool unmarked_tail(struct ra_state *st, const struct task *t, const struc
 	return true;
 }
 
+/*
+ * The batch before a dropped folio ends on a folio boundary: a tail that
+ * starts at a folio of a window, right after a large folio of a window that
+ * holds the page after the range's previous read (the batch's last folio
+ * before the one it could not return), left exactly that folio's rest out of
+ * its events. A large folio's I/O can complete apart from the next one's
+ * lock, so no block completion need fall between the two events. Large
+ * folios only: with pages of order 0 every page starts a folio, and a reader
+ * that skipped one page would look the same.
+ */
+static bool folio_tail(struct ra_state *st, const struct taskfile *tf, int k, int file,
+		       uint64_t first)
+{
+	const struct page *p = ra_map_get(&st->cache, KEY(file, first));
+	const struct page *q = first ? ra_map_get(&st->cache, KEY(file, first - 1)) : NULL;
+	uint64_t n;
+
+	if (!p || !q || p->win < 0 || q->win < 0 || !q->order || q->order >= 64 ||
+	    (p->order < 64 && first & ((1ULL << p->order) - 1)))
+		return false;
+	n = 1ULL << q->order;
+	return first % n == 0 && tf->last[k] + 1 >= first - n && tf->last[k] + 1 < first;
+}
+
 static bool is_tail(struct ra_state *st, const struct task *t, const struct taskfile *tf,
 		    int k, int file, uint64_t first, uint64_t last)
 {
@@ -880,7 +904,8 @@ static bool is_tail(struct ra_state *st, const struct task *t, const struct task
 
 	if (narrow || (!one_size(tf) && !skipping(tf)))
 		return m || starts_window(st, taskfile_of(st, file, owner_of(st, t->pid)), first) ||
-		       unmarked_tail(st, t, tf, k, file, first);
+		       unmarked_tail(st, t, tf, k, file, first) ||
+		       (!skipping(tf) && folio_tail(st, tf, k, file, first));
 	return m && st->has_done && st->done > m->done;
 }
 
@@ -1013,9 +1038,17 @@ static void read_range(struct ra_state *st, struct task *t, struct taskfile *tf,
 	for (k = 0; k < tf->nranges; k++)
 		if (first <= tf->last[k] + 1 && last + 1 >= tf->first[k])
 			break;
-	/* the first batch of the next read, unless it is a tail that adjoins */
-	if (k < tf->nranges && last != tf->last[k] && !mark_of(t, tf, k, file, first, last))
-		note_span(tf, first, last);
+	/*
+	 * The first batch of the next read, unless it is a tail that adjoins.
+	 * Such a tail is no wider than its read, so it still bounds the
+	 * widest read from below.
+	 */
+	if (k < tf->nranges && last != tf->last[k]) {
+		if (!mark_of(t, tf, k, file, first, last))
+			note_span(tf, first, last);
+		else if (last - first + 1 > tf->span_max)
+			tf->span_max = last - first + 1;
+	}
 	for (int j = 0; k == tf->nranges && j < tf->nranges; j++)
 		if (tf->last[j] + 1 < first && (best < 0 || tf->last[j] > tf->last[best]))
 			best = j;

@@ -183,6 +183,39 @@ static void test_partial_batches(void)
 	access_ev(RA_EV_GET_PAGES, 10, 6, 7, 7);	/* the mark at 12 not crossed: 6 unread */
 	CHECK_STR(result("SELECT ino, used, used_inferred FROM windows ORDER BY ino"),
 		  "5|11|2;6|6|0");
+	/*
+	 * tar on a small file of 12 pages, its window of two order-2 folios
+	 * (4..7, 8..11) whose I/O completed before the reads came: the read of
+	 * 6..8 shows only 8..8, the batch before folio 8 ending on its boundary.
+	 * The reads that crossed marks (1..3, 4..5) still bound the widest read:
+	 * 6, 7 are copied. A reader of order-0 pages that left 13 out, then read
+	 * 14 on its own, is no tail: every page starts a folio.
+	 */
+	begin("foliotail");
+	trig(1, 10, 5, 0, 1, 32);
+	order(10, 5, 0, 4, 3);
+	add(10, 5, 0, 4, 0);
+	access_ev(RA_EV_GET_PAGES, 10, 5, 0, 0);
+	atrig(10, 5, 1, 3, 4, 3);
+	order(10, 5, 4, 8, 8);
+	add(10, 5, 4, 2, 2);
+	access_ev(RA_EV_GET_PAGES, 10, 5, 1, 3);
+	access_ev(RA_EV_GET_PAGES, 10, 5, 2, 3);
+	blk(RA_EV_RQ_COMPLETE, 0, 0, 8, "RA");
+	atrig(10, 5, 4, 2, 8, 8);
+	access_ev(RA_EV_GET_PAGES, 10, 5, 4, 5);
+	access_ev(RA_EV_GET_PAGES, 10, 5, 8, 8);	/* 6, 7 copied without an event */
+	access_ev(RA_EV_GET_PAGES, 10, 5, 8, 10);
+	access_ev(RA_EV_GET_PAGES, 10, 5, 11, 11);
+	trig(1, 10, 6, 0, 1, 32);
+	order(10, 6, 0, 16, 0);
+	add(10, 6, 0, 16, 0);
+	access_ev(RA_EV_GET_PAGES, 10, 6, 0, 2);
+	access_ev(RA_EV_GET_PAGES, 10, 6, 3, 5);
+	access_ev(RA_EV_GET_PAGES, 10, 6, 6, 12);
+	access_ev(RA_EV_GET_PAGES, 10, 6, 14, 14);	/* 13 left out */
+	CHECK_STR(result("SELECT ino, SUM(used), SUM(used_inferred) FROM windows GROUP BY ino"
+			 " ORDER BY ino"), "5|11|2;6|13|0");
 }
 
 /* One task, two descriptors, two sequential streams: each window continues
