@@ -69,6 +69,7 @@ struct part {
 struct request {
 	bool live;
 	uint64_t start, nr;
+	uint64_t done;		/* sectors of partial completions before start */
 	int64_t g_ts, i_ts, d_ts;
 	char rwbs[10];
 	struct bio *bios;
@@ -243,6 +244,7 @@ static int req_alloc(struct blk_state *st)
 	}
 	st->reqs[i].live = true;
 	st->reqs[i].nbios = 0;
+	st->reqs[i].done = 0;
 	st->reqs[i].g_ts = st->reqs[i].i_ts = st->reqs[i].d_ts = 0;
 	return i;
 }
@@ -579,11 +581,20 @@ static int on_complete(struct blk_state *st, struct device *d, const struct ra_e
 	bool read = strchr(ev->blk.rwbs, 'R') != NULL;
 	struct request *r;
 
+	/*
+	 * A partial completion: a driver that finished part of a request
+	 * (loop after a short read) completes those sectors and issues the
+	 * rest again, and the disk's stat counts the request once, at its end.
+	 * The request goes on from where the part ended.
+	 */
+	bool part = i >= 0 && !ev->blk.error && ev->blk.nr_sector &&
+		    ev->blk.nr_sector < st->reqs[i].nr;
+
 	if (read) {
-		d->reads++;
+		d->reads += !part;
 		d->sectors_read += ev->blk.nr_sector;
 	} else if (strchr(ev->blk.rwbs, 'W')) {
-		d->writes++;
+		d->writes += !part;
 		d->sectors_written += ev->blk.nr_sector;
 	}
 	d->errors += ev->blk.error != 0;
@@ -592,6 +603,22 @@ static int on_complete(struct blk_state *st, struct device *d, const struct ra_e
 		return 0;
 	}
 	r = &st->reqs[i];
+	if (part || r->done) {
+		ra_map_del(&d->by_start, SKEY(r->start));
+		if (part) {
+			r->start += ev->blk.nr_sector;
+			r->nr -= ev->blk.nr_sector;
+			r->done += ev->blk.nr_sector;
+		} else {	/* the request whole again, for what is stored of it */
+			r->start -= r->done;
+			r->nr += r->done;
+			r->done = 0;
+		}
+		if (req_index_put(&d->by_start, r->start, i) < 0)
+			return -1;
+		if (part)
+			return 0;
+	}
 	if (strchr(r->rwbs, 'A')) {
 		d->ra_requests++;
 		d->ra_bytes += r->nr << 9;
