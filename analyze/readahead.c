@@ -843,12 +843,14 @@ static bool one_size(const struct taskfile *tf)
  * that never left pages out has no whole read to mistake for a tail.
  */
 /*
- * A window without a mark (no async part, or its mark past the end of the
- * file) gives a read no async trigger to leave, and the tail of a read
- * inside it need not start at the window's start: the bios of one window
- * complete apart. The pages from the range's end to @first, all in one such
- * window of the task's, with a block completion after the range's latest
- * event (the read waited for @first), are a tail's.
+ * A read that meets no mark leaves no async trigger: inside a window without
+ * one (no async part, or its mark past the end of the file), or past the
+ * window's mark, the tail of a read need not start at the window's start,
+ * as the bios of one window complete apart, and a file system that marks
+ * folios read in a worker (btrfs) lets a read meet a folio still locked
+ * mid-window. The pages from the range's end to @first, all in one window
+ * of the task's whose mark is not among them, with a block completion after
+ * the range's latest event (the read waited for @first), are a tail's.
  */
 static bool unmarked_tail(struct ra_state *st, const struct task *t, const struct taskfile *tf,
 			  int k, int file, uint64_t first)
@@ -856,12 +858,15 @@ static bool unmarked_tail(struct ra_state *st, const struct task *t, const struc
 	const struct page *p = ra_map_get(&st->cache, KEY(file, first));
 	const struct window *w;
 	int64_t size_pages = st->files[file].size_pages;
+	uint64_t mark;
 
 	if (!p || p->win < 0 || !st->has_done || st->done <= tf->done[k])
 		return false;
 	w = &st->wins[p->win];
+	mark = w->start + w->size - w->async;
 	if (w->file != file || w->pid != t->pid ||
-	    (w->async && !(size_pages >= 0 && w->start + w->size - w->async >= (uint64_t)size_pages)))
+	    (w->async && !(size_pages >= 0 && mark >= (uint64_t)size_pages) &&
+	     mark > tf->last[k] && mark <= first))
 		return false;
 	for (uint64_t i = tf->last[k] + 1; i < first; i++) {
 		const struct page *q = ra_map_get(&st->cache, KEY(file, i));
@@ -1039,12 +1044,17 @@ static void read_range(struct ra_state *st, struct task *t, struct taskfile *tf,
 		if (first <= tf->last[k] + 1 && last + 1 >= tf->first[k])
 			break;
 	/*
-	 * The first batch of the next read, unless it is a tail that adjoins.
-	 * Such a tail is no wider than its read, so it still bounds the
+	 * The first batch of the next read, unless it is a tail that adjoins:
+	 * one after an async trigger at it, or one narrower than the narrowest
+	 * read that waited for I/O (a block completion since the range's latest
+	 * event). Such a tail is no wider than its read, so it still bounds the
 	 * widest read from below.
 	 */
 	if (k < tf->nranges && last != tf->last[k]) {
-		if (!mark_of(t, tf, k, file, first, last))
+		bool waited = st->has_done && st->done > tf->done[k];
+
+		if (!mark_of(t, tf, k, file, first, last) &&
+		    !(waited && tf->nreads > 1 && last - first + 1 < tf->span_min))
 			note_span(tf, first, last);
 		else if (last - first + 1 > tf->span_max)
 			tf->span_max = last - first + 1;

@@ -1,13 +1,14 @@
 # Complete sequential reads whose read() sizes are not page multiples, reads
 # of 1 MiB, 16 MiB and 64 MiB (larger than the 32 MiB file: one read() spans
-# every window), on ext4 and xfs, and tar over a directory of many small
-# files: every read-ahead page
-# is read, so the hit ratio is exactly 1.0, nothing is pending or evicted, and
-# the block totals equal the /sys/block stat deltas. The device is throttled
-# (100 MB/s) so that the readers catch up with their readahead: reads then
-# span a folio still under I/O, whose first batch the kernel returns without
-# an mm_filemap_get_pages event (docs/metrics.md), and the analysis must find
-# those pages from the kernel's own signature (used_inferred).
+# every window), on ext4, xfs and btrfs (which marks folios read in a worker,
+# after the block completion), and tar over a directory of many small files:
+# every read-ahead page is read, so the hit ratio is exactly 1.0, nothing is
+# pending or evicted, and the block totals equal the /sys/block stat deltas.
+# The device is throttled (100 MB/s) so that the readers catch up with their
+# readahead: reads then span a folio still under I/O, whose first batch the
+# kernel returns without an mm_filemap_get_pages event (docs/metrics.md), and
+# the analysis must find those pages from the kernel's own signature
+# (used_inferred).
 # test: needs=root,tracefs budget=30
 . "$(dirname "$0")/lib.sh"
 need_tracefs
@@ -39,7 +40,7 @@ record() {	# WHAT CMD...: a cold, throttled recording of CMD
 }
 
 inferred=0
-for fs in ext4 xfs; do
+for fs in ext4 xfs btrfs; do
 	make_loop 400 "$fs"
 	make_file "$MNT/f" 32
 	for bs in 10240 6144 3000 1048576 16777216 67108864; do

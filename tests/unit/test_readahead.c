@@ -162,8 +162,9 @@ static void test_partial_batches(void)
 	 * window's start (its bios complete apart). Reads of 3 pages; a narrow
 	 * tail after a completion (the read waited): 6, 7 copied, no further back
 	 * than a read of 3 reaches. A wide range without the wait is a read of its
-	 * own: 9 unread. In a window whose mark was not crossed (async 4 of 16 in
-	 * a file of more), no tail either: 6 unread.
+	 * own: 9 unread. A window whose mark lies outside the gap (async 4 of
+	 * 16: the mark at 12) gives no trigger either: 6 copied. One whose mark
+	 * lies in the gap (async 10: at 6) would have left one: 6 unread.
 	 */
 	begin("unmarked");
 	trig(1, 10, 5, 0, 1, 32);
@@ -180,9 +181,16 @@ static void test_partial_batches(void)
 	access_ev(RA_EV_GET_PAGES, 10, 6, 0, 2);
 	access_ev(RA_EV_GET_PAGES, 10, 6, 3, 5);
 	blk(RA_EV_RQ_COMPLETE, 0, 0, 8, "RA");
-	access_ev(RA_EV_GET_PAGES, 10, 6, 7, 7);	/* the mark at 12 not crossed: 6 unread */
+	access_ev(RA_EV_GET_PAGES, 10, 6, 7, 7);	/* the mark at 12 not crossed: 6 copied */
+	trig(1, 10, 7, 0, 1, 32);
+	order(10, 7, 0, 16, 10);
+	add(10, 7, 0, 16, 0);
+	access_ev(RA_EV_GET_PAGES, 10, 7, 0, 2);
+	access_ev(RA_EV_GET_PAGES, 10, 7, 3, 5);
+	blk(RA_EV_RQ_COMPLETE, 0, 0, 8, "RA");
+	access_ev(RA_EV_GET_PAGES, 10, 7, 7, 7);	/* the mark at 6, no trigger: 6 unread */
 	CHECK_STR(result("SELECT ino, used, used_inferred FROM windows ORDER BY ino"),
-		  "5|11|2;6|6|0");
+		  "5|11|2;6|7|1;7|6|0");
 	/*
 	 * tar on a small file of 12 pages, its window of two order-2 folios
 	 * (4..7, 8..11) whose I/O completed before the reads came: the read of
