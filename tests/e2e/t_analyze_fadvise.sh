@@ -43,7 +43,8 @@ record_rawl fadvise "$MNT/f" --first 4096 --len 1048576
 check_grep "^fadvise: WILLNEED 1048576 bytes, read 1048576 in 256 reads, 4096 first" \
 	<(q "$DB" "SELECT workload_output FROM runs") "rawl read a page, then asked for 1 MiB"
 w="FROM v_windows WHERE run_id = $run AND dev = '$LOOP_DEV' AND ino = $ino"
-call=$(q "$DB" "SELECT MIN(seq) FROM ra_events WHERE run_id = $run AND event_id = 5")
+call=$(q "$DB" "SELECT MIN(seq) FROM ra_events WHERE run_id = $run AND event_id = 5
+	AND pid IN ($(own_pids))")
 next=$(q "$DB" "SELECT COALESCE(MIN(seq), 1 << 62) FROM ra_events WHERE run_id = $run AND ino = $ino
 	AND seq > (SELECT MIN(seq) FROM ra_events WHERE run_id = $run AND ino = $ino AND event_id = 4 AND seq > $call)
 	AND event_id IN (1, 2, 3, 4)")
@@ -62,10 +63,8 @@ check_eq "$(q "$DB" "SELECT windows || '|' || pages_added FROM advice_calls WHER
 # the loop device's file.
 head -c $((1 << 20)) /dev/urandom > "$TMP/other" || fail "a file off the loop device"
 rm -f "$DB" "$DB-wal" "$DB-shm"
-record_loop 128 sh -c "'$RAWL' fadvise '$TMP/other' > /dev/null & echo \$! > '$TMP/pids'; wait
-	'$RAWL' fadvise '$MNT/f' --len 1048576 & echo \$! >> '$TMP/pids'; wait"
-# (the trace is the whole machine's: another program's calls may be in it too)
+record_loop 128 sh -c "'$RAWL' fadvise '$TMP/other' > /dev/null; '$RAWL' fadvise '$MNT/f' --len 1048576"
 check_eq "$(q "$DB" "SELECT COUNT(*) FROM ra_events WHERE run_id = $run AND event_id = 5
-	AND pid IN ($(paste -sd, "$TMP/pids"))")" 2 "both WILLNEED calls are in the trace"
+	AND pid IN ($(own_pids))")" 2 "both WILLNEED calls are in the trace"
 check_eq "$(q "$DB" "SELECT COUNT(*) || ' ' || MIN(ino) FROM advice_calls WHERE run_id = $run")" "1 $ino" \
 	"advice_calls: the call on the recorded device's file only"

@@ -24,12 +24,12 @@ echo "$out"
 addr=$(echo "$out" | sed -n 's/^madvise: WILLNEED 33554432 bytes at 0x\([0-9a-f]*\),.*/\1/p')
 [ -n "$addr" ] || fail "rawl did not print the address"
 check_eq "$(q "$DB" "SELECT COUNT(*) || '|' || MIN(page_index) || '|' || MIN(req_count_pages) || '|' || MIN(dev) || '|' || MIN(ino)
-	FROM ra_events WHERE run_id = $run AND event_id = 7")" "1|$(( 0x$addr / 4096 ))|8192|0|0" \
+	FROM ra_events WHERE run_id = $run AND event_id = 7 AND pid IN ($(own_pids))")" "1|$(( 0x$addr / 4096 ))|8192|0|0" \
 	"one sys_enter_madvise: address and length in pages, no file"
 
 # the raw recording: the task's forced windows after the call and before its
 # next trigger, window of another kind or call
-call="SELECT seq, pid FROM ra_events WHERE run_id = $run AND event_id = 7"
+call="SELECT seq, pid FROM ra_events WHERE run_id = $run AND event_id = 7 AND pid IN ($(own_pids))"
 raw=$(q "$DB" "WITH c AS ($call),
 	n AS (SELECT MIN(e.seq) AS next FROM ra_events e, c WHERE e.run_id = $run AND e.pid = c.pid
 	      AND e.seq > c.seq AND e.event_id IN (1, 2, 3, 5, 6, 7)),
