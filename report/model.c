@@ -208,6 +208,15 @@ static const char *const warning_sql[] = {
 	" || REPLACE(MIN(args), '-', ' ') || ')' || COALESCE((SELECT ': self-check ' || state"
 	" || ', ' || message FROM self_checks WHERE run_id = ?1 AND name = 'readahead_windows'),"
 	" '') FROM event_sources WHERE run_id = ?1 AND source = 'kprobe' HAVING COUNT(*) > 0",
+	/* pages the trace cannot place: reads of the run returned batches without events */
+	"SELECT s.pending || ' read-ahead pages were still cached and unread by any traced read"
+	" at the end, and reads of this run returned ' || w.i || ' pages in batches the kernel"
+	" did not report (docs/metrics.md): some of the ' || s.pending || ' may have been read,"
+	" and the hit ratio lies between ' || s.hit_ratio || ' and '"
+	" || ROUND(CAST(s.used + s.mapped + s.pending AS REAL) / s.readahead_pages, 4)"
+	" FROM v_readahead_stats s, (SELECT SUM(used_inferred) AS i FROM windows"
+	" WHERE run_id = ?1) w WHERE s.run_id = ?1 AND s.pattern = 'all' AND s.pending > 0"
+	" AND w.i > 0",
 	"SELECT 'block totals of ' || dev || ' disagree with /sys/block stat: trace '"
 	" || reads_completed || ' reads, ' || sectors_read || ' sectors; stat '"
 	" || stat_reads_delta || ' reads, ' || stat_sectors_delta || ' sectors'"
