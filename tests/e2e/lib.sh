@@ -81,15 +81,16 @@ need_tracefs() {
 make_tmp() {
 	TMP=$(mktemp -d /tmp/ratrace-test.XXXXXX)
 	on_exit rm -rf "$TMP"
-	export RA_TEST_PIDS=$TMP/rawl.pids
-	: > "$RA_TEST_PIDS"
+	RA_TEST_PIDS=$(mktemp /tmp/ratrace-pids.XXXXXX)
+	export RA_TEST_PIDS
+	on_exit rm -f "$RA_TEST_PIDS"
 }
 
 # own_pids: the pids of every rawl (or other program of the test that writes
 # its pid to $RA_TEST_PIDS) this test ran, comma-separated. The trace
 # is the whole machine's: a system call event may be another program's.
 own_pids() {
-	paste -sd, "$RA_TEST_PIDS"
+	{ echo -1; cat "$RA_TEST_PIDS"; } | paste -sd,
 }
 
 # A cold start without touching the other tests' page cache: the recorder's
