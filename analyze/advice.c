@@ -666,6 +666,13 @@ void ra_model_advise(const struct ra_model_pool *p, double fraction, struct ra_a
 	memset(a, 0, sizeof(*a));
 	a->fraction = fraction;
 	a->current_kb = p->current_kb;
+	if (!has_io(p) && p->no_readahead && !p->no_io) {
+		a->status = RA_ADVICE_NONE;
+		APPEND(a, "No run of the pool read ahead, though the device was read: the reads "
+		       "went around readahead (MADV_RANDOM, POSIX_FADV_RANDOM or O_DIRECT), so "
+		       "read_ahead_kb does not change their I/O; nothing to advise.");
+		return;
+	}
 	if (!has_io(p)) {
 		a->status = RA_ADVICE_NONE;
 		APPEND(a, "No run of the pool read from the device: %s%s; nothing to advise. "

@@ -67,7 +67,8 @@ struct ra_model_fit;
 
 struct ra_member {
 	int64_t run_id;
-	const char *state;	/* "used", "failed", "killed", "interrupted", "no_io" */
+	const char *state;	/* "used", "failed", "killed", "interrupted", "no_io",
+				 * "no_readahead" */
 	char reason[128];
 	int setting_kb;		/* read_ahead_kb, else the trace's ra_pages in KiB */
 	int ra_kb;		/* the trace's largest ra_pages, KiB */

@@ -161,7 +161,13 @@ static int member_load(struct ra_db *db, uint32_t dev, struct ra_member *m)
 		m->measured_bps = r[8];
 	else if (r[7] > 0 && r[3] > 0)
 		m->measured_bps = r[7] / (r[3] / 1e9);
-	if (!strcmp(m->state, "used") && !m->windows) {
+	if (!strcmp(m->state, "used") && !m->windows && !m->all_windows && r[7] > 0) {
+		m->state = "no_readahead";
+		snprintf(m->reason, sizeof(m->reason),
+			 "no window, though the device read %.1f MiB: reads around readahead"
+			 " (MADV_RANDOM, POSIX_FADV_RANDOM, O_DIRECT)",
+			 r[7] / (1024 * 1024));
+	} else if (!strcmp(m->state, "used") && !m->windows) {
 		m->state = "no_io";
 		snprintf(m->reason, sizeof(m->reason), m->all_windows ?
 			 "its windows found their pages in the page cache" :
@@ -497,15 +503,15 @@ static int load_fit(struct ra_db *db, int64_t run_id, uint32_t dev, int chosen,
 
 int ra_model_pool_load(struct ra_db *db, int64_t run_id, uint32_t dev, struct ra_model_pool *p)
 {
-	double v[3];
+	double v[4];
 
 	memset(p, 0, sizeof(*p));
 	p->current_kb = -1;
 	if (load_fit(db, run_id, dev, 1, &p->fit) < 0 || load_fit(db, run_id, dev, 0, &p->other) < 0 ||
 	    load_sets(db, run_id, dev, p) < 0 ||
 	    row_values(db, "SELECT SUM(state IN ('failed', 'killed', 'interrupted')),"
-		       " MAX(CASE WHEN member = ?1 THEN read_ahead_kb END), SUM(state = 'no_io')"
-		       " FROM model_runs WHERE run_id = ?1 AND dev = ?2", run_id, dev, 0, v, 3) < 0) {
+		       " MAX(CASE WHEN member = ?1 THEN read_ahead_kb END), SUM(state = 'no_io'),"
+		       " SUM(state = 'no_readahead') FROM model_runs WHERE run_id = ?1 AND dev = ?2", run_id, dev, 0, v, 4) < 0) {
 		ra_set_error(RA_ERR_IO, "cannot read the model of run %lld in '%s': %s",
 			     (long long)run_id, ra_db_path(db), sqlite3_errmsg(ra_db_sqlite(db)));
 		ra_model_pool_release(p);
@@ -514,6 +520,7 @@ int ra_model_pool_load(struct ra_db *db, int64_t run_id, uint32_t dev, struct ra
 	p->left_out = (int)or0(v[0]);
 	p->current_kb = isnan(v[1]) ? -1 : (int)v[1];
 	p->no_io = (int)or0(v[2]);
+	p->no_readahead = (int)or0(v[3]);
 	return 0;
 }
 

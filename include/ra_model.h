@@ -144,6 +144,7 @@ struct ra_model_pool {
 	int nsets;
 	int left_out;			/* runs of the pool left out (failed, killed, ...) */
 	int no_io;			/* runs that read nothing from the device */
+	int no_readahead;		/* runs that read from it, but not ahead */
 	int current_kb;			/* read_ahead_kb of the run advised, -1 unknown */
 };
 

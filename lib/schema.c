@@ -572,10 +572,44 @@ const char ra_schema_v7_sql[] =
 	"  PRIMARY KEY (run_id, name)\n"
 	");\n";
 
+/*
+ * Version 8: a run of a model's pool that read from the device without a
+ * readahead window (MADV_RANDOM, O_DIRECT) is told from one whose reads hit
+ * the page cache: model_runs.state 'no_readahead'. SQLite changes a CHECK
+ * only by making the table again; its rows are kept.
+ */
+const char ra_schema_v8_sql[] =
+	"CREATE TABLE model_runs_v8 (\n"
+	"  run_id INTEGER NOT NULL REFERENCES runs(run_id) ON DELETE CASCADE,\n"
+	"  dev INTEGER NOT NULL,\n"
+	"  member INTEGER NOT NULL,\n"
+	"  read_ahead_kb INTEGER,\n"
+	"  ra_kb INTEGER,\n"
+	"  window_bytes REAL,\n"
+	"  windows INTEGER NOT NULL,\n"
+	"  state TEXT NOT NULL CHECK (state IN ('used', 'failed', 'killed', 'interrupted',\n"
+	"    'no_io', 'no_readahead')),\n"
+	"  reason TEXT,\n"
+	"  pace TEXT CHECK (pace IN ('device', 'reader')),\n"
+	"  idle_share REAL,\n"
+	"  held_share REAL,\n"
+	"  thrash_share REAL,\n"
+	"  thrashed_pages INTEGER NOT NULL,\n"
+	"  cached_share REAL,\n"
+	"  io_ns REAL,\n"
+	"  measured_bps REAL,\n"
+	"  predicted_bps REAL,\n"
+	"  unused_share REAL,\n"
+	"  PRIMARY KEY (run_id, dev, member)\n"
+	");\n"
+	"INSERT INTO model_runs_v8 SELECT * FROM model_runs;\n"
+	"DROP TABLE model_runs;\n"
+	"ALTER TABLE model_runs_v8 RENAME TO model_runs;\n";
+
 /* Each version's step from the one before: ra_schema_steps[v - 2] makes v from v - 1. */
 const char *const ra_schema_steps[] = { ra_schema_v2_sql, ra_schema_v3_sql, ra_schema_v4_sql,
 					ra_schema_v5_sql, ra_schema_v6_sql, ra_schema_v7_sql,
-					NULL };
+					ra_schema_v8_sql, NULL };
 
 /*
  * The views, dropped and made again by every upgrade: their columns keep their

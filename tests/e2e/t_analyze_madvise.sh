@@ -8,8 +8,9 @@
 #   its next readahead event), which force_page_cache_ra caps at
 #   max(io_pages, ra_pages);
 # - the report warns of the call cut short, naming it madvise(MADV_WILLNEED),
-#   and readahead(2) as readahead(2).
-# test: needs=root,tracefs budget=3
+#   and readahead(2) as readahead(2);
+# - a MADV_RANDOM reader, whose faults open no window, read around readahead.
+# test: needs=root,tracefs budget=5
 . "$(dirname "$0")/lib.sh"
 setup_rawl 32
 io_pages=$(( $(cat "/sys/block/$LOOP_NAME/queue/max_sectors_kb") / 4 ))
@@ -63,3 +64,22 @@ check_grep "! readahead\(2\) of $MNT/f: 1 call\(s\) asked 32768 KB and the kerne
 	"$TMP/w2" "the warning names readahead(2)"
 grep -q "readahead(WILLNEED)" "$TMP/w2" && fail "readahead(2) called readahead(WILLNEED)"
 echo "ok: not readahead(WILLNEED)"
+
+# MADV_RANDOM: the faults read single pages from the device and open no
+# window. The device model's run is one that read around readahead, not one
+# whose reads hit the page cache (the device read the whole file: its stat
+# delta), and the advice says read_ahead_kb does not change such I/O.
+mv "$DB" "$TMP/readahead.db"
+record_rawl mmap "$MNT/f" --advice random
+check_eq "$(q "$DB" "SELECT COUNT(*) FROM windows WHERE run_id = $run")" 0 "MADV_RANDOM: no window"
+mib=$(q "$DB" "SELECT printf('%.1f', stat_sectors_delta * 512.0 / 1048576) FROM v_device_io
+	WHERE run_id = $run AND dev = '$LOOP_DEV'")
+check_cmp "${mib%.*}" -ge 32 "MADV_RANDOM: the device read the file"
+check_eq "$(q "$DB" "SELECT state || ': ' || reason FROM model_runs WHERE run_id = $run")" \
+	"no_readahead: no window, though the device read $mib MiB: reads around readahead (MADV_RANDOM, POSIX_FADV_RANDOM, O_DIRECT)" \
+	"MADV_RANDOM: the pool's run read around readahead"
+ra-report "$DB" > "$TMP/r3"
+check_grep "No run of the pool read ahead, though the device was read" "$TMP/r3" \
+	"MADV_RANDOM: the advice says why there is none"
+grep -q "cold page cache" "$TMP/r3" && fail "MADV_RANDOM: told to record from a cold page cache"
+echo "ok: not told to record from a cold page cache"

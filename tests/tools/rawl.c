@@ -16,7 +16,7 @@
  *   rawl readahead FILE [--len N] [--bs N]          readahead(2), pause, then read
  *   rawl madvise FILE [--len N]                     map it, MADV_NORMAL and MADV_WILLNEED, pause,
  *                                                   touch its pages
- *   rawl mmap FILE [--advice normal|sequential|hugepage]
+ *   rawl mmap FILE [--advice normal|sequential|random|hugepage]
  *                                                   touch every page of a read-only mapping
  *   rawl touch FILE [--count N] [--gap P] [--seed S] one byte in each of N random places
  *                                                   of a mapping, P pages apart
@@ -69,7 +69,7 @@ static void usage(void)
 			"       rawl fadvise FILE [--len N] [--first N]\n"
 			"       rawl readahead FILE [--len N] [--bs N]\n"
 			"       rawl madvise FILE [--len N]\n"
-			"       rawl mmap FILE [--advice normal|sequential|hugepage]\n"
+			"       rawl mmap FILE [--advice normal|sequential|random|hugepage]\n"
 			"       rawl touch FILE [--count N] [--gap PAGES] [--seed S]\n");
 	exit(2);
 }
@@ -490,7 +490,8 @@ static int mode_mmap(const struct opts *o)
 	close(fd);
 	printf("mmap: %llu pages, sum %llu, advice %s\n", (size + PAGE - 1) / PAGE, sum,
 	       o->advice == MADV_SEQUENTIAL ? "sequential" :
-	       o->advice == MADV_HUGEPAGE ? "hugepage" : "normal");
+	       o->advice == MADV_HUGEPAGE ? "hugepage" : o->advice == MADV_RANDOM ? "random" :
+								      "normal");
 	return 0;
 }
 
@@ -543,7 +544,10 @@ static int parse_advice(const char *s)
 		return MADV_SEQUENTIAL;
 	if (!strcmp(s, "hugepage"))
 		return MADV_HUGEPAGE;
-	fprintf(stderr, "rawl: --advice: want normal, sequential or hugepage, not '%s'\n", s);
+	if (!strcmp(s, "random"))
+		return MADV_RANDOM;
+	fprintf(stderr, "rawl: --advice: want normal, sequential, random or hugepage, not '%s'\n",
+		s);
 	exit(2);
 }
 
