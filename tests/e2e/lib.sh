@@ -5,6 +5,9 @@
 set -u
 RA_BIN=${RA_BIN:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)/build}
 RA_FIXTURES=${RA_FIXTURES:-$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)/fixtures}
+# the schema version this ratrace writes (include/ra_db.h)
+RA_SCHEMA=$(sed -n 's/^#define RA_SCHEMA_VERSION \([0-9]*\)$/\1/p' \
+	"$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)/include/ra_db.h")
 export PATH=$RA_BIN:$PATH
 
 _ra_cleanups=()

@@ -9,7 +9,7 @@
 # kernel returns without an mm_filemap_get_pages event (docs/metrics.md), and
 # the analysis must find those pages from the kernel's own signature
 # (used_inferred).
-# test: needs=root,tracefs budget=40
+# test: needs=root,tracefs budget=45
 . "$(dirname "$0")/lib.sh"
 need_tracefs
 need_rawl

@@ -24,7 +24,7 @@ check_eq "$(cat "$TMP/err")" "ra-report: '$OLD' has schema version 2; 'ra-analyz
 check_eq "$(sha256sum "$OLD" | cut -d' ' -f1)" "$sum_before" "the refused database is unchanged"
 
 ra-analyze "$OLD" 2> "$TMP/err" || fail "ra-analyze of version 2: $(cat "$TMP/err")"
-check_eq "$(q "$OLD" 'PRAGMA user_version')" 8 "upgraded to version 8"
+check_eq "$(q "$OLD" 'PRAGMA user_version')" "$RA_SCHEMA" "upgraded to version $RA_SCHEMA"
 check_eq "$(q "$OLD" 'PRAGMA integrity_check')" ok "integrity after the upgrade"
 check_eq "$(events "$OLD")" "$before" "every event and run kept"
 
@@ -63,7 +63,7 @@ for p in $pids; do
 	wait "$p" || fail "a concurrent upgrade failed: $(cat "$TMP"/err.*)"
 done
 echo "ok: five writers opened the old database at once"
-check_eq "$(q "$TMP/both.db" 'PRAGMA user_version')" 8 "upgraded once"
+check_eq "$(q "$TMP/both.db" 'PRAGMA user_version')" "$RA_SCHEMA" "upgraded once"
 check_eq "$(q "$TMP/both.db" 'PRAGMA integrity_check')" ok "integrity after concurrent upgrades"
 check_eq "$(events "$TMP/both.db")" "$before" "every event and run kept"
 
@@ -75,7 +75,7 @@ before3=$(events "$V3")
 ra-report "$V3" > "$TMP/out" 2> "$TMP/err"
 check_eq "$?" 2 "ra-report of version 3: exit status"
 ra-analyze "$V3" 2> "$TMP/err" || fail "ra-analyze of version 3: $(cat "$TMP/err")"
-check_eq "$(q "$V3" 'PRAGMA user_version')" 8 "version 3 upgraded to version 8"
+check_eq "$(q "$V3" 'PRAGMA user_version')" "$RA_SCHEMA" "version 3 upgraded to version $RA_SCHEMA"
 check_eq "$(q "$V3" 'PRAGMA integrity_check')" ok "integrity after the upgrade from 3"
 check_eq "$(events "$V3")" "$before3" "every event and run of version 3 kept"
 diff <(shape "$TMP/new.db") <(shape "$V3") > "$TMP/diff" || fail "shapes differ after 3 -> 4: $(head -c 600 "$TMP/diff")"

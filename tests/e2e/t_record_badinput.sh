@@ -32,7 +32,7 @@ check_grep "^not a database" text.db "the text file is untouched"
 
 # A database of a newer schema is refused before anything runs.
 sqlite3 new.db "PRAGMA application_id = $((0x52415452)); PRAGMA user_version = 99; CREATE TABLE runs (x);"
-expect_error "'new.db' has schema version 99, newer than this ratrace reads \(8\)" -o new.db -- touch ran
+expect_error "'new.db' has schema version 99, newer than this ratrace reads \($RA_SCHEMA\)" -o new.db -- touch ran
 [ -e ran ] && fail "the workload ran despite the refused database"
 check_eq "$(q new.db 'PRAGMA user_version')" 99 "newer database untouched"
 

@@ -21,7 +21,7 @@ check_eq "$rc" 0 "ra-record exit status"
 check_eq "$(cat "/sys/block/$LOOP_NAME/queue/read_ahead_kb")" 4096 "read_ahead_kb restored"
 check_eq "$(instance_left $REC_PID)" 0 "tracefs instance left"
 check_eq "$(q "$DB" 'PRAGMA integrity_check')" ok "integrity"
-check_eq "$(q "$DB" 'PRAGMA user_version')" 7 "schema version"
+check_eq "$(q "$DB" 'PRAGMA user_version')" "$RA_SCHEMA" "schema version"
 
 run=$(q "$DB" "SELECT run_id FROM v_runs WHERE label = 'seq'")
 check_eq "$run" 1 "run id"
