@@ -6,6 +6,7 @@ set -u
 RA_BIN=${RA_BIN:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)/build}
 RA_FIXTURES=${RA_FIXTURES:-$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)/fixtures}
 # the schema version this ratrace writes (include/ra_db.h)
+# shellcheck disable=SC2034 # for the tests that source this file
 RA_SCHEMA=$(sed -n 's/^#define RA_SCHEMA_VERSION \([0-9]*\)$/\1/p' \
 	"$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)/include/ra_db.h")
 export PATH=$RA_BIN:$PATH
