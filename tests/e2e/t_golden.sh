@@ -58,7 +58,8 @@ out compare-html ra-compare --html page.html --inconclusive pass ../../sweep.db:
 out compare-nolabel ra-compare --incomplete judge ../../imp.db:seq128 ../../imp.db
 
 if [ -n "${RA_GOLDEN_UPDATE:-}" ]; then
-	rm -rf "$GOLDEN" && cp -r "$OUT" "$GOLDEN" || fail "update $GOLDEN"
+	rm -rf "$GOLDEN" || fail "remove $GOLDEN"
+	cp -r "$OUT" "$GOLDEN" || fail "update $GOLDEN"
 	echo "ok: $n outputs written to $GOLDEN"
 	exit 0
 fi
