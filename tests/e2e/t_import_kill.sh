@@ -32,7 +32,7 @@ mapfile -t E < <(grep "events from" cal.log | cut -d' ' -f1)
 A=$(awk -v prev="${E[n - 2]}" '$1 > prev && $2 != "ra-import:" { print $1; exit }' cal.log)
 # shellcheck disable=SC2015 # fail when either is wrong
 [ ${#E[@]} -eq "$n" ] && [ -n "$A" ] || fail "calibration: $(cat cal.log)"
-e_prev=$(ms "$t0" "${E[n - 2]}") e_last=$(ms "$t0" "${E[n - 1]}")
+e_last=$(ms "$t0" "${E[n - 1]}")
 total=$(ms "$t0" "$t_end")
 load=$(ms "${E[n - 2]}" "$A") commit=$(ms "${E[n - 1]}" "$t_end")
 note "calibration: ${total} ms; the last item loads in ~${load} ms, analyses until ${e_last} ms, the commit takes ~${commit} ms"
@@ -109,15 +109,26 @@ ra-import -q -o new.db "$F/seq128.dat" || fail "import after the kills"
 check_eq "$(find . -mindepth 1 -maxdepth 1 -name '.new.db.ratrace-new-*' | wc -l)" 0 "temporaries of killed imports removed"
 rm -f new.db*
 
+# import_child PID: the import child of PID once it has read the first file
+# (its rchar), mid-import whatever the machine's load: sets child
+first_bytes=$(stat -c %s "${files[0]}")
+import_child() {
+	local r
+	for _ in $(seq 600); do
+		child=$(pgrep -P "$1")
+		r=$( [ -n "$child" ] && awk '$1 == "rchar:" { print $2 }' "/proc/$child/io" 2>/dev/null)
+		[ -n "$r" ] && [ "$r" -ge "$first_bytes" ] && return 0
+		sleep 0.05
+	done
+	fail "no import child under $1 reading past the first file"
+}
+
 # SIGKILL of the parent alone: the child dies with it and commits nothing.
 for db in new.db keep.db; do
 	ra-import -q -o "$db" "${files[@]}" 2>/dev/null &
 	pid=$!
-	sleep 0.2
-	child=$(pgrep -P "$pid")
-	[ -n "$child" ] || fail "no import child under $pid"
-	sleep "$(awk -v d="$e_prev" 'BEGIN { print d / 2000 }')"
-	kill -KILL "$pid"
+	import_child "$pid"
+	kill -KILL "$pid" || fail "$db: the import ended before the parent was killed"
 	wait "$pid" 2>/dev/null
 	for _ in $(seq 50); do kill -0 "$child" 2>/dev/null || break; sleep 0.1; done
 	kill -0 "$child" 2>/dev/null && { kill -KILL "$child"; fail "$db: the child outlived its parent"; }
@@ -134,9 +145,7 @@ done
 for db in new.db keep.db; do
 	ra-import -q -o "$db" "${files[@]}" 2>err &
 	pid=$!
-	sleep "$(awk -v d="$e_prev" 'BEGIN { print d / 2000 }')"
-	child=$(pgrep -P "$pid")
-	[ -n "$child" ] || fail "no import child under $pid"
+	import_child "$pid"
 	kill -KILL "$child"
 	wait "$pid"
 	rc=$?
