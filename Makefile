@@ -18,7 +18,26 @@ WARN_COMMON := -Wall -Wextra -Werror -Wshadow -Wformat=2 -Wstrict-prototypes -Wm
 	-Wno-unused-parameter
 WARN := $(WARN_COMMON) $(call cc_option,-Wno-format-truncation)
 CFLAGS ?= -O2 -g
-ALL_CFLAGS = -std=gnu11 $(WARN) -D_GNU_SOURCE -DRA_LIBEXECDIR='"$(LIBEXECDIR)"' -Iinclude -Ilib -Icollect -Ianalyze -Ireport $(PKG_CFLAGS) $(CFLAGS)
+ALL_CFLAGS = -std=gnu11 $(WARN) -D_GNU_SOURCE -DRA_LIBEXECDIR='"$(LIBEXECDIR)"' $(PKG_CFLAGS) $(CFLAGS)
+
+# The layers, each a folder with its own header, and what each may include
+# besides include/ (the public interfaces) and its own folder: an include
+# the wrong way does not compile (docs/hacking.md; t_layers checks it). The
+# tests see every layer.
+LAYERS := collect/decode collect/host collect/trace collect/import collect/record analyze report
+INC_lib :=
+INC_collect/decode :=
+INC_collect/host :=
+INC_collect/trace := collect/decode collect/host
+INC_collect/import := collect/decode collect/trace
+INC_collect/record := collect/decode collect/host collect/trace
+INC_analyze :=
+INC_report :=
+INC_ALL := lib $(LAYERS)
+# the -I options of the source file $(1)
+layer_of = $(patsubst %/,%,$(dir $(1)))
+layer_inc = -Iinclude $(addprefix -I,$(if $(filter tests/%,$(1)),$(INC_ALL),\
+	$(call layer_of,$(1)) $(INC_$(call layer_of,$(1)))))
 LDLIBS = $(PKG_LIBS) -lm
 
 ifdef SANITIZE
@@ -36,8 +55,7 @@ endif
 
 # Sanitizer builds live apart, so that switching never mixes objects.
 BUILD ?= $(if $(SANITIZE),build-san,build)
-LAYERS := collect analyze report
-LIB_SRC := $(wildcard lib/*.c) $(filter-out $(wildcard */ra-*.c),$(foreach d,$(LAYERS),$(wildcard $(d)/*.c)))
+LIB_SRC := $(wildcard lib/*.c) $(filter-out $(wildcard $(LAYERS:%=%/ra-*.c)),$(foreach d,$(LAYERS),$(wildcard $(d)/*.c)))
 LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/%.o)
 CMDS := ra-record ra-import ra-analyze ra-report ra-compare
 BINS := $(CMDS:%=$(BUILD)/%)
@@ -48,7 +66,7 @@ TOOL_BINS := $(TOOL_SRC:tests/tools/%.c=$(BUILD)/tools/%)
 MANS := $(wildcard docs/man/*.1)
 
 .PHONY: all deps pkgcheck check test lint lint-shell fetch-kernels install uninstall clean demo format \
-	fuzz fuzz-build kernels
+	fuzz fuzz-build kernels layer-flags
 
 all: pkgcheck $(BINS) $(BUILD)/ra-vm $(UNIT_BINS) $(TOOL_BINS)
 
@@ -66,23 +84,27 @@ pkgcheck:
 # rebuilds exactly what includes it (tests/unit/*.h too).
 $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
-	$(call echo_cmd,CC,$<)$(CC) $(ALL_CFLAGS) -MMD -MP -c -o $@ $<
+	$(call echo_cmd,CC,$<)$(CC) $(ALL_CFLAGS) $(call layer_inc,$<) -MMD -MP -c -o $@ $<
 
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)
 # Objects of the commands and tests are intermediate: keep them between builds.
 .SECONDARY:
 
 $(BUILD)/libratrace.a: $(LIB_OBJ)
-	$(call echo_cmd,AR,$@)$(AR) rcs $@ $^
+	$(call echo_cmd,AR,$@)rm -f $@ && $(AR) rcs $@ $^
+
+# The compiler options of a source file SRC of a layer (t_layers compiles with them).
+layer-flags:
+	@echo $(ALL_CFLAGS) $(call layer_inc,$(SRC))
 
 # A command's main is LAYER/ra-NAME.c, in the layer it belongs to.
-cmd_obj = $(patsubst %.c,$(BUILD)/%.o,$(wildcard */ra-$(1).c))
+cmd_obj = $(patsubst %.c,$(BUILD)/%.o,$(wildcard $(addsuffix /ra-$(1).c,$(LAYERS))))
 .SECONDEXPANSION:
 $(BUILD)/ra-%: $$(call cmd_obj,$$*) $(BUILD)/libratrace.a
 	$(call echo_cmd,LINK,$@)$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
 # The helper that boots a guest for ra-record --kernel, found beside it.
-$(BUILD)/ra-vm: collect/ra-vm.sh
+$(BUILD)/ra-vm: collect/record/ra-vm.sh
 	@mkdir -p $(dir $@)
 	$(call echo_cmd,GEN,$@)install -m 755 $< $@
 
@@ -108,18 +130,18 @@ FUZZ_TIME ?= 60
 FUZZ_SRC := $(wildcard tests/fuzz/fuzz_*.c)
 FUZZ_BINS := $(FUZZ_SRC:tests/fuzz/%.c=$(FUZZ_BUILD)/%)
 FUZZ_SAN := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
-FUZZ_CFLAGS = -std=gnu11 $(WARN_COMMON) -D_GNU_SOURCE -Iinclude -Ilib -Icollect -Ianalyze -Ireport \
-	-Itests/fuzz $(PKG_CFLAGS) -O1 -g $(FUZZ_SAN)
+FUZZ_CFLAGS = -std=gnu11 $(WARN_COMMON) -D_GNU_SOURCE -Itests/fuzz $(PKG_CFLAGS) -O1 -g $(FUZZ_SAN)
 FUZZ_LIB_OBJ := $(LIB_SRC:%.c=$(FUZZ_BUILD)/%.o)
 
 $(FUZZ_BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
-	$(call echo_cmd,FUZZCC,$<)$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -MMD -MP -c -o $@ $<
+	$(call echo_cmd,FUZZCC,$<)$(FUZZ_CC) $(FUZZ_CFLAGS) $(call layer_inc,$<) -fsanitize=fuzzer-no-link \
+		-MMD -MP -c -o $@ $<
 
 -include $(shell find $(FUZZ_BUILD) -name '*.d' 2>/dev/null)
 
 $(FUZZ_BUILD)/libratrace.a: $(FUZZ_LIB_OBJ)
-	$(call echo_cmd,AR,$@)$(AR) rcs $@ $^
+	$(call echo_cmd,AR,$@)rm -f $@ && $(AR) rcs $@ $^
 
 $(FUZZ_BINS): $(FUZZ_BUILD)/%: $(FUZZ_BUILD)/tests/fuzz/%.o $(FUZZ_BUILD)/libratrace.a
 	$(call echo_cmd,LINK,$@)$(FUZZ_CC) $(FUZZ_SAN) -fsanitize=fuzzer -o $@ $^ $(LDLIBS)
@@ -187,7 +209,7 @@ uninstall:
 	rm -f $(DESTDIR)$(LIBEXECDIR)/ra-vm
 
 format:
-	clang-format -i include/*.h lib/*.[ch] collect/*.[ch] tests/unit/*.[ch] tests/tools/*.c \
+	clang-format -i include/*.h lib/*.[ch] collect/*/*.[ch] tests/unit/*.[ch] tests/tools/*.c \
 		tests/fuzz/*.[ch]
 
 clean:

@@ -50,4 +50,10 @@ int ra_analyze_model_in_load(struct ra_db *db, int64_t run_id, const struct ra_a
 int ra_analyze_models(struct ra_db *db, const int64_t *ids, size_t n,
 		      const struct ra_analyze_opts *opts);
 
+/**
+ * ra_bench_parse_fio - fio's JSON results in the run's workload output into
+ * bench_results; 0 or -1
+ */
+int ra_bench_parse_fio(struct ra_db *db, int64_t run_id);
+
 #endif /* RA_ANALYZE_H */

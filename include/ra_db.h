@@ -280,4 +280,11 @@ void ra_set_error(int kind, const char *fmt, ...) __attribute__((format(printf, 
 const char *ra_last_error(void);
 int ra_last_error_kind(void);
 
+/*
+ * Messages for the user that are not errors (what was put back for a dead
+ * recorder, a setting the kernel refused), one line each: library code says
+ * them through such a callback, never on a stream of its own.
+ */
+typedef void (*ra_notice_fn)(const char *msg, void *arg);
+
 #endif /* RA_DB_H */

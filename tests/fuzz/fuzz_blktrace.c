@@ -8,7 +8,7 @@
  */
 #include <string.h>
 
-#include "collect.h"
+#include "import.h"
 #include "fuzz.h"
 
 #define SEPARATOR	"\n--next-cpu-file--\n"

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: LGPL-2.1
 /*
- * libFuzzer harness: the event decoder (collect/decode.c) fed event formats
+ * libFuzzer harness: the event decoder (collect/decode/decode.c) fed event formats
  * and records, as a trace.dat or a live ring buffer gives them.
  *
  * Input: a flags byte (bit 0: the records are big-endian; bit 1: longs of 4
@@ -13,7 +13,8 @@
 
 #include <traceevent/event-parse.h>
 
-#include "collect.h"
+#include "decode.h"
+#include "trace.h"
 #include "fuzz.h"
 
 #define MAX_FORMATS 16
@@ -94,7 +95,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	tep_set_long_size(tep, (p[0] & 2) ? 4 : 8);
 	tep_set_page_size(tep, 4096);
 	p = parse_formats(tep, p + 1, end);
-	dec = ra_decoder_alloc(tep);
+	dec = ra_decoder_alloc(tep, ra_dyn_lookup);
 	if (dec) {
 		for (int t = 0; t < RA_EV_MAX; t++)
 			ra_decoder_has(dec, t);

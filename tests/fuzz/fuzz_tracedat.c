@@ -13,7 +13,7 @@
 
 #include <trace-cmd/trace-cmd.h>
 
-#include "collect.h"
+#include "import.h"
 #include "fuzz.h"
 
 static struct ra_db *db;

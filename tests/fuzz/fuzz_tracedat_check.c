@@ -7,7 +7,7 @@
  */
 #include <string.h>
 
-#include "collect.h"
+#include "import.h"
 #include "fuzz.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

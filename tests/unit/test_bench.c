@@ -9,7 +9,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "collect.h"
+
+#include <sqlite3.h>
+
+#include "ra_analyze.h"
+#include "ra_db.h"
 #include "test.h"
 
 static char dir[64];

@@ -15,7 +15,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "collect.h"
+#include "import.h"
 #include "test.h"
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))

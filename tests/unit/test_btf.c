@@ -11,7 +11,7 @@
 #include <unistd.h>
 
 #include "test.h"
-#include "collect.h"
+#include "trace.h"
 
 #define VMLINUX "/sys/kernel/btf/vmlinux"
 

@@ -8,7 +8,8 @@
 
 #include <traceevent/event-parse.h>
 
-#include "collect.h"
+#include "decode.h"
+#include "trace.h"
 #include "test.h"
 
 /* page_cache_async_ra as Linux 6.18 on x86-64 describes it */
@@ -97,7 +98,7 @@ static struct tep_handle *make_tep(const char *fmt, const char *sys, int big)
 
 static int decode(struct tep_handle *tep, void *data, int size, struct ra_event *ev)
 {
-	struct ra_decoder *dec = ra_decoder_alloc(tep);
+	struct ra_decoder *dec = ra_decoder_alloc(tep, ra_dyn_lookup);
 	struct tep_record rec = { .ts = 1234, .cpu = 1, .data = data, .size = size };
 	int ret;
 
@@ -240,7 +241,7 @@ static void test_skipped(void)
 	static const int ids[] = { 902, 900, 902, 902, 903, 900 };
 
 	CHECK(tep_parse_format(tep, &te, fmt_io_start, strlen(fmt_io_start), "block") == 0);
-	dec = ra_decoder_alloc(tep);
+	dec = ra_decoder_alloc(tep, ra_dyn_lookup);
 	rec.data = d;
 	for (size_t i = 0; i < sizeof(ids) / sizeof(ids[0]); i++) {
 		put(d, 0, 2, (unsigned long long)ids[i], 0);
@@ -288,7 +289,7 @@ static void test_madvise(void)
 	};
 	struct tep_handle *tep = make_tep(fmt_madvise, "syscalls", 0);
 	struct tep_record rec = { .ts = 7, .cpu = 0, .size = 40 };
-	struct ra_decoder *dec = ra_decoder_alloc(tep);
+	struct ra_decoder *dec = ra_decoder_alloc(tep, ra_dyn_lookup);
 	unsigned char d[40] = { 0 };
 	char out[128] = "";
 	struct ra_event ev;
@@ -362,7 +363,7 @@ static void test_damaged_formats(void)
 
 	tep_parse_format(tep, &te, fmt_issue_dup, strlen(fmt_issue_dup), "block");
 	tep_parse_format(tep, &te, fmt_issue_far, strlen(fmt_issue_far), "block");
-	dec = ra_decoder_alloc(tep);
+	dec = ra_decoder_alloc(tep, ra_dyn_lookup);
 	CHECK(dec != NULL);
 	put(d, 0, 2, 900, 0);
 	put(d, 4, 4, 77, 0);
@@ -405,7 +406,7 @@ static void test_common_before_record(void)
 	struct tep_handle *tep = make_tep(fmt_issue_type_before, "block", 0);
 	unsigned char buf[1 + 16] = { 0x84, 0x03 };	/* 900, little-endian, from buf[0] */
 	struct tep_record rec = { .ts = 1, .cpu = 0, .data = buf + 1, .size = 16 };
-	struct ra_decoder *dec = ra_decoder_alloc(tep);
+	struct ra_decoder *dec = ra_decoder_alloc(tep, ra_dyn_lookup);
 	struct ra_event ev;
 
 	CHECK(dec != NULL);

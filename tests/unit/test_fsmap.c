@@ -13,7 +13,7 @@
  * mounted (one made later on the path, the overlay itself on its lower
  * directory included, did not); a relative path has no known file system.
  */
-#include "collect.h"
+#include "host.h"
 #include "test.h"
 
 static const char mountinfo[] =

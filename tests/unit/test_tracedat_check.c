@@ -19,7 +19,7 @@
 
 #include <zstd.h>
 
-#include "collect.h"
+#include "import.h"
 #include "test.h"
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))

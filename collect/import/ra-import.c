@@ -26,7 +26,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "collect.h"
+#include "decode.h"
+#include "import.h"
 #include "ra_analyze.h"
 #include "ra_version.h"
 
@@ -46,7 +47,7 @@ struct skipped {
 
 /* One run to import: a trace.dat file, or the blktrace files of one trace. */
 struct item {
-	const struct ra_source *src;
+	const struct ra_file_source *src;
 	char *key;		/* NAME of NAME.blktrace.N, or the path */
 	char **paths;
 	int npaths;
@@ -124,7 +125,7 @@ static int add_path(struct item *it, const char *path)
 	return it->paths[it->npaths++] ? 0 : -1;
 }
 
-static struct item *find_or_add(struct imp *im, const struct ra_source *src, const char *key,
+static struct item *find_or_add(struct imp *im, const struct ra_file_source *src, const char *key,
 				size_t keylen)
 {
 	struct item *ni;
@@ -156,7 +157,7 @@ static int add_blktrace_name(struct imp *im, const char *name)
 		ra_set_error(RA_ERR_USAGE, "cannot open '%s': %s", name, strerror(ENOENT));
 		return -1;
 	}
-	it = find_or_add(im, ra_source_find("blktrace"), name, strlen(name));
+	it = find_or_add(im, ra_file_source_find("blktrace"), name, strlen(name));
 	for (int i = 0; i < n; i++) {
 		if (ret == 0 && (!it || add_path(it, paths[i]) < 0)) {
 			ra_set_error(RA_ERR_IO, "out of memory");
@@ -195,7 +196,7 @@ static int read_head(const char *path, unsigned char *buf, size_t len, size_t *g
 
 static int classify(struct imp *im, const char *path)
 {
-	const struct ra_source *src;
+	const struct ra_file_source *src;
 	unsigned char head[64];
 	struct item *it;
 	size_t got, plen;
@@ -208,7 +209,7 @@ static int classify(struct imp *im, const char *path)
 		ra_set_error(RA_ERR_DATA, "'%s': empty file", path);
 		return -1;
 	}
-	src = ra_source_probe(head, got);
+	src = ra_file_source_probe(head, got);
 	if (!src) {
 		ra_set_error(RA_ERR_DATA, "'%s': neither a trace.dat nor a blktrace file", path);
 		return -1;

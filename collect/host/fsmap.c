@@ -29,7 +29,7 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
-#include "collect.h"
+#include "host.h"
 
 #define MOUNTINFO "/proc/self/mountinfo"
 #define BTRFS_SYSFS "/sys/fs/btrfs"

@@ -47,7 +47,7 @@
 #include <zlib.h>
 #include <zstd.h>
 
-#include "collect.h"
+#include "import.h"
 
 #define WINDOW		65536		/* bytes of the file read at once */
 #define MAX_SECTIONS	65536		/* version 7 sections in one file */

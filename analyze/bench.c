@@ -14,9 +14,10 @@
  */
 #include <stdio.h>
 #include <stdlib.h>
+#include <stdbool.h>
 #include <string.h>
 
-#include "collect.h"
+#include "ra_analyze.h"
 
 /* fio JSON path of each metric, relative to a job */
 static const char *const fio_metrics[][2] = {

@@ -19,7 +19,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "collect.h"
+#include "decode.h"
+#include "trace.h"
+#include "host.h"
+#include "record.h"
 #include "ra_analyze.h"
 #include "ra_model.h"
 #include "ra_version.h"

@@ -13,7 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "collect.h"
+#include "host.h"
 
 #define BLKIO "/sys/fs/cgroup/blkio"
 

@@ -15,7 +15,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "collect.h"
+#include "record.h"
 
 #ifndef RA_LIBEXECDIR
 #define RA_LIBEXECDIR "/usr/local/libexec/ratrace"

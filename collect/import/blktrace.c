@@ -33,7 +33,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "collect.h"
+#include "decode.h"
+#include "import.h"
 
 #define BT_MAGIC	0x65617400u
 #define BT_MAGIC_MASK	0xffffff00u

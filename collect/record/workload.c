@@ -15,7 +15,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "collect.h"
+#include "record.h"
 
 #define OUTPUT_MAX (16u << 20)	/* stored output is capped; the terminal gets all of it */
 

@@ -18,7 +18,7 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
-#include "collect.h"
+#include "host.h"
 
 int ra_read_small(const char *path, char *buf, size_t len)
 {

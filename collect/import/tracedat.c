@@ -14,7 +14,9 @@
 
 #include <trace-cmd/trace-cmd.h>
 
-#include "collect.h"
+#include "decode.h"
+#include "trace.h"
+#include "import.h"
 
 /*
  * Exported by libtracecmd but declared only in its private header: the
@@ -72,7 +74,7 @@ static int open_buffers(struct ra_tracedat *td)
 		td->h[td->nh++] = h;
 	}
 	for (int i = 0; i < td->nh; i++) {
-		td->dec[i] = ra_decoder_alloc(tracecmd_get_tep(td->h[i]));
+		td->dec[i] = ra_decoder_alloc(tracecmd_get_tep(td->h[i]), ra_dyn_lookup);
 		if (!td->dec[i])
 			return -1;
 	}

@@ -21,7 +21,8 @@
 
 #include <tracefs/tracefs.h>
 
-#include "collect.h"
+#include "decode.h"
+#include "trace.h"
 
 #define MAX_ARGS 12
 #define CMD_MAX 2048

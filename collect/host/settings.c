@@ -28,7 +28,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "collect.h"
+#include "host.h"
 
 #define LOCK_POLL_MS 100
 

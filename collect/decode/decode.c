@@ -11,7 +11,7 @@
 
 #include <traceevent/event-parse.h>
 
-#include "collect.h"
+#include "decode.h"
 
 #define MAX_FIELDS 12
 #define MAX_EVENT_ID 65535	/* a record names its event in a u16 (common_type) */
@@ -226,7 +226,7 @@ static bool indexable(const struct tep_event *te)
 	return te->id >= 0 && te->id <= MAX_EVENT_ID;
 }
 
-struct ra_decoder *ra_decoder_alloc(struct tep_handle *tep)
+struct ra_decoder *ra_decoder_alloc(struct tep_handle *tep, ra_dyn_lookup_fn dyn_lookup)
 {
 	struct ra_decoder *dec = calloc(1, sizeof(*dec));
 	struct tep_event **events;
@@ -251,8 +251,8 @@ struct ra_decoder *ra_decoder_alloc(struct tep_handle *tep)
 		int type = ra_event_lookup(events[i]->system, events[i]->name), kind = RA_DK_NONE;
 		bool dyn = false;
 
-		if (type == RA_EV_NONE && ra_dyn_lookup(events[i]->system, events[i]->name, &type,
-						     &kind))
+		if (type == RA_EV_NONE && dyn_lookup &&
+		    dyn_lookup(events[i]->system, events[i]->name, &type, &kind))
 			dyn = true;
 		/* of two formats with one id (a damaged file), the first counts */
 		if ((type == RA_EV_NONE && kind == RA_DK_NONE) || (type && !type_fields[type]) ||

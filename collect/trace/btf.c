@@ -13,7 +13,7 @@
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
 
-#include "collect.h"
+#include "trace.h"
 
 #define VMLINUX_BTF "/sys/kernel/btf/vmlinux"
 

@@ -36,7 +36,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "collect.h"
+#include "host.h"
 
 #define JOURNAL_DIR "/run/ratrace"
 #define MAX_HELD 64

@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "collect.h"
+#include "host.h"
 
 enum { DEV_STORE = 1, DEV_LEAVE_OUT };
 

@@ -11,7 +11,8 @@
 #include <traceevent/event-parse.h>
 #include <traceevent/kbuffer.h>
 
-#include "collect.h"
+#include "decode.h"
+#include "trace.h"
 
 struct cpu_reader {
 	struct ra_rawcpu *rc;

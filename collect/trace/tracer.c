@@ -17,7 +17,9 @@
 #include <tracefs/tracefs.h>
 #include <traceevent/event-parse.h>
 
-#include "collect.h"
+#include "decode.h"
+#include "trace.h"
+#include "host.h"
 
 #define INSTANCE_PREFIX "ra-record."
 #define TRACEFS_DIR "/sys/kernel/tracing"
@@ -301,7 +303,27 @@ static int enable_event(struct ra_tracer *tr, int type, const struct ra_tracer_o
 	return 0;
 }
 
-/* ---- the live sources (rows of ra_sources[], source.c) ---- */
+/* ---- the live sources (rows of ra_live_sources[]) ---- */
+
+const struct ra_live_source ra_live_sources[] = {
+	/* in the order of preference */
+	{ .name = "tracepoint", .what = "the kernel's tracepoints (tracer.c)",
+	  .describes = ra_tp_describes, .can = ra_tp_can, .enable = ra_tp_enable,
+	  .gives = ra_tp_gives },
+	{ .name = "kprobe",
+	  .what = "kprobes made from the kernel's BTF where a tracepoint is missing (dynevent.c)",
+	  .describes = ra_dyn_can, .can = ra_kp_can, .enable = ra_kp_enable,
+	  .gives = ra_kp_gives },
+	{ 0 }
+};
+
+const struct ra_live_source *ra_live_source_find(const char *name)
+{
+	for (const struct ra_live_source *s = ra_live_sources; s->name; s++)
+		if (strcmp(s->name, name) == 0)
+			return s;
+	return NULL;
+}
 
 bool ra_tp_describes(int type)
 {
@@ -507,7 +529,7 @@ fail:
 #define MAX_LIVE 4
 
 /*
- * Each event from the first live source of ra_sources[] that can give it on
+ * Each event from the first live source of ra_live_sources[] that can give it on
  * this kernel; --event-source names one that is then the only one for the
  * events it describes, or asks for every one that can (both).
  */
@@ -516,16 +538,15 @@ static int enable_sources(struct ra_tracer *tr, const struct ra_tracer_opts *o)
 	static const char *const forced[] = { [RA_SOURCE_TRACEPOINT] = "tracepoint",
 					      [RA_SOURCE_DYNAMIC] = "kprobe" };
 	const char *list = o->events ? o->events : RA_DEFAULT_EVENTS;
-	const struct ra_source *live[MAX_LIVE], *only = NULL;
+	const struct ra_live_source *live[MAX_LIVE], *only = NULL;
 	static bool want[MAX_LIVE][RA_EV_MAX];
 	int n = 0;
 
 	memset(want, 0, sizeof(want));
-	for (const struct ra_source *s = ra_sources; s->name && n < MAX_LIVE; s++)
-		if (s->kind == RA_LIVE)
-			live[n++] = s;
+	for (const struct ra_live_source *s = ra_live_sources; s->name && n < MAX_LIVE; s++)
+		live[n++] = s;
 	if (o->dyn_mode == RA_SOURCE_TRACEPOINT || o->dyn_mode == RA_SOURCE_DYNAMIC)
-		only = ra_source_find(forced[o->dyn_mode]);
+		only = ra_live_source_find(forced[o->dyn_mode]);
 	for (int t = 1; t < RA_EV_MAX; t++) {
 		if (!ra_event_name(t) || !selected(list, t))
 			continue;
@@ -574,7 +595,7 @@ static int configure(struct ra_tracer *tr, const struct ra_tracer_opts *o)
 	dir = tracefs_instance_get_dir(tr->inst);
 	tr->tep = load_formats(dir, systems);
 	tracefs_put_tracing_file(dir);
-	if (!tr->tep || !(tr->dec = ra_decoder_alloc(tr->tep))) {
+	if (!tr->tep || !(tr->dec = ra_decoder_alloc(tr->tep, ra_dyn_lookup))) {
 		ra_set_error(RA_ERR_ENV, "cannot read the event formats of the instance");
 		return -1;
 	}

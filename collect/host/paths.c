@@ -30,7 +30,7 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
-#include "collect.h"
+#include "host.h"
 
 #define RA_PATH_WALK_MAX 2000000
 #define SCAN_MAX_PROCS 1024

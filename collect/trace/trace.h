@@ -1,0 +1,222 @@
+/* SPDX-License-Identifier: LGPL-2.1 */
+/*
+ * Live tracing: a private tracefs instance recording to per-CPU files of
+ * raw ring-buffer sub-buffers, the running kernel's BTF, and readahead and
+ * access events from kprobes where the tracepoints are missing.
+ */
+#ifndef RA_COLLECT_TRACE_H
+#define RA_COLLECT_TRACE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "ra_db.h"
+#include "ra_event.h"
+#include "decode.h"
+
+struct tep_handle;
+struct tep_record;
+
+/* ---- rawbuf.c: per-CPU files of raw ring-buffer sub-buffers ---- */
+
+struct ra_rawcpu {
+	int cpu;
+	int fd;			/* file of sub-buffers, read from offset 0 */
+	uint64_t missed;	/* out: events the ring buffer marked as lost */
+	uint64_t events;	/* out: events read */
+	int missed_unknown;	/* out: sub-buffers that lost an unknown number */
+};
+
+/**
+ * ra_rawbuf_replay - merge the per-CPU files by time and decode every record
+ * Calls @cb for each event ratrace stores; stops when @cb returns < 0.
+ * Returns 0, or -1 with ra_last_error() set.
+ */
+int ra_rawbuf_replay(struct tep_handle *tep, struct ra_decoder *dec, struct ra_rawcpu *cpus,
+		     int ncpus, ra_event_cb cb, void *arg);
+
+/* ---- btf.c: the running kernel's BTF ---- */
+
+struct ra_btf;
+
+#define RA_BTF_MAX_PARAMS 6
+#define RA_BTF_MAX_DEREF 8
+
+struct ra_btf_func {
+	int nparams;
+	int ret_size;				/* bytes of the return value, 0 void */
+	char param[RA_BTF_MAX_PARAMS][32];	/* the parameters' names */
+	char pointee[RA_BTF_MAX_PARAMS][48];	/* the struct a pointer parameter points to, "" */
+	uint32_t type_id[RA_BTF_MAX_PARAMS];
+};
+
+/* How to read PARAM->a->b: memory at +off[0] of the parameter, then +off[1] of that, ... */
+struct ra_btf_fetch {
+	uint32_t off[RA_BTF_MAX_DEREF];
+	int nderef;
+	int size;		/* of the number at the end: 1, 2, 4 or 8 */
+	bool is_signed;
+};
+
+/**
+ * ra_btf_open - the kernel's BTF (@path NULL: $RATRACE_BTF, else
+ * /sys/kernel/btf/vmlinux); NULL with ra_last_error() (RA_ERR_ENV)
+ */
+struct ra_btf *ra_btf_open(const char *path);
+void ra_btf_close(struct ra_btf *b);
+/** ra_btf_func - the parameters of function @name; 0, or -1 when BTF has no such function */
+int ra_btf_func(struct ra_btf *b, const char *name, struct ra_btf_func *fn);
+/**
+ * ra_btf_path - where "a->b->c" lies from parameter @param (1-based) of @fn
+ * ("" for the parameter itself), through anonymous members too; 0, or -1
+ * naming the member that is not there
+ */
+int ra_btf_path(struct ra_btf *b, const struct ra_btf_func *fn, int param, const char *path,
+		struct ra_btf_fetch *out);
+
+/* ---- dynevent.c: readahead and access events from kprobes ---- */
+
+struct ra_dynevents;
+
+/* How the probes' fields are written: BTF names the kernel resolves, or offsets. */
+enum { RA_DYN_ARGS_AUTO, RA_DYN_ARGS_NAMES, RA_DYN_ARGS_OFFSETS };
+
+/** ra_dyn_can - whether event @type has a dynamic version */
+bool ra_dyn_can(int type);
+/**
+ * ra_dyn_create - the dynamic events of the types @want[type] (and, with the
+ * readahead ones, the probes of the self-check), under "ratrace_<pid>"
+ * Never fails for a kernel that lacks something: ra_dyn_state() says, per
+ * type, what was made and why not. NULL only when out of memory.
+ */
+struct ra_dynevents *ra_dyn_create(const bool *want, int style);
+/** ra_dyn_state - 1 made (*@def its definition), -1 wanted and not made (*@why), 0 not wanted */
+int ra_dyn_state(const struct ra_dynevents *de, int type, const char **def, const char **why);
+/** ra_dyn_checked - whether the probes of the self-check were all made */
+bool ra_dyn_checked(const struct ra_dynevents *de);
+/** ra_dyn_missed - calls the probes missed (kprobe_profile), as far as the kernel says */
+uint64_t ra_dyn_missed(const struct ra_dynevents *de);
+/** ra_dyn_check_why - why a probe of the self-check was not made, "" */
+const char *ra_dyn_check_why(const struct ra_dynevents *de);
+/** ra_dyn_names_style - whether @type's probe has BTF names (else offsets read from BTF) */
+bool ra_dyn_names_style(const struct ra_dynevents *de, int type);
+const char *ra_dyn_group(const struct ra_dynevents *de);
+/**
+ * ra_dyn_lookup - the type (RA_EV_*, 0 for a helper of the self-check) and
+ * kind (RA_DK_*) of event @name of a ratrace group ("ratrace_<pid>"); false
+ * for any other event
+ */
+bool ra_dyn_lookup(const char *system, const char *name, int *type, int *kind);
+/** ra_dyn_event - the @i-th event made (its name in the group), NULL past the end */
+const char *ra_dyn_event(const struct ra_dynevents *de, int i);
+/** ra_dyn_destroy - remove the events (after the instance that used them); 0 or -1 */
+int ra_dyn_destroy(struct ra_dynevents *de);
+/** ra_dyn_cleanup_stale - remove the groups of recorders that no longer run */
+int ra_dyn_cleanup_stale(int verbose);
+
+/* ---- tracer.c: a private tracefs instance recording to per-CPU files ---- */
+
+struct ra_tracer;
+
+#define RA_DEFAULT_EVENTS \
+	"readahead,filemap,block,syscalls:sys_enter_fadvise64,syscalls:sys_enter_readahead," \
+	"syscalls:sys_enter_madvise"
+
+/* Where the readahead and access events come from. */
+enum { RA_SOURCE_AUTO, RA_SOURCE_TRACEPOINT, RA_SOURCE_DYNAMIC, RA_SOURCE_BOTH };
+
+struct ra_tracer_opts {
+	size_t buffer_kb;		/* per CPU */
+	int dyn_mode;			/* RA_SOURCE_*: auto takes the tracepoint where there is one */
+	int dyn_args;			/* RA_DYN_ARGS_* */
+	const char *events;		/* systems and system:event names, comma separated */
+	const uint32_t *fs_devs;	/* filter of readahead/filemap (s_dev) */
+	int nfs_devs;
+	const struct ra_blk_range *blk;	/* filter of block events (dev, sector) */
+	int nblk;
+	pid_t notrace_pid;
+	const char *tmpdir;
+	int verbose;
+};
+
+/** ra_tracefs_mount - mount tracefs when it is not mounted; *mounted tells if we did */
+int ra_tracefs_mount(bool *mounted);
+/** ra_tracefs_unmount - undo ra_tracefs_mount() when it mounted */
+void ra_tracefs_unmount(bool mounted);
+
+/** ra_events_validate - every item of an event selection names known tracepoints */
+int ra_events_validate(const char *list);
+
+/** ra_tracer_cleanup_stale - remove instances of recorders that no longer run */
+int ra_tracer_cleanup_stale(int verbose);
+
+/**
+ * ra_tracer_create - a tracefs instance "ra-record.<pid>" set up but not started
+ * Returns NULL with ra_last_error() (RA_ERR_ENV when tracing is unavailable).
+ */
+struct ra_tracer *ra_tracer_create(const struct ra_tracer_opts *opts);
+int ra_tracer_start(struct ra_tracer *tr);
+int ra_tracer_ncpus(struct ra_tracer *tr);
+int ra_tracer_fd(struct ra_tracer *tr, int i);
+/** ra_tracer_drain - move full sub-buffers of every CPU to its file; bytes or -1 */
+int64_t ra_tracer_drain(struct ra_tracer *tr);
+/** ra_tracer_stop - stop tracing, read what is left, read the per-CPU stats */
+int ra_tracer_stop(struct ra_tracer *tr);
+const char *ra_tracer_clock(struct ra_tracer *tr);
+/**
+ * ra_tracer_notices - one line through @fn for each event that has neither a
+ * tracepoint nor a dynamic event, saying why and what the run still gives
+ */
+int ra_tracer_notices(struct ra_tracer *tr, ra_notice_fn fn, void *arg);
+/** ra_tracer_store_meta - tracepoints, event sources, the self-check and lost events */
+int ra_tracer_store_meta(struct ra_tracer *tr, struct ra_db *db, int64_t run_id);
+/**
+ * ra_tracer_side - which side of the events recorded from both sources the
+ * next replay and store give (RA_SIDE_*; RA_SOURCE_BOTH records both)
+ */
+void ra_tracer_side(struct ra_tracer *tr, int side);
+/** ra_tracer_replay - decode the recorded events in time order */
+int ra_tracer_replay(struct ra_tracer *tr, ra_event_cb cb, void *arg);
+/**
+ * ra_tracer_tgids - each task's process as the kernel saved them while tracing
+ * (saved_tgids): @cb for each, until it returns non-zero; that value, or 0
+ */
+int ra_tracer_tgids(struct ra_tracer *tr, int (*cb)(int pid, int tgid, void *arg), void *arg);
+/** ra_tracer_comm - a task name the tracer knows for @pid, or NULL */
+const char *ra_tracer_comm(struct ra_tracer *tr, int pid);
+uint64_t ra_tracer_lost(struct ra_tracer *tr);
+/** ra_tracer_destroy - remove the instance and free; safe on NULL */
+void ra_tracer_destroy(struct ra_tracer *tr);
+
+/*
+ * The live sources of events, recorded by ra-record while the workload
+ * runs: each event comes from the first row that can give it on the kernel
+ * (--event-source chooses). Adding a source is its operations and its row
+ * (ra_live_sources[], tracer.c). The files a trace can be imported from are
+ * the file sources (import.h).
+ */
+struct ra_live_source {
+	const char *name;	/* event_sources.source */
+	const char *what;	/* for the user */
+	bool (*describes)(int type);		/* it has a version of event @type */
+	bool (*can)(struct ra_tracer *tr, int type);	/* ... on this kernel */
+	int (*enable)(struct ra_tracer *tr, const bool *want, const struct ra_tracer_opts *o);
+	bool (*gives)(struct ra_tracer *tr, int type);	/* it records @type */
+};
+
+extern const struct ra_live_source ra_live_sources[];	/* ends with a row without a name */
+
+/** ra_live_source_find - the row named @name, or NULL */
+const struct ra_live_source *ra_live_source_find(const char *name);
+
+/* The live sources' operations: the tracepoints' (tracer.c), the kprobes' (dynevent.c). */
+bool ra_tp_describes(int type);
+bool ra_tp_can(struct ra_tracer *tr, int type);
+int ra_tp_enable(struct ra_tracer *tr, const bool *want, const struct ra_tracer_opts *o);
+bool ra_tp_gives(struct ra_tracer *tr, int type);
+bool ra_kp_can(struct ra_tracer *tr, int type);
+int ra_kp_enable(struct ra_tracer *tr, const bool *want, const struct ra_tracer_opts *o);
+bool ra_kp_gives(struct ra_tracer *tr, int type);
+
+#endif /* RA_COLLECT_TRACE_H */

@@ -1,0 +1,51 @@
+# The layer rule, as the build enforces it (docs/hacking.md): a source file
+# of a layer compiles with include/ (the public interfaces), its own folder
+# and the layers it builds on, and an include of any other layer's header
+# does not compile. Each header of a layer is compiled alone with the
+# options of every layer: it must compile where the rule allows it (a
+# header that needs another first fails there too) and fail everywhere
+# else, with the compiler saying the file is not found.
+# test: budget=10
+. "$(dirname "$0")/lib.sh"
+command -v "${CC:-cc}" >/dev/null || skip "no C compiler"
+make_tmp
+cd "$(dirname "$0")/../.." || fail "no source tree"
+
+# the header of each layer (lib's are internal to it)
+declare -A header=(
+	[lib]=db_local.h [collect/decode]=decode.h [collect/host]=host.h
+	[collect/trace]=trace.h [collect/import]=import.h [collect/record]=record.h
+	[analyze]=analyze_local.h [report]=report.h
+)
+# what each layer may include besides itself: the rule this test holds the
+# Makefile to
+declare -A may=(
+	[lib]="" [collect/decode]="" [collect/host]=""
+	[collect/trace]="collect/decode collect/host"
+	[collect/import]="collect/decode collect/trace"
+	[collect/record]="collect/decode collect/host collect/trace"
+	[analyze]="" [report]=""
+)
+allowed=0 refused=0
+for layer in "${!may[@]}"; do
+	read -r -a flags <<< "$(make -s --no-print-directory layer-flags SRC="$layer/probe.c")"
+	[ "${#flags[@]}" -gt 0 ] || fail "no compiler options for $layer"
+	for other in "${!header[@]}"; do
+		h=${header[$other]}
+		printf '#include "%s"\nint ra_probe(void);\nint ra_probe(void) { return 0; }\n' "$h" > "$TMP/probe.c"
+		# the probe in $TMP: a quoted include finds nothing beside it
+		"${CC:-cc}" "${flags[@]}" -fsyntax-only "$TMP/probe.c" > "$TMP/out" 2>&1
+		rc=$?
+		if [ "$other" = "$layer" ] || [[ " ${may[$layer]} " == *" $other "* ]]; then
+			[ "$rc" -eq 0 ] || fail "$layer may include $h, and it does not compile: $(head -c 400 "$TMP/out")"
+			allowed=$((allowed + 1))
+		else
+			[ "$rc" -ne 0 ] || fail "$layer includes $h, against the layer rule, and it compiles"
+			grep -q "$h: No such file" "$TMP/out" ||
+				fail "$layer including $h fails, but not for want of the file: $(head -c 400 "$TMP/out")"
+			refused=$((refused + 1))
+		fi
+	done
+done
+echo "ok: $allowed includes the rule allows compile, $refused it forbids do not"
+check_cmp "$refused" -ge 40 "most includes across layers are refused"
