@@ -30,7 +30,8 @@ static const char usage_text[] =
 	"read or written, or whose runs cannot be told (none, or run rows damaged or\n"
 	"missing).\n";
 
-static int die(const char *msg)
+/* The one-line error on stderr; returns the exit status of an error. */
+static int error_status(const char *msg)
 {
 	fprintf(stderr, "ra-analyze: %s\n", msg);
 	return EXIT_ERROR;
@@ -141,7 +142,7 @@ int main(int argc, char **argv)
 
 	ids = calloc((size_t)argc, sizeof(*ids));
 	if (!ids)
-		return die("out of memory");
+		return error_status("out of memory");
 	while ((c = getopt_long(argc, argv, "r:qvh", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'r':
@@ -175,30 +176,30 @@ int main(int argc, char **argv)
 	}
 	if (optind != argc - 1) {
 		free(ids);
-		return die("give one database");
+		return error_status("give one database");
 	}
 	db = ra_db_open(argv[optind], 0);
 	if (!db) {
 		free(ids);
-		return die(ra_last_error());
+		return error_status(ra_last_error());
 	}
 	if (!n) {
 		free(ids);
 		n = runs_to_analyse(db, &ids);
 		if (n < 0)
-			ret = die(ra_last_error());
+			ret = error_status(ra_last_error());
 	}
 	for (int i = 0; i < n && ret == 0; i++) {
 		if (ra_analyze_run(db, ids[i], &o) < 0)
-			ret = die(ra_last_error());
+			ret = error_status(ra_last_error());
 		else if (o.verbose >= 0)
 			fprintf(stderr, "ra-analyze: run %lld analysed\n", (long long)ids[i]);
 	}
 	/* the runs before the last fit their models again: each pools them all */
 	if (ret == 0 && n > 1 && ra_analyze_models(db, (const int64_t *)ids, (size_t)n, &o) < 0)
-		ret = die(ra_last_error());
+		ret = error_status(ra_last_error());
 	free(ids);
 	if (ra_db_close(db) < 0 && ret == 0)
-		ret = die(ra_last_error());
+		ret = error_status(ra_last_error());
 	return ret;
 }

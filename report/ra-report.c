@@ -53,7 +53,8 @@ struct opts {
 	struct ra_report_opts ro;
 };
 
-static int die(const char *msg)
+/* The one-line error on stderr; returns the exit status of an error. */
+static int error_status(const char *msg)
 {
 	fprintf(stderr, "ra-report: %s\n", msg);
 	return EXIT_ERROR;
@@ -455,7 +456,7 @@ int main(int argc, char **argv)
 		return EXIT_ERROR;
 	db = ra_db_open(argv[optind], RA_DB_READONLY);
 	if (!db)
-		return die(ra_last_error());
+		return error_status(ra_last_error());
 	ret = read_output(db, &o, &out);
 	/* closed before anything is printed: a close can find the reading spoiled */
 	if (ra_db_close(db) < 0 && ret == 0)
@@ -463,5 +464,5 @@ int main(int argc, char **argv)
 	if (ret == 0)
 		ret = write_output(&o, &out);
 	output_free(&out);
-	return ret < 0 ? die(ra_last_error()) : 0;
+	return ret < 0 ? error_status(ra_last_error()) : 0;
 }

@@ -100,7 +100,8 @@ static const char usage_text[] =
 	"  ra-import -o run.db --label nvme sda.blktrace.0 sda.blktrace.1\n"
 	"  ra-import -o run.db sda            # sda.blktrace.* as blkparse -i sda\n";
 
-static int die(const char *msg)
+/* The one-line error on stderr; returns the exit status of an error. */
+static int error_status(const char *msg)
 {
 	fprintf(stderr, "ra-import: %s\n", msg);
 	return EXIT_ERROR;
@@ -631,7 +632,7 @@ int main(int argc, char **argv)
 
 	ra_malloc_tune();
 	if (parse_args(&im, argc, argv) < 0) {
-		ret = die(ra_last_error());
+		ret = error_status(ra_last_error());
 		goto out;
 	}
 	ret = supervise(im.output, &is_child);
@@ -641,7 +642,7 @@ int main(int argc, char **argv)
 	im.progress = im.verbose >= 0 && isatty(STDERR_FILENO);
 	im.db = ra_db_open_for_load(im.output);
 	if (!im.db) {
-		ret = die(ra_last_error());
+		ret = error_status(ra_last_error());
 		goto out;
 	}
 	if (ra_db_load_begin(im.db) < 0)
@@ -664,11 +665,11 @@ int main(int argc, char **argv)
 	ret = 0;
 	goto close;
 fail:
-	ret = die(ra_last_error());
+	ret = error_status(ra_last_error());
 	ra_db_load_abort(im.db);
 close:
 	if (ra_db_close(im.db) < 0 && ret == 0)
-		ret = die(ra_last_error());
+		ret = error_status(ra_last_error());
 out:
 	free_items(&im);
 	free(im.runs);

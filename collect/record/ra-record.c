@@ -197,7 +197,8 @@ static const char usage_text[] =
 	"  ra-record -o k.db --kernel 6.1 --kernel 6.18 --kernel-files /srv/data \\\n"
 	"            --drop-caches -- dd if=/srv/data/file of=/dev/null bs=4k\n";
 
-static int die(const char *msg)
+/* The one-line error on stderr; returns the exit status of an error. */
+static int error_status(const char *msg)
 {
 	fprintf(stderr, "ra-record: %s\n", msg);
 	return EXIT_ERROR;
@@ -861,7 +862,7 @@ static int run_workload(struct rec *r)
 	r->start_unix = clock_ns(CLOCK_REALTIME);
 	r->start_mono = clock_ns(CLOCK_MONOTONIC);
 	r->last_tick = r->start_mono;
-	if (ra_workload_release(&r->wl) < 0)
+	if (ra_workload_start(&r->wl) < 0)
 		return -1;
 	if (record_loop(r) < 0)
 		return -1;
@@ -1186,7 +1187,7 @@ static int record_one(struct rec *r)
 	    ra_settings_apply(r->settings) < 0 ||
 	    ((r->drop_caches || (r->repeat > 1 && !r->nevict)) && ra_workload_drop_caches() < 0) ||
 	    ra_workload_evict(r->evict, r->nevict) < 0) {
-		ret = die(ra_last_error());
+		ret = error_status(ra_last_error());
 		ra_db_load_abort(r->db);	/* a database made for this run goes again */
 		goto out;
 	}
@@ -1196,7 +1197,7 @@ static int record_one(struct rec *r)
 		goto out;
 	}
 	if (run_workload(r) < 0) {
-		ret = die(ra_last_error());
+		ret = error_status(ra_last_error());
 		ra_db_load_abort(r->db);
 		goto out;
 	}
@@ -1207,12 +1208,12 @@ static int record_one(struct rec *r)
 	 */
 	restore_failed = ra_settings_restore(r->settings) < 0;
 	if (store_runs(r) < 0) {
-		ret = die(ra_last_error());
+		ret = error_status(ra_last_error());
 		goto out;
 	}
 	ret = exit_code(r);
 	if (restore_failed && ret < 128)
-		ret = die("a setting could not be restored (above): stopping; the run is stored"
+		ret = error_status("a setting could not be restored (above): stopping; the run is stored"
 			  " with the setting marked not restored");
 out:
 	cleanup(r);
@@ -1288,7 +1289,7 @@ static int record_auto(struct rec *r)
 
 	for (;;) {
 		if (ra_sweep_step(r->db, r->last_run, RA_ADVICE_FRACTION, &r->sweep_limits, &s) < 0)
-			return die(ra_last_error());
+			return error_status(ra_last_error());
 		if (!s.next_kb)
 			break;
 		if (r->verbose >= 0)
@@ -1323,7 +1324,7 @@ static int record_all(struct rec *r)
 		do {
 			have_env = next_value(&envs, env, sizeof(env));
 			if (have_env && sweep_env_value(r, env, pair, sizeof(pair)) < 0)
-				return die(ra_last_error());
+				return error_status(ra_last_error());
 			compose_label(r, label, sizeof(label), have_kb ? kb : NULL,
 				      have_env ? pair : NULL);
 			r->env_pair = have_env ? pair : NULL;
@@ -1466,21 +1467,21 @@ static int record_guest(struct rec *r, const char *kernel)
 	snprintf(dir, sizeof(dir), "%s/ra-record-vm.XXXXXX",
 		 r->tmpdir ? r->tmpdir : getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
 	if (!mkdtemp(dir))
-		return die("cannot make a temporary directory for the guest");
+		return error_status("cannot make a temporary directory for the guest");
 	job.outdir = dir;
 	job.guest_args = guest_argv(r, kernel, label, sizeof(label));
 	if (!job.guest_args) {
 		rmdir(dir);
-		return die("out of memory");
+		return error_status("out of memory");
 	}
 	rc = ra_vm_run(&job, r->sigfd, &signo);
 	free(job.guest_args);
 	if (rc < 0)
-		rc = die(ra_last_error());
+		rc = error_status(ra_last_error());
 	else if (signo)
 		rc = 128 + signo;
 	else if ((rc == 0 || rc == EXIT_WORKLOAD) && merge_guest(r, kernel, dir) < 0)
-		rc = die(ra_last_error());
+		rc = error_status(ra_last_error());
 	remove_guest_dir(dir);
 	return rc;
 }
@@ -1522,7 +1523,7 @@ static int record_guests(struct rec *r)
 	int worst = 0;
 
 	if (check_output(r) < 0)
-		return die(ra_last_error());
+		return error_status(ra_last_error());
 	for (int i = 0; i < r->nkernels; i++) {
 		int rc = record_guest(r, r->kernels[i]);
 
@@ -1558,12 +1559,12 @@ int main(int argc, char **argv)
 	block_signals(&mask);
 	ra_malloc_tune();
 	if (parse_args(&r, argc, argv) < 0) {
-		ret = die(ra_last_error());
+		ret = error_status(ra_last_error());
 		goto out;
 	}
 	r.sigfd = signalfd(-1, &mask, SFD_NONBLOCK | SFD_CLOEXEC);
 	if (r.sigfd < 0) {
-		ret = die("cannot watch signals");
+		ret = error_status("cannot watch signals");
 		goto out;
 	}
 	if (r.nkernels) {
@@ -1573,30 +1574,30 @@ int main(int argc, char **argv)
 	if (getuid() == 0)
 		ra_journal_recover(notice, &r);	/* what killed recorders left behind */
 	if (prepare(&r) < 0) {
-		ret = die(ra_last_error());
+		ret = error_status(ra_last_error());
 		if (read(r.sigfd, &si, sizeof(si)) == sizeof(si) && si.ssi_signo != SIGCHLD)
 			ret = 128 + (int)si.ssi_signo;	/* while waiting for a setting */
 		goto out;
 	}
 	r.db = ra_db_open_for_load(r.output);
 	if (!r.db) {
-		ret = die(ra_last_error());
+		ret = error_status(ra_last_error());
 		goto out;
 	}
 	r.run_label = r.label;
 	if (r.throttle && ra_throttle_setup(&r.thr, r.throttle) < 0) {
-		ret = die(ra_last_error());
+		ret = error_status(ra_last_error());
 		ra_db_load_abort(r.db);
 		goto out;
 	}
 	ret = record_all(&r);
 refit:
 	if (ret < 128 && refit_models(&r) < 0)
-		ret = die(ra_last_error());
+		ret = error_status(ra_last_error());
 out:
 	release_all(&r);
 	if (r.db && ra_db_close(r.db) < 0 && ret == 0)
-		ret = die(ra_last_error());
+		ret = error_status(ra_last_error());
 	if (r.sigfd >= 0)
 		close(r.sigfd);
 	for (int i = 0; i < r.nguest; i++)

@@ -33,11 +33,12 @@ struct ra_workload {
 int ra_workload_check(char *const *argv);
 
 /**
- * ra_workload_spawn - fork the workload, stopped until ra_workload_release()
+ * ra_workload_spawn - fork the workload, stopped until ra_workload_start()
  * @capture: tee the child's stdout/stderr through pipes to be stored
  */
 int ra_workload_spawn(struct ra_workload *wl, char *const *argv, bool capture);
-int ra_workload_release(struct ra_workload *wl);
+/** ra_workload_start - let the held workload exec: it starts now; 0 or -1 */
+int ra_workload_start(struct ra_workload *wl);
 
 /** ra_workload_pump - copy available output of @fd through; 0, or 1 at EOF */
 int ra_workload_pump(struct ra_workload *wl, int fd);

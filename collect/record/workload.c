@@ -149,7 +149,7 @@ fail:
 	return -1;
 }
 
-int ra_workload_release(struct ra_workload *wl)
+int ra_workload_start(struct ra_workload *wl)
 {
 	ssize_t n;
 	int e;
