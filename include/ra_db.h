@@ -267,6 +267,12 @@ void ra_db_load_abort(struct ra_db *db);
  */
 void ra_malloc_tune(void);
 
+/*
+ * The SQL of a device number column or expression @x (the kernel's dev_t:
+ * major << 20 | minor) as "MAJ:MIN", the form every output shows.
+ */
+#define RA_SQL_DEV(x) "((" x ") >> 20) || ':' || ((" x ") & 1048575)"
+
 /* Errors: library functions set a one-line message (git style). */
 enum ra_err {
 	RA_OK = 0,

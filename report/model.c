@@ -32,18 +32,18 @@ static const struct section sections[] = {
 	  " d.stat_reads_delta, d.stat_sectors_delta FROM v_devices d WHERE d.run_id = ?1"
 	  " AND (d.role != 'traced' OR d.stat_reads_delta > 0) ORDER BY d.dev" },
 	{ "settings", "Settings changed for the run", "path: the file written",
-	  "SELECT (dev >> 20) || ':' || (dev & 1048575) AS dev, name, old_value, new_value,"
+	  "SELECT " RA_SQL_DEV("dev") " AS dev, name, old_value, new_value,"
 	  " restored, path FROM settings WHERE run_id = ?1 ORDER BY path" },
 	{ "setting_changes", "Settings that changed during the run",
 	  "seen while the workload ran or at its end; t_ns: since the start",
-	  "SELECT (c.dev >> 20) || ':' || (c.dev & 1048575) AS dev, c.name, c.path,"
+	  "SELECT " RA_SQL_DEV("c.dev") " AS dev, c.name, c.path,"
 	  " c.ts_ns - r.trace_start_ns AS t_ns, c.expected, c.observed FROM setting_changes c"
 	  " JOIN runs r USING (run_id) WHERE c.run_id = ?1 ORDER BY c.ts_ns, c.path" },
 	{ "filesystems", "File systems and their readahead setting",
 	  "bdi: the backing device whose read_ahead_kb sizes the windows of the files",
-	  "SELECT (f.fs_dev >> 20) || ':' || (f.fs_dev & 1048575) AS fs_dev, f.fstype,"
+	  "SELECT " RA_SQL_DEV("f.fs_dev") " AS fs_dev, f.fstype,"
 	  " f.mount_point, GROUP_CONCAT(CASE WHEN f.dev = 0 THEN '-' ELSE COALESCE(d.name,"
-	  " (f.dev >> 20) || ':' || (f.dev & 1048575)) END, ' ') AS devices, f.bdi,"
+	  " " RA_SQL_DEV("f.dev") ") END, ' ') AS devices, f.bdi,"
 	  " f.read_ahead_kb, (SELECT COUNT(DISTINCT w.ino) FROM windows w WHERE w.run_id = ?1"
 	  " AND w.dev = f.fs_dev) AS files, (SELECT MAX(w.ra_pages) FROM windows w"
 	  " WHERE w.run_id = ?1 AND w.dev = f.fs_dev AND w.pattern NOT IN ('around', 'forced'))"
@@ -63,7 +63,7 @@ static const struct section sections[] = {
 	  " ORDER BY ra_pages DESC, windows DESC LIMIT ?2" },
 	{ "streams", "Streams (windows of one task on one file that continue one another)",
 	  "ramp: windows to reach the largest size; collapses: smaller windows that lost the stream",
-	  "SELECT s.stream_id, COALESCE(f.path, (s.dev >> 20) || ':' || (s.dev & 1048575) || ' ino '"
+	  "SELECT s.stream_id, COALESCE(f.path, " RA_SQL_DEV("s.dev") " || ' ino '"
 	  " || s.ino) AS file, s.pid, t.comm, s.windows, s.initial_size_pages AS initial,"
 	  " s.max_size_pages AS max, s.ra_pages, s.ramp_windows AS ramp, s.collapses, s.sizes"
 	  " FROM streams s LEFT JOIN files f ON f.run_id = s.run_id AND f.dev = s.dev"
@@ -76,19 +76,19 @@ static const struct section sections[] = {
 	  " stat_sectors_delta, stat_match FROM v_device_io WHERE run_id = ?1"
 	  " ORDER BY reads_completed DESC" },
 	{ "latency", "Block latencies (btt intervals)", "Q2D_RA: readahead bio queued to issued (stalls)",
-	  "SELECT (dev >> 20) || ':' || (dev & 1048575) AS dev, interval, n, min_ns, avg_ns,"
+	  "SELECT " RA_SQL_DEV("dev") " AS dev, interval, n, min_ns, avg_ns,"
 	  " p50_ns, p95_ns, p99_ns, max_ns FROM device_latency WHERE run_id = ?1"
 	  " ORDER BY dev, CASE interval WHEN 'Q2G' THEN 1 WHEN 'G2I' THEN 2 WHEN 'I2D' THEN 3"
 	  " WHEN 'D2C' THEN 4 WHEN 'Q2C' THEN 5 ELSE 6 END" },
 	{ "plugs", "Plugging per device",
 	  "plugs that held bios of the device; explicit or timer unplugs: only blktrace says",
-	  "SELECT (dev >> 20) || ':' || (dev & 1048575) AS dev, plugs, unplugs,"
+	  "SELECT " RA_SQL_DEV("dev") " AS dev, plugs, unplugs,"
 	  " COALESCE(unplugs_explicit, 'unknown') AS unplugs_explicit,"
 	  " COALESCE(unplugs_timer, 'unknown') AS unplugs_timer,"
 	  " ROUND(CAST(unplug_requests AS REAL) / NULLIF(unplugs, 0), 2) AS requests_per_unplug,"
 	  " plugged_bios FROM plugs WHERE run_id = ?1 ORDER BY dev" },
 	{ "stalls", "Readahead stalls", "readahead bios queued longer than the threshold before issue",
-	  "SELECT (s.dev >> 20) || ':' || (s.dev & 1048575) AS dev, s.q_ts_ns, s.pid, t.comm,"
+	  "SELECT " RA_SQL_DEV("s.dev") " AS dev, s.q_ts_ns, s.pid, t.comm,"
 	  " s.sector, s.nr_sector, s.stall_ns, s.window_id FROM stalls s LEFT JOIN tasks t"
 	  " ON t.run_id = s.run_id AND t.pid = s.pid WHERE s.run_id = ?1 AND s.stall_ns >= ?3"
 	  " ORDER BY s.stall_ns DESC LIMIT ?2" },
@@ -105,7 +105,7 @@ static const struct section sections[] = {
 	  " ORDER BY n DESC, system, name" },
 	{ "model", "Device service model",
 	  "window: device time of a window; d2c: request issue to completion; see metrics.md",
-	  "SELECT (dev >> 20) || ':' || (dev & 1048575) AS dev, source, form, status, runs,"
+	  "SELECT " RA_SQL_DEV("dev") " AS dev, source, form, status, runs,"
 	  " samples, sizes, ROUND(access_ns / 1e6, 3) AS access_ms,"
 	  " ROUND(bandwidth_bps / 1048576, 2) AS bandwidth_mib_s,"
 	  " ROUND(rms_rel_err, 4) AS rms_rel_err, ROUND(max_rel_err, 4) AS max_rel_err, chosen,"
@@ -117,7 +117,7 @@ static const struct section sections[] = {
 	  " throughput_mib_s FROM v_model_table WHERE run_id = ?1 ORDER BY dev, io_kb" },
 	{ "predictions", "Predicted and measured throughput per read_ahead_kb",
 	  "this run's workload in its pool; measured: benchmark, else device bytes / wall time",
-	  "SELECT (dev >> 20) || ':' || (dev & 1048575) AS dev, read_ahead_kb,"
+	  "SELECT " RA_SQL_DEV("dev") " AS dev, read_ahead_kb,"
 	  " CAST(window_bytes / 1024 AS INTEGER) AS window_kb, runs,"
 	  " ROUND(predicted_bps / 1048576, 2) AS predicted_mib_s,"
 	  " ROUND(measured_bps / 1048576, 2) AS measured_mib_s,"
@@ -126,7 +126,7 @@ static const struct section sections[] = {
 	  " FROM model_sets WHERE run_id = ?1 ORDER BY dev, read_ahead_kb" },
 	{ "model_runs", "Runs of the model's pool",
 	  "left out: failed, killed, interrupted; pace: who kept the other waiting",
-	  "SELECT (dev >> 20) || ':' || (dev & 1048575) AS dev, member AS run, read_ahead_kb,"
+	  "SELECT " RA_SQL_DEV("dev") " AS dev, member AS run, read_ahead_kb,"
 	  " CAST(window_bytes / 1024 AS INTEGER) AS window_kb, state, pace,"
 	  " ROUND(idle_share * 100, 1) AS idle_pct, ROUND(held_share * 100, 1) AS held_pct,"
 	  " ROUND(thrash_share * 100, 1) AS thrash_pct, ROUND(measured_bps / 1048576, 2) AS"
@@ -134,7 +134,7 @@ static const struct section sections[] = {
 	  " FROM model_runs WHERE run_id = ?1 ORDER BY dev, state = 'used', member" },
 	{ "model_points", "Size classes of the model",
 	  "device time per I/O of each size; latency: window opened to last completion",
-	  "SELECT (p.dev >> 20) || ':' || (p.dev & 1048575) AS dev, p.source,"
+	  "SELECT " RA_SQL_DEV("p.dev") " AS dev, p.source,"
 	  " p.size_class / 1024.0 AS class_kb, p.n, ROUND(p.bytes, 0) AS avg_bytes,"
 	  " ROUND(p.service_ns / 1e6, 3) AS service_ms, ROUND(p.p50_ns / 1e6, 3) AS p50_ms,"
 	  " ROUND(p.latency_ns / 1e6, 3) AS latency_ms, p.used FROM model_points p"
@@ -152,7 +152,7 @@ static const struct section sections[] = {
 	  " AS t_ns, size_pages FROM w WHERE (rn - 1) % ((n + 299) / 300) = 0 OR rn = n"
 	  " ORDER BY stream_id, t_ns" },
 	{ "chart_latency", "Request latency histograms", NULL,
-	  "SELECT (dev >> 20) || ':' || (dev & 1048575) AS dev, interval, lo_ns, hi_ns, n"
+	  "SELECT " RA_SQL_DEV("dev") " AS dev, interval, lo_ns, hi_ns, n"
 	  " FROM latency_hist WHERE run_id = ?1 AND interval IN ('D2C', 'Q2C', 'Q2D_RA')"
 	  " ORDER BY dev, interval, lo_ns" },
 	{ "chart_throughput", "Read throughput and readahead I/O over time", NULL,
@@ -236,61 +236,61 @@ static const char *const warning_sql[] = {
 	"SELECT 'readahead is disabled on ' || d.name || ': read_ahead_kb 0, so a cache miss"
 	" reads only the pages asked for' FROM v_devices d WHERE d.run_id = ?1"
 	" AND d.read_ahead_kb_before = 0 AND d.role != 'traced'"
-	" UNION ALL SELECT 'readahead is disabled for ' || (w.dev >> 20) || ':' || (w.dev & 1048575)"
+	" UNION ALL SELECT 'readahead is disabled for ' || " RA_SQL_DEV("w.dev")
 	" || ' in the trace: ra_pages 0' FROM windows w WHERE w.run_id = ?1"
 	" AND w.trigger != 'none' GROUP BY w.dev HAVING MAX(w.ra_pages) = 0"
 	" AND NOT EXISTS (SELECT 1 FROM v_devices d WHERE d.run_id = ?1"
-	" AND d.dev = (w.dev >> 20) || ':' || (w.dev & 1048575)"
+	" AND d.dev = " RA_SQL_DEV("w.dev")
 	" AND d.read_ahead_kb_before = 0 AND d.role != 'traced')",
 	"SELECT 'readahead is tiny on ' || d.name || ': read_ahead_kb ' || d.read_ahead_kb_before"
 	" || ', under 16 KB (4 KB after boot was reported in 2010); sequential reads reach the"
 	" device in I/Os of ' || d.read_ahead_kb_before || ' KB' FROM v_devices d"
 	" WHERE d.run_id = ?1 AND d.read_ahead_kb_before BETWEEN 1 AND 15 AND d.role != 'traced'"
-	" UNION ALL SELECT 'readahead is tiny for ' || (w.dev >> 20) || ':' || (w.dev & 1048575)"
+	" UNION ALL SELECT 'readahead is tiny for ' || " RA_SQL_DEV("w.dev")
 	" || ' in the trace: ra_pages ' || MAX(w.ra_pages) || ' (' || (MAX(w.ra_pages)"
 	" * r.page_kb) || ' KB, under 16 KB)' FROM windows w,"
 	" (SELECT COALESCE(page_size, 4096) / 1024 AS page_kb FROM runs WHERE run_id = ?1) r"
 	" WHERE w.run_id = ?1 AND w.trigger != 'none'"
 	" GROUP BY w.dev HAVING MAX(w.ra_pages) * r.page_kb BETWEEN 1 AND 15"
 	" AND NOT EXISTS (SELECT 1 FROM v_devices d WHERE d.run_id = ?1"
-	" AND d.dev = (w.dev >> 20) || ':' || (w.dev & 1048575)"
+	" AND d.dev = " RA_SQL_DEV("w.dev")
 	" AND d.read_ahead_kb_before BETWEEN 1 AND 15 AND d.role != 'traced')",
 	/* a model that does not describe the device, or the measurements */
-	"SELECT 'the device model of ' || (dev >> 20) || ':' || (dev & 1048575) || ' fits poorly ('"
+	"SELECT 'the device model of ' || " RA_SQL_DEV("dev") " || ' fits poorly ('"
 	" || CAST(ROUND(rms_rel_err * 100) AS INTEGER) || '% rms over ' || sizes || ' sizes):"
 	" its table and advice are rough' FROM device_models WHERE run_id = ?1"
 	" AND source = 'window' AND chosen AND status = 'ok'"
 	" AND rms_rel_err > " RA_STR(RA_MODEL_POOR_FIT),
-	"SELECT 'the device model of ' || (dev >> 20) || ':' || (dev & 1048575) || ' does not"
+	"SELECT 'the device model of ' || " RA_SQL_DEV("dev") " || ' does not"
 	" explain the measured throughput at read_ahead_kb ' || group_concat(read_ahead_kb, ', ')"
 	" || ' (predicted / measured ' || group_concat(printf('%.2f', predicted_bps"
 	" / measured_bps), ', ') || '): ' || (SELECT x.reason FROM model_sets x"
 	" WHERE x.run_id = ?1 AND x.dev = g.dev AND x.explained = 0 ORDER BY x.read_ahead_kb"
 	" LIMIT 1) || '; the advice is unreliable' FROM (SELECT * FROM model_sets"
 	" WHERE run_id = ?1 AND explained = 0 ORDER BY dev, read_ahead_kb) g GROUP BY dev",
-	"SELECT 'runs left out of the device model of ' || (dev >> 20) || ':' || (dev & 1048575)"
+	"SELECT 'runs left out of the device model of ' || " RA_SQL_DEV("dev")
 	" || ': ' || group_concat('run ' || member || ' (read_ahead_kb ' || COALESCE(read_ahead_kb,"
 	" '?') || ') ' || reason, '; ') FROM (SELECT * FROM model_runs WHERE run_id = ?1"
 	" AND state IN ('failed', 'killed', 'interrupted') ORDER BY dev, member) GROUP BY dev",
 	/* settings: changed under the run, or not the ones that govern its files */
-	"SELECT 'read_ahead_kb of ' || COALESCE(c.path, (c.dev >> 20) || ':' || (c.dev & 1048575))"
+	"SELECT 'read_ahead_kb of ' || COALESCE(c.path, " RA_SQL_DEV("c.dev") ")"
 	" || ' changed during the run: ' || c.expected || ' expected, ' || c.observed"
 	" || ' found'"
 	" || COALESCE(' at ' || ROUND((c.ts_ns - r.trace_start_ns) / 1e9, 2) || ' s', '')"
 	" || '; the run was partly recorded at another setting' FROM setting_changes c"
 	" JOIN runs r USING (run_id) WHERE c.run_id = ?1 AND c.observed IS NOT c.expected"
 	" ORDER BY c.ts_ns",
-	"SELECT 'the readahead of ' || f.fstype || ' ' || (f.fs_dev >> 20) || ':'"
-	" || (f.fs_dev & 1048575) || ' at ' || f.mount_point || ' is governed by bdi ' || f.bdi"
+	"SELECT 'the readahead of ' || f.fstype || ' ' || " RA_SQL_DEV("f.fs_dev")
+	" || ' at ' || f.mount_point || ' is governed by bdi ' || f.bdi"
 	" || ' (read_ahead_kb ' || f.read_ahead_kb || '), not by ' || d.name || ' (read_ahead_kb '"
 	" || d.read_ahead_kb_before || '): the setting of ' || d.name"
 	" || ' does not size its windows'"
 	" FROM filesystems f JOIN v_devices d ON d.run_id = f.run_id"
-	" AND d.dev = (f.dev >> 20) || ':' || (f.dev & 1048575) AND d.role != 'member'"
+	" AND d.dev = " RA_SQL_DEV("f.dev") " AND d.role != 'member'"
 	" WHERE f.run_id = ?1 AND f.dev != 0 AND f.bdi IS NOT NULL AND f.read_ahead_kb IS NOT NULL"
 	" AND d.read_ahead_kb_before IS NOT NULL AND f.read_ahead_kb != d.read_ahead_kb_before",
-	"SELECT 'the ' || f.fstype || ' file system ' || (f.fs_dev >> 20) || ':'"
-	" || (f.fs_dev & 1048575) || ' at ' || f.mount_point || ' has no block device ratrace can"
+	"SELECT 'the ' || f.fstype || ' file system ' || " RA_SQL_DEV("f.fs_dev")
+	" || ' at ' || f.mount_point || ' has no block device ratrace can"
 	" map: ' || CASE WHEN f.fstype = 'overlay' THEN 'the file systems of its layers are not"
 	" known (a layer given by a relative path); the events of its files carry their layers''"
 	" own devices' WHEN (SELECT COUNT(*) FROM devices v WHERE v.run_id = ?1"
@@ -299,7 +299,7 @@ static const char *const warning_sql[] = {
 	" ELSE 'its readahead is not tied to a device or a setting' END"
 	" FROM filesystems f WHERE f.run_id = ?1 AND f.dev = 0",
 	"SELECT 'ra_pages ' || w.ra_pages || ' in the trace of ' || f.fstype || ' '"
-	" || (w.dev >> 20) || ':' || (w.dev & 1048575) || ' disagrees with read_ahead_kb '"
+	" || " RA_SQL_DEV("w.dev") " || ' disagrees with read_ahead_kb '"
 	" || f.read_ahead_kb"
 	" || ' of its bdi ' || f.bdi || ': the setting changed during the run, or files were'"
 	" || ' opened before it changed, or POSIX_FADV_SEQUENTIAL doubled it'"
@@ -547,7 +547,7 @@ static int load_advice(struct ra_db *db, struct ra_table *t, int64_t run_id,
 					    "model_kb", "measured_kb", "target_kb", "thrash_kb",
 					    "current_kb", "window_ratio", "next_kb", "reasoning" };
 	double fraction = o->fraction > 0 ? o->fraction : RA_ADVICE_FRACTION;
-	sqlite3_stmt *st = prepare(db, "SELECT dev, (dev >> 20) || ':' || (dev & 1048575)"
+	sqlite3_stmt *st = prepare(db, "SELECT dev, " RA_SQL_DEV("dev")
 				   " FROM device_advice WHERE run_id = ?1 ORDER BY dev", run_id, o);
 	int ncols = (int)(sizeof(cols) / sizeof(cols[0])), rc;
 

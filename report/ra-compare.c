@@ -239,7 +239,7 @@ static int metric_index(const char *name)
 static int load_models(struct side *s, struct ra_db *db)
 {
 	static const char sql[] =
-		"SELECT DISTINCT (m.dev >> 20) || ':' || (m.dev & 1048575), m.form, m.access_ns,"
+		"SELECT DISTINCT " RA_SQL_DEV("m.dev") ", m.form, m.access_ns,"
 		" m.bandwidth_bps, m.rms_rel_err, m.runs, a.recommended_kb, m.sizes"
 		" FROM device_models m JOIN runs r USING (run_id)"
 		" LEFT JOIN device_advice a ON a.run_id = m.run_id AND a.dev = m.dev"

@@ -356,7 +356,7 @@ static void test_plugs(void)
 		snprintf(buf, sizeof(buf), "%s", plug_cases[i].events);
 		for (char *tok = strtok_r(buf, " ", &save); tok; tok = strtok_r(NULL, " ", &save))
 			plug_step(tok);
-		got = result("SELECT (dev >> 20) || ':' || (dev & 1048575), plugs, unplugs,"
+		got = result("SELECT " RA_SQL_DEV("dev") ", plugs, unplugs,"
 			     " unplugs_explicit, unplugs_timer, unplug_requests, plugged_bios"
 			     " FROM plugs ORDER BY dev");
 		if (strcmp(got, plug_cases[i].want) != 0)
