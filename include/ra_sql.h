@@ -1,0 +1,61 @@
+/* SPDX-License-Identifier: LGPL-2.1 */
+/*
+ * Statements of a ratrace database, for the passes and the renderers: prepare,
+ * bind, step and read by a format string, with the error message made in one
+ * place. The engine (SQLite) stays behind this interface.
+ *
+ * A format has one character per parameter (bound from 1) or column (read
+ * from 0):
+ *   i  int64_t     bound; read into int64_t * (NULL reads 0)
+ *   z  int64_t     bound, 0 as NULL (a time or id that is not known)
+ *   x  int         bound; read into int * (NULL reads 0)
+ *   d  double      bound, NaN as NULL; read into double * (NULL reads NaN)
+ *   t  const char* bound (copied), NULL as NULL; read into const char **
+ *                  (NULL reads NULL; valid until the next step)
+ *   T  char *      read only: a copy of the text to free() (NULL reads NULL),
+ *                  the form ra_sql_one() reads text in
+ *   n  NULL        bound, no argument; a column skipped when read
+ */
+#ifndef RA_SQL_H
+#define RA_SQL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "ra_db.h"
+
+struct ra_stmt;
+
+/** ra_sql_prepare - a statement of @db; NULL with ra_last_error() */
+struct ra_stmt *ra_sql_prepare(struct ra_db *db, const char *sql);
+/** ra_sql_finalize - free the statement; safe on NULL */
+void ra_sql_finalize(struct ra_stmt *st);
+
+/** ra_sql_bind - bind the parameters from 1 by @fmt; 0 or -1 (a bad format) */
+int ra_sql_bind(struct ra_stmt *st, const char *fmt, ...);
+/** ra_sql_step - 1 a row, 0 done, -1 with ra_last_error() */
+int ra_sql_step(struct ra_stmt *st);
+/** ra_sql_row - read the columns from 0 of the current row by @fmt */
+void ra_sql_row(struct ra_stmt *st, const char *fmt, ...);
+/** ra_sql_null - whether column @col of the current row is NULL */
+bool ra_sql_null(struct ra_stmt *st, int col);
+/** ra_sql_reset - ready the statement to run again, its bindings kept */
+void ra_sql_reset(struct ra_stmt *st);
+
+/**
+ * ra_sql_put - bind by @fmt, run to the end and reset: one write of a
+ * prepared INSERT; 0 or -1 with ra_last_error()
+ */
+int ra_sql_put(struct ra_stmt *st, const char *fmt, ...);
+
+/** ra_sql_exec - prepare @sql, bind by @fmt, run it to the end; 0 or -1 */
+int ra_sql_exec(struct ra_db *db, const char *sql, const char *fmt, ...);
+
+/**
+ * ra_sql_one - the first row of @sql with its parameters bound by @binds,
+ * read by @cols into the pointers that follow the bound values: 1 a row,
+ * 0 none (the pointers untouched), -1 with ra_last_error()
+ */
+int ra_sql_one(struct ra_db *db, const char *sql, const char *binds, const char *cols, ...);
+
+#endif /* RA_SQL_H */

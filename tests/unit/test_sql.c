@@ -1,0 +1,123 @@
+// SPDX-License-Identifier: LGPL-2.1
+/*
+ * The statement layer (ra_sql.h) on a real database file: every format
+ * character bound and read back, NULLs both ways, the one-row query, a
+ * prepared INSERT run many times, and the messages of a bad statement and of
+ * a constraint that refuses a row.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ra_db.h"
+#include "ra_sql.h"
+#include "test.h"
+
+static char dir[64];
+
+static struct ra_db *open_db(void)
+{
+	char path[128];
+	struct ra_db *db;
+
+	snprintf(path, sizeof(path), "%s/sql.db", dir);
+	db = ra_db_open(path, RA_DB_CREATE);
+	CHECK(db != NULL);
+	if (db)
+		CHECK_INT(ra_sql_exec(db, "CREATE TABLE IF NOT EXISTS t (a INTEGER, b REAL, c TEXT,"
+					  " d INTEGER CHECK (d IS NULL OR d > 0))", ""), 0);
+	return db;
+}
+
+static void test_round_trip(void)
+{
+	struct ra_db *db = open_db();
+	struct ra_stmt *ins, *sel;
+	int64_t a = -1, n = 0;
+	double b = 0;
+	const char *c = "x";
+	char *copy = NULL;
+	int x = -1;
+
+	if (!db)
+		return;
+	ins = ra_sql_prepare(db, "INSERT INTO t (a, b, c, d) VALUES (?, ?, ?, ?)");
+	CHECK(ins != NULL);
+	CHECK_INT(ra_sql_put(ins, "idtz", (int64_t)1 << 40, 2.5, "one", (int64_t)7), 0);
+	CHECK_INT(ra_sql_put(ins, "zdtn", (int64_t)0, NAN, (const char *)NULL), 0);
+	CHECK_INT(ra_sql_put(ins, "xdtz", 3, -0.5, "three", (int64_t)0), 0);
+	ra_sql_finalize(ins);
+
+	/* a NULL reads 0, NaN and NULL */
+	CHECK_INT(ra_sql_one(db, "SELECT a, b, c, d FROM t WHERE rowid = ?", "i", "idTx", (int64_t)2,
+			     &a, &b, &copy, &x), 1);
+	CHECK_INT(a, 0);
+	CHECK(isnan(b));
+	CHECK(copy == NULL);
+	CHECK_INT(x, 0);
+	CHECK_INT(ra_sql_one(db, "SELECT a, b, c FROM t WHERE rowid = 1", "", "idT", &a, &b, &copy), 1);
+	CHECK_INT(a, (int64_t)1 << 40);
+	CHECK(b == 2.5);
+	CHECK_STR(copy, "one");
+	free(copy);
+	/* a text that would end with the statement is refused */
+	CHECK_INT(ra_sql_one(db, "SELECT c FROM t", "", "t", &c), -1);
+	/* no row: the pointers untouched */
+	a = 42;
+	CHECK_INT(ra_sql_one(db, "SELECT a FROM t WHERE a = 99", "", "i", &a), 0);
+	CHECK_INT(a, 42);
+
+	/* a statement stepped row by row, columns skipped, NULL tested */
+	sel = ra_sql_prepare(db, "SELECT c, a, d FROM t WHERE a >= ? ORDER BY rowid");
+	CHECK(sel != NULL);
+	CHECK_INT(ra_sql_bind(sel, "i", (int64_t)0), 0);
+	while (ra_sql_step(sel) == 1) {
+		ra_sql_row(sel, "ni", &a);
+		n += a;
+		CHECK_INT(ra_sql_null(sel, 2), a != (int64_t)1 << 40);
+	}
+	CHECK_INT(n, ((int64_t)1 << 40) + 3);
+	ra_sql_reset(sel);
+	CHECK_INT(ra_sql_step(sel), 1);	/* again, with its bindings kept */
+	ra_sql_row(sel, "t", &c);
+	CHECK_STR(c, "one");
+	ra_sql_finalize(sel);
+	ra_db_close(db);
+}
+
+static void test_errors(void)
+{
+	struct ra_db *db = open_db();
+	struct ra_stmt *ins;
+	char want[256];
+
+	if (!db)
+		return;
+	CHECK(ra_sql_prepare(db, "SELECT x FROM nowhere") == NULL);
+	snprintf(want, sizeof(want), "cannot read '%s/sql.db': no such table: nowhere", dir);
+	CHECK_STR(ra_last_error(), want);
+	CHECK_INT(ra_last_error_kind(), RA_ERR_IO);
+	ins = ra_sql_prepare(db, "INSERT INTO t (d) VALUES (?)");
+	CHECK_INT(ra_sql_put(ins, "i", (int64_t)-1), -1);
+	snprintf(want, sizeof(want), "cannot write '%s/sql.db': CHECK constraint failed:", dir);
+	CHECK(strncmp(ra_last_error(), want, strlen(want)) == 0);
+	CHECK_INT(ra_sql_put(ins, "i", (int64_t)5), 0);	/* the statement goes on after a refusal */
+	CHECK_INT(ra_sql_bind(ins, "q", 1), -1);
+	CHECK_STR(ra_last_error(), "bad bind format 'q'");
+	ra_sql_finalize(ins);
+	ra_sql_finalize(NULL);
+	CHECK_INT(ra_sql_exec(db, "DELETE FROM t WHERE d = ?", "i", (int64_t)5), 0);
+	CHECK_INT(ra_sql_exec(db, "DELETE FROM nowhere", ""), -1);
+	ra_db_close(db);
+}
+
+int main(void)
+{
+	static const struct test_case cases[] = {
+		{ "bind, step and read by format", test_round_trip },
+		{ "the messages of bad statements", test_errors },
+		{ NULL, NULL },
+	};
+	return test_run_in_tmpdir("test_sql", cases, dir);
+}
