@@ -28,6 +28,7 @@
 
 #include "analyze_local.h"
 #include "pagemap.h"
+#include "ra_sql.h"
 
 #define MAX_DEVS 64
 #define DEFAULT_STALL_NS 1000000
@@ -124,7 +125,7 @@ struct blk_state {
 	struct ra_map plug_tasks;	/* pid -> struct plug_task */
 	bool unplug_kind_unknown;	/* an unplug did not say explicit or timer (ftrace) */
 	int64_t stall_ns;
-	sqlite3_stmt *ins_req, *ins_stall;
+	struct ra_stmt *ins_req, *ins_stall;
 	int64_t run_id;
 	int64_t req_seq;
 	struct ra_db *db;
@@ -458,23 +459,8 @@ static int on_merge(struct blk_state *st, struct device *d, const struct ra_even
 static int store_stall(struct blk_state *st, struct device *d, const struct request *r,
 		       const struct bio *b, uint32_t nr_sector, int64_t stall)
 {
-	sqlite3_stmt *q = st->ins_stall;
-	int rc;
-
-	sqlite3_bind_int64(q, 1, st->run_id);
-	sqlite3_bind_int64(q, 2, d->dev);
-	sqlite3_bind_int64(q, 3, b->q_ts);
-	sqlite3_bind_int(q, 4, b->pid);
-	sqlite3_bind_int64(q, 5, (int64_t)r->start);
-	sqlite3_bind_int64(q, 6, nr_sector);
-	sqlite3_bind_int64(q, 7, stall);
-	if (b->window)
-		sqlite3_bind_int(q, 8, b->window);
-	else
-		sqlite3_bind_null(q, 8);
-	rc = sqlite3_step(q);
-	sqlite3_reset(q);
-	return rc == SQLITE_DONE ? 0 : -1;
+	return ra_sql_put(st->ins_stall, "iiixiiiz", st->run_id, (int64_t)d->dev, b->q_ts, b->pid,
+			  (int64_t)r->start, (int64_t)nr_sector, stall, (int64_t)b->window);
 }
 
 static int on_issue(struct blk_state *st, struct device *d, const struct ra_event *ev)
@@ -510,31 +496,14 @@ static int on_issue(struct blk_state *st, struct device *d, const struct ra_even
 static int store_request(struct blk_state *st, struct device *d, const struct request *r,
 			 int64_t c_ts, int error, int window, int windows)
 {
-	sqlite3_stmt *q = st->ins_req;
 	int64_t first_q = 0;
-	int rc;
 
 	for (int k = 0; k < r->nbios; k++)
 		if (r->bios[k].q_ts && (!first_q || r->bios[k].q_ts < first_q))
 			first_q = r->bios[k].q_ts;
-	sqlite3_bind_int64(q, 1, st->run_id);
-	sqlite3_bind_int64(q, 2, d->dev);
-	sqlite3_bind_int64(q, 3, ++st->req_seq);
-	sqlite3_bind_int64(q, 4, (int64_t)r->start);
-	sqlite3_bind_int64(q, 5, (int64_t)r->nr);
-	sqlite3_bind_text(q, 6, r->rwbs, -1, SQLITE_TRANSIENT);
-	sqlite3_bind_int(q, 7, r->nbios);
-	first_q ? sqlite3_bind_int64(q, 8, first_q) : sqlite3_bind_null(q, 8);
-	r->g_ts ? sqlite3_bind_int64(q, 9, r->g_ts) : sqlite3_bind_null(q, 9);
-	r->i_ts ? sqlite3_bind_int64(q, 10, r->i_ts) : sqlite3_bind_null(q, 10);
-	r->d_ts ? sqlite3_bind_int64(q, 11, r->d_ts) : sqlite3_bind_null(q, 11);
-	sqlite3_bind_int64(q, 12, c_ts);
-	sqlite3_bind_int(q, 13, error);
-	window ? sqlite3_bind_int(q, 14, window) : sqlite3_bind_null(q, 14);
-	sqlite3_bind_int(q, 15, windows);
-	rc = sqlite3_step(q);
-	sqlite3_reset(q);
-	return rc == SQLITE_DONE ? 0 : -1;
+	return ra_sql_put(st->ins_req, "iiiiitxzzzzixzx", st->run_id, (int64_t)d->dev, ++st->req_seq,
+			  (int64_t)r->start, (int64_t)r->nr, r->rwbs, r->nbios, first_q, r->g_ts,
+			  r->i_ts, r->d_ts, c_ts, error, (int64_t)window, windows);
 }
 
 /* The windows whose bios a completed request carried. */
@@ -1012,23 +981,25 @@ static int load_parts(struct blk_state *st)
 		" AND p.start_sector >= 0 AND p.nr_sectors > 0 AND NOT EXISTS (SELECT 1"
 		" FROM devices d WHERE d.run_id = ?1 AND d.dev = p.disk"
 		" AND d.role IN ('filter', 'member', 'traced'))";
-	sqlite3_stmt *q = NULL;
-	int rc;
+	struct ra_stmt *q = ra_sql_prepare(st->db, sql);
+	int rc = -1;
 
-	if (sqlite3_prepare_v2(ra_db_sqlite(st->db), sql, -1, &q, NULL) != SQLITE_OK)
-		return -1;
-	sqlite3_bind_int64(q, 1, st->run_id);
-	while ((rc = sqlite3_step(q)) == SQLITE_ROW && st->nparts < MAX_DEVS) {
+	if (!q || ra_sql_bind(q, "i", st->run_id) < 0)
+		goto out;
+	while ((rc = ra_sql_step(q)) == 1 && st->nparts < MAX_DEVS) {
 		struct part *p = &st->parts[st->nparts];
+		int64_t dev, disk, start, n;
 
-		p->dev = (uint32_t)sqlite3_column_int64(q, 0);
-		p->disk = (uint32_t)sqlite3_column_int64(q, 1);
-		p->start = (uint64_t)sqlite3_column_int64(q, 2);
-		p->end = p->start + (uint64_t)sqlite3_column_int64(q, 3);
+		ra_sql_row(q, "iiii", &dev, &disk, &start, &n);
+		p->dev = (uint32_t)dev;
+		p->disk = (uint32_t)disk;
+		p->start = (uint64_t)start;
+		p->end = p->start + (uint64_t)n;
 		st->nparts++;
 	}
-	sqlite3_finalize(q);
-	return rc == SQLITE_DONE || rc == SQLITE_ROW ? 0 : -1;
+out:
+	ra_sql_finalize(q);
+	return rc < 0 ? -1 : 0;
 }
 
 /*
@@ -1043,48 +1014,50 @@ static int load_fs_devices(struct blk_state *st)
 		" UNION SELECT f.fs_dev, d.disk FROM filesystems f JOIN devices d"
 		" ON d.run_id = f.run_id AND d.dev = f.dev WHERE f.run_id = ?1 AND f.dev != 0"
 		" AND d.disk IS NOT NULL";
-	sqlite3_stmt *q = NULL;
-	int rc;
+	struct ra_stmt *q = ra_sql_prepare(st->db, sql);
+	int rc = -1;
 
-	if (sqlite3_prepare_v2(ra_db_sqlite(st->db), sql, -1, &q, NULL) != SQLITE_OK)
-		return -1;
-	sqlite3_bind_int64(q, 1, st->run_id);
-	while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
+	if (!q || ra_sql_bind(q, "i", st->run_id) < 0)
+		goto out;
+	while ((rc = ra_sql_step(q)) == 1) {
+		int64_t fs_dev, dev;
 		bool fresh;
 
-		if (!ra_map_put(&st->fs_blk, FS_BLK(sqlite3_column_int64(q, 0),
-						    sqlite3_column_int64(q, 1)), &fresh)) {
-			rc = SQLITE_NOMEM;
+		ra_sql_row(q, "ii", &fs_dev, &dev);
+		if (!ra_map_put(&st->fs_blk, FS_BLK(fs_dev, dev), &fresh)) {
+			ra_set_error(RA_ERR_IO, "out of memory");
+			rc = -1;
 			break;
 		}
 	}
-	sqlite3_finalize(q);
-	return rc == SQLITE_DONE ? 0 : -1;
+out:
+	ra_sql_finalize(q);
+	return rc < 0 ? -1 : 0;
 }
 
 static int load_windows(struct blk_state *st)
 {
-	sqlite3_stmt *q = NULL;
-	int rc;
+	struct ra_stmt *q = ra_sql_prepare(st->db, "SELECT window_id, seq FROM windows"
+					   " WHERE run_id = ? ORDER BY window_id");
+	int rc = -1;
 
-	if (sqlite3_prepare_v2(ra_db_sqlite(st->db), "SELECT window_id, seq, trigger = 'sync'"
-			       " FROM windows WHERE run_id = ? ORDER BY window_id", -1, &q,
-			       NULL) != SQLITE_OK)
-		return -1;
-	sqlite3_bind_int64(q, 1, st->run_id);
-	while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
-		int id = sqlite3_column_int(q, 0);
-		bool fresh;
-		int32_t *v = ra_map_put(&st->window_of_seq, (uint64_t)sqlite3_column_int64(q, 1),
-					&fresh);
+	if (q && ra_sql_bind(q, "i", st->run_id) == 0) {
+		while ((rc = ra_sql_step(q)) == 1) {
+			int64_t seq;
+			int id;
+			bool fresh;
+			int32_t *v;
 
-		if (!v || id != st->nwindows + 1)
-			break;
-		*v = id;
-		st->nwindows = id;
+			ra_sql_row(q, "xi", &id, &seq);
+			v = ra_map_put(&st->window_of_seq, (uint64_t)seq, &fresh);
+			if (!v || id != st->nwindows + 1)
+				break;
+			*v = id;
+			st->nwindows = id;
+		}
 	}
-	sqlite3_finalize(q);
-	if (rc != SQLITE_DONE)
+	ra_sql_finalize(q);
+	if (rc != 0)
 		return -1;
 	st->wio = calloc((size_t)st->nwindows + 1, sizeof(*st->wio));
 	if (!st->wio)
@@ -1094,24 +1067,27 @@ static int load_windows(struct blk_state *st)
 
 static int load_sync_flags(struct blk_state *st)
 {
-	sqlite3_stmt *q = NULL;
+	struct ra_stmt *q = ra_sql_prepare(st->db, "SELECT w.window_id, w.trigger = 'sync',"
+					   " w.dev, w.pages_added * COALESCE(r.page_size, 4096)"
+					   " FROM windows w JOIN runs r USING (run_id)"
+					   " WHERE w.run_id = ?");
 
-	if (sqlite3_prepare_v2(ra_db_sqlite(st->db), "SELECT w.window_id, w.trigger = 'sync',"
-			       " w.dev, w.pages_added * COALESCE(r.page_size, 4096) FROM windows w"
-			       " JOIN runs r USING (run_id) WHERE w.run_id = ?", -1, &q,
-			       NULL) != SQLITE_OK)
+	if (!q || ra_sql_bind(q, "i", st->run_id) < 0) {
+		ra_sql_finalize(q);
 		return -1;
-	sqlite3_bind_int64(q, 1, st->run_id);
-	while (sqlite3_step(q) == SQLITE_ROW) {
-		int id = sqlite3_column_int(q, 0);
+	}
+	while (ra_sql_step(q) == 1) {
+		int64_t fsdev, bytes;
+		int id, sync;
 
+		ra_sql_row(q, "xxii", &id, &sync, &fsdev, &bytes);
 		if (id <= 0 || id > st->nwindows)
 			continue;
-		st->wio[id - 1].sync = sqlite3_column_int(q, 1);
-		st->wio[id - 1].fsdev = (uint32_t)sqlite3_column_int64(q, 2);
-		st->wio[id - 1].outstanding = sqlite3_column_int64(q, 3);
+		st->wio[id - 1].sync = sync;
+		st->wio[id - 1].fsdev = (uint32_t)fsdev;
+		st->wio[id - 1].outstanding = bytes;
 	}
-	sqlite3_finalize(q);
+	ra_sql_finalize(q);
 	return 0;
 }
 
@@ -1131,30 +1107,19 @@ static int64_t pct(const struct samples *s, int p)
 }
 
 static int store_latency(struct blk_state *st, const struct device *d, int iv,
-			 sqlite3_stmt *q, sqlite3_stmt *h)
+			 struct ra_stmt *q, struct ra_stmt *h)
 {
 	struct samples *s = (struct samples *)&d->iv[iv];
 	long double sum = 0;
-	int rc;
 
 	if (!s->n)
 		return 0;
 	qsort(s->v, s->n, sizeof(*s->v), cmp_i64);
 	for (size_t i = 0; i < s->n; i++)
 		sum += s->v[i];
-	sqlite3_bind_int64(q, 1, st->run_id);
-	sqlite3_bind_int64(q, 2, d->dev);
-	sqlite3_bind_text(q, 3, iv_names[iv], -1, SQLITE_STATIC);
-	sqlite3_bind_int64(q, 4, (int64_t)s->n);
-	sqlite3_bind_int64(q, 5, s->v[0]);
-	sqlite3_bind_double(q, 6, (double)(sum / s->n));
-	sqlite3_bind_int64(q, 7, pct(s, 50));
-	sqlite3_bind_int64(q, 8, pct(s, 95));
-	sqlite3_bind_int64(q, 9, pct(s, 99));
-	sqlite3_bind_int64(q, 10, s->v[s->n - 1]);
-	rc = sqlite3_step(q);
-	sqlite3_reset(q);
-	if (rc != SQLITE_DONE)
+	if (ra_sql_put(q, "iitiidiiii", st->run_id, (int64_t)d->dev, iv_names[iv], (int64_t)s->n,
+		       s->v[0], (double)(sum / s->n), pct(s, 50), pct(s, 95), pct(s, 99),
+		       s->v[s->n - 1]) < 0)
 		return -1;
 	/* log2 histogram: bucket b holds [2^b, 2^(b+1)) ns, bucket 0 also 0 */
 	for (size_t i = 0; i < s->n;) {
@@ -1169,47 +1134,23 @@ static int store_latency(struct blk_state *st, const struct device *d, int iv,
 		hi = b < 62 ? (int64_t)1 << (b + 1) : INT64_MAX;
 		while (j < s->n && (b == 62 || s->v[j] < hi))
 			j++;
-		sqlite3_bind_int64(h, 1, st->run_id);
-		sqlite3_bind_int64(h, 2, d->dev);
-		sqlite3_bind_text(h, 3, iv_names[iv], -1, SQLITE_STATIC);
-		sqlite3_bind_int64(h, 4, b ? 1LL << b : 0);
-		sqlite3_bind_int64(h, 5, hi);
-		sqlite3_bind_int64(h, 6, (int64_t)(j - i));
-		rc = sqlite3_step(h);
-		sqlite3_reset(h);
-		if (rc != SQLITE_DONE)
+		if (ra_sql_put(h, "iitiii", st->run_id, (int64_t)d->dev, iv_names[iv],
+			       (int64_t)(b ? 1LL << b : 0), hi, (int64_t)(j - i)) < 0)
 			return -1;
 		i = j;
 	}
 	return 0;
 }
 
-static int store_device(struct blk_state *st, const struct device *d, sqlite3_stmt *q)
+static int store_device(struct blk_state *st, const struct device *d, struct ra_stmt *q)
 {
-	int rc;
-
-	sqlite3_bind_int64(q, 1, st->run_id);
-	sqlite3_bind_int64(q, 2, d->dev);
-	sqlite3_bind_int64(q, 3, (int64_t)d->reads);
-	sqlite3_bind_int64(q, 4, (int64_t)d->sectors_read);
-	sqlite3_bind_int64(q, 5, (int64_t)d->writes);
-	sqlite3_bind_int64(q, 6, (int64_t)d->sectors_written);
-	sqlite3_bind_int64(q, 7, (int64_t)d->queued);
-	sqlite3_bind_int64(q, 8, (int64_t)d->getrq);
-	sqlite3_bind_int64(q, 9, (int64_t)d->inserts);
-	sqlite3_bind_int64(q, 10, (int64_t)d->issues);
-	sqlite3_bind_int64(q, 11, (int64_t)d->merges_back);
-	sqlite3_bind_int64(q, 12, (int64_t)d->merges_front);
-	sqlite3_bind_int64(q, 13, (int64_t)d->requeues);
-	sqlite3_bind_int64(q, 14, (int64_t)d->splits);
-	sqlite3_bind_int64(q, 15, (int64_t)d->remaps);
-	sqlite3_bind_int64(q, 16, (int64_t)d->orphans);
-	sqlite3_bind_int64(q, 17, (int64_t)d->errors);
-	sqlite3_bind_int64(q, 18, (int64_t)d->ra_requests);
-	sqlite3_bind_int64(q, 19, (int64_t)d->ra_bytes);
-	rc = sqlite3_step(q);
-	sqlite3_reset(q);
-	return rc == SQLITE_DONE ? 0 : -1;
+	return ra_sql_put(q, "iiiiiiiiiiiiiiiiiii", st->run_id, (int64_t)d->dev,
+			  (int64_t)d->reads, (int64_t)d->sectors_read, (int64_t)d->writes,
+			  (int64_t)d->sectors_written, (int64_t)d->queued, (int64_t)d->getrq,
+			  (int64_t)d->inserts, (int64_t)d->issues, (int64_t)d->merges_back,
+			  (int64_t)d->merges_front, (int64_t)d->requeues, (int64_t)d->splits,
+			  (int64_t)d->remaps, (int64_t)d->orphans, (int64_t)d->errors,
+			  (int64_t)d->ra_requests, (int64_t)d->ra_bytes);
 }
 
 static const struct window_io *sort_wio;
@@ -1319,62 +1260,38 @@ out:
 	return ret;
 }
 
-static int store_windows_io(struct blk_state *st, sqlite3_stmt *q)
+static int store_windows_io(struct blk_state *st, struct ra_stmt *q)
 {
 	if (window_service(st) < 0)
 		return -1;
 	for (int i = 0; i < st->nwindows; i++) {
 		const struct window_io *w = &st->wio[i];
-		int rc;
 
 		if (!w->bios)
 			continue;
-		sqlite3_bind_int64(q, 1, st->run_id);
-		sqlite3_bind_int(q, 2, i + 1);
-		sqlite3_bind_int64(q, 3, (int64_t)w->bios);
-		sqlite3_bind_int64(q, 4, (int64_t)w->requests);
-		sqlite3_bind_int64(q, 5, (int64_t)w->bytes);
-		w->first_q ? sqlite3_bind_int64(q, 6, w->first_q) : sqlite3_bind_null(q, 6);
-		w->last_c ? sqlite3_bind_int64(q, 7, w->last_c) : sqlite3_bind_null(q, 7);
-		if (w->sync && w->first_c && w->open_ts)
-			sqlite3_bind_int64(q, 8, w->first_c - w->open_ts);
-		else
-			sqlite3_bind_null(q, 8);
-		sqlite3_bind_int64(q, 9, (int64_t)w->ab);
-		w->service >= 0 ? sqlite3_bind_int64(q, 10, w->service) : sqlite3_bind_null(q, 10);
-		w->idle >= 0 ? sqlite3_bind_int64(q, 11, w->idle) : sqlite3_bind_null(q, 11);
-		w->held >= 0 ? sqlite3_bind_int64(q, 12, w->held) : sqlite3_bind_null(q, 12);
-		rc = sqlite3_step(q);
-		sqlite3_reset(q);
-		if (rc != SQLITE_DONE)
+		if (ra_sql_put(q, "ixiiizzjijjj", st->run_id, i + 1, (int64_t)w->bios,
+			       (int64_t)w->requests, (int64_t)w->bytes, w->first_q, w->last_c,
+			       w->sync && w->first_c && w->open_ts ? w->first_c - w->open_ts : -1,
+			       (int64_t)w->ab, w->service, w->idle, w->held) < 0)
 			return -1;
 	}
 	return 0;
 }
 
 /* A row per device with plugs: explicit and timer unplugs NULL when the source does not say. */
-static int store_plugs(struct blk_state *st, sqlite3_stmt *q)
+static int store_plugs(struct blk_state *st, struct ra_stmt *q)
 {
 	bool known = !st->unplug_kind_unknown;
 
 	for (int i = 0; i < st->ndevs; i++) {
 		const struct device *d = &st->devs[i];
-		int rc;
 
 		if (!d->plugs && !d->unplugs && !d->plugged_bios)
 			continue;
-		sqlite3_bind_int64(q, 1, st->run_id);
-		sqlite3_bind_int64(q, 2, d->dev);
-		sqlite3_bind_int64(q, 3, (int64_t)d->plugs);
-		sqlite3_bind_int64(q, 4, (int64_t)d->unplugs);
-		known ? sqlite3_bind_int64(q, 5, (int64_t)d->unplug_explicit) :
-			sqlite3_bind_null(q, 5);
-		known ? sqlite3_bind_int64(q, 6, (int64_t)d->unplug_timer) : sqlite3_bind_null(q, 6);
-		sqlite3_bind_int64(q, 7, (int64_t)d->unplug_rqs);
-		sqlite3_bind_int64(q, 8, (int64_t)d->plugged_bios);
-		rc = sqlite3_step(q);
-		sqlite3_reset(q);
-		if (rc != SQLITE_DONE)
+		if (ra_sql_put(q, "iiiijjii", st->run_id, (int64_t)d->dev, (int64_t)d->plugs,
+			       (int64_t)d->unplugs, known ? (int64_t)d->unplug_explicit : -1,
+			       known ? (int64_t)d->unplug_timer : -1, (int64_t)d->unplug_rqs,
+			       (int64_t)d->plugged_bios) < 0)
 			return -1;
 	}
 	return 0;
@@ -1382,38 +1299,26 @@ static int store_plugs(struct blk_state *st, sqlite3_stmt *q)
 
 static int store_all(struct blk_state *st)
 {
-	sqlite3 *sq = ra_db_sqlite(st->db);
-	sqlite3_stmt *dq = NULL, *lq = NULL, *hq = NULL, *wq = NULL, *pq = NULL;
+	struct ra_stmt *dq = NULL, *lq = NULL, *hq = NULL, *wq = NULL, *pq = NULL;
 	int ret = -1;
 
-	if (sqlite3_prepare_v2(
-		    sq,
-		    "INSERT INTO device_io (run_id, dev, reads_completed,"
-		    " sectors_read, writes_completed, sectors_written, bios_queued, getrq,"
-		    " inserts, issues, back_merges, front_merges, requeues, splits, remaps,"
-		    " unmatched_completions, errors, ra_requests, ra_bytes)"
-		    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-		    -1, &dq, NULL) != SQLITE_OK ||
-	    sqlite3_prepare_v2(sq,
-			       "INSERT INTO device_latency (run_id, dev, interval, n, min_ns,"
-			       " avg_ns, p50_ns, p95_ns, p99_ns, max_ns)"
-			       " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-			       -1, &lq, NULL) != SQLITE_OK ||
-	    sqlite3_prepare_v2(sq,
-			       "INSERT INTO latency_hist (run_id, dev, interval, lo_ns, hi_ns,"
-			       " n) VALUES (?, ?, ?, ?, ?, ?)",
-			       -1, &hq, NULL) != SQLITE_OK ||
-	    sqlite3_prepare_v2(
-		    sq,
-		    "INSERT INTO window_io (run_id, window_id, bios, requests, bytes,"
-		    " first_q_ts_ns, last_c_ts_ns, sync_wait_ns, shared_bios, service_ns,"
-		    " idle_ns, held_ns) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-		    -1, &wq, NULL) != SQLITE_OK ||
-	    sqlite3_prepare_v2(sq,
-			       "INSERT INTO plugs (run_id, dev, plugs, unplugs,"
-			       " unplugs_explicit, unplugs_timer, unplug_requests, plugged_bios)"
-			       " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-			       -1, &pq, NULL) != SQLITE_OK)
+	dq = ra_sql_prepare(st->db, "INSERT INTO device_io (run_id, dev, reads_completed,"
+			    " sectors_read, writes_completed, sectors_written, bios_queued, getrq,"
+			    " inserts, issues, back_merges, front_merges, requeues, splits, remaps,"
+			    " unmatched_completions, errors, ra_requests, ra_bytes)"
+			    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+	lq = ra_sql_prepare(st->db, "INSERT INTO device_latency (run_id, dev, interval, n, min_ns,"
+			    " avg_ns, p50_ns, p95_ns, p99_ns, max_ns)"
+			    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+	hq = ra_sql_prepare(st->db, "INSERT INTO latency_hist (run_id, dev, interval, lo_ns, hi_ns,"
+			    " n) VALUES (?, ?, ?, ?, ?, ?)");
+	wq = ra_sql_prepare(st->db, "INSERT INTO window_io (run_id, window_id, bios, requests, bytes,"
+			    " first_q_ts_ns, last_c_ts_ns, sync_wait_ns, shared_bios, service_ns,"
+			    " idle_ns, held_ns) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+	pq = ra_sql_prepare(st->db, "INSERT INTO plugs (run_id, dev, plugs, unplugs,"
+			    " unplugs_explicit, unplugs_timer, unplug_requests, plugged_bios)"
+			    " VALUES (?, ?, ?, ?, ?, ?, ?, ?)");
+	if (!dq || !lq || !hq || !wq || !pq)
 		goto out;
 	for (int i = 0; i < st->ndevs; i++) {
 		if (store_device(st, &st->devs[i], dq) < 0)
@@ -1426,11 +1331,11 @@ static int store_all(struct blk_state *st)
 		goto out;
 	ret = 0;
 out:
-	sqlite3_finalize(dq);
-	sqlite3_finalize(lq);
-	sqlite3_finalize(hq);
-	sqlite3_finalize(wq);
-	sqlite3_finalize(pq);
+	ra_sql_finalize(dq);
+	ra_sql_finalize(lq);
+	ra_sql_finalize(hq);
+	ra_sql_finalize(wq);
+	ra_sql_finalize(pq);
 	return ret;
 }
 
@@ -1454,8 +1359,8 @@ static void state_release(struct blk_state *st)
 	ra_map_release(&st->plug_tasks);
 	ra_map_release(&st->fs_blk);
 	ra_map_release(&st->skipped_devs);
-	sqlite3_finalize(st->ins_req);
-	sqlite3_finalize(st->ins_stall);
+	ra_sql_finalize(st->ins_req);
+	ra_sql_finalize(st->ins_stall);
 }
 
 static int on_event(const struct ra_event *ev, int64_t seq, void *arg)
@@ -1471,7 +1376,6 @@ static int run_block(struct ra_db *db, int64_t run_id, const struct ra_analyze_o
 		     char *note)
 {
 	struct blk_state *st = calloc(1, sizeof(*st));
-	sqlite3 *sq = ra_db_sqlite(db);
 	int ret = -1;
 
 	if (!st) {
@@ -1486,16 +1390,14 @@ static int run_block(struct ra_db *db, int64_t run_id, const struct ra_analyze_o
 	    ra_map_init(&st->plug_tasks, sizeof(struct plug_task)) < 0 ||
 	    ra_map_init(&st->fs_blk, 1) < 0 || ra_map_init(&st->skipped_devs, 1) < 0)
 		goto out;
-	if (sqlite3_prepare_v2(sq,
-			       "INSERT INTO requests (run_id, dev, req_id, sector, nr_sector,"
-			       " rwbs, bios, q_ts_ns, g_ts_ns, i_ts_ns, d_ts_ns, c_ts_ns, error,"
-			       " window_id, windows)"
-			       " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-			       -1, &st->ins_req, NULL) != SQLITE_OK ||
-	    sqlite3_prepare_v2(sq,
-			       "INSERT INTO stalls (run_id, dev, q_ts_ns, pid, sector,"
-			       " nr_sector, stall_ns, window_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-			       -1, &st->ins_stall, NULL) != SQLITE_OK)
+	st->ins_req = ra_sql_prepare(db, "INSERT INTO requests (run_id, dev, req_id, sector,"
+				     " nr_sector, rwbs, bios, q_ts_ns, g_ts_ns, i_ts_ns, d_ts_ns,"
+				     " c_ts_ns, error, window_id, windows)"
+				     " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+	st->ins_stall = ra_sql_prepare(db, "INSERT INTO stalls (run_id, dev, q_ts_ns, pid, sector,"
+				       " nr_sector, stall_ns, window_id)"
+				       " VALUES (?, ?, ?, ?, ?, ?, ?, ?)");
+	if (!st->ins_req || !st->ins_stall)
 		goto out;
 	if (load_parts(st) < 0 || load_fs_devices(st) < 0 || load_windows(st) < 0 ||
 	    load_sync_flags(st) < 0 ||
@@ -1513,9 +1415,13 @@ static int run_block(struct ra_db *db, int64_t run_id, const struct ra_analyze_o
 			(long long)st->req_seq);
 	ret = 0;
 out:
-	if (ret < 0 && ra_last_error_kind() != RA_ERR_IO)
+	if (ret < 0 && ra_last_error_kind() != RA_ERR_IO) {
+		char why[256];
+
+		snprintf(why, sizeof(why), "%s", ra_last_error());
 		ra_set_error(RA_ERR_IO, "block analysis of run %lld in '%s': %s", (long long)run_id,
-			     ra_db_path(db), sqlite3_errmsg(sq));
+			     ra_db_path(db), why);
+	}
 	state_release(st);
 	free(st);
 	return ret;

@@ -8,6 +8,7 @@
  * from 0):
  *   i  int64_t     bound; read into int64_t * (NULL reads 0)
  *   z  int64_t     bound, 0 as NULL (a time or id that is not known)
+ *   j  int64_t     bound, a negative value as NULL (a duration not measured)
  *   x  int         bound; read into int * (NULL reads 0)
  *   d  double      bound, NaN as NULL; read into double * (NULL reads NaN)
  *   t  const char* bound (copied), NULL as NULL; read into const char **

@@ -72,6 +72,10 @@ static int bind_va(struct ra_stmt *st, const char *fmt, va_list *ap)
 			v = va_arg(*ap, int64_t);
 			rc = v ? sqlite3_bind_int64(st->st, i, v) : sqlite3_bind_null(st->st, i);
 			break;
+		case 'j':
+			v = va_arg(*ap, int64_t);
+			rc = v >= 0 ? sqlite3_bind_int64(st->st, i, v) : sqlite3_bind_null(st->st, i);
+			break;
 		case 'x':
 			rc = sqlite3_bind_int(st->st, i, va_arg(*ap, int));
 			break;

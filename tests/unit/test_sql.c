@@ -47,6 +47,7 @@ static void test_round_trip(void)
 	CHECK_INT(ra_sql_put(ins, "idtz", (int64_t)1 << 40, 2.5, "one", (int64_t)7), 0);
 	CHECK_INT(ra_sql_put(ins, "zdtn", (int64_t)0, NAN, (const char *)NULL), 0);
 	CHECK_INT(ra_sql_put(ins, "xdtz", 3, -0.5, "three", (int64_t)0), 0);
+	CHECK_INT(ra_sql_put(ins, "jjnj", (int64_t)0, (int64_t)-1, (int64_t)9), 0);
 	ra_sql_finalize(ins);
 
 	/* a NULL reads 0, NaN and NULL */
@@ -75,9 +76,9 @@ static void test_round_trip(void)
 	while (ra_sql_step(sel) == 1) {
 		ra_sql_row(sel, "ni", &a);
 		n += a;
-		CHECK_INT(ra_sql_null(sel, 2), a != (int64_t)1 << 40);
+		CHECK_INT(ra_sql_null(sel, 2), a != (int64_t)1 << 40 && a != 0);
 	}
-	CHECK_INT(n, ((int64_t)1 << 40) + 3);
+	CHECK_INT(n, ((int64_t)1 << 40) + 3);	/* 'j': 0 bound, -1 NULL */
 	ra_sql_reset(sel);
 	CHECK_INT(ra_sql_step(sel), 1);	/* again, with its bindings kept */
 	ra_sql_row(sel, "t", &c);
