@@ -15,6 +15,7 @@
 
 #include "analyze_local.h"
 #include "pagemap.h"
+#include "ra_sql.h"
 
 enum trig { TRIG_NONE, TRIG_SYNC, TRIG_ASYNC };
 /* a readahead page not yet accessed, accessed, or mapped into a process with
@@ -1189,66 +1190,25 @@ static int64_t eof_of(const struct ra_state *st, int file)
 	return f->size_pages >= 0 ? f->size_pages : (int64_t)f->eof;
 }
 
-static void bind_opt(sqlite3_stmt *q, int col, bool present, int64_t v)
-{
-	if (present)
-		sqlite3_bind_int64(q, col, v);
-	else
-		sqlite3_bind_null(q, col);
-}
-
-static void bind_window(struct ra_state *st, sqlite3_stmt *q, int64_t run_id, int id)
+static int put_window(struct ra_state *st, struct ra_stmt *q, int64_t run_id, int id)
 {
 	const struct window *w = &st->wins[id];
 	const struct file *f = &st->files[w->file];
 	static const char *const trig[] = { "none", "sync", "async" };
 	int64_t pending = (int64_t)(w->ra_added - w->used - w->evicted - w->mapped);
+	bool trigger = w->trigger != TRIG_NONE;
 
-	sqlite3_bind_int64(q, 1, run_id);
-	sqlite3_bind_int(q, 2, id + 1);
-	sqlite3_bind_int64(q, 3, w->seq);
-	sqlite3_bind_int64(q, 4, w->ts);
-	sqlite3_bind_int(q, 5, w->pid);
-	sqlite3_bind_int64(q, 6, f->dev);
-	sqlite3_bind_int64(q, 7, (int64_t)f->ino);
-	sqlite3_bind_int(q, 8, w->stream + 1);
-	sqlite3_bind_text(q, 9, trig[w->trigger], -1, SQLITE_STATIC);
-	bind_opt(q, 10, w->trigger != TRIG_NONE, w->trigger_seq);
-	bind_opt(q, 11, w->trigger != TRIG_NONE, (int64_t)w->trigger_index);
-	bind_opt(q, 12, w->has_req, (int64_t)w->req_count);
-	sqlite3_bind_text(q, 13, w->pattern, -1, SQLITE_STATIC);
-	sqlite3_bind_int(q, 14, w->mmap);
-	sqlite3_bind_int64(q, 15, (int64_t)w->start);
-	sqlite3_bind_int64(q, 16, w->size);
-	sqlite3_bind_int64(q, 17, w->async);
-	bind_opt(q, 18, w->has_order, w->order);
-	bind_opt(q, 19, w->has_ra_pages, w->ra_pages);
-	sqlite3_bind_int(q, 20, w->fallback);
-	bind_opt(q, 21, w->demand_pages > 0, (int64_t)w->demand_start);
-	sqlite3_bind_int64(q, 22, w->demand_pages);
-	sqlite3_bind_int64(q, 23, eof_of(st, w->file));
-	sqlite3_bind_int64(q, 24, (int64_t)w->added);
-	sqlite3_bind_int64(q, 25, (int64_t)w->ra_added);
-	sqlite3_bind_int64(q, 26, (int64_t)w->used);
-	sqlite3_bind_int64(q, 27, (int64_t)w->evicted);
-	sqlite3_bind_int64(q, 28, (int64_t)w->thrashed);
-	sqlite3_bind_int64(q, 29, pending);
-	bind_opt(q, 30, w->end_ts != 0, w->end_ts);
-	sqlite3_bind_int64(q, 31, (int64_t)w->mapped);
-	sqlite3_bind_int64(q, 32, (int64_t)w->inferred);
-}
-
-static int step_reset(struct ra_db *db, sqlite3_stmt *q)
-{
-	int rc = sqlite3_step(q);
-
-	sqlite3_reset(q);
-	if (rc != SQLITE_DONE) {
-		ra_set_error(RA_ERR_IO, "cannot write to '%s': %s", ra_db_path(db),
-			     sqlite3_errmsg(ra_db_sqlite(db)));
-		return -1;
-	}
-	return 0;
+	return ra_sql_put(q, "ixiixiixtoootxiiiooxoiiiiiiiioii", run_id, id + 1, w->seq, w->ts,
+			  w->pid, (int64_t)f->dev, (int64_t)f->ino, w->stream + 1,
+			  trig[w->trigger], trigger, w->trigger_seq, trigger,
+			  (int64_t)w->trigger_index, (int)w->has_req, (int64_t)w->req_count,
+			  w->pattern, (int)w->mmap, (int64_t)w->start, (int64_t)w->size,
+			  (int64_t)w->async, (int)w->has_order, (int64_t)w->order,
+			  (int)w->has_ra_pages, (int64_t)w->ra_pages, (int)w->fallback,
+			  w->demand_pages > 0, (int64_t)w->demand_start, (int64_t)w->demand_pages,
+			  eof_of(st, w->file), (int64_t)w->added, (int64_t)w->ra_added,
+			  (int64_t)w->used, (int64_t)w->evicted, (int64_t)w->thrashed, pending,
+			  w->end_ts != 0, w->end_ts, (int64_t)w->mapped, (int64_t)w->inferred);
 }
 
 /* At the end of the trace: the pages of PMD folios of mapped files not seen accessed. */
@@ -1268,149 +1228,120 @@ static int settle_pmd(struct ra_state *st)
 
 static int write_windows(struct ra_state *st, struct ra_db *db, int64_t run_id)
 {
-	sqlite3_stmt *q = NULL;
-	int ret = 0;
-
-	if (sqlite3_prepare_v2(ra_db_sqlite(db),
-			       "INSERT INTO windows (run_id, window_id, seq, ts_ns, pid, dev, ino,"
+	struct ra_stmt *q = ra_sql_prepare(db, "INSERT INTO windows (run_id, window_id, seq, ts_ns, pid, dev, ino,"
 			       " stream_id, trigger, trigger_seq, trigger_index, req_count_pages,"
 			       " pattern, mmap, start_page, size_pages, async_size_pages, folio_order,"
 			       " ra_pages, fallback, demand_start, demand_pages, eof_page, pages_added,"
 			       " ra_pages_added, used, evicted_unused, thrashed, pending, end_ts_ns,"
 			       " mapped, used_inferred) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?,"
-			       " ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-			       -1, &q, NULL) != SQLITE_OK)
-		return step_reset(db, q);
-	for (int i = 0; i < st->nwins && ret == 0; i++) {
-		bind_window(st, q, run_id, i);
-		ret = step_reset(db, q);
-	}
-	sqlite3_finalize(q);
+			       " ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+	int ret = q ? 0 : -1;
+
+	for (int i = 0; i < st->nwins && ret == 0; i++)
+		ret = put_window(st, q, run_id, i);
+	ra_sql_finalize(q);
 	return ret;
 }
 
 static int write_streams(struct ra_state *st, struct ra_db *db, int64_t run_id)
 {
-	sqlite3_stmt *q = NULL;
-	int ret = 0;
-
-	if (sqlite3_prepare_v2(ra_db_sqlite(db),
-			       "INSERT INTO streams (run_id, stream_id, dev, ino, pid, windows,"
+	struct ra_stmt *q = ra_sql_prepare(db, "INSERT INTO streams (run_id, stream_id, dev, ino, pid, windows,"
 			       " first_ts_ns, last_ts_ns, initial_size_pages, max_size_pages,"
 			       " ramp_windows, collapses, ra_pages, sizes)"
-			       " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-			       -1, &q, NULL) != SQLITE_OK)
-		return step_reset(db, q);
+			       " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+	int ret = q ? 0 : -1;
+
 	for (int i = 0; i < st->nstreams && ret == 0; i++) {
 		struct stream *s = &st->streams[i];
 		const struct file *f = &st->files[s->file];
 
-		if (sizes_flush(s) < 0)
-			return -1;
-		sqlite3_bind_int64(q, 1, run_id);
-		sqlite3_bind_int(q, 2, i + 1);
-		sqlite3_bind_int64(q, 3, f->dev);
-		sqlite3_bind_int64(q, 4, (int64_t)f->ino);
-		sqlite3_bind_int(q, 5, s->pid);
-		sqlite3_bind_int64(q, 6, s->n);
-		sqlite3_bind_int64(q, 7, s->first_ts);
-		sqlite3_bind_int64(q, 8, s->last_ts);
-		sqlite3_bind_int64(q, 9, s->n ? (int64_t)atoi(s->sizes) : 0);
-		sqlite3_bind_int64(q, 10, s->max);
-		sqlite3_bind_int64(q, 11, s->ramp);
-		sqlite3_bind_int64(q, 12, s->collapses);
-		bind_opt(q, 13, s->ra_pages > 0, s->ra_pages);
-		sqlite3_bind_text(q, 14, s->sizes ? s->sizes : "", -1, SQLITE_STATIC);
-		ret = step_reset(db, q);
+		if (sizes_flush(s) < 0) {
+			ret = -1;
+			break;
+		}
+		ret = ra_sql_put(q, "ixiixiiiiiiiot", run_id, i + 1, (int64_t)f->dev, (int64_t)f->ino,
+				 s->pid, (int64_t)s->n, (int64_t)s->first_ts, (int64_t)s->last_ts,
+				 s->n ? (int64_t)atoi(s->sizes) : (int64_t)0, (int64_t)s->max,
+				 (int64_t)s->ramp, (int64_t)s->collapses, s->ra_pages > 0,
+				 (int64_t)s->ra_pages, s->sizes ? s->sizes : "");
 	}
-	sqlite3_finalize(q);
+	ra_sql_finalize(q);
 	return ret;
 }
 
 /* File sizes ra-record found: the end of file for cache_hit and eof_hit. */
 static int load_sizes(struct ra_state *st, struct ra_db *db, int64_t run_id)
 {
-	sqlite3_stmt *q = NULL;
-	int rc;
+	struct ra_stmt *q = ra_sql_prepare(db, "SELECT dev, ino, size_bytes FROM files"
+					   " WHERE run_id = ? AND size_bytes IS NOT NULL");
+	int rc = -1;
 
-	if (sqlite3_prepare_v2(ra_db_sqlite(db), "SELECT dev, ino, size_bytes FROM files"
-			       " WHERE run_id = ? AND size_bytes IS NOT NULL", -1, &q,
-			       NULL) != SQLITE_OK)
-		return step_reset(db, q);
-	sqlite3_bind_int64(q, 1, run_id);
-	while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
-		int file = file_of(st, (uint32_t)sqlite3_column_int64(q, 0),
-				   (uint64_t)sqlite3_column_int64(q, 1));
-		int64_t size = sqlite3_column_int64(q, 2);
+	if (q && ra_sql_bind(q, "i", run_id) == 0)
+		rc = 1;
+	while (rc == 1 && (rc = ra_sql_step(q)) == 1) {
+		int64_t dev, ino, size;
+		int file;
 
-		if (file < 0)
+		ra_sql_row(q, "iii", &dev, &ino, &size);
+		file = file_of(st, (uint32_t)dev, (uint64_t)ino);
+		if (file < 0) {
+			rc = -1;
 			break;
+		}
 		if (size < 0 || size > MAX_FILE_BYTES)
 			continue;	/* damaged: no file system holds such a file */
 		st->files[file].size_pages = (size + (1 << st->page_shift) - 1) >> st->page_shift;
 	}
-	sqlite3_finalize(q);
-	return rc == SQLITE_DONE ? 0 : -1;
+	ra_sql_finalize(q);
+	return rc < 0 ? -1 : 0;
 }
 
 static int page_shift(struct ra_db *db, int64_t run_id)
 {
-	sqlite3_stmt *q = NULL;
+	int64_t ps = 0;
 	int shift = 12;
 
-	if (sqlite3_prepare_v2(ra_db_sqlite(db), "SELECT page_size FROM runs WHERE run_id = ?",
-			       -1, &q, NULL) == SQLITE_OK) {
-		sqlite3_bind_int64(q, 1, run_id);
-		if (sqlite3_step(q) == SQLITE_ROW) {
-			int64_t ps = sqlite3_column_int64(q, 0);
-
-			/* a page size no kernel has (a damaged database) counts as 4 KiB */
-			for (int s = 9; s <= 20; s++)
-				if (ps == 1LL << s)
-					shift = s;
-		}
-	}
-	sqlite3_finalize(q);
+	if (ra_sql_one(db, "SELECT page_size FROM runs WHERE run_id = ?", "i", "i", run_id,
+		       &ps) == 1)
+		/* a page size no kernel has (a damaged database) counts as 4 KiB */
+		for (int s = 9; s <= 20; s++)
+			if (ps == 1LL << s)
+				shift = s;
 	return shift;
 }
 
 /* The process of each task, where the run knows it. */
 static int load_tgids(struct ra_state *st, struct ra_db *db, int64_t run_id)
 {
-	sqlite3_stmt *q = NULL;
-	int rc;
+	struct ra_stmt *q = ra_sql_prepare(db, "SELECT pid, tgid FROM tasks WHERE run_id = ?"
+					   " AND tgid IS NOT NULL");
+	int rc = -1;
 
-	if (sqlite3_prepare_v2(ra_db_sqlite(db), "SELECT pid, tgid FROM tasks WHERE run_id = ?"
-			       " AND tgid IS NOT NULL", -1, &q, NULL) != SQLITE_OK)
-		return step_reset(db, q);
-	sqlite3_bind_int64(q, 1, run_id);
-	while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
+	if (q && ra_sql_bind(q, "i", run_id) == 0)
+		rc = 1;
+	while (rc == 1 && (rc = ra_sql_step(q)) == 1) {
+		int pid, *tgid;
 		bool fresh;
-		int *tgid = ra_map_put(&st->tgids, (uint64_t)(uint32_t)sqlite3_column_int(q, 0) + 1,
-				       &fresh);
 
-		if (!tgid)
+		ra_sql_row(q, "x", &pid);
+		tgid = ra_map_put(&st->tgids, (uint64_t)(uint32_t)pid + 1, &fresh);
+		if (!tgid) {
+			ra_set_error(RA_ERR_IO, "out of memory");
+			rc = -1;
 			break;
-		*tgid = sqlite3_column_int(q, 1);
+		}
+		ra_sql_row(q, "nx", tgid);
 	}
-	sqlite3_finalize(q);
-	return rc == SQLITE_DONE ? 0 : -1;
+	ra_sql_finalize(q);
+	return rc < 0 ? -1 : 0;
 }
 
 /* Did the run record block completions (a read() that waited shows one)? */
 static bool records_completions(struct ra_db *db, int64_t run_id)
 {
-	sqlite3_stmt *q = NULL;
-	bool yes = false;
-
-	if (sqlite3_prepare_v2(ra_db_sqlite(db), "SELECT 1 FROM tracepoints WHERE run_id = ?"
-			       " AND system = 'block' AND name IN ('block_rq_complete',"
-			       " 'block_bio_complete') AND enabled", -1, &q, NULL) == SQLITE_OK) {
-		sqlite3_bind_int64(q, 1, run_id);
-		yes = sqlite3_step(q) == SQLITE_ROW;
-	}
-	sqlite3_finalize(q);
-	return yes;
+	return ra_sql_one(db, "SELECT 1 FROM tracepoints WHERE run_id = ? AND system = 'block'"
+			  " AND name IN ('block_rq_complete', 'block_bio_complete') AND enabled",
+			  "i", "", run_id) == 1;
 }
 
 static void state_release(struct ra_state *st)
@@ -1472,27 +1403,21 @@ static int on_event(const struct ra_event *ev, int64_t seq, void *arg)
  */
 static int advice_calls(const struct ra_state *st, struct ra_db *db, int64_t run_id)
 {
-	sqlite3_stmt *q = NULL;
-	int rc = SQLITE_OK, ret;
+	struct ra_stmt *q;
+	int rc = 0, ret;
 
 	if (ra_analyze_exec(db, "DROP TABLE IF EXISTS temp.ra_device_pids", run_id) < 0 ||
 	    ra_analyze_exec(db, "CREATE TEMP TABLE ra_device_pids (pid INTEGER PRIMARY KEY)",
 			    run_id) < 0)
 		return -1;
-	if (sqlite3_prepare_v2(ra_db_sqlite(db), "INSERT OR IGNORE INTO temp.ra_device_pids"
-			       " VALUES (?1)", -1, &q, NULL) != SQLITE_OK)
-		rc = SQLITE_ERROR;
-	for (int i = 0; i < st->ndev_pids && rc == SQLITE_OK; i++) {
-		sqlite3_bind_int(q, 1, st->dev_pids[i]);
-		rc = sqlite3_step(q) == SQLITE_DONE ? SQLITE_OK : SQLITE_ERROR;
-		sqlite3_reset(q);
-	}
-	sqlite3_finalize(q);
-	if (rc != SQLITE_OK) {
-		ra_set_error(RA_ERR_IO, "cannot write '%s': %s", ra_db_path(db),
-			     sqlite3_errmsg(ra_db_sqlite(db)));
+	q = ra_sql_prepare(db, "INSERT OR IGNORE INTO temp.ra_device_pids VALUES (?1)");
+	if (!q)
 		return -1;
-	}
+	for (int i = 0; i < st->ndev_pids && rc == 0; i++)
+		rc = ra_sql_put(q, "x", st->dev_pids[i]);
+	ra_sql_finalize(q);
+	if (rc < 0)
+		return -1;
 	ret = ra_analyze_exec(db,
 		/* the file, offset and end of the call's first window (SQLite gives the bare
 		 * columns of the row of the one MIN()) */

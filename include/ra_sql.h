@@ -9,6 +9,8 @@
  *   i  int64_t     bound; read into int64_t * (NULL reads 0)
  *   z  int64_t     bound, 0 as NULL (a time or id that is not known)
  *   j  int64_t     bound, a negative value as NULL (a duration not measured)
+ *   o  int, int64_t  two arguments: the value bound when the first is true,
+ *                  else NULL (a field the event may not have)
  *   x  int         bound; read into int * (NULL reads 0)
  *   d  double      bound, NaN as NULL; read into double * (NULL reads NaN)
  *   t  const char* bound (copied), NULL as NULL; read into const char **

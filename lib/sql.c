@@ -62,7 +62,7 @@ static int bind_va(struct ra_stmt *st, const char *fmt, va_list *ap)
 		int64_t v;
 		double d;
 		const char *s;
-		int rc;
+		int rc, o;
 
 		switch (*fmt) {
 		case 'i':
@@ -75,6 +75,11 @@ static int bind_va(struct ra_stmt *st, const char *fmt, va_list *ap)
 		case 'j':
 			v = va_arg(*ap, int64_t);
 			rc = v >= 0 ? sqlite3_bind_int64(st->st, i, v) : sqlite3_bind_null(st->st, i);
+			break;
+		case 'o':
+			o = va_arg(*ap, int);
+			v = va_arg(*ap, int64_t);
+			rc = o ? sqlite3_bind_int64(st->st, i, v) : sqlite3_bind_null(st->st, i);
 			break;
 		case 'x':
 			rc = sqlite3_bind_int(st->st, i, va_arg(*ap, int));
