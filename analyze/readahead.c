@@ -1228,8 +1228,8 @@ static int settle_pmd(struct ra_state *st)
 
 static int write_windows(struct ra_state *st, struct ra_db *db, int64_t run_id)
 {
-	struct ra_stmt *q = ra_sql_prepare(db, "INSERT INTO windows (run_id, window_id, seq, ts_ns, pid, dev, ino,"
-			       " stream_id, trigger, trigger_seq, trigger_index, req_count_pages,"
+	struct ra_stmt *q = ra_sql_prepare(db, "INSERT INTO windows (run_id, window_id, seq, ts_ns,"
+			       " pid, dev, ino, stream_id, trigger, trigger_seq, trigger_index, req_count_pages,"
 			       " pattern, mmap, start_page, size_pages, async_size_pages, folio_order,"
 			       " ra_pages, fallback, demand_start, demand_pages, eof_page, pages_added,"
 			       " ra_pages_added, used, evicted_unused, thrashed, pending, end_ts_ns,"
@@ -1245,8 +1245,8 @@ static int write_windows(struct ra_state *st, struct ra_db *db, int64_t run_id)
 
 static int write_streams(struct ra_state *st, struct ra_db *db, int64_t run_id)
 {
-	struct ra_stmt *q = ra_sql_prepare(db, "INSERT INTO streams (run_id, stream_id, dev, ino, pid, windows,"
-			       " first_ts_ns, last_ts_ns, initial_size_pages, max_size_pages,"
+	struct ra_stmt *q = ra_sql_prepare(db, "INSERT INTO streams (run_id, stream_id, dev, ino,"
+			       " pid, windows, first_ts_ns, last_ts_ns, initial_size_pages, max_size_pages,"
 			       " ramp_windows, collapses, ra_pages, sizes)"
 			       " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
 	int ret = q ? 0 : -1;
