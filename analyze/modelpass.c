@@ -19,6 +19,7 @@
 #include "analyze_local.h"
 #include "pagemap.h"
 #include "ra_model.h"
+#include "ra_sql.h"
 
 #define MAX_CLASSES 48
 #define MAX_MODEL_DEVS 32
@@ -511,24 +512,21 @@ out:
 	return ret;
 }
 
-void ra_model_fit_row(sqlite3_stmt *q, int c, struct ra_model_fit *f)
+void ra_model_fit_row(struct ra_stmt *q, int c, struct ra_model_fit *f)
 {
-	const unsigned char *form = sqlite3_column_text(q, c), *status = sqlite3_column_text(q, c + 1);
+	const char *form, *status, *why;
+	char fmt[64];
+	int skip = c < 40 ? c : 40;
 
+	memset(fmt, 'n', (size_t)skip);
+	snprintf(fmt + skip, sizeof(fmt) - (size_t)skip, "ttffftxfffff");
 	memset(f, 0, sizeof(*f));
-	f->form = form && strcmp((const char *)form, "max") == 0 ? RA_FORM_MAX : RA_FORM_SUM;
-	f->ok = status && strcmp((const char *)status, "ok") == 0;
-	f->access_ns = sqlite3_column_double(q, c + 2);
-	f->bw_bps = sqlite3_column_double(q, c + 3);
-	f->rms_rel = sqlite3_column_double(q, c + 4);
-	if (sqlite3_column_type(q, c + 5) == SQLITE_TEXT)
-		snprintf(f->why, sizeof(f->why), "%s", (const char *)sqlite3_column_text(q, c + 5));
-	f->points = sqlite3_column_int(q, c + 6);
-	f->min_bytes = sqlite3_column_double(q, c + 7);
-	f->max_bytes = sqlite3_column_double(q, c + 8);
-	f->min_ns = sqlite3_column_double(q, c + 9);
-	f->max_ns = sqlite3_column_double(q, c + 10);
-	f->max_rel = sqlite3_column_double(q, c + 11);
+	ra_sql_row(q, fmt, &form, &status, &f->access_ns, &f->bw_bps, &f->rms_rel, &why, &f->points,
+		   &f->min_bytes, &f->max_bytes, &f->min_ns, &f->max_ns, &f->max_rel);
+	f->form = form && strcmp(form, "max") == 0 ? RA_FORM_MAX : RA_FORM_SUM;
+	f->ok = status && strcmp(status, "ok") == 0;
+	if (why)
+		snprintf(f->why, sizeof(f->why), "%s", why);
 }
 
 static const char *const model_needs[] = { "block:block_rq_complete", NULL };

@@ -14,6 +14,7 @@
 
 #include "analyze_local.h"
 #include "ra_model.h"
+#include "ra_sql.h"
 
 /*
  * One statement with ?1 = @a, ?2 = @b (and ?3 = @c when it has one): the first
@@ -22,23 +23,23 @@
 static int row_values(struct ra_db *db, const char *sql, int64_t a, int64_t b, double c,
 		      double *out, int n)
 {
-	sqlite3_stmt *q = NULL;
-	int rc;
+	struct ra_stmt *q = ra_sql_prepare(db, sql);
+	int rc = -1;
 
 	for (int i = 0; i < n; i++)
 		out[i] = NAN;
-	if (sqlite3_prepare_v2(ra_db_sqlite(db), sql, -1, &q, NULL) != SQLITE_OK)
-		return -1;
-	sqlite3_bind_int64(q, 1, a);
-	sqlite3_bind_int64(q, 2, b);
-	if (sqlite3_bind_parameter_count(q) >= 3)
-		sqlite3_bind_double(q, 3, c);
-	rc = sqlite3_step(q);
-	for (int i = 0; rc == SQLITE_ROW && i < n; i++)
-		if (sqlite3_column_type(q, i) != SQLITE_NULL)
-			out[i] = sqlite3_column_double(q, i);
-	sqlite3_finalize(q);
-	return rc == SQLITE_ROW || rc == SQLITE_DONE ? 0 : -1;
+	if (q && ra_sql_bind(q, ra_sql_params(q) >= 3 ? "iif" : "ii", a, b, c) == 0 &&
+	    (rc = ra_sql_step(q)) == 1)
+		for (int i = 0; i < n && i < 30; i++) {
+			char fmt[32];	/* the columns before i skipped, then i */
+
+			memset(fmt, 'n', (size_t)i);
+			fmt[i] = 'd';
+			fmt[i + 1] = '\0';
+			ra_sql_row(q, fmt, &out[i]);
+		}
+	ra_sql_finalize(q);
+	return rc < 0 ? -1 : 0;
 }
 
 static double or0(double v)
@@ -49,12 +50,8 @@ static double or0(double v)
 /* -1, with the error of @db's last statement (or memory) for the pool of @run_id */
 static int pool_error(struct ra_db *db, int64_t run_id)
 {
-	int code = sqlite3_errcode(ra_db_sqlite(db));
-
 	ra_set_error(RA_ERR_IO, "cannot read the model pool of run %lld in '%s': %s",
-		     (long long)run_id, ra_db_path(db),
-		     code == SQLITE_OK || code == SQLITE_ROW || code == SQLITE_DONE ?
-			     "out of memory" : sqlite3_errmsg(ra_db_sqlite(db)));
+		     (long long)run_id, ra_db_path(db), ra_sql_why(db));
 	return -1;
 }
 
@@ -193,18 +190,20 @@ int ra_pool_members(struct ra_db *db, int64_t run_id, uint32_t dev, struct ra_me
 		    int *n)
 {
 	char sql[2048];
-	sqlite3_stmt *q = NULL;
+	struct ra_stmt *q;
 	struct ra_member *m = NULL;
-	int rc, cap = 0;
+	int rc = -1, cap = 0;
 
 	*out = NULL;
 	*n = 0;
 	snprintf(sql, sizeof(sql), "SELECT run_id FROM (%s) p WHERE NOT EXISTS (%s) ORDER BY run_id",
 		 ra_model_pool_sql, other_workload_sql);
-	if (sqlite3_prepare_v2(ra_db_sqlite(db), sql, -1, &q, NULL) != SQLITE_OK)
+	q = ra_sql_prepare(db, sql);
+	if (!q || ra_sql_bind(q, "i", run_id) < 0) {
+		ra_sql_finalize(q);
 		return pool_error(db, run_id);
-	sqlite3_bind_int64(q, 1, run_id);
-	while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
+	}
+	while ((rc = ra_sql_step(q)) == 1) {
 		if (*n == cap) {
 			struct ra_member *p = realloc(m, (size_t)(cap = cap ? cap * 2 : 16) * sizeof(*p));
 
@@ -213,16 +212,16 @@ int ra_pool_members(struct ra_db *db, int64_t run_id, uint32_t dev, struct ra_me
 			m = p;
 		}
 		memset(&m[*n], 0, sizeof(m[0]));
-		m[*n].run_id = sqlite3_column_int64(q, 0);
+		ra_sql_row(q, "i", &m[*n].run_id);
 		if (member_load(db, dev, &m[*n]) < 0)
 			break;
 		(*n)++;
 	}
-	if (rc != SQLITE_DONE)
+	if (rc != 0)
 		pool_error(db, run_id);
-	sqlite3_finalize(q);
+	ra_sql_finalize(q);
 	*out = m;
-	return rc == SQLITE_DONE ? 0 : -1;
+	return rc == 0 ? 0 : -1;
 }
 
 static int cmp_double(const void *a, const void *b)
@@ -327,74 +326,46 @@ static int form_sets(const struct ra_member *m, int n, struct ra_model_set **out
 	return 0;
 }
 
-static void bind_or_null(sqlite3_stmt *q, int i, double v, bool known)
+/* A known value, else NaN: bound as NULL by 'd'. */
+static double known(double v, bool is)
 {
-	known ? sqlite3_bind_double(q, i, v) : sqlite3_bind_null(q, i);
+	return is ? v : NAN;
 }
 
-static int store_member(sqlite3_stmt *q, int64_t run_id, uint32_t dev, const struct ra_member *m)
+static int store_member(struct ra_stmt *q, int64_t run_id, uint32_t dev,
+			const struct ra_member *m)
 {
 	bool io = m->windows > 0;
-	int rc;
 
-	sqlite3_bind_int64(q, 1, run_id);
-	sqlite3_bind_int64(q, 2, dev);
-	sqlite3_bind_int64(q, 3, m->run_id);
-	sqlite3_bind_int(q, 4, m->setting_kb);
-	sqlite3_bind_int(q, 5, m->ra_kb);
-	bind_or_null(q, 6, m->window_bytes, m->window_bytes > 0);
-	sqlite3_bind_int(q, 7, m->windows);
-	sqlite3_bind_text(q, 8, m->state, -1, SQLITE_STATIC);
-	m->reason[0] ? sqlite3_bind_text(q, 9, m->reason, -1, SQLITE_TRANSIENT) :
-		       sqlite3_bind_null(q, 9);
-	io ? sqlite3_bind_text(q, 10, m->device_paced ? "device" : "reader", -1, SQLITE_STATIC) :
-	     sqlite3_bind_null(q, 10);
-	bind_or_null(q, 11, m->idle_share, io);
-	bind_or_null(q, 12, m->held_share, io);
-	bind_or_null(q, 13, m->thrash_share, io);
-	sqlite3_bind_int64(q, 14, m->thrashed_pages);
-	bind_or_null(q, 15, m->cached_share, m->all_windows > 0);
-	bind_or_null(q, 16, m->io_ns, io);
-	bind_or_null(q, 17, m->measured_bps, m->measured_bps > 0);
-	bind_or_null(q, 18, m->predicted_bps, m->predicted_bps > 0);
-	bind_or_null(q, 19, m->unused_share, m->all_windows > 0);
-	rc = sqlite3_step(q);
-	sqlite3_reset(q);
-	return rc == SQLITE_DONE ? 0 : -1;
+	return ra_sql_put(q, "iiixxdxtttdddiddddd", run_id,
+			  (int64_t)dev, m->run_id, m->setting_kb, m->ra_kb,
+			  known(m->window_bytes, m->window_bytes > 0), m->windows, m->state,
+			  m->reason[0] ? m->reason : NULL,
+			  io ? (m->device_paced ? "device" : "reader") : NULL,
+			  known(m->idle_share, io), known(m->held_share, io),
+			  known(m->thrash_share, io), m->thrashed_pages,
+			  known(m->cached_share, m->all_windows > 0), known(m->io_ns, io),
+			  known(m->measured_bps, m->measured_bps > 0),
+			  known(m->predicted_bps, m->predicted_bps > 0),
+			  known(m->unused_share, m->all_windows > 0));
 }
 
-static int store_set(sqlite3_stmt *q, int64_t run_id, uint32_t dev, const struct ra_model_set *s)
+static int store_set(struct ra_stmt *q, int64_t run_id, uint32_t dev, const struct ra_model_set *s)
 {
-	int rc;
-
-	sqlite3_bind_int64(q, 1, run_id);
-	sqlite3_bind_int64(q, 2, dev);
-	sqlite3_bind_int(q, 3, s->setting_kb);
-	sqlite3_bind_int(q, 4, s->runs);
-	sqlite3_bind_int(q, 5, s->ra_kb);
-	bind_or_null(q, 6, s->window_bytes, s->window_bytes > 0);
-	bind_or_null(q, 7, s->measured_bps, s->measured_bps > 0);
-	bind_or_null(q, 8, s->predicted_bps, s->predicted_bps > 0);
-	s->explained >= 0 ? sqlite3_bind_int(q, 9, s->explained) : sqlite3_bind_null(q, 9);
-	s->why[0] ? sqlite3_bind_text(q, 10, s->why, -1, SQLITE_TRANSIENT) : sqlite3_bind_null(q, 10);
-	sqlite3_bind_text(q, 11, s->reader_paced ? "reader" : "device", -1, SQLITE_STATIC);
-	sqlite3_bind_double(q, 12, s->idle_share);
-	sqlite3_bind_double(q, 13, s->held_share);
-	sqlite3_bind_double(q, 14, s->thrash_share);
-	sqlite3_bind_int64(q, 15, s->thrashed_pages);
-	sqlite3_bind_double(q, 16, s->cached_share);
-	sqlite3_bind_double(q, 17, s->io_s * 1e9);
-	sqlite3_bind_double(q, 18, s->unused_share);
-	rc = sqlite3_step(q);
-	sqlite3_reset(q);
-	return rc == SQLITE_DONE ? 0 : -1;
+	return ra_sql_put(q, "iixxxdddottfffifff", run_id, (int64_t)dev, s->setting_kb, s->runs,
+			  s->ra_kb, known(s->window_bytes, s->window_bytes > 0),
+			  known(s->measured_bps, s->measured_bps > 0),
+			  known(s->predicted_bps, s->predicted_bps > 0), s->explained >= 0,
+			  (int64_t)s->explained, s->why[0] ? s->why : NULL,
+			  s->reader_paced ? "reader" : "device", s->idle_share, s->held_share,
+			  s->thrash_share, s->thrashed_pages, s->cached_share, s->io_s * 1e9,
+			  s->unused_share);
 }
 
 int ra_pool_store(struct ra_db *db, int64_t run_id, uint32_t dev, struct ra_member *m, int n,
 		  const struct ra_model_fit *fit)
 {
-	sqlite3 *sq = ra_db_sqlite(db);
-	sqlite3_stmt *qr = NULL, *qs = NULL;
+	struct ra_stmt *qr = NULL, *qs = NULL;
 	struct ra_model_set *sets = NULL;
 	int nsets = 0, ret = -1;
 
@@ -405,16 +376,16 @@ int ra_pool_store(struct ra_db *db, int64_t run_id, uint32_t dev, struct ra_memb
 						     (m[i].app_measured ? 1 - m[i].unused_share : 1) :
 					     0;
 	if (form_sets(m, n, &sets, &nsets) < 0 ||
-	    sqlite3_prepare_v2(sq, "INSERT INTO model_runs (run_id, dev, member, read_ahead_kb,"
-			       " ra_kb, window_bytes, windows, state, reason, pace, idle_share,"
-			       " held_share, thrash_share, thrashed_pages, cached_share, io_ns,"
-			       " measured_bps, predicted_bps, unused_share) VALUES (?, ?, ?, ?, ?, ?,"
-			       " ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", -1, &qr, NULL) != SQLITE_OK ||
-	    sqlite3_prepare_v2(sq, "INSERT INTO model_sets (run_id, dev, read_ahead_kb, runs,"
-			       " ra_kb, window_bytes, measured_bps, predicted_bps, explained, reason,"
-			       " pace, idle_share, held_share, thrash_share, thrashed_pages,"
-			       " cached_share, io_ns, unused_share) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?,"
-			       " ?, ?, ?, ?, ?, ?, ?, ?, ?)", -1, &qs, NULL) != SQLITE_OK)
+	    !(qr = ra_sql_prepare(db, "INSERT INTO model_runs (run_id, dev, member, read_ahead_kb,"
+				  " ra_kb, window_bytes, windows, state, reason, pace, idle_share,"
+				  " held_share, thrash_share, thrashed_pages, cached_share, io_ns,"
+				  " measured_bps, predicted_bps, unused_share) VALUES (?, ?, ?, ?,"
+				  " ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")) ||
+	    !(qs = ra_sql_prepare(db, "INSERT INTO model_sets (run_id, dev, read_ahead_kb, runs,"
+				  " ra_kb, window_bytes, measured_bps, predicted_bps, explained,"
+				  " reason, pace, idle_share, held_share, thrash_share,"
+				  " thrashed_pages, cached_share, io_ns, unused_share) VALUES (?, ?,"
+				  " ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")))
 		goto out;
 	for (int i = 0; i < n; i++)
 		if (store_member(qr, run_id, dev, &m[i]) < 0)
@@ -426,8 +397,8 @@ int ra_pool_store(struct ra_db *db, int64_t run_id, uint32_t dev, struct ra_memb
 out:
 	if (ret < 0)
 		pool_error(db, run_id);
-	sqlite3_finalize(qr);
-	sqlite3_finalize(qs);
+	ra_sql_finalize(qr);
+	ra_sql_finalize(qs);
 	free(sets);
 	return ret;
 }
@@ -435,70 +406,59 @@ out:
 /* The run sets of @run_id's pool on @dev, from model_sets. */
 static int load_sets(struct ra_db *db, int64_t run_id, uint32_t dev, struct ra_model_pool *p)
 {
-	sqlite3_stmt *q = NULL;
-	int rc, cap = 0;
+	struct ra_stmt *q = ra_sql_prepare(db, "SELECT read_ahead_kb, runs, ra_kb,"
+					   " COALESCE(window_bytes, 0), COALESCE(measured_bps, 0),"
+					   " COALESCE(predicted_bps, 0), pace, idle_share, held_share,"
+					   " thrash_share, thrashed_pages, cached_share, io_ns,"
+					   " COALESCE(unused_share, 0) FROM model_sets"
+					   " WHERE run_id = ?1 AND dev = ?2 ORDER BY read_ahead_kb");
+	int rc = -1, cap = 0;
 
-	if (sqlite3_prepare_v2(ra_db_sqlite(db), "SELECT read_ahead_kb, runs, ra_kb,"
-			       " COALESCE(window_bytes, 0), COALESCE(measured_bps, 0),"
-			       " COALESCE(predicted_bps, 0), NULL, NULL, pace, idle_share,"
-			       " held_share, thrash_share, thrashed_pages, cached_share, io_ns,"
-			       " COALESCE(unused_share, 0) FROM model_sets WHERE run_id = ?1 AND dev = ?2"
-			       " ORDER BY read_ahead_kb", -1, &q, NULL) != SQLITE_OK)
-		return -1;
-	sqlite3_bind_int64(q, 1, run_id);
-	sqlite3_bind_int64(q, 2, dev);
-	while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
+	if (q && ra_sql_bind(q, "ii", run_id, (int64_t)dev) == 0)
+		rc = 1;
+	while (rc == 1 && (rc = ra_sql_step(q)) == 1) {
 		struct ra_model_set *s;
+		const char *pace;
+		double io_ns;
 
 		if (p->nsets == cap) {
 			s = realloc(p->sets, (size_t)(cap = cap ? cap * 2 : 16) * sizeof(*s));
-			if (!s)
+			if (!s) {
+				rc = -1;
 				break;
+			}
 			p->sets = s;
 		}
 		s = &p->sets[p->nsets++];
 		memset(s, 0, sizeof(*s));
-		s->setting_kb = sqlite3_column_int(q, 0);
-		s->runs = sqlite3_column_int(q, 1);
-		s->ra_kb = sqlite3_column_int(q, 2);
-		s->window_bytes = sqlite3_column_double(q, 3);
-		s->measured_bps = sqlite3_column_double(q, 4);
-		s->predicted_bps = sqlite3_column_double(q, 5);
-		s->reader_paced = sqlite3_column_type(q, 8) == SQLITE_TEXT &&
-				  !strcmp((const char *)sqlite3_column_text(q, 8), "reader");
-		s->idle_share = sqlite3_column_double(q, 9);
-		s->held_share = sqlite3_column_double(q, 10);
-		s->thrash_share = sqlite3_column_double(q, 11);
-		s->thrashed_pages = sqlite3_column_int64(q, 12);
-		s->cached_share = sqlite3_column_double(q, 13);
-		s->io_s = sqlite3_column_double(q, 14) / 1e9;
-		s->unused_share = sqlite3_column_double(q, 15);
+		ra_sql_row(q, "xxxffftfffiff", &s->setting_kb, &s->runs, &s->ra_kb, &s->window_bytes,
+			   &s->measured_bps, &s->predicted_bps, &pace, &s->idle_share,
+			   &s->held_share, &s->thrash_share, &s->thrashed_pages, &s->cached_share,
+			   &io_ns);
+		ra_sql_row(q, "nnnnnnnnnnnnnf", &s->unused_share);
+		s->reader_paced = pace && !strcmp(pace, "reader");
+		s->io_s = io_ns / 1e9;
 		ra_model_check(s);	/* explained, cause and why, as stored */
 	}
-	sqlite3_finalize(q);
-	return rc == SQLITE_DONE ? 0 : -1;
+	ra_sql_finalize(q);
+	return rc < 0 ? -1 : 0;
 }
 
 /* The chosen (@chosen 1) or other window fit of @run_id on @dev; !ok when none is stored. */
 static int load_fit(struct ra_db *db, int64_t run_id, uint32_t dev, int chosen,
 		    struct ra_model_fit *f)
 {
-	sqlite3_stmt *q = NULL;
-	int rc;
+	struct ra_stmt *q = ra_sql_prepare(db, "SELECT " RA_MODEL_FIT_COLS("") " FROM"
+					   " device_models WHERE run_id = ?1 AND dev = ?2"
+					   " AND source = 'window' AND chosen = ?3");
+	int rc = -1;
 
 	memset(f, 0, sizeof(*f));
-	if (sqlite3_prepare_v2(ra_db_sqlite(db), "SELECT " RA_MODEL_FIT_COLS("") " FROM"
-			       " device_models WHERE run_id = ?1 AND dev = ?2 AND source = 'window'"
-			       " AND chosen = ?3", -1, &q, NULL) != SQLITE_OK)
-		return -1;
-	sqlite3_bind_int64(q, 1, run_id);
-	sqlite3_bind_int64(q, 2, dev);
-	sqlite3_bind_int(q, 3, chosen);
-	rc = sqlite3_step(q);
-	if (rc == SQLITE_ROW)
+	if (q && ra_sql_bind(q, "iix", run_id, (int64_t)dev, chosen) == 0 &&
+	    (rc = ra_sql_step(q)) == 1)
 		ra_model_fit_row(q, 0, f);
-	sqlite3_finalize(q);
-	return rc == SQLITE_ROW || rc == SQLITE_DONE ? 0 : -1;
+	ra_sql_finalize(q);
+	return rc < 0 ? -1 : 0;
 }
 
 int ra_model_pool_load(struct ra_db *db, int64_t run_id, uint32_t dev, struct ra_model_pool *p)
@@ -511,9 +471,10 @@ int ra_model_pool_load(struct ra_db *db, int64_t run_id, uint32_t dev, struct ra
 	    load_sets(db, run_id, dev, p) < 0 ||
 	    row_values(db, "SELECT SUM(state IN ('failed', 'killed', 'interrupted')),"
 		       " MAX(CASE WHEN member = ?1 THEN read_ahead_kb END), SUM(state = 'no_io'),"
-		       " SUM(state = 'no_readahead') FROM model_runs WHERE run_id = ?1 AND dev = ?2", run_id, dev, 0, v, 4) < 0) {
+		       " SUM(state = 'no_readahead') FROM model_runs WHERE run_id = ?1 AND dev = ?2",
+		       run_id, dev, 0, v, 4) < 0) {
 		ra_set_error(RA_ERR_IO, "cannot read the model of run %lld in '%s': %s",
-			     (long long)run_id, ra_db_path(db), sqlite3_errmsg(ra_db_sqlite(db)));
+			     (long long)run_id, ra_db_path(db), ra_sql_why(db));
 		ra_model_pool_release(p);
 		return -1;
 	}
@@ -571,8 +532,7 @@ int ra_sweep_step(struct ra_db *db, int64_t run_id, double fraction,
 
 	memset(s, 0, sizeof(*s));
 	if (run_id > 0 && (found = main_device(db, run_id, &s->dev)) < 0) {
-		ra_set_error(RA_ERR_IO, "cannot read '%s': %s", ra_db_path(db),
-			     sqlite3_errmsg(ra_db_sqlite(db)));
+		ra_set_error(RA_ERR_IO, "cannot read '%s': %s", ra_db_path(db), ra_sql_why(db));
 		return -1;
 	}
 	if (run_id > 0 && !found) {

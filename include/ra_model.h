@@ -96,7 +96,8 @@ int ra_model_fit(const struct ra_model_point *p, int n, int form, struct ra_mode
  * ra_model_fit_row - a fit stored in device_models, from the columns
  * RA_MODEL_FIT_COLS of @st from @col on
  */
-void ra_model_fit_row(sqlite3_stmt *st, int col, struct ra_model_fit *f);
+struct ra_stmt;
+void ra_model_fit_row(struct ra_stmt *st, int col, struct ra_model_fit *f);
 
 /** ra_model_latency_ns - the model's time for an I/O of @bytes */
 double ra_model_latency_ns(const struct ra_model_fit *f, double bytes);

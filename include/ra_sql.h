@@ -13,6 +13,7 @@
  *                  else NULL (a field the event may not have)
  *   x  int         bound; read into int * (NULL reads 0)
  *   d  double      bound, NaN as NULL; read into double * (NULL reads NaN)
+ *   f  double      bound; read into double * (NULL reads 0)
  *   t  const char* bound (copied), NULL as NULL; read into const char **
  *                  (NULL reads NULL; valid until the next step)
  *   T  char *      read only: a copy of the text to free() (NULL reads NULL),
@@ -36,6 +37,8 @@ void ra_sql_finalize(struct ra_stmt *st);
 
 /** ra_sql_bind - bind the parameters from 1 by @fmt; 0 or -1 (a bad format) */
 int ra_sql_bind(struct ra_stmt *st, const char *fmt, ...);
+/** ra_sql_params - how many parameters the statement has */
+int ra_sql_params(struct ra_stmt *st);
 /** ra_sql_step - 1 a row, 0 done, -1 with ra_last_error() */
 int ra_sql_step(struct ra_stmt *st);
 /** ra_sql_row - read the columns from 0 of the current row by @fmt */
@@ -50,6 +53,13 @@ void ra_sql_reset(struct ra_stmt *st);
  * prepared INSERT; 0 or -1 with ra_last_error()
  */
 int ra_sql_put(struct ra_stmt *st, const char *fmt, ...);
+
+/**
+ * ra_sql_why - the engine's words for the last statement of @db that failed
+ * ("out of memory" when it has none), for a message that names more than
+ * the file
+ */
+const char *ra_sql_why(struct ra_db *db);
 
 /** ra_sql_exec - prepare @sql, bind by @fmt, run it to the end; 0 or -1 */
 int ra_sql_exec(struct ra_db *db, const char *sql, const char *fmt, ...);

@@ -88,6 +88,9 @@ static int bind_va(struct ra_stmt *st, const char *fmt, va_list *ap)
 			d = va_arg(*ap, double);
 			rc = isnan(d) ? sqlite3_bind_null(st->st, i) : sqlite3_bind_double(st->st, i, d);
 			break;
+		case 'f':
+			rc = sqlite3_bind_double(st->st, i, va_arg(*ap, double));
+			break;
 		case 't':
 			s = va_arg(*ap, const char *);
 			rc = s ? sqlite3_bind_text(st->st, i, s, -1, SQLITE_TRANSIENT) :
@@ -117,6 +120,11 @@ int ra_sql_bind(struct ra_stmt *st, const char *fmt, ...)
 	return ret;
 }
 
+int ra_sql_params(struct ra_stmt *st)
+{
+	return sqlite3_bind_parameter_count(st->st);
+}
+
 int ra_sql_step(struct ra_stmt *st)
 {
 	int rc = sqlite3_step(st->st);
@@ -142,6 +150,9 @@ static void row_va(struct ra_stmt *st, const char *fmt, va_list *ap)
 			break;
 		case 'd':
 			*va_arg(*ap, double *) = null ? NAN : sqlite3_column_double(st->st, c);
+			break;
+		case 'f':
+			*va_arg(*ap, double *) = sqlite3_column_double(st->st, c);
 			break;
 		case 't':
 			*va_arg(*ap, const char **) =
@@ -188,6 +199,14 @@ int ra_sql_put(struct ra_stmt *st, const char *fmt, ...)
 		ret = 0;
 	sqlite3_reset(st->st);
 	return ret < 0 ? -1 : 0;
+}
+
+const char *ra_sql_why(struct ra_db *db)
+{
+	int code = sqlite3_errcode(db->db);
+
+	return code == SQLITE_OK || code == SQLITE_ROW || code == SQLITE_DONE ?
+		       "out of memory" : sqlite3_errmsg(db->db);
 }
 
 int ra_sql_exec(struct ra_db *db, const char *sql, const char *fmt, ...)

@@ -61,6 +61,8 @@ static void test_round_trip(void)
 	CHECK(isnan(b));
 	CHECK(copy == NULL);
 	CHECK_INT(x, 0);
+	CHECK_INT(ra_sql_one(db, "SELECT b FROM t WHERE rowid = 2", "", "f", &b), 1);
+	CHECK(b == 0);	/* 'f': NULL reads 0 */
 	CHECK_INT(ra_sql_one(db, "SELECT a, b, c FROM t WHERE rowid = 1", "", "idT", &a, &b, &copy), 1);
 	CHECK_INT(a, (int64_t)1 << 40);
 	CHECK(b == 2.5);
@@ -76,6 +78,7 @@ static void test_round_trip(void)
 	/* a statement stepped row by row, columns skipped, NULL tested */
 	sel = ra_sql_prepare(db, "SELECT c, a, d FROM t WHERE a >= ? ORDER BY rowid");
 	CHECK(sel != NULL);
+	CHECK_INT(ra_sql_params(sel), 1);
 	CHECK_INT(ra_sql_bind(sel, "i", (int64_t)0), 0);
 	while (ra_sql_step(sel) == 1) {
 		ra_sql_row(sel, "ni", &a);
@@ -114,6 +117,7 @@ static void test_errors(void)
 	ra_sql_finalize(NULL);
 	CHECK_INT(ra_sql_exec(db, "DELETE FROM t WHERE d = ?", "i", (int64_t)5), 0);
 	CHECK_INT(ra_sql_exec(db, "DELETE FROM nowhere", ""), -1);
+	CHECK_STR(ra_sql_why(db), "no such table: nowhere");
 	ra_db_close(db);
 }
 
