@@ -175,38 +175,41 @@ static int merge_run(struct msrc *s, struct msrc *run, int64_t run_id)
 static int collect(struct ra_db *db, int64_t run_id, const char *sql, struct msrc *s)
 {
 	struct msrc *run = calloc(1, sizeof(*run));
-	sqlite3_stmt *q = NULL;
+	struct ra_stmt *q = NULL;
 	int64_t cur = -1;
-	int rc = SQLITE_NOMEM;
+	int rc = -1;
 
-	if (!run || sqlite3_prepare_v2(ra_db_sqlite(db), sql, -1, &q, NULL) != SQLITE_OK)
+	if (!run) {
+		ra_set_error(RA_ERR_IO, "out of memory");
 		goto out;
-	sqlite3_bind_int64(q, 1, run_id);
-	while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
-		int64_t r = sqlite3_column_int64(q, 1), ns = sqlite3_column_int64(q, 3);
-		double bytes = sqlite3_column_double(q, 2);
+	}
+	if (!(q = ra_sql_prepare(db, sql)) || ra_sql_bind(q, "i", run_id) < 0)
+		goto out;
+	while ((rc = ra_sql_step(q)) == 1) {
+		int64_t dev, r, ns, lat;
+		double bytes;
 
+		ra_sql_row(q, "iifii", &dev, &r, &bytes, &ns, &lat);
+		if (ra_sql_null(q, 4))
+			lat = -1;
 		if (r != cur && cur >= 0 && merge_run(s, run, cur) < 0) {
-			rc = SQLITE_NOMEM;
+			rc = -1;
 			break;
 		}
 		cur = r;
-		if (bytes > 0 && ns > 0 &&
-		    add_sample(run, (uint32_t)sqlite3_column_int64(q, 0), r, bytes, ns,
-			       sqlite3_column_type(q, 4) == SQLITE_NULL ? -1 :
-			       sqlite3_column_int64(q, 4)) < 0) {
-			rc = SQLITE_NOMEM;
+		if (bytes > 0 && ns > 0 && add_sample(run, (uint32_t)dev, r, bytes, ns, lat) < 0) {
+			rc = -1;
 			break;
 		}
 	}
-	if (rc == SQLITE_DONE && cur >= 0 && merge_run(s, run, cur) < 0)
-		rc = SQLITE_NOMEM;
+	if (rc == 0 && cur >= 0 && merge_run(s, run, cur) < 0)
+		rc = -1;
 out:
-	sqlite3_finalize(q);
+	ra_sql_finalize(q);
 	if (run)
 		msrc_release(run);
 	free(run);
-	return rc == SQLITE_DONE ? 0 : -1;
+	return rc == 0 ? 0 : -1;
 }
 
 static int cmp_i64(const void *a, const void *b)
@@ -219,44 +222,21 @@ static int cmp_i64(const void *a, const void *b)
 struct model_ctx {
 	struct ra_db *db;
 	int64_t run_id;
-	sqlite3_stmt *ins_point, *ins_model, *ins_advice;
+	struct ra_stmt *ins_point, *ins_model, *ins_advice;
 };
 
 static int store_model(struct model_ctx *m, const struct mdev *d, const char *source,
 		       const struct ra_model_fit *f, int64_t samples, int sizes, bool chosen)
 {
-	sqlite3_stmt *q = m->ins_model;
-	int rc;
+	double n = NAN;	/* bound as NULL */
 
-	sqlite3_bind_int64(q, 1, m->run_id);
-	sqlite3_bind_int64(q, 2, d->dev);
-	sqlite3_bind_text(q, 3, source, -1, SQLITE_STATIC);
-	sqlite3_bind_text(q, 4, ra_model_form_name(f->form), -1, SQLITE_STATIC);
-	sqlite3_bind_text(q, 5, f->ok ? "ok" : "unidentifiable", -1, SQLITE_STATIC);
-	f->why[0] ? sqlite3_bind_text(q, 6, f->why, -1, SQLITE_TRANSIENT) : sqlite3_bind_null(q, 6);
-	sqlite3_bind_int(q, 7, d->nruns);
-	sqlite3_bind_int64(q, 8, samples);
-	sqlite3_bind_int(q, 9, sizes);
-	for (int i = 10; i <= 13; i++)
-		sqlite3_bind_null(q, i);
-	if (f->ok) {
-		sqlite3_bind_double(q, 10, f->access_ns);
-		sqlite3_bind_double(q, 11, f->bw_bps);
-		sqlite3_bind_double(q, 12, f->rms_rel);
-		sqlite3_bind_double(q, 13, f->max_rel);
-	}
-	sqlite3_bind_int(q, 14, chosen);
-	for (int i = 15; i <= 18; i++)
-		sqlite3_bind_null(q, i);
-	if (sizes > 0) {
-		sqlite3_bind_double(q, 15, f->min_bytes);
-		sqlite3_bind_double(q, 16, f->max_bytes);
-		sqlite3_bind_double(q, 17, f->min_ns);
-		sqlite3_bind_double(q, 18, f->max_ns);
-	}
-	rc = sqlite3_step(q);
-	sqlite3_reset(q);
-	return rc == SQLITE_DONE ? 0 : -1;
+	return ra_sql_put(m->ins_model, "iittttxixddddxdddd",
+			  m->run_id, (int64_t)d->dev, source, ra_model_form_name(f->form),
+			  f->ok ? "ok" : "unidentifiable", f->why[0] ? f->why : NULL, d->nruns,
+			  samples, sizes, f->ok ? f->access_ns : n, f->ok ? f->bw_bps : n,
+			  f->ok ? f->rms_rel : n, f->ok ? f->max_rel : n, (int)chosen,
+			  sizes > 0 ? f->min_bytes : n, sizes > 0 ? f->max_bytes : n,
+			  sizes > 0 ? f->min_ns : n, sizes > 0 ? f->max_ns : n);
 }
 
 /*
@@ -274,8 +254,6 @@ static int fit_device(struct model_ctx *m, struct mdev *d, const char *source,
 	for (int c = 0; c < MAX_CLASSES; c++) {
 		struct sclass *s = &d->cls[c];
 		bool used = s->n >= RA_MODEL_MIN_SAMPLES;
-		sqlite3_stmt *q = m->ins_point;
-		int rc;
 
 		if (!s->n)
 			continue;
@@ -288,22 +266,10 @@ static int fit_device(struct model_ctx *m, struct mdev *d, const char *source,
 			samples += (int64_t)s->n;
 			sizes++;
 		}
-		sqlite3_bind_int64(q, 1, m->run_id);
-		sqlite3_bind_int64(q, 2, d->dev);
-		sqlite3_bind_text(q, 3, source, -1, SQLITE_STATIC);
-		sqlite3_bind_int64(q, 4, 1LL << c);
-		sqlite3_bind_int64(q, 5, (int64_t)s->n);
-		sqlite3_bind_double(q, 6, s->bytes / (double)s->n);
-		sqlite3_bind_double(q, 7, s->sum_ns / (double)s->n);
-		sqlite3_bind_int64(q, 8, s->ns[(s->n - 1) / 2]);
-		if (s->n_lat)
-			sqlite3_bind_double(q, 9, s->sum_lat / (double)s->n_lat);
-		else
-			sqlite3_bind_null(q, 9);
-		sqlite3_bind_int(q, 10, used);
-		rc = sqlite3_step(q);
-		sqlite3_reset(q);
-		if (rc != SQLITE_DONE)
+		if (ra_sql_put(m->ins_point, "iitiiffidx", m->run_id, (int64_t)d->dev, source,
+			       (int64_t)(1LL << c), (int64_t)s->n, s->bytes / (double)s->n,
+			       s->sum_ns / (double)s->n, (int64_t)s->ns[(s->n - 1) / 2],
+			       s->n_lat ? s->sum_lat / (double)s->n_lat : NAN, (int)used) < 0)
 			return -1;
 	}
 	ra_model_fit(pts, n, RA_FORM_SUM, &f[0]);
@@ -323,7 +289,6 @@ static int fit_device(struct model_ctx *m, struct mdev *d, const char *source,
 /* The advice of run @m->run_id for @dev, from its pool as stored (model_sets, device_models). */
 static int advise(struct model_ctx *m, uint32_t dev)
 {
-	sqlite3_stmt *q = m->ins_advice;
 	struct ra_model_pool p;
 	struct ra_advice a;
 	char next[64] = "";
@@ -335,25 +300,14 @@ static int advise(struct model_ctx *m, uint32_t dev)
 	for (int i = 0; a.next_kb[i]; i++)
 		snprintf(next + strlen(next), sizeof(next) - strlen(next), "%s%d", i ? "," : "",
 			 a.next_kb[i]);
-	sqlite3_bind_int64(q, 1, m->run_id);
-	sqlite3_bind_int64(q, 2, dev);
-	sqlite3_bind_double(q, 3, RA_ADVICE_FRACTION);
-	p.fit.ok ? sqlite3_bind_text(q, 4, ra_model_form_name(p.fit.form), -1, SQLITE_STATIC) :
-		   sqlite3_bind_null(q, 4);
-	a.target_bytes > 0 ? sqlite3_bind_double(q, 5, a.target_bytes) : sqlite3_bind_null(q, 5);
-	a.model_kb ? sqlite3_bind_int(q, 6, a.model_kb) : sqlite3_bind_null(q, 6);
-	a.thrash_kb ? sqlite3_bind_int(q, 7, a.thrash_kb) : sqlite3_bind_null(q, 7);
-	a.current_kb >= 0 ? sqlite3_bind_int(q, 8, a.current_kb) : sqlite3_bind_null(q, 8);
-	a.recommended_kb ? sqlite3_bind_int(q, 9, a.recommended_kb) : sqlite3_bind_null(q, 9);
-	sqlite3_bind_text(q, 10, a.reasoning, -1, SQLITE_TRANSIENT);
-	sqlite3_bind_text(q, 11, ra_advice_status_name(a.status), -1, SQLITE_STATIC);
-	a.measured_kb ? sqlite3_bind_int(q, 12, a.measured_kb) : sqlite3_bind_null(q, 12);
-	a.window_ratio > 0 ? sqlite3_bind_double(q, 13, a.window_ratio) : sqlite3_bind_null(q, 13);
-	next[0] ? sqlite3_bind_text(q, 14, next, -1, SQLITE_TRANSIENT) : sqlite3_bind_null(q, 14);
-	rc = sqlite3_step(q);
-	sqlite3_reset(q);
+	rc = ra_sql_put(m->ins_advice, "iiftdzzjzttzdt", m->run_id, (int64_t)dev,
+			RA_ADVICE_FRACTION, p.fit.ok ? ra_model_form_name(p.fit.form) : NULL,
+			a.target_bytes > 0 ? a.target_bytes : NAN, (int64_t)a.model_kb,
+			(int64_t)a.thrash_kb, (int64_t)a.current_kb, (int64_t)a.recommended_kb,
+			a.reasoning, ra_advice_status_name(a.status), (int64_t)a.measured_kb,
+			a.window_ratio > 0 ? a.window_ratio : NAN, next[0] ? next : NULL);
 	ra_model_pool_release(&p);
-	return rc == SQLITE_DONE ? 0 : -1;
+	return rc;
 }
 
 /*
@@ -401,21 +355,19 @@ static int advise(struct model_ctx *m, uint32_t dev)
 
 static int prepare_inserts(struct model_ctx *m)
 {
-	sqlite3 *sq = ra_db_sqlite(m->db);
-
-	return sqlite3_prepare_v2(sq, "INSERT INTO model_points (run_id, dev, source, size_class,"
-				  " n, bytes, service_ns, p50_ns, latency_ns, used) VALUES (?, ?,"
-				  " ?, ?, ?, ?, ?, ?, ?, ?)", -1, &m->ins_point, NULL) != SQLITE_OK ||
-	       sqlite3_prepare_v2(sq, "INSERT INTO device_models (run_id, dev, source, form,"
-				  " status, reason, runs, samples, sizes, access_ns, bandwidth_bps,"
-				  " rms_rel_err, max_rel_err, chosen, min_bytes, max_bytes, min_ns,"
-				  " max_ns) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?,"
-				  " ?)", -1, &m->ins_model, NULL) != SQLITE_OK ||
-	       sqlite3_prepare_v2(sq, "INSERT INTO device_advice (run_id, dev, fraction, form,"
-				  " target_bytes, model_kb, thrash_kb, current_kb, recommended_kb,"
-				  " reasoning, status, measured_kb, window_ratio, next_kb) VALUES (?,"
-				  " ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", -1, &m->ins_advice,
-				  NULL) != SQLITE_OK ? -1 : 0;
+	m->ins_point = ra_sql_prepare(m->db, "INSERT INTO model_points (run_id, dev, source,"
+				      " size_class, n, bytes, service_ns, p50_ns, latency_ns, used)"
+				      " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+	m->ins_model = ra_sql_prepare(m->db, "INSERT INTO device_models (run_id, dev, source, form,"
+				      " status, reason, runs, samples, sizes, access_ns,"
+				      " bandwidth_bps, rms_rel_err, max_rel_err, chosen, min_bytes,"
+				      " max_bytes, min_ns, max_ns) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?,"
+				      " ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+	m->ins_advice = ra_sql_prepare(m->db, "INSERT INTO device_advice (run_id, dev, fraction,"
+				       " form, target_bytes, model_kb, thrash_kb, current_kb,"
+				       " recommended_kb, reasoning, status, measured_kb, window_ratio,"
+				       " next_kb) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+	return m->ins_point && m->ins_model && m->ins_advice ? 0 : -1;
 }
 
 /* The pool's runs on @dev with the predictions of @best, their run sets, the advice. */
@@ -435,29 +387,29 @@ static int pool_device(struct model_ctx *m, uint32_t dev, const struct ra_model_
 static int window_devices(struct model_ctx *m, struct msrc *s)
 {
 	static const struct ra_model_fit none = { .why = "no window with device time" };
-	sqlite3_stmt *q = NULL;
-	int rc;
+	struct ra_stmt *q = ra_sql_prepare(m->db, "SELECT DISTINCT dev FROM windows"
+					   " WHERE run_id = ?1 UNION SELECT dev FROM" NO_WINDOW_DEVS);
+	int rc = -1;
 
-	if (sqlite3_prepare_v2(ra_db_sqlite(m->db), "SELECT DISTINCT dev FROM windows"
-			       " WHERE run_id = ?1 UNION SELECT dev FROM" NO_WINDOW_DEVS, -1, &q,
-			       NULL) != SQLITE_OK)
-		return -1;
-	sqlite3_bind_int64(q, 1, m->run_id);
-	while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
-		uint32_t dev = (uint32_t)sqlite3_column_int64(q, 0);
+	if (q && ra_sql_bind(q, "i", m->run_id) == 0)
+		rc = 1;
+	while (rc == 1 && (rc = ra_sql_step(q)) == 1) {
 		struct ra_model_fit best = none, other;
 		struct mdev *d = NULL;
+		int64_t dev;
+
+		ra_sql_row(q, "i", &dev);
 
 		for (int i = 0; i < s->ndevs && !d; i++)
 			d = s->devs[i].dev == dev ? &s->devs[i] : NULL;
 		if ((d && fit_device(m, d, "window", &best, &other) < 0) ||
-		    pool_device(m, dev, &best) < 0) {
-			rc = SQLITE_ERROR;
+		    pool_device(m, (uint32_t)dev, &best) < 0) {
+			rc = -1;
 			break;
 		}
 	}
-	sqlite3_finalize(q);
-	return rc == SQLITE_DONE ? 0 : -1;
+	ra_sql_finalize(q);
+	return rc < 0 ? -1 : 0;
 }
 
 static int d2c_devices(struct model_ctx *m, struct msrc *s)
@@ -476,7 +428,6 @@ static int run_model(struct ra_db *db, int64_t run_id, const struct ra_analyze_o
 {
 	static const char *const src_name[2] = { "window", "d2c" };
 	struct model_ctx m = { .db = db, .run_id = run_id };
-	sqlite3 *sq = ra_db_sqlite(db);
 	struct msrc *s = calloc(1, sizeof(*s));
 	char sql[4096];
 	int ret = -1;
@@ -503,12 +454,12 @@ static int run_model(struct ra_db *db, int64_t run_id, const struct ra_analyze_o
 out:
 	if (ret < 0 && ra_last_error_kind() != RA_ERR_IO)
 		ra_set_error(RA_ERR_IO, "model of run %lld in '%s': %s", (long long)run_id,
-			     ra_db_path(db), sqlite3_errmsg(sq));
+			     ra_db_path(db), ra_sql_why(db));
 	msrc_release(s);
 	free(s);
-	sqlite3_finalize(m.ins_point);
-	sqlite3_finalize(m.ins_model);
-	sqlite3_finalize(m.ins_advice);
+	ra_sql_finalize(m.ins_point);
+	ra_sql_finalize(m.ins_model);
+	ra_sql_finalize(m.ins_advice);
 	return ret;
 }
 

@@ -23,12 +23,13 @@
 static int row_values(struct ra_db *db, const char *sql, int64_t a, int64_t b, double c,
 		      double *out, int n)
 {
+	static const char *const by_params[] = { "", "i", "ii", "iif" };
 	struct ra_stmt *q = ra_sql_prepare(db, sql);
-	int rc = -1;
+	int rc = -1, np = q ? ra_sql_params(q) : 0;
 
 	for (int i = 0; i < n; i++)
 		out[i] = NAN;
-	if (q && ra_sql_bind(q, ra_sql_params(q) >= 3 ? "iif" : "ii", a, b, c) == 0 &&
+	if (q && ra_sql_bind(q, by_params[np < 3 ? np : 3], a, b, c) == 0 &&
 	    (rc = ra_sql_step(q)) == 1)
 		for (int i = 0; i < n && i < 30; i++) {
 			char fmt[32];	/* the columns before i skipped, then i */

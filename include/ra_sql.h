@@ -41,7 +41,10 @@ int ra_sql_bind(struct ra_stmt *st, const char *fmt, ...);
 int ra_sql_params(struct ra_stmt *st);
 /** ra_sql_step - 1 a row, 0 done, -1 with ra_last_error() */
 int ra_sql_step(struct ra_stmt *st);
-/** ra_sql_row - read the columns from 0 of the current row by @fmt */
+/**
+ * ra_sql_row - read the columns from 0 of the current row by @fmt; a format
+ * character past the row's columns leaves its pointer untouched
+ */
 void ra_sql_row(struct ra_stmt *st, const char *fmt, ...);
 /** ra_sql_null - whether column @col of the current row is NULL */
 bool ra_sql_null(struct ra_stmt *st, int col);

@@ -138,9 +138,16 @@ int ra_sql_step(struct ra_stmt *st)
 
 static void row_va(struct ra_stmt *st, const char *fmt, va_list *ap)
 {
-	for (int c = 0; *fmt; fmt++, c++) {
-		bool null = sqlite3_column_type(st->st, c) == SQLITE_NULL;
+	int ncols = sqlite3_column_count(st->st);
 
+	for (int c = 0; *fmt; fmt++, c++) {
+		bool null = c >= ncols || sqlite3_column_type(st->st, c) == SQLITE_NULL;
+
+		if (c >= ncols) {	/* past the row: the pointer untouched */
+			if (*fmt != 'n')
+				(void)va_arg(*ap, void *);
+			continue;
+		}
 		switch (*fmt) {
 		case 'i':
 			*va_arg(*ap, int64_t *) = sqlite3_column_int64(st->st, c);

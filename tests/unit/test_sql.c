@@ -61,7 +61,9 @@ static void test_round_trip(void)
 	CHECK(isnan(b));
 	CHECK(copy == NULL);
 	CHECK_INT(x, 0);
-	CHECK_INT(ra_sql_one(db, "SELECT b FROM t WHERE rowid = 2", "", "f", &b), 1);
+	a = 42;
+	CHECK_INT(ra_sql_one(db, "SELECT b FROM t WHERE rowid = 2", "", "fi", &b, &a), 1);
+	CHECK_INT(a, 42);	/* past the row's columns: untouched */
 	CHECK(b == 0);	/* 'f': NULL reads 0 */
 	CHECK_INT(ra_sql_one(db, "SELECT a, b, c FROM t WHERE rowid = 1", "", "idT", &a, &b, &copy), 1);
 	CHECK_INT(a, (int64_t)1 << 40);
