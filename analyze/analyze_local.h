@@ -10,32 +10,7 @@
 
 #include "ra_analyze.h"
 #include "ra_event.h"
-
-/* ---- evstream.c: a run's events back from the database, in seq order ---- */
-
-struct ra_evstream;
-
-#define RA_STREAM_RA	(1u << RA_CLASS_RA)
-#define RA_STREAM_PAGE	(1u << RA_CLASS_PAGE)
-#define RA_STREAM_BLK	(1u << RA_CLASS_BLK)
-/* only the completions of block_bio_complete and block_rq_complete */
-#define RA_STREAM_BLK_DONE (1u << (RA_CLASS_BLK + 1))
-
-/** ra_evstream_open - the events of @run_id of the classes in @mask, merged by seq */
-struct ra_evstream *ra_evstream_open(struct ra_db *db, int64_t run_id, unsigned int mask);
-/** ra_evstream_next - 1 and the next event in @ev, 0 at the end, -1 on error */
-int ra_evstream_next(struct ra_evstream *s, struct ra_event *ev, int64_t *seq);
-void ra_evstream_close(struct ra_evstream *s);
-
-typedef int (*ra_seq_event_cb)(const struct ra_event *ev, int64_t seq, void *arg);
-
-/**
- * ra_evstream_each - call @cb for every event of @run_id of the classes in
- * @mask, in seq order; stops when @cb returns < 0. Returns 0 or -1. A callback
- * that fails without an error message of its own gets "out of memory".
- */
-int ra_evstream_each(struct ra_db *db, int64_t run_id, unsigned int mask, ra_seq_event_cb cb,
-		     void *arg);
+#include "ra_evstream.h"
 
 /* ---- the passes ---- */
 

@@ -8,7 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analyze_local.h"
+#include "db_local.h"
+#include "ra_evstream.h"
 
 struct cursor {
 	sqlite3_stmt *st;
