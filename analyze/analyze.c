@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "analyze_local.h"
+#include "ra_sql.h"
 #include "ra_version.h"
 
 static const struct ra_pass *const passes[] = {
@@ -19,18 +20,14 @@ static const struct ra_pass *const passes[] = {
 
 int ra_analyze_exec(struct ra_db *db, const char *sql, int64_t run_id)
 {
-	sqlite3_stmt *st = NULL;
-	int rc;
+	struct ra_stmt *st = ra_sql_prepare(db, sql);
+	int rc = -1;
 
-	rc = sqlite3_prepare_v2(ra_db_sqlite(db), sql, -1, &st, NULL);
-	if (rc == SQLITE_OK) {
-		sqlite3_bind_int64(st, 1, run_id);
-		rc = sqlite3_step(st);
-	}
-	sqlite3_finalize(st);
-	if (rc != SQLITE_DONE && rc != SQLITE_ROW) {
-		ra_set_error(RA_ERR_IO, "cannot update '%s': %s", ra_db_path(db),
-			     sqlite3_errmsg(ra_db_sqlite(db)));
+	if (st && ra_sql_bind(st, ra_sql_params(st) ? "i" : "", run_id) == 0)
+		rc = ra_sql_step(st);
+	ra_sql_finalize(st);
+	if (rc < 0) {
+		ra_set_error(RA_ERR_IO, "cannot update '%s': %s", ra_db_path(db), ra_sql_why(db));
 		return -1;
 	}
 	return 0;
@@ -44,25 +41,25 @@ int ra_analyze_exec(struct ra_db *db, const char *sql, int64_t run_id)
 static int query_one(struct ra_db *db, const char *sql, int64_t run_id, const char *text,
 		     bool need_row, int64_t *num, char *buf, size_t len)
 {
-	sqlite3_stmt *st = NULL;
-	int rc;
+	struct ra_stmt *st = ra_sql_prepare(db, sql);
+	const char *t = NULL;
+	int64_t v = 0;
+	int rc = -1;
 
-	rc = sqlite3_prepare_v2(ra_db_sqlite(db), sql, -1, &st, NULL);
-	if (rc == SQLITE_OK) {
-		sqlite3_bind_int64(st, 1, run_id);
-		if (text)
-			sqlite3_bind_text(st, 2, text, -1, SQLITE_STATIC);
-		rc = sqlite3_step(st);
+	if (st && ra_sql_bind(st, text ? "it" : "i", run_id, text) == 0 &&
+	    (rc = ra_sql_step(st)) == 1) {
+		if (num)
+			ra_sql_row(st, "i", &v);
+		else
+			ra_sql_row(st, "t", &t);
 	}
 	if (num)
-		*num = rc == SQLITE_ROW ? sqlite3_column_int64(st, 0) : 0;
+		*num = v;
 	if (buf)
-		snprintf(buf, len, "%s", rc == SQLITE_ROW && sqlite3_column_text(st, 0) ?
-					 (const char *)sqlite3_column_text(st, 0) : "");
-	sqlite3_finalize(st);
-	if (rc != SQLITE_ROW && (need_row || rc != SQLITE_DONE)) {
-		ra_set_error(RA_ERR_IO, "cannot read '%s': %s", ra_db_path(db),
-			     sqlite3_errmsg(ra_db_sqlite(db)));
+		snprintf(buf, len, "%s", t ? t : "");
+	ra_sql_finalize(st);
+	if (rc != 1 && (need_row || rc != 0)) {
+		ra_set_error(RA_ERR_IO, "cannot read '%s': %s", ra_db_path(db), ra_sql_why(db));
 		return -1;
 	}
 	return 0;
@@ -144,25 +141,10 @@ static int missing_events(struct ra_db *db, int64_t run_id, const struct ra_pass
 static int record(struct ra_db *db, int64_t run_id, const struct ra_pass *p, const char *state,
 		  const char *message)
 {
-	sqlite3_stmt *st = NULL;
-	int rc;
-
-	rc = sqlite3_prepare_v2(ra_db_sqlite(db),
-				"INSERT OR REPLACE INTO analyses (run_id, pass, state, message,"
-				" params, tool_version) VALUES (?, ?, ?, ?, NULL, ?)",
-				-1, &st, NULL);
-	if (rc == SQLITE_OK) {
-		sqlite3_bind_int64(st, 1, run_id);
-		sqlite3_bind_text(st, 2, p->name, -1, SQLITE_STATIC);
-		sqlite3_bind_text(st, 3, state, -1, SQLITE_STATIC);
-		sqlite3_bind_text(st, 4, message, -1, SQLITE_TRANSIENT);
-		sqlite3_bind_text(st, 5, RA_VERSION, -1, SQLITE_STATIC);
-		rc = sqlite3_step(st);
-	}
-	sqlite3_finalize(st);
-	if (rc != SQLITE_DONE) {
-		ra_set_error(RA_ERR_IO, "cannot update '%s': %s", ra_db_path(db),
-			     sqlite3_errmsg(ra_db_sqlite(db)));
+	if (ra_sql_exec(db, "INSERT OR REPLACE INTO analyses (run_id, pass, state, message,"
+			" params, tool_version) VALUES (?, ?, ?, ?, NULL, ?)", "itttt", run_id,
+			p->name, state, message, RA_VERSION) < 0) {
+		ra_set_error(RA_ERR_IO, "cannot update '%s': %s", ra_db_path(db), ra_sql_why(db));
 		return -1;
 	}
 	return 0;

@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "ra_analyze.h"
+#include "ra_sql.h"
 
 /* fio JSON path of each metric, relative to a job */
 static const char *const fio_metrics[][2] = {
@@ -93,15 +94,14 @@ static size_t object_end(const char *s, size_t len)
 }
 
 /* Whether @doc is valid JSON with a "jobs" array: fio's results. */
-static int is_fio_doc(sqlite3_stmt *check, const char *doc, size_t len)
+static int is_fio_doc(struct ra_stmt *check, const char *doc, size_t len)
 {
-	int ok;
+	int ok = 0;
 
-	sqlite3_bind_text(check, 1, doc, (int)len, SQLITE_STATIC);
-	ok = sqlite3_step(check) == SQLITE_ROW && sqlite3_column_int(check, 0) == 1;
-	sqlite3_reset(check);
-	sqlite3_clear_bindings(check);
-	return ok;
+	if (ra_sql_bind(check, "s", doc, len) == 0 && ra_sql_step(check) == 1)
+		ra_sql_row(check, "x", &ok);
+	ra_sql_reset(check);
+	return ok == 1;
 }
 
 /*
@@ -109,14 +109,14 @@ static int is_fio_doc(sqlite3_stmt *check, const char *doc, size_t len)
  * valid JSON with a "jobs" array. Text before (the normal output's header,
  * warnings on stderr) and after it (the normal results) is left out.
  */
-static const char *find_fio_doc(sqlite3 *sq, const char *out, size_t *len)
+static const char *find_fio_doc(struct ra_db *db, const char *out, size_t *len)
 {
-	sqlite3_stmt *check = NULL;
+	struct ra_stmt *check = ra_sql_prepare(db, "SELECT json_valid(?1)"
+					       " AND json_type(?1, '$.jobs') = 'array'");
 	const char *found = NULL;
 	size_t n = strlen(out);
 
-	if (sqlite3_prepare_v2(sq, "SELECT json_valid(?1) AND json_type(?1, '$.jobs') = 'array'",
-			       -1, &check, NULL) != SQLITE_OK)
+	if (!check)
 		return NULL;
 	for (const char *p = out; p && !found; p = strchr(p, '\n')) {
 		size_t end;
@@ -130,81 +130,47 @@ static const char *find_fio_doc(sqlite3 *sq, const char *out, size_t *len)
 			*len = end;
 		}
 	}
-	sqlite3_finalize(check);
+	ra_sql_finalize(check);
 	return found;
 }
 
-static int store_fio(sqlite3 *sq, int64_t run_id, const char *doc, size_t len)
+static int store_fio(struct ra_db *db, int64_t run_id, const char *doc, size_t len)
 {
-	sqlite3_stmt *st = NULL;
-	int ret = -1;
+	struct ra_stmt *st = ra_sql_prepare(db, job_sql);
+	int ret = st ? 0 : -1;
 
-	if (sqlite3_prepare_v2(sq, job_sql, -1, &st, NULL) != SQLITE_OK)
-		return -1;
-	for (size_t i = 0; i < sizeof(fio_metrics) / sizeof(fio_metrics[0]); i++) {
-		sqlite3_bind_int64(st, 1, run_id);
-		sqlite3_bind_text(st, 2, doc, (int)len, SQLITE_STATIC);
-		sqlite3_bind_text(st, 3, fio_metrics[i][0], -1, SQLITE_STATIC);
-		sqlite3_bind_text(st, 4, fio_metrics[i][1], -1, SQLITE_STATIC);
-		if (sqlite3_step(st) != SQLITE_DONE)
-			goto out;
-		sqlite3_reset(st);
-	}
-	sqlite3_finalize(st);
-	for (int k = 0; k < 2; k++) {
-		if (sqlite3_prepare_v2(sq, k ? params_sql : group_sql, -1, &st, NULL) != SQLITE_OK)
-			return -1;
-		sqlite3_bind_int64(st, 1, run_id);
-		sqlite3_bind_text(st, 2, doc, (int)len, SQLITE_STATIC);
-		if (sqlite3_step(st) != SQLITE_DONE)
-			goto out;
-		sqlite3_finalize(st);
-		st = NULL;
-	}
-	ret = 0;
-out:
-	sqlite3_finalize(st);
+	for (size_t i = 0; ret == 0 && i < sizeof(fio_metrics) / sizeof(fio_metrics[0]); i++)
+		ret = ra_sql_put(st, "istt", run_id, doc, len, fio_metrics[i][0], fio_metrics[i][1]);
+	ra_sql_finalize(st);
+	for (int k = 0; ret == 0 && k < 2; k++)
+		ret = ra_sql_exec(db, k ? params_sql : group_sql, "is", run_id, doc, len);
 	return ret;
 }
 
 /* The run's stored workload output, or NULL (none); the caller frees it. */
-static int load_output(sqlite3 *sq, int64_t run_id, char **out)
+static int load_output(struct ra_db *db, int64_t run_id, char **out)
 {
-	sqlite3_stmt *st = NULL;
-	int rc;
-
 	*out = NULL;
-	if (sqlite3_prepare_v2(sq, "SELECT workload_output FROM runs WHERE run_id = ?", -1, &st,
-			       NULL) != SQLITE_OK)
-		return -1;
-	sqlite3_bind_int64(st, 1, run_id);
-	rc = sqlite3_step(st);
-	if (rc == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL) {
-		*out = strdup((const char *)sqlite3_column_text(st, 0));
-		if (!*out)
-			rc = SQLITE_NOMEM;
-	}
-	sqlite3_finalize(st);
-	return rc == SQLITE_ROW || rc == SQLITE_DONE ? 0 : -1;
+	return ra_sql_one(db, "SELECT workload_output FROM runs WHERE run_id = ?", "i", "T",
+			  run_id, out) < 0 ? -1 : 0;
 }
 
 int ra_bench_parse_fio(struct ra_db *db, int64_t run_id)
 {
-	sqlite3 *sq = ra_db_sqlite(db);
 	const char *doc;
 	char *out = NULL;
 	size_t len = 0;
 	int ret = -1;
 
-	if (load_output(sq, run_id, &out) < 0)
+	if (load_output(db, run_id, &out) < 0)
 		goto out;
-	doc = out ? find_fio_doc(sq, out, &len) : NULL;
-	if (!doc || store_fio(sq, run_id, doc, len) == 0)
+	doc = out ? find_fio_doc(db, out, &len) : NULL;
+	if (!doc || store_fio(db, run_id, doc, len) == 0)
 		ret = 0;
 out:
 	if (ret < 0)
 		ra_set_error(RA_ERR_IO, "cannot store the fio results in '%s': %s", ra_db_path(db),
-			     sqlite3_errmsg(sq));
+			     ra_sql_why(db));
 	free(out);
 	return ret;
 }

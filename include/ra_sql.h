@@ -16,6 +16,7 @@
  *   f  double      bound; read into double * (NULL reads 0)
  *   t  const char* bound (copied), NULL as NULL; read into const char **
  *                  (NULL reads NULL; valid until the next step)
+ *   s  const char*, size_t  bound only: a text of that many bytes (copied)
  *   T  char *      read only: a copy of the text to free() (NULL reads NULL),
  *                  the form ra_sql_one() reads text in
  *   n  NULL        bound, no argument; a column skipped when read

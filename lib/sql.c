@@ -4,6 +4,7 @@
  * and renderers' SQL meets SQLite, and where its errors become messages.
  */
 #include <math.h>
+#include <stdint.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -95,6 +96,12 @@ static int bind_va(struct ra_stmt *st, const char *fmt, va_list *ap)
 			s = va_arg(*ap, const char *);
 			rc = s ? sqlite3_bind_text(st->st, i, s, -1, SQLITE_TRANSIENT) :
 				 sqlite3_bind_null(st->st, i);
+			break;
+		case 's':
+			s = va_arg(*ap, const char *);
+			v = (int64_t)va_arg(*ap, size_t);
+			rc = v > INT32_MAX ? SQLITE_TOOBIG :
+			     sqlite3_bind_text(st->st, i, s, (int)v, SQLITE_TRANSIENT);
 			break;
 		case 'n':
 			rc = sqlite3_bind_null(st->st, i);

@@ -49,6 +49,9 @@ static void test_round_trip(void)
 	CHECK_INT(ra_sql_put(ins, "xdtz", 3, -0.5, "three", (int64_t)0), 0);
 	CHECK_INT(ra_sql_put(ins, "jjnj", (int64_t)0, (int64_t)-1, (int64_t)9), 0);
 	CHECK_INT(ra_sql_put(ins, "onno", 0, (int64_t)5, 1, (int64_t)11), 0);
+	CHECK_INT(ra_sql_put(ins, "nnsn", "fourteen", (size_t)4), 0);
+	CHECK_INT(ra_sql_one(db, "SELECT COUNT(*) FROM t WHERE c = 'four'", "", "i", &n), 1);
+	CHECK_INT(n, 1);
 	CHECK_INT(ra_sql_one(db, "SELECT COUNT(*) FROM t WHERE a IS NULL AND d = 11", "", "i", &n), 1);
 	CHECK_INT(n, 1);
 	n = 0;
