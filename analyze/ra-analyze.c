@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "ra_analyze.h"
+#include "ra_sql.h"
 #include "ra_version.h"
 
 #define EXIT_ERROR 2
@@ -40,13 +41,11 @@ static int error_status(const char *msg)
 /* Every run id of the runs table into *@ids; the count, or -1 with the error. */
 static int all_runs(struct ra_db *db, int64_t **ids)
 {
-	sqlite3_stmt *st = NULL;
-	int n = 0, cap = 0, rc;
+	struct ra_stmt *st = ra_sql_prepare(db, "SELECT run_id FROM runs ORDER BY run_id");
+	int n = 0, cap = 0, rc = st ? 1 : -1;
 
 	*ids = NULL;
-	rc = sqlite3_prepare_v2(ra_db_sqlite(db), "SELECT run_id FROM runs ORDER BY run_id", -1,
-				&st, NULL);
-	while (rc == SQLITE_OK && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+	while (rc == 1 && (rc = ra_sql_step(st)) == 1) {
 		if (n == cap) {
 			int64_t *p = realloc(*ids, (size_t)(cap = cap ? cap * 2 : 16) * sizeof(**ids));
 
@@ -57,16 +56,15 @@ static int all_runs(struct ra_db *db, int64_t **ids)
 			}
 			*ids = p;
 		}
-		(*ids)[n++] = sqlite3_column_int64(st, 0);
-		rc = SQLITE_OK;
+		ra_sql_row(st, "i", &(*ids)[n++]);
 	}
-	if (rc != SQLITE_DONE) {
+	if (rc < 0) {
 		ra_set_error(RA_ERR_DATA, "cannot read the runs of '%s': %s", ra_db_path(db),
-			     sqlite3_errmsg(ra_db_sqlite(db)));
+			     ra_sql_why(db));
 		n = -1;
 	}
 out:
-	sqlite3_finalize(st);
+	ra_sql_finalize(st);
 	return n;
 }
 
@@ -81,22 +79,13 @@ static int64_t orphaned_run(struct ra_db *db)
 		"SELECT run_id FROM ra_events WHERE run_id NOT IN (SELECT run_id FROM runs) UNION ALL "
 		"SELECT run_id FROM page_events WHERE run_id NOT IN (SELECT run_id FROM runs) UNION ALL "
 		"SELECT run_id FROM blk_events WHERE run_id NOT IN (SELECT run_id FROM runs) LIMIT 1";
-	sqlite3_stmt *st = NULL;
-	int64_t id = -1;
-	int rc;
+	int64_t id = 0;
+	int rc = ra_sql_one(db, sql, "", "i", &id);
 
-	rc = sqlite3_prepare_v2(ra_db_sqlite(db), sql, -1, &st, NULL);
-	if (rc == SQLITE_OK)
-		rc = sqlite3_step(st);
-	if (rc == SQLITE_ROW)
-		id = sqlite3_column_int64(st, 0);
-	else if (rc == SQLITE_DONE)
-		id = 0;
-	else
+	if (rc < 0)
 		ra_set_error(RA_ERR_DATA, "cannot read the events of '%s': %s", ra_db_path(db),
-			     sqlite3_errmsg(ra_db_sqlite(db)));
-	sqlite3_finalize(st);
-	return id;
+			     ra_sql_why(db));
+	return rc < 0 ? -1 : id;
 }
 
 /* The runs to analyse when none is named: every one, if the runs can be read. */
