@@ -3,6 +3,7 @@
  * The analysis driver: the table of passes, run for one run at a time,
  * replacing that run's derived rows.
  */
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,6 +18,19 @@ static const struct ra_pass *const passes[] = {
 	&ra_pass_model,
 	NULL
 };
+
+void ra_pass_say(const struct ra_analyze_opts *o, const char *fmt, ...)
+{
+	char line[256];
+	va_list ap;
+
+	if (!o || o->verbose <= 0 || !o->notice)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(line, sizeof(line), fmt, ap);
+	va_end(ap);
+	o->notice(line, o->notice_arg);
+}
 
 int ra_analyze_exec(struct ra_db *db, const char *sql, int64_t run_id)
 {

@@ -14,6 +14,10 @@
 
 /* ---- the passes ---- */
 
+/** ra_pass_say - a line of what a pass did, through @o's notice when verbose */
+void ra_pass_say(const struct ra_analyze_opts *o, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
 #define RA_PASS_NOTE 256
 
 struct ra_pass {

@@ -1410,9 +1410,7 @@ static int run_block(struct ra_db *db, int64_t run_id, const struct ra_analyze_o
 		snprintf(note, RA_PASS_NOTE, "%lld events of %zu block devices past the first %d"
 			 " were left out (record fewer with -d)", (long long)st->skipped_events,
 			 st->skipped_devs.n, MAX_DEVS);
-	if (o && o->verbose > 0)
-		fprintf(stderr, "block: %d devices, %lld requests\n", st->ndevs,
-			(long long)st->req_seq);
+	ra_pass_say(o, "block: %d devices, %lld requests", st->ndevs, (long long)st->req_seq);
 	ret = 0;
 out:
 	if (ret < 0 && ra_last_error_kind() != RA_ERR_IO) {

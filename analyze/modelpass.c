@@ -446,8 +446,7 @@ static int run_model(struct ra_db *db, int64_t run_id, const struct ra_analyze_o
 		if (collect(db, run_id, sql, s) < 0 ||
 		    (k == 0 ? window_devices(&m, s) : d2c_devices(&m, s)) < 0)
 			goto out;
-		if (o && o->verbose > 0)
-			fprintf(stderr, "model: %s: %d devices\n", src_name[k], s->ndevs);
+		ra_pass_say(o, "model: %s: %d devices", src_name[k], s->ndevs);
 		msrc_release(s);
 	}
 	ret = 0;

@@ -31,6 +31,13 @@ static const char usage_text[] =
 	"read or written, or whose runs cannot be told (none, or run rows damaged or\n"
 	"missing).\n";
 
+/* A line the analysis says of what it did (-v). */
+static void say_line(const char *msg, void *arg)
+{
+	(void)arg;
+	fprintf(stderr, "%s\n", msg);
+}
+
 /* The one-line error on stderr; returns the exit status of an error. */
 static int error_status(const char *msg)
 {
@@ -123,7 +130,7 @@ int main(int argc, char **argv)
 		{ "version", no_argument, NULL, 256 },
 		{ NULL, 0, NULL, 0 }
 	};
-	struct ra_analyze_opts o = { 0 };
+	struct ra_analyze_opts o = { .notice = say_line };
 	int64_t *ids = NULL;
 	struct ra_db *db;
 	int n = 0, c, ret = 0;

@@ -1469,9 +1469,8 @@ static int run_readahead(struct ra_db *db, int64_t run_id, const struct ra_analy
 	    write_windows(&st, db, run_id) < 0 || write_streams(&st, db, run_id) < 0 ||
 	    advice_calls(&st, db, run_id) < 0)
 		goto out;
-	if (o && o->verbose > 0)
-		fprintf(stderr, "readahead: %d windows, %d streams, %d files\n", st.nwins,
-			st.nstreams, st.nfiles);
+	ra_pass_say(o, "readahead: %d windows, %d streams, %d files", st.nwins, st.nstreams,
+		    st.nfiles);
 	ret = 0;
 out:
 	state_release(&st);

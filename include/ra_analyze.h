@@ -14,6 +14,9 @@
 struct ra_analyze_opts {
 	int verbose;
 	int64_t stall_ns;	/* a readahead bio waiting longer to be issued is a stall; 0: 1 ms */
+	/* with verbose > 0: a line of what each pass did; NULL says nothing */
+	ra_notice_fn notice;
+	void *notice_arg;
 };
 
 /**

@@ -100,6 +100,13 @@ static const char usage_text[] =
 	"  ra-import -o run.db --label nvme sda.blktrace.0 sda.blktrace.1\n"
 	"  ra-import -o run.db sda            # sda.blktrace.* as blkparse -i sda\n";
 
+/* A line the analysis says of what it did (-v). */
+static void say_line(const char *msg, void *arg)
+{
+	(void)arg;
+	fprintf(stderr, "%s\n", msg);
+}
+
 /* The one-line error on stderr; returns the exit status of an error. */
 static int error_status(const char *msg)
 {
@@ -403,7 +410,7 @@ static int sink_end(void *arg, int64_t run_id, bool (*has)(void *, int), void *c
 	    ra_writer_finish(im->w) < 0 || ra_db_run_finish(im->db, run_id, &end) < 0)
 		return -1;
 	if (im->analyze) {
-		struct ra_analyze_opts ao = { .verbose = im->verbose };
+		struct ra_analyze_opts ao = { .verbose = im->verbose, .notice = say_line };
 		int64_t *runs = realloc(im->runs, (im->nruns + 1) * sizeof(*runs));
 
 		if (!runs) {
@@ -420,7 +427,7 @@ static int sink_end(void *arg, int64_t run_id, bool (*has)(void *, int), void *c
 /* The models of the runs imported before the last, which pool them all now. */
 static int refit_models(struct imp *im)
 {
-	struct ra_analyze_opts ao = { .verbose = im->verbose };
+	struct ra_analyze_opts ao = { .verbose = im->verbose, .notice = say_line };
 
 	for (size_t i = 0; i + 1 < im->nruns; i++)
 		if (ra_analyze_model_in_load(im->db, im->runs[i], &ao) < 0)

@@ -197,6 +197,13 @@ static const char usage_text[] =
 	"  ra-record -o k.db --kernel 6.1 --kernel 6.18 --kernel-files /srv/data \\\n"
 	"            --drop-caches -- dd if=/srv/data/file of=/dev/null bs=4k\n";
 
+/* A line the analysis says of what it did (-v). */
+static void say_line(const char *msg, void *arg)
+{
+	(void)arg;
+	fprintf(stderr, "%s\n", msg);
+}
+
 /* The one-line error on stderr; returns the exit status of an error. */
 static int error_status(const char *msg)
 {
@@ -705,9 +712,11 @@ static int setup_tracer(struct rec *r)
 	o.notrace_pid = getpid();
 	o.tmpdir = r->tmpdir;
 	o.verbose = r->verbose;
+	o.notice = notice;
+	o.notice_arg = r;
 	if (ra_tracefs_mount(&r->mounted_tracefs) < 0)
 		return -1;
-	ra_tracer_cleanup_stale(r->verbose > 0);
+	ra_tracer_cleanup_stale(r->verbose > 0 ? notice : NULL, r);
 	r->tr = ra_tracer_create(&o);
 	if (!r->tr)
 		return -1;
@@ -1049,7 +1058,7 @@ static int remember_runs(struct rec *r, const int64_t *ids, size_t n)
  */
 static int refit_models(struct rec *r)
 {
-	struct ra_analyze_opts ao = { .verbose = r->verbose };
+	struct ra_analyze_opts ao = { .verbose = r->verbose, .notice = say_line };
 	struct ra_db *db = r->db;
 	int ret;
 
@@ -1085,7 +1094,7 @@ static int store_run(struct rec *r)
 	if (ra_db_run_finish(r->db, run_id, &end) < 0)
 		goto fail;
 	if (r->analyze) {
-		struct ra_analyze_opts ao = { .verbose = r->verbose };
+		struct ra_analyze_opts ao = { .verbose = r->verbose, .notice = say_line };
 
 		if (ra_analyze_in_load(r->db, run_id, &ao) < 0)
 			goto fail;
@@ -1153,7 +1162,8 @@ static int exit_code(struct rec *r)
 static void cleanup(struct rec *r)
 {
 	ra_settings_restore(r->settings);
-	ra_tracer_destroy(r->tr);
+	if (ra_tracer_destroy(r->tr) < 0)
+		fprintf(stderr, "ra-record: %s\n", ra_last_error());
 	r->tr = NULL;
 	ra_tracefs_unmount(r->mounted_tracefs);
 	r->mounted_tracefs = false;
@@ -1422,7 +1432,7 @@ static int merge_guest(struct rec *r, const char *kernel, const char *dir)
 		goto fail;
 	}
 	for (size_t i = 0; i < n && r->analyze; i++) {
-		struct ra_analyze_opts ao = { .verbose = r->verbose };
+		struct ra_analyze_opts ao = { .verbose = r->verbose, .notice = say_line };
 
 		if (ra_analyze_in_load(db, ids[i], &ao) < 0)
 			goto fail;

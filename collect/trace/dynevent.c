@@ -455,7 +455,7 @@ static void disable_in_instance(const char *dir, const char *group, pid_t pid)
 		usleep(50000);
 }
 
-int ra_dyn_cleanup_stale(int verbose)
+int ra_dyn_cleanup_stale(ra_notice_fn notice, void *arg)
 {
 	const char *dir = tracefs_tracing_dir();
 	char path[300], line[CMD_MAX], done[64][32];
@@ -488,9 +488,13 @@ int ra_dyn_cleanup_stale(int verbose)
 		disable_in_instance(dir, done[i], (pid_t)strtol(done[i] + 8, NULL, 10));
 		if (remove_group(dir, done[i]) == 0) {
 			removed++;
-			if (verbose)
-				fprintf(stderr, "ra-record: removed the stale dynamic events '%s'\n",
-					done[i]);
+			if (notice) {
+				char msg[96];
+
+				snprintf(msg, sizeof(msg), "removed the stale dynamic events '%s'",
+					 done[i]);
+				notice(msg, arg);
+			}
 		}
 	}
 	return removed;

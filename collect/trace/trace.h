@@ -113,7 +113,7 @@ const char *ra_dyn_event(const struct ra_dynevents *de, int i);
 /** ra_dyn_destroy - remove the events (after the instance that used them); 0 or -1 */
 int ra_dyn_destroy(struct ra_dynevents *de);
 /** ra_dyn_cleanup_stale - remove the groups of recorders that no longer run */
-int ra_dyn_cleanup_stale(int verbose);
+int ra_dyn_cleanup_stale(ra_notice_fn notice, void *arg);
 
 /* ---- tracer.c: a private tracefs instance recording to per-CPU files ---- */
 
@@ -138,6 +138,9 @@ struct ra_tracer_opts {
 	pid_t notrace_pid;
 	const char *tmpdir;
 	int verbose;
+	/* what the user is told that is not an error (a stale group removed) */
+	ra_notice_fn notice;
+	void *notice_arg;
 };
 
 /** ra_tracefs_mount - mount tracefs when it is not mounted; *mounted tells if we did */
@@ -149,7 +152,7 @@ void ra_tracefs_unmount(bool mounted);
 int ra_events_validate(const char *list);
 
 /** ra_tracer_cleanup_stale - remove instances of recorders that no longer run */
-int ra_tracer_cleanup_stale(int verbose);
+int ra_tracer_cleanup_stale(ra_notice_fn notice, void *arg);
 
 /**
  * ra_tracer_create - a tracefs instance "ra-record.<pid>" set up but not started
@@ -186,8 +189,11 @@ int ra_tracer_tgids(struct ra_tracer *tr, int (*cb)(int pid, int tgid, void *arg
 /** ra_tracer_comm - a task name the tracer knows for @pid, or NULL */
 const char *ra_tracer_comm(struct ra_tracer *tr, int pid);
 uint64_t ra_tracer_lost(struct ra_tracer *tr);
-/** ra_tracer_destroy - remove the instance and free; safe on NULL */
-void ra_tracer_destroy(struct ra_tracer *tr);
+/**
+ * ra_tracer_destroy - remove the instance and its dynamic events, and free;
+ * safe on NULL. -1 with ra_last_error() when a dynamic event stayed.
+ */
+int ra_tracer_destroy(struct ra_tracer *tr);
 
 /*
  * The live sources of events, recorded by ra-record while the workload

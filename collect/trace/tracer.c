@@ -106,7 +106,7 @@ static bool stale_instance(const char *name)
  * The instances directory is read directly: tracefs_instances() of libtracefs
  * 1.6 leaks its compiled pattern.
  */
-int ra_tracer_cleanup_stale(int verbose)
+int ra_tracer_cleanup_stale(ra_notice_fn notice, void *arg)
 {
 	const char *top = tracefs_tracing_dir();
 	char path[4096];
@@ -129,9 +129,12 @@ int ra_tracer_cleanup_stale(int verbose)
 		inst = tracefs_instance_alloc(NULL, de->d_name);
 		if (inst && tracefs_instance_destroy(inst) == 0) {
 			removed++;
-			if (verbose)
-				fprintf(stderr, "ra-record: removed stale instance '%s'\n",
-					de->d_name);
+			if (notice) {
+				char msg[320];
+
+				snprintf(msg, sizeof(msg), "removed stale instance '%s'", de->d_name);
+				notice(msg, arg);
+			}
 		}
 		tracefs_instance_free(inst);
 	}
@@ -612,7 +615,7 @@ struct ra_tracer *ra_tracer_create(const struct ra_tracer_opts *o)
 
 	if (tracing_unavailable() < 0)
 		return NULL;
-	ra_dyn_cleanup_stale(o->verbose > 0);
+	ra_dyn_cleanup_stale(o->verbose > 0 ? o->notice : NULL, o->notice_arg);
 	tr = calloc(1, sizeof(*tr));
 	if (!tr) {
 		ra_set_error(RA_ERR_IO, "out of memory");
@@ -630,7 +633,20 @@ struct ra_tracer *ra_tracer_create(const struct ra_tracer_opts *o)
 		goto fail;
 	return tr;
 fail:
-	ra_tracer_destroy(tr);
+	{
+		char why[512];
+		int kind = ra_last_error_kind();
+
+		snprintf(why, sizeof(why), "%s", ra_last_error());
+		if (ra_tracer_destroy(tr) < 0) {
+			char also[512];
+
+			snprintf(also, sizeof(also), "%s", ra_last_error());
+			ra_set_error(kind, "%s; and %s", why, also);
+		} else {
+			ra_set_error(kind, "%s", why);
+		}
+	}
 	return NULL;
 }
 
@@ -929,10 +945,12 @@ int ra_tracer_store_meta(struct ra_tracer *tr, struct ra_db *db, int64_t run_id)
 	return 0;
 }
 
-void ra_tracer_destroy(struct ra_tracer *tr)
+int ra_tracer_destroy(struct ra_tracer *tr)
 {
+	int ret;
+
 	if (!tr)
-		return;
+		return 0;
 	for (int i = 0; i < tr->ncpus; i++) {
 		struct cpu_cap *c = &tr->cpu[i];
 
@@ -951,9 +969,9 @@ void ra_tracer_destroy(struct ra_tracer *tr)
 		tracefs_instance_free(tr->inst);
 	}
 	/* after the instance that had them enabled */
-	if (ra_dyn_destroy(tr->dyn) < 0)
-		fprintf(stderr, "ra-record: %s\n", ra_last_error());
+	ret = ra_dyn_destroy(tr->dyn);
 	ra_decoder_free(tr->dec);
 	tep_free(tr->tep);
 	free(tr);
+	return ret;
 }
