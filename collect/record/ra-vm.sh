@@ -300,8 +300,8 @@ n=0
 while [ ! -b /dev/vdb ] && [ \$n -lt 100 ]; do sleep 0.1; n=\$((n + 1)); done
 [ -b /dev/vdb ] || { say "error: no virtio disks (virtio_blk missing?)"; end 2; }
 mkdir -p $(shq "$FILES") /out
-mount -t ext4 -o noinit_itable /dev/vda $(shq "$FILES") || { say "error: cannot mount the files disk"; end 2; }
-mount -t ext4 -o noinit_itable /dev/vdb /out || { say "error: cannot mount the output disk"; end 2; }
+mount -t ext4 -o noinit_itable,no_prefetch_block_bitmaps /dev/vda $(shq "$FILES") || { say "error: cannot mount the files disk"; end 2; }
+mount -t ext4 -o noinit_itable,no_prefetch_block_bitmaps /dev/vdb /out || { say "error: cannot mount the output disk"; end 2; }
 cd $(shq "$WORKDIR") 2>/dev/null || cd $(shq "$FILES")
 say "recording"
 /usr/local/bin/ra-record -o /out/guest.db$args >/out/out 2>/out/log

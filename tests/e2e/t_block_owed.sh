@@ -35,7 +35,7 @@ make_loop_parts 300 200
 mkfs.ext4 -q -F -E lazy_itable_init=0,lazy_journal_init=0 "/dev/$P1" || fail "mkfs $P1"
 PM=$TMP/p1
 mkdir -p "$PM"
-mount "/dev/$P1" "$PM" || fail "mount $P1"
+mount -o "$EXT4_QUIET" "/dev/$P1" "$PM" || fail "mount $P1"
 on_exit umount_retry "$PM"
 COLD+=(--evict "$PM")
 make_file "$PM/f" 16

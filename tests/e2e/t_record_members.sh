@@ -98,7 +98,7 @@ make_loop_raw 400
 C=$RAW_NAME C_DEV=$RAW_DEV
 mkfs.ext4 -q -F -E lazy_itable_init=0,lazy_journal_init=0 "/dev/$P1" || fail "mkfs.ext4 /dev/$P1"
 mkdir "$TMP/m1"
-mount "/dev/$P1" "$TMP/m1" || fail "mount /dev/$P1"
+mount -o "$EXT4_QUIET" "/dev/$P1" "$TMP/m1" || fail "mount /dev/$P1"
 on_exit umount_retry "$TMP/m1"
 COLD+=(--evict "$TMP/m1")
 make_btrfs_two "$P2" "$C" "$TMP/m2"

@@ -14,7 +14,7 @@ make_loop_parts 600 250
 mkfs.ext4 -q -F -E lazy_itable_init=0,lazy_journal_init=0 "/dev/$P1" || fail "mkfs.ext4 /dev/$P1"
 mkfs.xfs -q -f "/dev/$P2" || fail "mkfs.xfs /dev/$P2"
 mkdir "$TMP/m1" "$TMP/m2"
-mount "/dev/$P1" "$TMP/m1" || fail "mount /dev/$P1"
+mount -o "$EXT4_QUIET" "/dev/$P1" "$TMP/m1" || fail "mount /dev/$P1"
 on_exit umount_retry "$TMP/m1"
 COLD+=(--evict "$TMP/m1")
 mount "/dev/$P2" "$TMP/m2" || fail "mount /dev/$P2"
