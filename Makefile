@@ -97,8 +97,10 @@ $(BUILD)/libratrace.a: $(LIB_OBJ)
 layer-flags:
 	@echo $(ALL_CFLAGS) $(call layer_inc,$(SRC))
 
-# A command's main is LAYER/ra-NAME.c, in the layer it belongs to.
-cmd_obj = $(patsubst %.c,$(BUILD)/%.o,$(wildcard $(addsuffix /ra-$(1).c,$(LAYERS))))
+# A command's main is LAYER/ra-NAME.c, in the layer it belongs to, and its other parts
+# LAYER/ra-NAME-*.c: the command's own, not the library's.
+cmd_obj = $(patsubst %.c,$(BUILD)/%.o,$(wildcard $(addsuffix /ra-$(1).c,$(LAYERS)) \
+	$(addsuffix /ra-$(1)-*.c,$(LAYERS))))
 .SECONDEXPANSION:
 $(BUILD)/ra-%: $$(call cmd_obj,$$*) $(BUILD)/libratrace.a
 	$(call echo_cmd,LINK,$@)$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)

@@ -1,0 +1,558 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ra-record: one run: the tracer, the workload, the trace stored.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <libgen.h>
+#include <limits.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/signalfd.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "ra-record.h"
+#include "ra_version.h"
+
+/* ---- one run ---- */
+
+static int setup_tracer(struct rec *r)
+{
+	struct ra_tracer_opts o = { 0 };
+
+	o.buffer_kb = r->opt->buffer_kb;
+	o.events = r->opt->events;
+	o.dyn_mode = r->opt->source;
+	o.dyn_args = r->opt->probe_args;
+	o.fs_devs = r->scope.fs_devs;
+	o.nfs_devs = r->scope.nfs_devs;
+	o.blk = r->scope.blk;
+	o.nblk = r->scope.nblk;
+	o.notrace_pid = getpid();
+	o.tmpdir = r->opt->tmpdir;
+	o.verbose = r->opt->verbose;
+	o.notice = rec_notice;
+	o.notice_arg = r;
+	if (ra_tracefs_mount(&r->mounted_tracefs) < 0)
+		return -1;
+	ra_tracer_cleanup_stale(r->opt->verbose > 0 ? rec_notice : NULL, r);
+	r->tr = ra_tracer_create(&o);
+	if (!r->tr)
+		return -1;
+	/* once for the recording: every run of it has the same kernel */
+	if (!r->said_sources && r->opt->verbose >= 0)
+		ra_tracer_notices(r->tr, rec_notice, r);
+	r->said_sources = true;
+	return 0;
+}
+
+/*
+ * Names of the files of the traced file systems, as they are before the run,
+ * for the files the workload deletes. Only with --device: without it every
+ * file system is traced, and a walk of all of them before each run costs
+ * seconds; the files held open during the run and the walk after it name
+ * the rest.
+ */
+static int setup_names(struct rec *r)
+{
+	r->names = ra_names_alloc(r->fsmap, r->scope.fs_devs, r->opt->nfilter ? r->scope.nfs_devs : -1);
+	if (!r->names)
+		return -1;
+	return r->opt->nfilter ? ra_names_walk(r->names) : 0;
+}
+
+static void snapshot(struct rec *r, bool after)
+{
+	for (int i = 0; i < r->nsnaps; i++) {
+		struct snapdev *s = &r->snaps[i];
+
+		if (after)
+			s->have_after = ra_blockdev_snapshot(&s->bd, &s->after) == 0;
+		else
+			s->have_before = ra_blockdev_snapshot(&s->bd, &s->before) == 0;
+	}
+	ra_vmstat_read(after ? &r->vm_after : &r->vm_before);
+}
+
+/* Let readahead I/O still in flight finish so that the counters settle. */
+static void wait_inflight(struct rec *r)
+{
+	for (int waited = 0; waited < INFLIGHT_WAIT_MS; waited += 10) {
+		int64_t busy = 0;
+
+		for (int i = 0; i < r->nsnaps; i++) {
+			int64_t n = ra_blockdev_inflight(&r->snaps[i].bd);
+
+			busy += n > 0 ? n : 0;
+		}
+		if (!busy)
+			return;
+		usleep(10000);
+	}
+}
+
+static void handle_signal(struct rec *r)
+{
+	struct signalfd_siginfo si;
+	int status;
+
+	while (read(r->sigfd, &si, sizeof(si)) == sizeof(si)) {
+		if (si.ssi_signo == SIGCHLD) {
+			if (!r->wl.reaped && waitpid(r->wl.pid, &status, WNOHANG) == r->wl.pid) {
+				r->wl.status = status;
+				r->wl.reaped = true;
+			}
+			continue;
+		}
+		r->interrupted = true;
+		r->forwarded_sig = (int)si.ssi_signo;
+		/* A terminal's Ctrl-C reached the workload already (same process group). */
+		if (si.ssi_code != SI_KERNEL && r->spawned && r->wl.pid > 0 && !r->wl.reaped)
+			kill(r->wl.pid, (int)si.ssi_signo);
+		if (r->opt->verbose >= 0)
+			fprintf(stderr, "ra-record: %s: %s\n", strsignal((int)si.ssi_signo),
+				r->spawned ? "stopping the workload, keeping the trace" :
+					     "stopping before the next run");
+	}
+}
+
+/* A signal that came while no workload ran (setting up, storing): no more runs. */
+bool rec_stop_requested(struct rec *r)
+{
+	handle_signal(r);
+	return r->interrupted;
+}
+
+/* Every TICK_NS while the workload runs: settings changed, files opened. */
+static void tick(struct rec *r, bool force)
+{
+	int64_t now = rec_clock_ns(CLOCK_MONOTONIC);
+
+	if (!force && now - r->last_tick < TICK_NS)
+		return;
+	r->last_tick = now;
+	ra_settings_check(r->settings, now);
+	if (!r->wl.reaped)
+		ra_names_scan(r->names, r->wl.pid);
+	r->tick_ns += rec_clock_ns(CLOCK_MONOTONIC) - now;
+	r->nticks++;
+}
+
+static int record_loop(struct rec *r)
+{
+	int ncpus = ra_tracer_ncpus(r->tr);
+	struct pollfd *pfd = calloc((size_t)ncpus + 3, sizeof(*pfd));
+	int n;
+
+	if (!pfd) {
+		ra_set_error(RA_ERR_IO, "out of memory");
+		return -1;
+	}
+	while (!r->wl.reaped) {
+		for (n = 0; n < ncpus; n++)
+			pfd[n] = (struct pollfd){ .fd = ra_tracer_fd(r->tr, n), .events = POLLIN };
+		pfd[n++] = (struct pollfd){ .fd = r->sigfd, .events = POLLIN };
+		pfd[n++] = (struct pollfd){ .fd = r->wl.out_fd, .events = POLLIN };
+		pfd[n++] = (struct pollfd){ .fd = r->wl.errout_fd, .events = POLLIN };
+		if (poll(pfd, (nfds_t)n, TICK_NS / 1000000) < 0 && errno != EINTR)
+			break;
+		if (ra_tracer_drain(r->tr) < 0) {
+			free(pfd);
+			return -1;
+		}
+		if (r->wl.out_fd >= 0 && pfd[ncpus + 1].revents)
+			ra_workload_pump(&r->wl, r->wl.out_fd);
+		if (r->wl.errout_fd >= 0 && pfd[ncpus + 2].revents)
+			ra_workload_pump(&r->wl, r->wl.errout_fd);
+		if (pfd[ncpus].revents)
+			handle_signal(r);
+		tick(r, false);
+	}
+	free(pfd);
+	r->end_mono = rec_clock_ns(CLOCK_MONOTONIC);
+	/* Output the workload wrote just before it ended; do not wait for its children. */
+	if (r->wl.out_fd >= 0)
+		ra_workload_pump(&r->wl, r->wl.out_fd);
+	if (r->wl.errout_fd >= 0)
+		ra_workload_pump(&r->wl, r->wl.errout_fd);
+	return 0;
+}
+
+static int run_workload(struct rec *r)
+{
+	r->wl.cgroup_procs = r->thr.cgroup[0] ? r->thr.procs : NULL;
+	if (ra_workload_spawn(&r->wl, r->opt->argv, r->opt->capture) < 0)
+		return -1;
+	r->spawned = true;
+	if (ra_tracer_start(r->tr) < 0)
+		return -1;
+	snapshot(r, false);
+	r->start_unix = rec_clock_ns(CLOCK_REALTIME);
+	r->start_mono = rec_clock_ns(CLOCK_MONOTONIC);
+	r->last_tick = r->start_mono;
+	if (ra_workload_start(&r->wl) < 0)
+		return -1;
+	if (record_loop(r) < 0)
+		return -1;
+	tick(r, true);		/* the settings once more, before they are put back */
+	wait_inflight(r);
+	snapshot(r, true);
+	return ra_tracer_stop(r->tr);
+}
+
+/* ---- storing ---- */
+
+static void read_proc_comm(int pid, char *buf, size_t len)
+{
+	char path[64];
+	ssize_t n;
+	int fd;
+
+	buf[0] = '\0';
+	snprintf(path, sizeof(path), "/proc/%d/comm", pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	n = read(fd, buf, len - 1);
+	close(fd);
+	if (n <= 0)
+		return;
+	buf[n] = '\0';
+	buf[strcspn(buf, "\n")] = '\0';
+}
+
+/* A task the events do not name: the kernel's saved names, else /proc. */
+static const char *name_task(int pid, void *arg)
+{
+	static char buf[64];
+	struct rec *r = arg;
+	const char *comm = ra_tracer_comm(r->tr, pid);
+
+	if (comm)
+		return comm;
+	read_proc_comm(pid, buf, sizeof(buf));
+	return buf[0] ? buf : NULL;
+}
+
+/* The process of each task the run names (tasks the trace does not name are skipped). */
+static int store_tgid(int pid, int tgid, void *arg)
+{
+	struct rec *r = arg;
+
+	return ra_db_set_task_tgid(r->db, r->run_id, pid, tgid);
+}
+
+static int store_event(const struct ra_event *ev, void *arg)
+{
+	struct rec *r = arg;
+
+	return ra_scope_keep(&r->scope, ev) ? ra_writer_add(r->w, ev) : 0;
+}
+
+/* The file systems of the run and the readahead setting in force for each. */
+static int store_filesystems(struct rec *r, int64_t run_id)
+{
+	struct ra_scope_store o = { .db = r->db, .run_id = run_id, .settings = r->settings,
+				    .names = r->names, .notice = rec_notice, .arg = r };
+
+	return ra_scope_store(&r->scope, &o);
+}
+
+/* What this run varied that no other row holds: its --sweep-env value and repeat. */
+static int store_params(struct rec *r, int64_t run_id)
+{
+	char rep[16];
+
+	if (r->env_pair) {
+		size_t nl = strcspn(r->env_pair, "=");
+		char name[128];
+
+		snprintf(name, sizeof(name), "%.*s", (int)nl, r->env_pair);
+		if (ra_db_add_param(r->db, run_id, "env", name, r->env_pair + nl + 1) < 0)
+			return -1;
+	}
+	if (r->side && ra_db_add_param(r->db, run_id, "events", NULL, r->side) < 0)
+		return -1;
+	snprintf(rep, sizeof(rep), "%d", r->rep ? r->rep : 1);
+	return ra_db_add_param(r->db, run_id, "repeat", NULL, rep);
+}
+
+static int store_meta(struct rec *r, int64_t run_id)
+{
+	for (int i = 0; i < r->nsnaps; i++) {
+		struct snapdev *s = &r->snaps[i];
+		struct ra_db_device d = {
+			.dev = s->bd.dev, .name = s->bd.name, .role = s->role, .disk = s->bd.parent,
+			.start_sector = (int64_t)s->bd.start,
+			.nr_sectors = s->bd.nr_sectors ? (int64_t)s->bd.nr_sectors : -1,
+		};
+
+		if (ra_db_add_device(r->db, run_id, &d) < 0)
+			return -1;
+		if (s->have_before &&
+		    ra_db_add_dev_snapshot(r->db, run_id, s->bd.dev, "before", &s->before) < 0)
+			return -1;
+		if (s->have_after &&
+		    ra_db_add_dev_snapshot(r->db, run_id, s->bd.dev, "after", &s->after) < 0)
+			return -1;
+	}
+	if (ra_settings_store(r->settings, r->db, run_id,
+			      strcmp(ra_tracer_clock(r->tr), "mono") == 0) < 0 ||
+	    ra_throttle_store(&r->thr, r->db, run_id) < 0)
+		return -1;
+	if (store_params(r, run_id) < 0)
+		return -1;
+	if (ra_vmstat_write(r->db, run_id, "before", &r->vm_before) < 0 ||
+	    ra_vmstat_write(r->db, run_id, "after", &r->vm_after) < 0)
+		return -1;
+	return 0;
+}
+
+static void run_info(struct rec *r, struct ra_run_info *info)
+{
+	ra_sysinfo_read(&r->si);
+	info->label = r->run_label;
+	info->source = "record";
+	info->argv = r->opt->argv;
+	info->start_unix_ns = r->start_unix;
+	info->kernel = r->si.kernel;
+	info->hostname = r->si.hostname;
+	info->machine = r->si.machine;
+	info->page_size = r->si.page_size;
+	info->cpus = r->si.cpus;
+	info->mem_bytes = r->si.mem_bytes;
+	info->trace_clock = ra_tracer_clock(r->tr);
+	info->buffer_kb = (int64_t)r->opt->buffer_kb;
+	info->tool_version = RA_VERSION;
+	info->execution = "host";
+}
+
+/* The events, in time order, and what depends on them. */
+static int store_trace(struct rec *r, int64_t run_id)
+{
+	char comm[16];
+
+	ra_writer_free(r->w);	/* the first run of a recording stored twice */
+	r->w = ra_writer_alloc(r->db, run_id);
+	if (!r->w)
+		return -1;
+	ra_writer_set_namer(r->w, name_task, r);
+	snprintf(comm, sizeof(comm), "%s", basename(r->opt->argv[0]));
+	ra_writer_note_task(r->w, r->wl.pid, comm);
+	ra_scope_reset(&r->scope);
+	r->run_id = run_id;
+	if (ra_tracer_replay(r->tr, store_event, r) < 0 || ra_writer_finish(r->w) < 0 ||
+	    ra_tracer_tgids(r->tr, store_tgid, r) < 0 ||
+	    ra_paths_resolve(r->db, run_id, r->names) < 0 || store_filesystems(r, run_id) < 0)
+		return -1;
+	/* after the replay, which counted the ring buffer's own lost-event marks */
+	if (ra_tracer_store_meta(r->tr, r->db, run_id) < 0)
+		return -1;
+	if (r->opt->capture && r->wl.output &&
+	    (ra_db_run_set_text(r->db, run_id, "workload_output", r->wl.output) < 0 ||
+	     ra_bench_parse_fio(r->db, run_id) < 0))
+		return -1;
+	return 0;
+}
+
+/* Runs @ids were stored and analysed: remembered, to fit their models again at the end. */
+int rec_remember_runs(struct rec *r, const int64_t *ids, size_t n)
+{
+	int64_t *runs = realloc(r->runs, (r->nruns + n) * sizeof(*runs));
+
+	if (!runs) {
+		ra_set_error(RA_ERR_IO, "out of memory");
+		return -1;
+	}
+	memcpy(runs + r->nruns, ids, n * sizeof(*ids));
+	r->runs = runs;
+	r->nruns += n;
+	return 0;
+}
+
+/*
+ * Each run's device model pools the runs recorded like it as they were when
+ * it was analysed: the runs before the last fit theirs again, so that every
+ * run of a sweep pools the whole sweep.
+ */
+int rec_refit_models(struct rec *r)
+{
+	struct ra_analyze_opts ao = { .verbose = r->opt->verbose, .notice = rec_say_line };
+	struct ra_db *db = r->db;
+	int ret;
+
+	if (r->nruns < 2)
+		return 0;
+	if (!db && !(db = ra_db_open_for_load(r->opt->output)))
+		return -1;
+	ret = ra_analyze_models(db, r->runs, r->nruns, &ao);
+	if (db != r->db && ra_db_close(db) < 0)
+		ret = -1;
+	return ret;
+}
+
+static int store_run(struct rec *r)
+{
+	struct ra_run_info info = { 0 };
+	struct ra_run_end end = { 0 };
+	int64_t run_id;
+	int st = r->wl.status;
+
+	run_info(r, &info);
+	if (ra_db_load_begin(r->db) < 0)
+		return -1;
+	run_id = ra_db_run_create(r->db, &info);
+	if (run_id < 0 || store_meta(r, run_id) < 0 || store_trace(r, run_id) < 0)
+		goto fail;
+	end.wall_ns = r->end_mono - r->start_mono;
+	end.exit_status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+	end.exit_signal = WIFSIGNALED(st) ? WTERMSIG(st) : 0;
+	end.interrupted = r->interrupted;
+	end.trace_start_ns = r->start_mono;
+	end.trace_end_ns = r->end_mono;
+	if (ra_db_run_finish(r->db, run_id, &end) < 0)
+		goto fail;
+	if (r->opt->analyze) {
+		struct ra_analyze_opts ao = { .verbose = r->opt->verbose, .notice = rec_say_line };
+
+		if (ra_analyze_in_load(r->db, run_id, &ao) < 0)
+			goto fail;
+	}
+	if (ra_db_load_commit(r->db) < 0)
+		goto fail;
+	if (r->opt->analyze && rec_remember_runs(r, &run_id, 1) < 0)
+		return -1;
+	r->last_run = run_id;
+	if (!r->first_run)
+		r->first_run = run_id;
+	if (r->opt->verbose > 0 && r->nticks)
+		fprintf(stderr, "ra-record: %lld looks at settings and open files, %.1f us each\n",
+			(long long)r->nticks, (double)r->tick_ns / (double)r->nticks / 1e3);
+	if (r->opt->verbose >= 0)
+		fprintf(stderr, "ra-record: run %lld: %llu events in '%s', %llu lost\n",
+			(long long)run_id, (unsigned long long)ra_writer_total(r->w), r->opt->output,
+			(unsigned long long)ra_tracer_lost(r->tr));
+	return 0;
+fail:
+	ra_db_load_abort(r->db);
+	return -1;
+}
+
+/*
+ * The run, or with --event-source both the two runs of one recording: the
+ * tracepoints' events, then the dynamic events' (labelled events=tracepoint
+ * and events=kprobe), for a comparison of the sources on one workload.
+ */
+static int store_runs(struct rec *r)
+{
+	static const struct { int side; const char *name; } sides[] = {
+		{ RA_SIDE_TRACEPOINT, "tracepoint" }, { RA_SIDE_DYNAMIC, "kprobe" },
+	};
+	const char *label = r->run_label;
+	char buf[512];
+	int ret = 0;
+
+	if (r->opt->source != RA_SOURCE_BOTH)
+		return store_run(r);
+	for (size_t i = 0; i < sizeof(sides) / sizeof(sides[0]) && ret == 0; i++) {
+		snprintf(buf, sizeof(buf), "%s%sevents=%s", label ? label : "", label ? "," : "",
+			 sides[i].name);
+		r->run_label = buf;
+		r->side = sides[i].name;
+		ra_tracer_side(r->tr, sides[i].side);
+		ret = store_run(r);
+	}
+	r->run_label = label;
+	r->side = NULL;
+	return ret;
+}
+
+static int exit_code(struct rec *r)
+{
+	int st = r->wl.status;
+
+	if (r->interrupted)
+		return 128 + r->forwarded_sig;
+	if (WIFEXITED(st) && WEXITSTATUS(st) == 0)
+		return 0;
+	return EXIT_WORKLOAD;
+}
+
+static void cleanup(struct rec *r)
+{
+	ra_settings_restore(r->settings);
+	if (ra_tracer_destroy(r->tr) < 0)
+		fprintf(stderr, "ra-record: %s\n", ra_last_error());
+	r->tr = NULL;
+	ra_tracefs_unmount(r->mounted_tracefs);
+	r->mounted_tracefs = false;
+	if (r->spawned && !r->wl.reaped) {
+		/* Never released (setup failed) or still running after an error. */
+		if (r->wl.go_fd < 0)
+			kill(r->wl.pid, SIGTERM);
+		ra_workload_release_output(&r->wl);
+		waitpid(r->wl.pid, NULL, 0);
+		r->wl.reaped = true;
+	}
+	ra_workload_release_output(&r->wl);
+	ra_writer_free(r->w);
+	r->w = NULL;
+	ra_names_free(r->names);
+	r->names = NULL;
+}
+
+int rec_record_one(struct rec *r)
+{
+	bool restore_failed;
+	int ret;
+
+	r->tr = NULL;
+	r->spawned = false;
+	r->interrupted = false;
+	r->tick_ns = r->nticks = 0;
+	memset(&r->wl, 0, sizeof(r->wl));
+	r->wl.go_fd = r->wl.err_fd = r->wl.out_fd = r->wl.errout_fd = -1;
+	if (setup_names(r) < 0 || setup_tracer(r) < 0 || ra_settings_begin(r->settings) < 0 ||
+	    ra_settings_apply(r->settings) < 0 ||
+	    ((r->opt->drop_caches || (r->opt->repeat > 1 && !r->opt->nevict)) &&
+	     ra_workload_drop_caches() < 0) ||
+	    ra_workload_evict(r->opt->evict, r->opt->nevict) < 0) {
+		ret = rec_error_status(ra_last_error());
+		ra_db_load_abort(r->db);	/* a database made for this run goes again */
+		goto out;
+	}
+	if (rec_stop_requested(r)) {	/* before the workload starts: nothing to record */
+		ret = 128 + r->forwarded_sig;
+		ra_db_load_abort(r->db);
+		goto out;
+	}
+	if (run_workload(r) < 0) {
+		ret = rec_error_status(ra_last_error());
+		ra_db_load_abort(r->db);
+		goto out;
+	}
+	/*
+	 * Settings go back before the slower work of storing the trace. One
+	 * that cannot be put back is stored as not restored, and no other run
+	 * starts on a machine that is not as it was.
+	 */
+	restore_failed = ra_settings_restore(r->settings) < 0;
+	if (store_runs(r) < 0) {
+		ret = rec_error_status(ra_last_error());
+		goto out;
+	}
+	ret = exit_code(r);
+	if (restore_failed && ret < 128)
+		ret = rec_error_status("a setting could not be restored (above): stopping; the run is stored"
+			  " with the setting marked not restored");
+out:
+	cleanup(r);
+	return ret;
+}
