@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1 */
 /*
- * The experiment's model (experiment.c), shared with its HTML page (html.c):
+ * The experiment's data (experiment.c), shared with its HTML page (html.c):
  * the run sets of a database, their dimensions and figures, and what their
  * charts draw.
  */

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: LGPL-2.1
 /*
- * The report model: each table of a report is one query over the stable
+ * The report's data: each table of a report is one query over the stable
  * views (?1 is the run, ?2 the top-N limit, ?3 the stall threshold), so the
  * report shows exactly what a user would get from the database.
  */
@@ -645,70 +645,4 @@ const struct ra_table *ra_report_table(const struct ra_report *r, const char *ke
 		if (strcmp(r->tables[i].key, key) == 0)
 			return &r->tables[i];
 	return NULL;
-}
-
-int ra_table_col(const struct ra_table *t, const char *name)
-{
-	for (int c = 0; c < t->ncols; c++)
-		if (strcmp(t->cols[c], name) == 0)
-			return c;
-	return -1;
-}
-
-const struct ra_value *ra_table_cell(const struct ra_table *t, int row, int col)
-{
-	return &t->cells[(size_t)row * (size_t)t->ncols + (size_t)col];
-}
-
-void ra_fmt_ns(char *buf, size_t len, double ns)
-{
-	if (ns < 1e3)
-		snprintf(buf, len, "%.0fns", ns);
-	else if (ns < 1e6)
-		snprintf(buf, len, "%.1fus", ns / 1e3);
-	else if (ns < 1e9)
-		snprintf(buf, len, "%.2fms", ns / 1e6);
-	else
-		snprintf(buf, len, "%.3fs", ns / 1e9);
-}
-
-static bool ends_with(const char *s, const char *suffix)
-{
-	size_t a = strlen(s), b = strlen(suffix);
-
-	return a >= b && strcmp(s + a - b, suffix) == 0;
-}
-
-/* Text of a cell for people: times with units, ratios with 4 digits. */
-void ra_fmt_value(char *buf, size_t len, const char *col, const struct ra_value *v)
-{
-	double x = v->type == SQLITE_FLOAT ? v->d : (double)v->i;
-
-	switch (v->type) {
-	case SQLITE_NULL:
-		snprintf(buf, len, "-");
-		return;
-	case SQLITE_TEXT:
-		snprintf(buf, len, "%s", v->s);
-		return;
-	case RA_VALUE_BOOL:
-		snprintf(buf, len, "%s", v->i ? "yes" : "no");
-		return;
-	}
-	if (ends_with(col, "_ns") && strcmp(col, "q_ts_ns") != 0)
-		ra_fmt_ns(buf, len, x);
-	else if (strncmp(col, "hit_ratio", 9) == 0 || ends_with(col, "_rel_err") ||
-		 strcmp(col, "utilization") == 0)
-		snprintf(buf, len, "%.4f", x);
-	else if (ends_with(col, "_ms") && v->type == SQLITE_FLOAT)
-		snprintf(buf, len, "%.3f", x);
-	else if ((ends_with(col, "_mib_s") || strcmp(col, "fraction") == 0) &&
-		 v->type == SQLITE_FLOAT)
-		snprintf(buf, len, "%.2f", x);
-	else if (ends_with(col, "_bytes"))
-		snprintf(buf, len, "%.0f", x);
-	else if (v->type == SQLITE_FLOAT)
-		snprintf(buf, len, "%.1f", x);
-	else
-		snprintf(buf, len, "%lld", (long long)v->i);
 }
