@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "db_local.h"
+#include "evcols.h"
 #include "ra_evstream.h"
 
 struct cursor {
@@ -28,20 +29,13 @@ struct ra_evstream {
 };
 
 static const char *const queries[] = {
-	[RA_CLASS_RA] = "SELECT seq, ts_ns, cpu, pid, event_id, dev, ino, page_index,"
-			" req_count_pages, folio_order, size_pages, async_size_pages, ra_pages,"
-			" mmap_miss, prev_pos_bytes FROM ra_events"
+	[RA_CLASS_RA] = "SELECT " RA_EVCOLS_NAMES(RA_EVCOLS_RA) " FROM ra_events"
 			" WHERE seq BETWEEN ?1 AND ?2 AND run_id = ?3 ORDER BY seq",
-	[RA_CLASS_PAGE] = "SELECT seq, ts_ns, cpu, pid, event_id, dev, ino, page_index,"
-			  " last_index, folio_order, pfn FROM page_events"
+	[RA_CLASS_PAGE] = "SELECT " RA_EVCOLS_NAMES(RA_EVCOLS_PAGE) " FROM page_events"
 			  " WHERE seq BETWEEN ?1 AND ?2 AND run_id = ?3 ORDER BY seq",
-	[RA_CLASS_BLK] = "SELECT seq, ts_ns, cpu, pid, event_id, dev, sector, nr_sector,"
-			 " bytes, rwbs, error, nr_rq, explicit_unplug, new_sector, old_dev,"
-			 " old_sector FROM blk_events"
+	[RA_CLASS_BLK] = "SELECT " RA_EVCOLS_NAMES(RA_EVCOLS_BLK) " FROM blk_events"
 			 " WHERE seq BETWEEN ?1 AND ?2 AND run_id = ?3 ORDER BY seq",
-	[CLASS_BLK_DONE] = "SELECT seq, ts_ns, cpu, pid, event_id, dev, sector, nr_sector,"
-			   " bytes, rwbs, error, nr_rq, explicit_unplug, new_sector, old_dev,"
-			   " old_sector FROM blk_events"
+	[CLASS_BLK_DONE] = "SELECT " RA_EVCOLS_NAMES(RA_EVCOLS_BLK) " FROM blk_events"
 			   " WHERE seq BETWEEN ?1 AND ?2 AND run_id = ?3 AND event_id IN (23, 30)"
 			   " ORDER BY seq",
 };
@@ -138,48 +132,48 @@ static void fill_ra(sqlite3_stmt *st, struct ra_event *ev)
 {
 	struct ra_ra_fields *f = &ev->ra;
 
-	f->dev = (uint32_t)sqlite3_column_int64(st, 5);
-	f->ino = (uint64_t)sqlite3_column_int64(st, 6);
-	f->index = (uint64_t)sqlite3_column_int64(st, 7);
-	f->req_count = (uint64_t)col_opt(st, 8, &ev->has_mask, 0);
-	f->order = (uint32_t)col_opt(st, 9, &ev->has_mask, RA_HAS_ORDER);
-	f->size = (uint32_t)sqlite3_column_int64(st, 10);
-	f->async_size = (uint32_t)sqlite3_column_int64(st, 11);
-	f->ra_pages = (uint32_t)sqlite3_column_int64(st, 12);
-	f->mmap_miss = (uint32_t)col_opt(st, 13, &ev->has_mask, RA_HAS_PREV_POS);
-	f->prev_pos = col_opt(st, 14, &ev->has_mask, 0);
+	f->dev = (uint32_t)sqlite3_column_int64(st, RA_RA_DEV);
+	f->ino = (uint64_t)sqlite3_column_int64(st, RA_RA_INO);
+	f->index = (uint64_t)sqlite3_column_int64(st, RA_RA_INDEX);
+	f->req_count = (uint64_t)col_opt(st, RA_RA_REQ_COUNT, &ev->has_mask, 0);
+	f->order = (uint32_t)col_opt(st, RA_RA_ORDER, &ev->has_mask, RA_HAS_ORDER);
+	f->size = (uint32_t)sqlite3_column_int64(st, RA_RA_SIZE);
+	f->async_size = (uint32_t)sqlite3_column_int64(st, RA_RA_ASYNC);
+	f->ra_pages = (uint32_t)sqlite3_column_int64(st, RA_RA_RA_PAGES);
+	f->mmap_miss = (uint32_t)col_opt(st, RA_RA_MMAP_MISS, &ev->has_mask, RA_HAS_PREV_POS);
+	f->prev_pos = col_opt(st, RA_RA_PREV_POS, &ev->has_mask, 0);
 }
 
 static void fill_page(sqlite3_stmt *st, struct ra_event *ev)
 {
 	struct ra_page_fields *f = &ev->page;
 
-	f->dev = (uint32_t)sqlite3_column_int64(st, 5);
-	f->ino = (uint64_t)sqlite3_column_int64(st, 6);
-	f->index = (uint64_t)sqlite3_column_int64(st, 7);
-	f->last_index = (uint64_t)col_opt(st, 8, &ev->has_mask, RA_HAS_LAST_INDEX);
-	f->order = (uint32_t)col_opt(st, 9, &ev->has_mask, RA_HAS_ORDER);
-	f->pfn = (uint64_t)col_opt(st, 10, &ev->has_mask, RA_HAS_PFN);
+	f->dev = (uint32_t)sqlite3_column_int64(st, RA_PAGE_DEV);
+	f->ino = (uint64_t)sqlite3_column_int64(st, RA_PAGE_INO);
+	f->index = (uint64_t)sqlite3_column_int64(st, RA_PAGE_INDEX);
+	f->last_index = (uint64_t)col_opt(st, RA_PAGE_LAST_INDEX, &ev->has_mask, RA_HAS_LAST_INDEX);
+	f->order = (uint32_t)col_opt(st, RA_PAGE_ORDER, &ev->has_mask, RA_HAS_ORDER);
+	f->pfn = (uint64_t)col_opt(st, RA_PAGE_PFN, &ev->has_mask, RA_HAS_PFN);
 }
 
 static void fill_blk(sqlite3_stmt *st, struct ra_event *ev)
 {
 	struct ra_blk_fields *f = &ev->blk;
-	const unsigned char *rwbs = sqlite3_column_text(st, 9);
+	const unsigned char *rwbs = sqlite3_column_text(st, RA_BLK_RWBS);
 
-	f->dev = (uint32_t)sqlite3_column_int64(st, 5);
-	f->sector = (uint64_t)sqlite3_column_int64(st, 6);
-	f->nr_sector = (uint32_t)sqlite3_column_int64(st, 7);
-	f->bytes = (uint32_t)col_opt(st, 8, &ev->has_mask, RA_HAS_BYTES);
+	f->dev = (uint32_t)sqlite3_column_int64(st, RA_BLK_DEV);
+	f->sector = (uint64_t)sqlite3_column_int64(st, RA_BLK_SECTOR);
+	f->nr_sector = (uint32_t)sqlite3_column_int64(st, RA_BLK_NR_SECTOR);
+	f->bytes = (uint32_t)col_opt(st, RA_BLK_BYTES, &ev->has_mask, RA_HAS_BYTES);
 	if (rwbs)
 		snprintf(f->rwbs, sizeof(f->rwbs), "%s", (const char *)rwbs);
-	f->error = (int32_t)col_opt(st, 10, &ev->has_mask, RA_HAS_ERROR);
-	f->nr_rq = (int32_t)col_opt(st, 11, &ev->has_mask, RA_HAS_NR_RQ);
-	f->explicit_unplug = sqlite3_column_type(st, 12) == SQLITE_NULL ?
-				     -1 : sqlite3_column_int(st, 12);
-	f->new_sector = (uint64_t)sqlite3_column_int64(st, 13);
-	f->old_dev = (uint32_t)sqlite3_column_int64(st, 14);
-	f->old_sector = (uint64_t)sqlite3_column_int64(st, 15);
+	f->error = (int32_t)col_opt(st, RA_BLK_ERROR, &ev->has_mask, RA_HAS_ERROR);
+	f->nr_rq = (int32_t)col_opt(st, RA_BLK_NR_RQ, &ev->has_mask, RA_HAS_NR_RQ);
+	f->explicit_unplug = sqlite3_column_type(st, RA_BLK_EXPLICIT_UNPLUG) == SQLITE_NULL ?
+				     -1 : sqlite3_column_int(st, RA_BLK_EXPLICIT_UNPLUG);
+	f->new_sector = (uint64_t)sqlite3_column_int64(st, RA_BLK_NEW_SECTOR);
+	f->old_dev = (uint32_t)sqlite3_column_int64(st, RA_BLK_OLD_DEV);
+	f->old_sector = (uint64_t)sqlite3_column_int64(st, RA_BLK_OLD_SECTOR);
 }
 
 int ra_evstream_next(struct ra_evstream *s, struct ra_event *ev, int64_t *seq)
@@ -192,10 +186,11 @@ int ra_evstream_next(struct ra_evstream *s, struct ra_event *ev, int64_t *seq)
 	if (!min)
 		return 0;
 	memset(ev, 0, sizeof(*ev));
-	ev->ts_ns = (uint64_t)sqlite3_column_int64(min->st, 1);
-	ev->cpu = sqlite3_column_int(min->st, 2);
-	ev->pid = sqlite3_column_int(min->st, 3);
-	ev->type = (uint16_t)sqlite3_column_int(min->st, 4);
+	/* the common columns have one index in the three tables */
+	ev->ts_ns = (uint64_t)sqlite3_column_int64(min->st, RA_RA_TS);
+	ev->cpu = sqlite3_column_int(min->st, RA_RA_CPU);
+	ev->pid = sqlite3_column_int(min->st, RA_RA_PID);
+	ev->type = (uint16_t)sqlite3_column_int(min->st, RA_RA_EVENT);
 	if (min->cls == RA_CLASS_RA)
 		fill_ra(min->st, ev);
 	else if (min->cls == RA_CLASS_PAGE)

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "db_local.h"
+#include "evcols.h"
 
 #define TASK_SLOTS_MIN 256
 #define BATCH 128
@@ -74,13 +75,19 @@ static void bind_opt(sqlite3_stmt *st, int col, int present, int64_t v)
 		sqlite3_bind_null(st, col);
 }
 
-/* Columns 3-6 of every event table (1 and 2 are seq and run_id). */
+/*
+ * The parameter of column @col (evcols.h) in the row at @b: parameters count
+ * from 1, columns from 0.
+ */
+#define P(b, col) ((b) + 1 + (col))
+
+/* The common columns after seq and run_id: one index in the three tables. */
 static void bind_common(sqlite3_stmt *st, int b, const struct ra_event *ev)
 {
-	sqlite3_bind_int64(st, b + 3, (int64_t)ev->ts_ns);
-	sqlite3_bind_int(st, b + 4, ev->cpu);
-	sqlite3_bind_int(st, b + 5, ev->pid);
-	sqlite3_bind_int(st, b + 6, ev->type);
+	sqlite3_bind_int64(st, P(b, RA_RA_TS), (int64_t)ev->ts_ns);
+	sqlite3_bind_int(st, P(b, RA_RA_CPU), ev->cpu);
+	sqlite3_bind_int(st, P(b, RA_RA_PID), ev->pid);
+	sqlite3_bind_int(st, P(b, RA_RA_EVENT), ev->type);
 }
 
 static void bind_ra(sqlite3_stmt *st, int b, const struct ra_event *ev)
@@ -91,16 +98,16 @@ static void bind_ra(sqlite3_stmt *st, int b, const struct ra_event *ev)
 	int unb = ev->type == RA_EV_RA_UNBOUNDED || sys;
 
 	bind_common(st, b, ev);
-	sqlite3_bind_int64(st, b + 7, f->dev);
-	sqlite3_bind_int64(st, b + 8, (int64_t)f->ino);
-	sqlite3_bind_int64(st, b + 9, (int64_t)f->index);
-	bind_opt(st, b + 10, trig || sys, (int64_t)f->req_count);
-	bind_opt(st, b + 11, !unb, f->order);
-	sqlite3_bind_int64(st, b + 12, f->size);
-	sqlite3_bind_int64(st, b + 13, f->async_size);
-	bind_opt(st, b + 14, !unb, f->ra_pages);
-	bind_opt(st, b + 15, trig, f->mmap_miss);
-	bind_opt(st, b + 16, trig, f->prev_pos);
+	sqlite3_bind_int64(st, P(b, RA_RA_DEV), f->dev);
+	sqlite3_bind_int64(st, P(b, RA_RA_INO), (int64_t)f->ino);
+	sqlite3_bind_int64(st, P(b, RA_RA_INDEX), (int64_t)f->index);
+	bind_opt(st, P(b, RA_RA_REQ_COUNT), trig || sys, (int64_t)f->req_count);
+	bind_opt(st, P(b, RA_RA_ORDER), !unb, f->order);
+	sqlite3_bind_int64(st, P(b, RA_RA_SIZE), f->size);
+	sqlite3_bind_int64(st, P(b, RA_RA_ASYNC), f->async_size);
+	bind_opt(st, P(b, RA_RA_RA_PAGES), !unb, f->ra_pages);
+	bind_opt(st, P(b, RA_RA_MMAP_MISS), trig, f->mmap_miss);
+	bind_opt(st, P(b, RA_RA_PREV_POS), trig, f->prev_pos);
 }
 
 static void bind_page(sqlite3_stmt *st, int b, const struct ra_event *ev)
@@ -108,12 +115,12 @@ static void bind_page(sqlite3_stmt *st, int b, const struct ra_event *ev)
 	const struct ra_page_fields *f = &ev->page;
 
 	bind_common(st, b, ev);
-	sqlite3_bind_int64(st, b + 7, f->dev);
-	sqlite3_bind_int64(st, b + 8, (int64_t)f->ino);
-	sqlite3_bind_int64(st, b + 9, (int64_t)f->index);
-	bind_opt(st, b + 10, ev->has_mask & RA_HAS_LAST_INDEX, (int64_t)f->last_index);
-	bind_opt(st, b + 11, ev->has_mask & RA_HAS_ORDER, f->order);
-	bind_opt(st, b + 12, ev->has_mask & RA_HAS_PFN, (int64_t)f->pfn);
+	sqlite3_bind_int64(st, P(b, RA_PAGE_DEV), f->dev);
+	sqlite3_bind_int64(st, P(b, RA_PAGE_INO), (int64_t)f->ino);
+	sqlite3_bind_int64(st, P(b, RA_PAGE_INDEX), (int64_t)f->index);
+	bind_opt(st, P(b, RA_PAGE_LAST_INDEX), ev->has_mask & RA_HAS_LAST_INDEX, (int64_t)f->last_index);
+	bind_opt(st, P(b, RA_PAGE_ORDER), ev->has_mask & RA_HAS_ORDER, f->order);
+	bind_opt(st, P(b, RA_PAGE_PFN), ev->has_mask & RA_HAS_PFN, (int64_t)f->pfn);
 }
 
 static void bind_blk(sqlite3_stmt *st, int b, const struct ra_event *ev)
@@ -125,22 +132,22 @@ static void bind_blk(sqlite3_stmt *st, int b, const struct ra_event *ev)
 	int remap = ev->type == RA_EV_BIO_REMAP || ev->type == RA_EV_RQ_REMAP;
 
 	bind_common(st, b, ev);
-	bind_opt(st, b + 7, has_dev, f->dev);
-	bind_opt(st, b + 8, !plug, (int64_t)f->sector);
-	bind_opt(st, b + 9, !plug, f->nr_sector);
-	bind_opt(st, b + 10, ev->has_mask & RA_HAS_BYTES, f->bytes);
+	bind_opt(st, P(b, RA_BLK_DEV), has_dev, f->dev);
+	bind_opt(st, P(b, RA_BLK_SECTOR), !plug, (int64_t)f->sector);
+	bind_opt(st, P(b, RA_BLK_NR_SECTOR), !plug, f->nr_sector);
+	bind_opt(st, P(b, RA_BLK_BYTES), ev->has_mask & RA_HAS_BYTES, f->bytes);
 	if (f->rwbs[0])
-		sqlite3_bind_text(st, b + 11, f->rwbs, (int)strnlen(f->rwbs, sizeof(f->rwbs)),
+		sqlite3_bind_text(st, P(b, RA_BLK_RWBS), f->rwbs, (int)strnlen(f->rwbs, sizeof(f->rwbs)),
 				  SQLITE_TRANSIENT);
 	else
-		sqlite3_bind_null(st, b + 11);
-	bind_opt(st, b + 12, ev->has_mask & RA_HAS_ERROR, f->error);
-	bind_opt(st, b + 13, ev->has_mask & RA_HAS_NR_RQ, f->nr_rq);
-	bind_opt(st, b + 14, ev->type == RA_EV_UNPLUG && f->explicit_unplug >= 0,
+		sqlite3_bind_null(st, P(b, RA_BLK_RWBS));
+	bind_opt(st, P(b, RA_BLK_ERROR), ev->has_mask & RA_HAS_ERROR, f->error);
+	bind_opt(st, P(b, RA_BLK_NR_RQ), ev->has_mask & RA_HAS_NR_RQ, f->nr_rq);
+	bind_opt(st, P(b, RA_BLK_EXPLICIT_UNPLUG), ev->type == RA_EV_UNPLUG && f->explicit_unplug >= 0,
 		 f->explicit_unplug);
-	bind_opt(st, b + 15, ev->type == RA_EV_SPLIT, (int64_t)f->new_sector);
-	bind_opt(st, b + 16, remap, f->old_dev);
-	bind_opt(st, b + 17, remap, (int64_t)f->old_sector);
+	bind_opt(st, P(b, RA_BLK_NEW_SECTOR), ev->type == RA_EV_SPLIT, (int64_t)f->new_sector);
+	bind_opt(st, P(b, RA_BLK_OLD_DEV), remap, f->old_dev);
+	bind_opt(st, P(b, RA_BLK_OLD_SECTOR), remap, (int64_t)f->old_sector);
 }
 
 /* "INSERT INTO t VALUES (?,?),(?,?)" for @rows rows of @ncols columns */
@@ -183,8 +190,8 @@ static int table_step(struct ra_writer *w, sqlite3_stmt *st, struct table_w *t, 
 	for (int r = 0; r < rows; r++) {
 		int base = r * t->ncols;
 
-		sqlite3_bind_int64(st, base + 1, t->seq[first + r]);
-		sqlite3_bind_int64(st, base + 2, w->run_id);
+		sqlite3_bind_int64(st, P(base, RA_RA_SEQ), t->seq[first + r]);
+		sqlite3_bind_int64(st, P(base, RA_RA_RUN), w->run_id);
 		t->bind(st, base, &t->ev[first + r]);
 	}
 	if (sqlite3_step(st) != SQLITE_DONE) {
@@ -220,9 +227,10 @@ struct ra_writer *ra_writer_alloc(struct ra_db *db, int64_t run_id)
 	w->db = db;
 	w->run_id = run_id;
 	w->seq = w->seq_first = next_seq(db);
-	if (w->seq < 0 || table_init(db, &w->tbl[RA_CLASS_RA], "ra_events", 16, bind_ra) < 0 ||
-	    table_init(db, &w->tbl[RA_CLASS_PAGE], "page_events", 12, bind_page) < 0 ||
-	    table_init(db, &w->tbl[RA_CLASS_BLK], "blk_events", 17, bind_blk) < 0) {
+	if (w->seq < 0 ||
+	    table_init(db, &w->tbl[RA_CLASS_RA], "ra_events", RA_RA_NCOLS, bind_ra) < 0 ||
+	    table_init(db, &w->tbl[RA_CLASS_PAGE], "page_events", RA_PAGE_NCOLS, bind_page) < 0 ||
+	    table_init(db, &w->tbl[RA_CLASS_BLK], "blk_events", RA_BLK_NCOLS, bind_blk) < 0) {
 		ra_writer_free(w);
 		return NULL;
 	}

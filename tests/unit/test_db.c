@@ -11,6 +11,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "evcols.h"
 #include "ra_db.h"
 #include "schema.h"
 #include "test.h"
@@ -39,6 +40,20 @@ static long long query_int(struct ra_db *db, const char *sql)
 	return v;
 }
 
+/* The first column of @sql's first row as text, in a buffer of its own; "" on error. */
+static const char *query_text(struct ra_db *db, const char *sql)
+{
+	static char buf[1024];
+	sqlite3_stmt *st = NULL;
+
+	buf[0] = '\0';
+	if (sqlite3_prepare_v2(ra_db_sqlite(db), sql, -1, &st, NULL) == SQLITE_OK &&
+	    sqlite3_step(st) == SQLITE_ROW && sqlite3_column_text(st, 0))
+		snprintf(buf, sizeof(buf), "%s", (const char *)sqlite3_column_text(st, 0));
+	sqlite3_finalize(st);
+	return buf;
+}
+
 static void test_create(void)
 {
 	struct ra_db *db = ra_db_open(tmp_path("new.db"), RA_DB_CREATE);
@@ -54,6 +69,17 @@ static void test_create(void)
 	CHECK_INT(query_int(db, "SELECT COUNT(*) FROM v_runs"), 0);
 	CHECK_INT(query_int(db, "SELECT COUNT(*) FROM v_event_counts"), 0);
 	CHECK_INT(query_int(db, "SELECT COUNT(*) FROM v_devices"), 0);
+	/* the event tables have the columns of evcols.h, in its order */
+	CHECK_STR(query_text(db, "SELECT group_concat(name, ', ') FROM pragma_table_info('ra_events')"),
+		  RA_EVCOLS_NAMES(RA_EVCOLS_RA));
+	CHECK_STR(query_text(db, "SELECT group_concat(name, ', ') FROM pragma_table_info('page_events')"),
+		  RA_EVCOLS_NAMES(RA_EVCOLS_PAGE));
+	CHECK_STR(query_text(db, "SELECT group_concat(name, ', ') FROM pragma_table_info('blk_events')"),
+		  RA_EVCOLS_NAMES(RA_EVCOLS_BLK));
+	CHECK_INT(query_int(db, "SELECT COUNT(*) FROM pragma_table_info('ra_events')"), RA_RA_NCOLS);
+	CHECK_INT(query_int(db, "SELECT COUNT(*) FROM pragma_table_info('page_events')"),
+		  RA_PAGE_NCOLS);
+	CHECK_INT(query_int(db, "SELECT COUNT(*) FROM pragma_table_info('blk_events')"), RA_BLK_NCOLS);
 	CHECK_INT(ra_db_close(db), 0);
 
 	/* Reopening an existing database leaves it as it is. */
