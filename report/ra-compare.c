@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "ra_db.h"
+#include "ra_sql.h"
 #include "report.h"
 #include "ra_stats.h"
 #include "ra_version.h"
@@ -246,32 +247,30 @@ static int load_models(struct side *s, struct ra_db *db)
 		" WHERE (?1 IS NULL OR r.label = ?1 OR r.run_id IN (SELECT value FROM json_each(?2)))"
 		" AND m.source = 'window' AND m.chosen"
 		" AND m.status = 'ok' ORDER BY 1 LIMIT 4";
-	sqlite3_stmt *st = NULL;
-	int rc;
+	struct ra_stmt *st = ra_sql_prepare(db, sql);
+	int rc = -1;
 
-	if (sqlite3_prepare_v2(ra_db_sqlite(db), sql, -1, &st, NULL) != SQLITE_OK)
-		return SQLITE_ERROR;
-	if (s->label)
-		sqlite3_bind_text(st, 1, s->label, -1, SQLITE_STATIC);
-	if (s->set_runs)
-		sqlite3_bind_text(st, 2, s->set_runs, -1, SQLITE_STATIC);
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW && s->nmodels < 4) {
+	if (st && ra_sql_bind(st, "tt", s->label, s->set_runs) == 0)
+		rc = 1;
+	while (rc == 1 && s->nmodels < 4 && (rc = ra_sql_step(st)) == 1) {
+		const char *dev, *form;
+		double access, bw, rms;
+		int runs, kb, sizes;
 		char advice[48];
 
+		ra_sql_row(st, "ttfffxxx", &dev, &form, &access, &bw, &rms, &runs, &kb, &sizes);
 		/* no recommendation: the model gave no single number (ra-report says why) */
-		if (sqlite3_column_type(st, 6) == SQLITE_NULL)
+		if (ra_sql_null(st, 6))
 			snprintf(advice, sizeof(advice), "no single number");
 		else
-			snprintf(advice, sizeof(advice), "%d KiB", sqlite3_column_int(st, 6));
+			snprintf(advice, sizeof(advice), "%d KiB", kb);
 		snprintf(s->models[s->nmodels++], sizeof(s->models[0]),
 			 "%s %s form, access %.3f ms, bandwidth %.1f MiB/s, %.1f%% rms over %d sizes"
-			 " of %d runs; advice %s", (const char *)sqlite3_column_text(st, 0),
-			 (const char *)sqlite3_column_text(st, 1), sqlite3_column_double(st, 2) / 1e6,
-			 sqlite3_column_double(st, 3) / 1048576, sqlite3_column_double(st, 4) * 100,
-			 sqlite3_column_int(st, 7), sqlite3_column_int(st, 5), advice);
+			 " of %d runs; advice %s", dev, form, access / 1e6, bw / 1048576, rms * 100,
+			 sizes, runs, advice);
 	}
-	sqlite3_finalize(st);
-	return rc == SQLITE_ROW || rc == SQLITE_DONE ? SQLITE_DONE : rc;
+	ra_sql_finalize(st);
+	return rc < 0 ? -1 : 0;
 }
 
 /*
@@ -280,22 +279,16 @@ static int load_models(struct side *s, struct ra_db *db)
  */
 static int set_side(struct side *s, struct ra_db *db)
 {
-	sqlite3_stmt *st = NULL;
-	int64_t *runs;
-	int n, labelled = -1;
+	int64_t *runs, labelled = -1;
 	size_t len = 0;
 	FILE *f;
+	int n;
 
-	if (sqlite3_prepare_v2(ra_db_sqlite(db), "SELECT COUNT(*) FROM runs WHERE label = ?1", -1,
-			       &st, NULL) == SQLITE_OK) {
-		sqlite3_bind_text(st, 1, s->label, -1, SQLITE_STATIC);
-		if (sqlite3_step(st) == SQLITE_ROW)
-			labelled = sqlite3_column_int(st, 0);
-	}
-	sqlite3_finalize(st);
+	if (ra_sql_one(db, "SELECT COUNT(*) FROM runs WHERE label = ?1", "t", "i", s->label,
+		       &labelled) != 1)
+		labelled = -1;
 	if (labelled < 0)
-		return fail("cannot read the runs of '%s': %s", s->db_path,
-			    sqlite3_errmsg(ra_db_sqlite(db)));
+		return fail("cannot read the runs of '%s': %s", s->db_path, ra_sql_why(db));
 	if (labelled > 0)
 		return 0;
 	n = ra_experiment_set_runs(db, s->label, &runs);
@@ -323,51 +316,54 @@ static int read_side(struct side *s, struct ra_db *db, const struct opts *o)
 		" JOIN runs r USING (run_id) JOIN v_runs v USING (run_id)"
 		" WHERE (?1 IS NULL OR r.label = ?1 OR r.run_id IN (SELECT value FROM json_each(?2)))"
 		" AND m.value IS NOT NULL ORDER BY m.run_id";
-	sqlite3_stmt *st = NULL;
+	struct ra_stmt *st;
 	int64_t last = -1;
-	int rc = SQLITE_ERROR;
+	int rc = -1;
 
 	if (ra_db_exec(db, "BEGIN") < 0)
 		return fail("%s", ra_last_error());
 	if (s->label && set_side(s, db) < 0)
 		return -1;
-	if (sqlite3_prepare_v2(ra_db_sqlite(db), sql, -1, &st, NULL) == SQLITE_OK) {
-		if (s->label)
-			sqlite3_bind_text(st, 1, s->label, -1, SQLITE_STATIC);
-		if (s->set_runs)
-			sqlite3_bind_text(st, 2, s->set_runs, -1, SQLITE_STATIC);
-		while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-			int m = metric_index((const char *)sqlite3_column_text(st, 1));
-			int64_t lost = sqlite3_column_int64(st, 3);
-			bool cut = sqlite3_column_int(st, 4) != 0, partial = lost > 0 || cut;
+	st = ra_sql_prepare(db, sql);
+	if (st && ra_sql_bind(st, "tt", s->label, s->set_runs) == 0) {
+		while ((rc = ra_sql_step(st)) == 1) {
+			const char *metric;
+			int64_t run, lost;
+			double value;
+			int interrupted, emulated, m;
+			bool cut, partial;
 
-			if (sqlite3_column_int64(st, 0) != last) {
-				last = sqlite3_column_int64(st, 0);
+			ra_sql_row(st, "itfixx", &run, &metric, &value, &lost, &interrupted,
+				   &emulated);
+			m = metric_index(metric);
+			cut = interrupted != 0;
+			partial = lost > 0 || cut;
+			if (run != last) {
+				last = run;
 				s->incomplete += partial;
 				s->interrupted += cut;
-				s->emulated += sqlite3_column_int(st, 5) != 0;
+				s->emulated += emulated != 0;
 				s->lost += lost;
 				s->runs += !partial || o->incomplete != INCOMPLETE_SKIP;
 				if ((!partial || o->incomplete != INCOMPLETE_SKIP) &&
 				    add_id(s, last) < 0) {
-					rc = SQLITE_NOMEM;
+					rc = -1;
 					break;
 				}
 			}
 			if (partial && o->incomplete == INCOMPLETE_SKIP)
 				continue;
-			if (m >= 0 && add_value(s, m, sqlite3_column_double(st, 2)) < 0) {
-				rc = SQLITE_NOMEM;
+			if (m >= 0 && add_value(s, m, value) < 0) {
+				rc = -1;
 				break;
 			}
 		}
 	}
-	sqlite3_finalize(st);
-	if (rc == SQLITE_DONE)
+	ra_sql_finalize(st);
+	if (rc == 0)
 		rc = load_models(s, db);
-	if (rc != SQLITE_DONE)
-		return fail("cannot read the runs of '%s': %s", s->db_path,
-			    sqlite3_errmsg(ra_db_sqlite(db)));
+	if (rc != 0)
+		return fail("cannot read the runs of '%s': %s", s->db_path, ra_sql_why(db));
 	return ra_db_exec(db, "COMMIT") < 0 ? fail("%s", ra_last_error()) : 0;
 }
 

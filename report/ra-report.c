@@ -10,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "ra_sql.h"
 #include "report.h"
 #include "ra_version.h"
 
@@ -151,10 +152,10 @@ bad:
 /* The runs to report: one, a label's, or every run of the database. */
 static int select_runs(struct ra_db *db, const struct opts *o, int64_t **ids)
 {
-	sqlite3_stmt *st = NULL;
+	struct ra_stmt *st;
 	const char *sql = o->label ? "SELECT run_id FROM runs WHERE label = ?1 ORDER BY run_id" :
 				     "SELECT run_id FROM runs ORDER BY run_id";
-	int n = 0, rc;
+	int n = 0, rc = -1;
 
 	*ids = malloc(sizeof(**ids));
 	if (!*ids)
@@ -163,24 +164,24 @@ static int select_runs(struct ra_db *db, const struct opts *o, int64_t **ids)
 		(*ids)[0] = o->run;
 		return 1;
 	}
-	if (sqlite3_prepare_v2(ra_db_sqlite(db), sql, -1, &st, NULL) != SQLITE_OK)
-		goto fail;
-	if (o->label)
-		sqlite3_bind_text(st, 1, o->label, -1, SQLITE_STATIC);
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+	st = ra_sql_prepare(db, sql);
+	if (st && ra_sql_bind(st, o->label ? "t" : "", o->label) == 0)
+		rc = 1;
+	while (rc == 1 && (rc = ra_sql_step(st)) == 1) {
 		int64_t *p = realloc(*ids, (size_t)(n + 1) * sizeof(*p));
 
-		if (!p)
+		if (!p) {
+			rc = -1;
 			break;
+		}
 		*ids = p;
-		(*ids)[n++] = sqlite3_column_int64(st, 0);
+		ra_sql_row(st, "i", &(*ids)[n++]);
 	}
-	sqlite3_finalize(st);
-	if (rc == SQLITE_DONE)
+	ra_sql_finalize(st);
+	if (rc == 0)
 		return n;
-fail:
 	ra_set_error(RA_ERR_IO, "cannot read the runs of '%s': %s", ra_db_path(db),
-		     sqlite3_errmsg(ra_db_sqlite(db)));
+		     ra_sql_why(db));
 	return -1;
 }
 
@@ -190,39 +191,44 @@ static struct ra_table *list_load(struct ra_db *db)
 	static const char *const cols[] = { "run", "label", "kernel", "started", "wall_s", "lost",
 					    "workload" };
 	struct ra_table *t = ra_table_new("runs", NULL, 7);
-	sqlite3_stmt *st = NULL;
-	int rc = SQLITE_ERROR;
+	struct ra_stmt *st = NULL;
+	int rc = -1;
 
 	for (int c = 0; t && c < 7; c++)	/* the workload: the run's header has it whole */
 		if (ra_table_set_col(t, c, cols[c], NULL, c == 6 ? RA_COL_CUT : 0) < 0)
 			goto fail;
-	if (!t || sqlite3_prepare_v2(ra_db_sqlite(db),
-				     "SELECT run_id, COALESCE(label, '-'), COALESCE(kernel, '-'),"
-				     " COALESCE(started_at, '-'), COALESCE(wall_ns, 0) / 1e9,"
-				     " lost_events, COALESCE(workload, (SELECT source_path FROM runs r"
-				     " WHERE r.run_id = v.run_id), '-') FROM v_runs v ORDER BY run_id",
-				     -1, &st, NULL) != SQLITE_OK)
+	if (!t || !(st = ra_sql_prepare(db, "SELECT run_id, COALESCE(label, '-'),"
+					" COALESCE(kernel, '-'), COALESCE(started_at, '-'),"
+					" COALESCE(wall_ns, 0) / 1e9, lost_events,"
+					" COALESCE(workload, (SELECT source_path FROM runs r"
+					" WHERE r.run_id = v.run_id), '-') FROM v_runs v"
+					" ORDER BY run_id")))
 		goto fail;
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+	while ((rc = ra_sql_step(st)) == 1) {
+		const char *text[7] = { NULL };
+		int64_t run, lost;
+		double wall;
 		int r = ra_table_add_row(t);
 
-		if (r < 0 || ra_table_put_int(t, r, 0, sqlite3_column_int64(st, 0)) < 0)
+		ra_sql_row(st, "itttfit", &run, &text[1], &text[2], &text[3], &wall, &lost, &text[6]);
+		if (r < 0 || ra_table_put_int(t, r, 0, run) < 0) {
+			rc = -1;
 			break;
+		}
 		for (int c = 1; c < 7; c++)
-			if (c != 4 && c != 5 &&
-			    ra_table_put_text(t, r, c, (const char *)sqlite3_column_text(st, c)) < 0)
+			if (c != 4 && c != 5 && ra_table_put_text(t, r, c, text[c]) < 0)
 				goto fail;
-		ra_table_put_real(t, r, 4, sqlite3_column_double(st, 4));
-		ra_table_put_int(t, r, 5, sqlite3_column_int64(st, 5));
-		if (ra_table_show(t, r, 4, "%.2f", sqlite3_column_double(st, 4)) < 0)
+		ra_table_put_real(t, r, 4, wall);
+		ra_table_put_int(t, r, 5, lost);
+		if (ra_table_show(t, r, 4, "%.2f", wall) < 0)
 			goto fail;
 	}
-	if (rc == SQLITE_DONE) {
-		sqlite3_finalize(st);
+	if (rc == 0) {
+		ra_sql_finalize(st);
 		return t;
 	}
 fail:
-	sqlite3_finalize(st);
+	ra_sql_finalize(st);
 	ra_table_free(t);
 	return NULL;
 }
@@ -302,7 +308,7 @@ static int read_output(struct ra_db *db, const struct opts *o, struct output *ou
 		if ((out->list = list_load(db)))
 			return ra_db_exec(db, "COMMIT");
 		ra_set_error(RA_ERR_IO, "cannot read the runs of '%s': %s", ra_db_path(db),
-			     sqlite3_errmsg(ra_db_sqlite(db)));
+			     ra_sql_why(db));
 		return -1;
 	}
 	if (load_reports(db, o, out) < 0)
