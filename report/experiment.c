@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "experiment.h"
+#include "ra_sql.h"
 #include "report.h"
 
 static void params_free(struct param *p, int n)
@@ -47,43 +48,46 @@ void ra_experiment_free(struct ra_experiment *x)
 }
 
 /* A run's parameters, sorted, and their key ("name\x1fscope\x1fvalue\x1e..."). */
-static int run_params(sqlite3 *sq, int64_t run, struct param **out, int *n, char **key)
+static int run_params(struct ra_db *db, int64_t run, struct param **out, int *n, char **key)
 {
-	sqlite3_stmt *st = NULL;
+	struct ra_stmt *st;
 	size_t klen = 0;
 	FILE *k = open_memstream(key, &klen);
-	int rc;
+	int rc = -1;
 
 	*out = NULL;
 	*n = 0;
 	if (!k)
 		return -1;
 	/* the label too, last: runs that differ in nothing else (imported) differ by it */
-	if (sqlite3_prepare_v2(sq, "SELECT name, scope, value FROM (SELECT DISTINCT name, scope,"
-			       " value FROM v_run_params WHERE run_id = ?1 AND name != 'repeat'"
-			       " UNION ALL SELECT 'label', '', label FROM runs WHERE run_id = ?1"
-			       " AND label IS NOT NULL) ORDER BY name, scope", -1,
-			       &st, NULL) != SQLITE_OK) {
+	st = ra_sql_prepare(db, "SELECT name, scope, value FROM (SELECT DISTINCT name, scope,"
+			    " value FROM v_run_params WHERE run_id = ?1 AND name != 'repeat'"
+			    " UNION ALL SELECT 'label', '', label FROM runs WHERE run_id = ?1"
+			    " AND label IS NOT NULL) ORDER BY name, scope");
+	if (!st || ra_sql_bind(st, "i", run) < 0) {
+		ra_sql_finalize(st);
 		fclose(k);
 		return -1;
 	}
-	sqlite3_bind_int64(st, 1, run);
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW && *n < MAX_PARAMS) {
+	while (*n < MAX_PARAMS && (rc = ra_sql_step(st)) == 1) {
 		struct param *p = realloc(*out, (size_t)(*n + 1) * sizeof(*p));
 		const char *f[3];
 
-		if (!p)
+		if (!p) {
+			rc = -1;
 			break;
+		}
 		*out = p;
-		for (int c = 0; c < 3; c++)
-			f[c] = (const char *)sqlite3_column_text(st, c);
+		ra_sql_row(st, "ttt", &f[0], &f[1], &f[2]);
 		p[*n] = (struct param){ strdup(f[0] ? f[0] : ""), strdup(f[1] ? f[1] : ""),
 					strdup(f[2] ? f[2] : "") };
-		if (!p[*n].name || !p[*n].scope || !p[*n].value)
+		if (!p[*n].name || !p[*n].scope || !p[*n].value) {
+			rc = -1;
 			break;
+		}
 		(*n)++;
 	}
-	sqlite3_finalize(st);
+	ra_sql_finalize(st);
 	/*
 	 * A device's setting is the run's when it is the run's only one of its
 	 * name: read_ahead_kb 128 of loop0 and of a guest's vda are one value.
@@ -100,7 +104,7 @@ static int run_params(sqlite3 *sq, int64_t run, struct param **out, int *n, char
 	}
 	if (fclose(k) != 0)
 		return -1;
-	return rc == SQLITE_DONE || rc == SQLITE_ROW ? 0 : -1;
+	return rc < 0 ? -1 : 0;
 }
 
 static const char *param_value(const struct xset *s, const char *name, const char *scope)
@@ -239,66 +243,63 @@ static int find_dims(struct ra_experiment *x)
 }
 
 /* The mean of a metric over the set's runs that have it (NAN for none). */
-static double set_mean(sqlite3_stmt *st, const struct xset *s, const char *metric, bool max)
+static double set_mean(struct ra_stmt *st, const struct xset *s, const char *metric, bool max)
 {
 	double sum = 0, best = NAN;
 	int n = 0;
 
 	for (int i = 0; i < s->nruns; i++) {
-		sqlite3_bind_int64(st, 1, s->runs[i]);
-		sqlite3_bind_text(st, 2, metric, -1, SQLITE_STATIC);
-		if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL) {
-			double v = sqlite3_column_double(st, 0);
+		double v;
 
+		if (ra_sql_bind(st, "it", s->runs[i], metric) == 0 && ra_sql_step(st) == 1 &&
+		    !ra_sql_null(st, 0)) {
+			ra_sql_row(st, "f", &v);
 			sum += v;
 			best = isnan(best) || v > best ? v : best;
 			n++;
 		}
-		sqlite3_reset(st);
+		ra_sql_reset(st);
 	}
 	return !n ? NAN : max ? best : sum / n;
 }
 
-static int prepare_figures(sqlite3 *sq, sqlite3_stmt **m, sqlite3_stmt **stl)
+static int prepare_figures(struct ra_db *db, struct ra_stmt **m, struct ra_stmt **stl)
 {
-	return sqlite3_prepare_v2(sq, "SELECT value FROM v_run_metrics WHERE run_id = ?1"
-				  " AND metric = ?2", -1, m, NULL) != SQLITE_OK ||
-	       sqlite3_prepare_v2(sq, "SELECT COUNT(*) FROM stalls WHERE run_id = ?1"
-				  " AND ?2 IS NOT NULL", -1, stl, NULL) != SQLITE_OK ? -1 : 0;
+	*m = ra_sql_prepare(db, "SELECT value FROM v_run_metrics WHERE run_id = ?1 AND metric = ?2");
+	*stl = ra_sql_prepare(db, "SELECT COUNT(*) FROM stalls WHERE run_id = ?1 AND ?2 IS NOT NULL");
+	return *m && *stl ? 0 : -1;
 }
 
 /* Does every run of @s have fio's read_bw_bytes? */
-static bool has_bench(sqlite3_stmt *m, const struct xset *s)
+static bool has_bench(struct ra_stmt *m, const struct xset *s)
 {
 	bool bench = true;
 
 	for (int r = 0; r < s->nruns && bench; r++) {
-		sqlite3_bind_int64(m, 1, s->runs[r]);
-		sqlite3_bind_text(m, 2, "read_bw_bytes", -1, SQLITE_STATIC);
-		bench = sqlite3_step(m) == SQLITE_ROW;
-		sqlite3_reset(m);
+		bench = ra_sql_bind(m, "it", s->runs[r], "read_bw_bytes") == 0 && ra_sql_step(m) == 1;
+		ra_sql_reset(m);
 	}
 	return bench;
 }
 
-static void figures_of(sqlite3_stmt *m, sqlite3_stmt *stl, const char *metric, struct xset *s)
+static void figures_of(struct ra_stmt *m, struct ra_stmt *stl, const char *metric, struct xset *s)
 {
 	double inv = 0;
 
 	s->tput_n = 0;
 	s->tput_min = s->tput_max = NAN;
 	for (int r = 0; r < s->nruns; r++) {
-		sqlite3_bind_int64(m, 1, s->runs[r]);
-		sqlite3_bind_text(m, 2, metric, -1, SQLITE_STATIC);
-		if (sqlite3_step(m) == SQLITE_ROW && sqlite3_column_double(m, 0) > 0) {
-			double v = sqlite3_column_double(m, 0);
+		double v = 0;
 
+		if (ra_sql_bind(m, "it", s->runs[r], metric) == 0 && ra_sql_step(m) == 1)
+			ra_sql_row(m, "f", &v);
+		if (v > 0) {
 			inv += 1 / v;
 			s->tput_min = s->tput_n && s->tput_min < v ? s->tput_min : v;
 			s->tput_max = s->tput_n && s->tput_max > v ? s->tput_max : v;
 			s->tput_n++;
 		}
-		sqlite3_reset(m);
+		ra_sql_reset(m);
 	}
 	s->tput_hmean = s->tput_n ? s->tput_n / inv : NAN;
 	s->max_lat_ns = set_mean(m, s, "read_clat_max_ns", true);
@@ -309,13 +310,13 @@ static void figures_of(sqlite3_stmt *m, sqlite3_stmt *stl, const char *metric, s
 	s->stalls = set_mean(stl, s, "stalls", false);
 }
 
-static int set_figures(sqlite3 *sq, struct ra_experiment *x)
+static int set_figures(struct ra_db *db, struct ra_experiment *x)
 {
-	sqlite3_stmt *m = NULL, *stl = NULL;
+	struct ra_stmt *m = NULL, *stl = NULL;
 	bool bench = true;
 	int ret = -1;
 
-	if (prepare_figures(sq, &m, &stl) < 0)
+	if (prepare_figures(db, &m, &stl) < 0)
 		goto out;
 	/* the benchmark's own throughput where every run has it, else the device's */
 	for (int i = 0; i < x->nsets && bench; i++)
@@ -325,8 +326,8 @@ static int set_figures(sqlite3 *sq, struct ra_experiment *x)
 		figures_of(m, stl, x->tput_metric, &x->sets[i]);
 	ret = 0;
 out:
-	sqlite3_finalize(m);
-	sqlite3_finalize(stl);
+	ra_sql_finalize(m);
+	ra_sql_finalize(stl);
 	return ret;
 }
 
@@ -334,49 +335,51 @@ out:
  * What the experiment page draws per set: the D2C histogram summed over its
  * runs, and the window sizes of the busiest stream of its first run.
  */
-static int prepare_charts(sqlite3 *sq, sqlite3_stmt **h, sqlite3_stmt **w)
+static int prepare_charts(struct ra_db *db, struct ra_stmt **h, struct ra_stmt **w)
 {
-	return sqlite3_prepare_v2(sq, "SELECT lo_ns, n FROM latency_hist WHERE run_id = ?1"
-				  " AND interval = 'D2C'", -1, h, NULL) != SQLITE_OK ||
-	       sqlite3_prepare_v2(sq, "SELECT size_pages FROM windows WHERE run_id = ?1"
-				  " AND stream_id = (SELECT stream_id FROM windows WHERE run_id = ?1"
-				  " GROUP BY stream_id ORDER BY COUNT(*) DESC, stream_id LIMIT 1)"
-				  " ORDER BY window_id LIMIT ?2", -1, w, NULL) != SQLITE_OK ? -1 : 0;
+	*h = ra_sql_prepare(db, "SELECT lo_ns, n FROM latency_hist WHERE run_id = ?1"
+			    " AND interval = 'D2C'");
+	*w = ra_sql_prepare(db, "SELECT size_pages FROM windows WHERE run_id = ?1"
+			    " AND stream_id = (SELECT stream_id FROM windows WHERE run_id = ?1"
+			    " GROUP BY stream_id ORDER BY COUNT(*) DESC, stream_id LIMIT 1)"
+			    " ORDER BY window_id LIMIT ?2");
+	return *h && *w ? 0 : -1;
 }
 
-static void charts_of(sqlite3_stmt *h, sqlite3_stmt *w, struct xset *s)
+static void charts_of(struct ra_stmt *h, struct ra_stmt *w, struct xset *s)
 {
 	for (int r = 0; r < s->nruns; r++) {
-		sqlite3_bind_int64(h, 1, s->runs[r]);
-		while (sqlite3_step(h) == SQLITE_ROW) {
-			double lo = sqlite3_column_double(h, 0);
-			int b = lo >= 1 ? (int)log2(lo) : 0;
+		if (ra_sql_bind(h, "i", s->runs[r]) == 0)
+			while (ra_sql_step(h) == 1) {
+				double lo, n;
+				int b;
 
-			s->lat[b < X_BUCKETS ? b : X_BUCKETS - 1] += sqlite3_column_double(h, 1);
-		}
-		sqlite3_reset(h);
+				ra_sql_row(h, "ff", &lo, &n);
+				b = lo >= 1 ? (int)log2(lo) : 0;
+				s->lat[b < X_BUCKETS ? b : X_BUCKETS - 1] += n;
+			}
+		ra_sql_reset(h);
 	}
 	if (!s->nruns)
 		return;
-	sqlite3_bind_int64(w, 1, s->runs[0]);
-	sqlite3_bind_int(w, 2, X_BUCKETS);
-	while (sqlite3_step(w) == SQLITE_ROW && s->nramp < X_BUCKETS)
-		s->ramp[s->nramp++] = sqlite3_column_double(w, 0);
-	sqlite3_reset(w);
+	if (ra_sql_bind(w, "ix", s->runs[0], X_BUCKETS) == 0)
+		while (s->nramp < X_BUCKETS && ra_sql_step(w) == 1)
+			ra_sql_row(w, "f", &s->ramp[s->nramp++]);
+	ra_sql_reset(w);
 }
 
-static int set_charts(sqlite3 *sq, struct ra_experiment *x)
+static int set_charts(struct ra_db *db, struct ra_experiment *x)
 {
-	sqlite3_stmt *h = NULL, *w = NULL;
+	struct ra_stmt *h = NULL, *w = NULL;
 	int ret = -1;
 
-	if (prepare_charts(sq, &h, &w) == 0) {
+	if (prepare_charts(db, &h, &w) == 0) {
 		for (int i = 0; i < x->nsets; i++)
 			charts_of(h, w, &x->sets[i]);
 		ret = 0;
 	}
-	sqlite3_finalize(h);
-	sqlite3_finalize(w);
+	ra_sql_finalize(h);
+	ra_sql_finalize(w);
 	return ret;
 }
 
@@ -396,7 +399,6 @@ static int set_label(struct ra_experiment *x, struct xset *s)
 
 struct ra_experiment *ra_experiment_load(struct ra_db *db, const int64_t *ids, int n)
 {
-	sqlite3 *sq = ra_db_sqlite(db);
 	struct ra_experiment *x = calloc(1, sizeof(*x));
 
 	if (!x || !(x->sets = calloc((size_t)(n ? n : 1), sizeof(*x->sets))))
@@ -406,7 +408,7 @@ struct ra_experiment *ra_experiment_load(struct ra_db *db, const int64_t *ids, i
 		char *key;
 		int np, s;
 
-		if (run_params(sq, ids[i], &p, &np, &key) < 0) {
+		if (run_params(db, ids[i], &p, &np, &key) < 0) {
 			params_free(p, np);
 			free(key);
 			goto fail;
@@ -427,7 +429,7 @@ struct ra_experiment *ra_experiment_load(struct ra_db *db, const int64_t *ids, i
 		x->sets[s].runs = r;
 		r[x->sets[s].nruns++] = ids[i];
 	}
-	if (find_dims(x) < 0 || set_figures(sq, x) < 0 || set_charts(sq, x) < 0)
+	if (find_dims(x) < 0 || set_figures(db, x) < 0 || set_charts(db, x) < 0)
 		goto fail;
 	for (int s = 0; s < x->nsets; s++)
 		if (set_label(x, &x->sets[s]) != 0)
@@ -435,32 +437,31 @@ struct ra_experiment *ra_experiment_load(struct ra_db *db, const int64_t *ids, i
 	return x;
 fail:
 	ra_set_error(RA_ERR_IO, "cannot read the run sets of '%s': %s", ra_db_path(db),
-		     sqlite3_errmsg(sq));
+		     ra_sql_why(db));
 	ra_experiment_free(x);
 	return NULL;
 }
 
 int ra_experiment_set_runs(struct ra_db *db, const char *label, int64_t **runs)
 {
-	sqlite3_stmt *st = NULL;
+	struct ra_stmt *st = ra_sql_prepare(db, "SELECT run_id FROM runs ORDER BY run_id");
 	int64_t *ids = NULL;
-	int n = 0, rc, found = 0;
+	int n = 0, rc = st ? 1 : -1, found = 0;
 	struct ra_experiment *x;
 
 	*runs = NULL;
-	if (sqlite3_prepare_v2(ra_db_sqlite(db), "SELECT run_id FROM runs ORDER BY run_id", -1,
-			       &st, NULL) != SQLITE_OK)
-		goto fail;
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+	while (rc == 1 && (rc = ra_sql_step(st)) == 1) {
 		int64_t *p = realloc(ids, (size_t)(n + 1) * sizeof(*p));
 
-		if (!p)
+		if (!p) {
+			rc = -1;
 			break;
+		}
 		ids = p;
-		ids[n++] = sqlite3_column_int64(st, 0);
+		ra_sql_row(st, "i", &ids[n++]);
 	}
-	sqlite3_finalize(st);
-	if (rc != SQLITE_DONE)
+	ra_sql_finalize(st);
+	if (rc != 0)
 		goto fail;
 	x = ra_experiment_load(db, ids, n);
 	free(ids);
@@ -481,8 +482,7 @@ int ra_experiment_set_runs(struct ra_db *db, const char *label, int64_t **runs)
 	return found;
 fail:
 	free(ids);
-	ra_set_error(RA_ERR_IO, "cannot read the runs of '%s': %s", ra_db_path(db),
-		     sqlite3_errmsg(ra_db_sqlite(db)));
+	ra_set_error(RA_ERR_IO, "cannot read the runs of '%s': %s", ra_db_path(db), ra_sql_why(db));
 	return -1;
 }
 
@@ -506,8 +506,7 @@ struct ra_experiment *ra_experiment_sides(void)
 int ra_experiment_add_side(struct ra_experiment *x, struct ra_db *db, const int64_t *ids, int n,
 			   const char *name)
 {
-	sqlite3 *sq = ra_db_sqlite(db);
-	sqlite3_stmt *m = NULL, *stl = NULL, *h = NULL, *w = NULL;
+	struct ra_stmt *m = NULL, *stl = NULL, *h = NULL, *w = NULL;
 	struct xset *sets = realloc(x->sets, (size_t)(x->nsets + 1) * sizeof(*sets)), *s;
 	int ret = -1;
 
@@ -527,7 +526,7 @@ int ra_experiment_add_side(struct ra_experiment *x, struct ra_db *db, const int6
 	s->nruns = n;
 	s->values[0] = s->label;
 	x->nsets++;
-	if (prepare_figures(sq, &m, &stl) == 0 && prepare_charts(sq, &h, &w) == 0) {
+	if (prepare_figures(db, &m, &stl) == 0 && prepare_charts(db, &h, &w) == 0) {
 		/* the first side decides the throughput metric of all */
 		if (!x->tput_metric)
 			x->tput_metric = has_bench(m, s) ? "read_bw_bytes" : "device_read_bw_bytes";
@@ -537,11 +536,11 @@ int ra_experiment_add_side(struct ra_experiment *x, struct ra_db *db, const int6
 	}
 	if (ret < 0)
 		ra_set_error(RA_ERR_IO, "cannot read the runs of '%s': %s", ra_db_path(db),
-			     sqlite3_errmsg(sq));
-	sqlite3_finalize(m);
-	sqlite3_finalize(stl);
-	sqlite3_finalize(h);
-	sqlite3_finalize(w);
+			     ra_sql_why(db));
+	ra_sql_finalize(m);
+	ra_sql_finalize(stl);
+	ra_sql_finalize(h);
+	ra_sql_finalize(w);
 	return ret;
 }
 
