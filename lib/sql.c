@@ -201,18 +201,26 @@ void ra_sql_reset(struct ra_stmt *st)
 	sqlite3_reset(st->st);
 }
 
+/* Bind by @fmt and step to the end: 0 or -1. */
+static int run_va(struct ra_stmt *st, const char *fmt, va_list *ap)
+{
+	int ret = bind_va(st, fmt, ap);
+
+	while (ret == 0 && (ret = ra_sql_step(st)) == 1)
+		ret = 0;
+	return ret < 0 ? -1 : 0;
+}
+
 int ra_sql_put(struct ra_stmt *st, const char *fmt, ...)
 {
 	va_list ap;
 	int ret;
 
 	va_start(ap, fmt);
-	ret = bind_va(st, fmt, &ap);
+	ret = run_va(st, fmt, &ap);
 	va_end(ap);
-	while (ret == 0 && (ret = ra_sql_step(st)) == 1)
-		ret = 0;
 	sqlite3_reset(st->st);
-	return ret < 0 ? -1 : 0;
+	return ret;
 }
 
 const char *ra_sql_why(struct ra_db *db)
@@ -232,12 +240,10 @@ int ra_sql_exec(struct ra_db *db, const char *sql, const char *fmt, ...)
 	if (!st)
 		return -1;
 	va_start(ap, fmt);
-	ret = bind_va(st, fmt, &ap);
+	ret = run_va(st, fmt, &ap);
 	va_end(ap);
-	while (ret == 0 && (ret = ra_sql_step(st)) == 1)
-		ret = 0;
 	ra_sql_finalize(st);
-	return ret < 0 ? -1 : 0;
+	return ret;
 }
 
 int ra_sql_one(struct ra_db *db, const char *sql, const char *binds, const char *cols, ...)
