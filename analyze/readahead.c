@@ -1320,17 +1320,17 @@ static int load_tgids(struct ra_state *st, struct ra_db *db, int64_t run_id)
 	if (q && ra_sql_bind(q, "i", run_id) == 0)
 		rc = 1;
 	while (rc == 1 && (rc = ra_sql_step(q)) == 1) {
-		int pid, *tgid;
+		int pid, tgid, *slot;
 		bool fresh;
 
-		ra_sql_row(q, "x", &pid);
-		tgid = ra_map_put(&st->tgids, (uint64_t)(uint32_t)pid + 1, &fresh);
-		if (!tgid) {
+		ra_sql_row(q, "xx", &pid, &tgid);
+		slot = ra_map_put(&st->tgids, (uint64_t)(uint32_t)pid + 1, &fresh);
+		if (!slot) {
 			ra_set_error(RA_ERR_IO, "out of memory");
 			rc = -1;
 			break;
 		}
-		ra_sql_row(q, "nx", tgid);
+		*slot = tgid;
 	}
 	ra_sql_finalize(q);
 	return rc < 0 ? -1 : 0;

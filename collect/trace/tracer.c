@@ -608,6 +608,21 @@ static int configure(struct ra_tracer *tr, const struct ra_tracer_opts *o)
 	return open_cpus(tr, o->tmpdir ? o->tmpdir : "/tmp");
 }
 
+/* A tracer that failed to start, undone: its error kept, and the cleanup's added. */
+static void destroy_failed(struct ra_tracer *tr)
+{
+	int kind = ra_last_error_kind();
+	char why[512], also[512];
+
+	snprintf(why, sizeof(why), "%s", ra_last_error());
+	if (ra_tracer_destroy(tr) == 0) {
+		ra_set_error(kind, "%s", why);
+		return;
+	}
+	snprintf(also, sizeof(also), "%s", ra_last_error());
+	ra_set_error(kind, "%s; and %s", why, also);
+}
+
 struct ra_tracer *ra_tracer_create(const struct ra_tracer_opts *o)
 {
 	struct ra_tracer *tr;
@@ -633,20 +648,7 @@ struct ra_tracer *ra_tracer_create(const struct ra_tracer_opts *o)
 		goto fail;
 	return tr;
 fail:
-	{
-		char why[512];
-		int kind = ra_last_error_kind();
-
-		snprintf(why, sizeof(why), "%s", ra_last_error());
-		if (ra_tracer_destroy(tr) < 0) {
-			char also[512];
-
-			snprintf(also, sizeof(also), "%s", ra_last_error());
-			ra_set_error(kind, "%s; and %s", why, also);
-		} else {
-			ra_set_error(kind, "%s", why);
-		}
-	}
+	destroy_failed(tr);
 	return NULL;
 }
 
