@@ -1418,7 +1418,8 @@ static int advice_calls(const struct ra_state *st, struct ra_db *db, int64_t run
 	ra_sql_finalize(q);
 	if (rc < 0)
 		return -1;
-	ret = ra_analyze_exec(db,
+	/* ?2 to ?4 are the calls, ?5 to ?7 the windows that end a call's reach */
+	ret = ra_sql_exec(db,
 		/* the file, offset and end of the call's first window (SQLite gives the bare
 		 * columns of the row of the one MIN()) */
 		"WITH c AS (SELECT e.run_id, e.seq, e.ts_ns, e.pid, e.event_id, e.page_index,"
@@ -1427,26 +1428,28 @@ static int advice_calls(const struct ra_state *st, struct ra_db *db, int64_t run
 		"  COUNT(w.window_id) AS windows, COALESCE(SUM(w.size_pages), 0) AS read_pages,"
 		"  COALESCE(SUM(w.pages_added), 0) AS pages_added"
 		" FROM runs r JOIN ra_events e ON e.seq BETWEEN r.seq_first AND r.seq_last"
-		"  AND e.run_id = r.run_id AND e.event_id IN (5, 6, 7)"
+		"  AND e.run_id = r.run_id AND e.event_id IN (?2, ?3, ?4)"
 		" LEFT JOIN windows w ON w.run_id = e.run_id AND w.pid = e.pid"
 		"  AND w.pattern = 'forced' AND w.seq > e.seq"
 		"  AND w.seq < COALESCE((SELECT n.seq FROM ra_events n WHERE n.seq > e.seq"
 		"   AND n.seq <= r.seq_last AND n.run_id = e.run_id AND n.pid = e.pid"
-		"   AND n.event_id IN (1, 2, 3, 5, 6, 7) ORDER BY n.seq LIMIT 1), r.seq_last + 1)"
+		"   AND n.event_id IN (?2, ?3, ?4, ?5, ?6, ?7) ORDER BY n.seq LIMIT 1), r.seq_last + 1)"
 		" WHERE r.run_id = ?1 GROUP BY e.seq),"
-		" o AS (SELECT *, CASE WHEN event_id = 7 THEN COALESCE(first_page, page_index)"
+		" o AS (SELECT *, CASE WHEN event_id = ?4 THEN COALESCE(first_page, page_index)"
 		"  ELSE page_index END AS off FROM c)"
 		" INSERT INTO advice_calls (run_id, seq, ts_ns, pid, call, dev, ino, offset_pages,"
 		"  asked_pages, windows, read_pages, pages_added)"
 		" SELECT run_id, seq, ts_ns, pid,"
-		"  CASE event_id WHEN 5 THEN 'fadvise64' WHEN 6 THEN 'readahead' ELSE 'madvise' END,"
+		"  CASE event_id WHEN ?2 THEN 'fadvise64' WHEN ?3 THEN 'readahead' ELSE 'madvise' END,"
 		"  dev, ino, off,"
 		"  CASE WHEN req > 0 THEN MIN(req, COALESCE(eof - off, req))"
-		"   WHEN event_id = 7 THEN 0 ELSE eof - off END,"
+		"   WHEN event_id = ?4 THEN 0 ELSE eof - off END,"
 		"  windows, read_pages, pages_added FROM o"
 		/* the system call events are not the devices': a call whose task read
 		 * nothing of them is another device's */
-		" WHERE windows > 0 OR pid IN (SELECT pid FROM temp.ra_device_pids)", run_id);
+		" WHERE windows > 0 OR pid IN (SELECT pid FROM temp.ra_device_pids)", "ixxxxxx",
+		run_id, RA_EV_FADVISE, RA_EV_SYS_READAHEAD, RA_EV_MADVISE, RA_EV_SYNC_RA,
+		RA_EV_ASYNC_RA, RA_EV_RA_ORDER);
 	if (ra_analyze_exec(db, "DROP TABLE temp.ra_device_pids", run_id) < 0)
 		return -1;
 	return ret;

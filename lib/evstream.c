@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "db_local.h"
-#include "evcols.h"
+#include "ra_evcols.h"
 #include "ra_evstream.h"
 
 struct cursor {
@@ -36,7 +36,7 @@ static const char *const queries[] = {
 	[RA_CLASS_BLK] = "SELECT " RA_EVCOLS_NAMES(RA_EVCOLS_BLK) " FROM blk_events"
 			 " WHERE seq BETWEEN ?1 AND ?2 AND run_id = ?3 ORDER BY seq",
 	[CLASS_BLK_DONE] = "SELECT " RA_EVCOLS_NAMES(RA_EVCOLS_BLK) " FROM blk_events"
-			   " WHERE seq BETWEEN ?1 AND ?2 AND run_id = ?3 AND event_id IN (23, 30)"
+			   " WHERE seq BETWEEN ?1 AND ?2 AND run_id = ?3 AND event_id IN (?4, ?5)"
 			   " ORDER BY seq",
 };
 
@@ -111,6 +111,10 @@ struct ra_evstream *ra_evstream_open(struct ra_db *db, int64_t run_id, unsigned 
 		sqlite3_bind_int64(c->st, 1, first);
 		sqlite3_bind_int64(c->st, 2, last);
 		sqlite3_bind_int64(c->st, 3, run_id);
+		if (cls == CLASS_BLK_DONE) {	/* a bio's or a request's completion */
+			sqlite3_bind_int(c->st, 4, RA_EV_BIO_COMPLETE);
+			sqlite3_bind_int(c->st, 5, RA_EV_RQ_COMPLETE);
+		}
 		if (advance(s, c) < 0)
 			goto fail;
 	}
@@ -120,60 +124,24 @@ fail:
 	return NULL;
 }
 
-static int64_t col_opt(sqlite3_stmt *st, int col, uint16_t *mask, uint16_t flag)
+/* the columns of one table after the common ones, into their members */
+static void fill(sqlite3_stmt *st, struct ra_event *ev, const struct ra_evcol *cols, int from,
+		 int ncols)
 {
-	if (sqlite3_column_type(st, col) == SQLITE_NULL)
-		return 0;
-	*mask |= flag;
-	return sqlite3_column_int64(st, col);
-}
+	for (int i = from; i < ncols; i++) {
+		const struct ra_evcol *c = &cols[i];
 
-static void fill_ra(sqlite3_stmt *st, struct ra_event *ev)
-{
-	struct ra_ra_fields *f = &ev->ra;
+		if (c->size > sizeof(int64_t)) {	/* a text into its char array */
+			const unsigned char *t = sqlite3_column_text(st, i);
 
-	f->dev = (uint32_t)sqlite3_column_int64(st, RA_RA_DEV);
-	f->ino = (uint64_t)sqlite3_column_int64(st, RA_RA_INO);
-	f->index = (uint64_t)sqlite3_column_int64(st, RA_RA_INDEX);
-	f->req_count = (uint64_t)col_opt(st, RA_RA_REQ_COUNT, &ev->has_mask, 0);
-	f->order = (uint32_t)col_opt(st, RA_RA_ORDER, &ev->has_mask, RA_HAS_ORDER);
-	f->size = (uint32_t)sqlite3_column_int64(st, RA_RA_SIZE);
-	f->async_size = (uint32_t)sqlite3_column_int64(st, RA_RA_ASYNC);
-	f->ra_pages = (uint32_t)sqlite3_column_int64(st, RA_RA_RA_PAGES);
-	f->mmap_miss = (uint32_t)col_opt(st, RA_RA_MMAP_MISS, &ev->has_mask, RA_HAS_PREV_POS);
-	f->prev_pos = col_opt(st, RA_RA_PREV_POS, &ev->has_mask, 0);
-}
-
-static void fill_page(sqlite3_stmt *st, struct ra_event *ev)
-{
-	struct ra_page_fields *f = &ev->page;
-
-	f->dev = (uint32_t)sqlite3_column_int64(st, RA_PAGE_DEV);
-	f->ino = (uint64_t)sqlite3_column_int64(st, RA_PAGE_INO);
-	f->index = (uint64_t)sqlite3_column_int64(st, RA_PAGE_INDEX);
-	f->last_index = (uint64_t)col_opt(st, RA_PAGE_LAST_INDEX, &ev->has_mask, RA_HAS_LAST_INDEX);
-	f->order = (uint32_t)col_opt(st, RA_PAGE_ORDER, &ev->has_mask, RA_HAS_ORDER);
-	f->pfn = (uint64_t)col_opt(st, RA_PAGE_PFN, &ev->has_mask, RA_HAS_PFN);
-}
-
-static void fill_blk(sqlite3_stmt *st, struct ra_event *ev)
-{
-	struct ra_blk_fields *f = &ev->blk;
-	const unsigned char *rwbs = sqlite3_column_text(st, RA_BLK_RWBS);
-
-	f->dev = (uint32_t)sqlite3_column_int64(st, RA_BLK_DEV);
-	f->sector = (uint64_t)sqlite3_column_int64(st, RA_BLK_SECTOR);
-	f->nr_sector = (uint32_t)sqlite3_column_int64(st, RA_BLK_NR_SECTOR);
-	f->bytes = (uint32_t)col_opt(st, RA_BLK_BYTES, &ev->has_mask, RA_HAS_BYTES);
-	if (rwbs)
-		snprintf(f->rwbs, sizeof(f->rwbs), "%s", (const char *)rwbs);
-	f->error = (int32_t)col_opt(st, RA_BLK_ERROR, &ev->has_mask, RA_HAS_ERROR);
-	f->nr_rq = (int32_t)col_opt(st, RA_BLK_NR_RQ, &ev->has_mask, RA_HAS_NR_RQ);
-	f->explicit_unplug = sqlite3_column_type(st, RA_BLK_EXPLICIT_UNPLUG) == SQLITE_NULL ?
-				     -1 : sqlite3_column_int(st, RA_BLK_EXPLICIT_UNPLUG);
-	f->new_sector = (uint64_t)sqlite3_column_int64(st, RA_BLK_NEW_SECTOR);
-	f->old_dev = (uint32_t)sqlite3_column_int64(st, RA_BLK_OLD_DEV);
-	f->old_sector = (uint64_t)sqlite3_column_int64(st, RA_BLK_OLD_SECTOR);
+			snprintf((char *)ev + c->off, c->size, "%s", t ? (const char *)t : "");
+		} else if (sqlite3_column_type(st, i) == SQLITE_NULL) {
+			ra_evcol_set(ev, c, c->null);
+		} else {
+			ev->has_mask |= c->has;
+			ra_evcol_set(ev, c, sqlite3_column_int64(st, i));
+		}
+	}
 }
 
 int ra_evstream_next(struct ra_evstream *s, struct ra_event *ev, int64_t *seq)
@@ -192,11 +160,11 @@ int ra_evstream_next(struct ra_evstream *s, struct ra_event *ev, int64_t *seq)
 	ev->pid = sqlite3_column_int(min->st, RA_RA_PID);
 	ev->type = (uint16_t)sqlite3_column_int(min->st, RA_RA_EVENT);
 	if (min->cls == RA_CLASS_RA)
-		fill_ra(min->st, ev);
+		fill(min->st, ev, ra_evcols_ra, RA_RA_DEV, RA_RA_NCOLS);
 	else if (min->cls == RA_CLASS_PAGE)
-		fill_page(min->st, ev);
+		fill(min->st, ev, ra_evcols_page, RA_PAGE_DEV, RA_PAGE_NCOLS);
 	else
-		fill_blk(min->st, ev);
+		fill(min->st, ev, ra_evcols_blk, RA_BLK_DEV, RA_BLK_NCOLS);
 	if (seq)
 		*seq = min->seq;
 	return advance(s, min) < 0 ? -1 : 1;

@@ -12,7 +12,7 @@
  */
 #include <stddef.h>
 
-#include "evcols.h"
+#include "ra_evcols.h"
 #include "ra_db.h"
 #include "schema.h"
 

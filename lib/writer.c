@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "db_local.h"
-#include "evcols.h"
+#include "ra_evcols.h"
 
 #define TASK_SLOTS_MIN 256
 #define BATCH 128
@@ -76,7 +76,7 @@ static void bind_opt(sqlite3_stmt *st, int col, int present, int64_t v)
 }
 
 /*
- * The parameter of column @col (evcols.h) in the row at @b: parameters count
+ * The parameter of column @col (ra_evcols.h) in the row at @b: parameters count
  * from 1, columns from 0.
  */
 #define P(b, col) ((b) + 1 + (col))

@@ -12,98 +12,95 @@
 #include <traceevent/event-parse.h>
 
 #include "decode.h"
+#include "ra_evcols.h"
 
 #define MAX_FIELDS 12
 #define MAX_EVENT_ID 65535	/* a record names its event in a u16 (common_type) */
 
+/* a tracepoint's field and the event column it goes to (NULL: the task's name) */
 struct field_spec {
 	const char *name;
-	unsigned short off;	/* into struct ra_event */
-	unsigned char size;	/* destination size; 0 = string */
-	unsigned char cap;	/* string destination capacity */
-	unsigned short has;	/* RA_HAS_* flag set when the field exists */
+	const struct ra_evcol *col;
 };
 
-#define RA(f, n)	{ n, offsetof(struct ra_event, ra.f), sizeof(((struct ra_event *)0)->ra.f), 0, 0 }
-#define RAH(f, n, h)	{ n, offsetof(struct ra_event, ra.f), sizeof(((struct ra_event *)0)->ra.f), 0, h }
-#define PG(f, n, h)	{ n, offsetof(struct ra_event, page.f), sizeof(((struct ra_event *)0)->page.f), 0, h }
-#define BL(f, n, h)	{ n, offsetof(struct ra_event, blk.f), sizeof(((struct ra_event *)0)->blk.f), 0, h }
-#define RWBS		{ "rwbs", offsetof(struct ra_event, blk.rwbs), 0, 10, 0 }
-#define COMM		{ "comm", offsetof(struct ra_event, comm), 0, 16, 0 }
+#define RA(c, n)	{ n, &ra_evcols_ra[RA_RA_##c] }
+#define PG(c, n)	{ n, &ra_evcols_page[RA_PAGE_##c] }
+#define BL(c, n)	{ n, &ra_evcols_blk[RA_BLK_##c] }
+#define COMM		{ "comm", NULL }
 
 static const struct field_spec trigger_fields[] = {
-	RA(ino, "i_ino"), RA(dev, "s_dev"), RA(index, "index"), RAH(order, "order", RA_HAS_ORDER),
-	RA(size, "size"), RA(async_size, "async_size"), RA(ra_pages, "ra_pages"),
-	RAH(mmap_miss, "mmap_miss", RA_HAS_PREV_POS), RA(prev_pos, "prev_pos"),
-	RA(req_count, "req_count"), { 0 }
+	RA(INO, "i_ino"), RA(DEV, "s_dev"), RA(INDEX, "index"), RA(ORDER, "order"),
+	RA(SIZE, "size"), RA(ASYNC, "async_size"), RA(RA_PAGES, "ra_pages"),
+	RA(MMAP_MISS, "mmap_miss"), RA(PREV_POS, "prev_pos"),
+	RA(REQ_COUNT, "req_count"), { 0 }
 };
 
 static const struct field_spec order_fields[] = {
-	RA(ino, "i_ino"), RA(dev, "s_dev"), RA(index, "index"), RAH(order, "order", RA_HAS_ORDER),
-	RA(size, "size"), RA(async_size, "async_size"), RA(ra_pages, "ra_pages"), { 0 }
+	RA(INO, "i_ino"), RA(DEV, "s_dev"), RA(INDEX, "index"), RA(ORDER, "order"),
+	RA(SIZE, "size"), RA(ASYNC, "async_size"), RA(RA_PAGES, "ra_pages"), { 0 }
 };
 
 static const struct field_spec unbounded_fields[] = {
-	RA(ino, "i_ino"), RA(dev, "s_dev"), RA(index, "index"), RA(size, "nr_to_read"),
-	RA(async_size, "lookahead_size"), { 0 }
+	RA(INO, "i_ino"), RA(DEV, "s_dev"), RA(INDEX, "index"), RA(SIZE, "nr_to_read"),
+	RA(ASYNC, "lookahead_size"), { 0 }
 };
 
 /* the byte range goes to prev_pos (offset) and req_count (length) until advice_range() */
 static const struct field_spec fadvise_fields[] = {
-	RA(prev_pos, "offset"), RA(req_count, "len"), RA(size, "advice"), { 0 }
+	RA(PREV_POS, "offset"), RA(REQ_COUNT, "len"), RA(SIZE, "advice"), { 0 }
 };
 
 static const struct field_spec sys_readahead_fields[] = {
-	RA(prev_pos, "offset"), RA(req_count, "count"), { 0 }
+	RA(PREV_POS, "offset"), RA(REQ_COUNT, "count"), { 0 }
 };
 
 /* an address range: the start address goes to prev_pos as fadvise's offset does */
 static const struct field_spec madvise_fields[] = {
-	RA(prev_pos, "start"), RA(req_count, "len_in"), RA(req_count, "len"),
-	RA(size, "behavior"), { 0 }
+	RA(PREV_POS, "start"), RA(REQ_COUNT, "len_in"), RA(REQ_COUNT, "len"),
+	RA(SIZE, "behavior"), { 0 }
 };
 
 static const struct field_spec cache_fields[] = {
-	PG(pfn, "pfn", RA_HAS_PFN), PG(ino, "i_ino", 0), PG(index, "index", 0),
-	PG(dev, "s_dev", 0), PG(order, "order", RA_HAS_ORDER), { 0 }
+	PG(PFN, "pfn"), PG(INO, "i_ino"), PG(INDEX, "index"),
+	PG(DEV, "s_dev"), PG(ORDER, "order"), { 0 }
 };
 
 static const struct field_spec range_fields[] = {
-	PG(ino, "i_ino", 0), PG(dev, "s_dev", 0), PG(index, "index", 0),
-	PG(last_index, "last_index", RA_HAS_LAST_INDEX), { 0 }
+	PG(INO, "i_ino"), PG(DEV, "s_dev"), PG(INDEX, "index"),
+	PG(LAST_INDEX, "last_index"), { 0 }
 };
 
 static const struct field_spec bio_fields[] = {
-	BL(dev, "dev", 0), BL(sector, "sector", 0), BL(nr_sector, "nr_sector", 0),
-	BL(error, "error", RA_HAS_ERROR), RWBS, COMM, { 0 }
+	BL(DEV, "dev"), BL(SECTOR, "sector"), BL(NR_SECTOR, "nr_sector"),
+	BL(ERROR, "error"), BL(RWBS, "rwbs"), COMM, { 0 }
 };
 
 static const struct field_spec rq_fields[] = {
-	BL(dev, "dev", 0), BL(sector, "sector", 0), BL(nr_sector, "nr_sector", 0),
-	BL(bytes, "bytes", RA_HAS_BYTES), BL(error, "error", RA_HAS_ERROR), RWBS, COMM, { 0 }
+	BL(DEV, "dev"), BL(SECTOR, "sector"), BL(NR_SECTOR, "nr_sector"),
+	BL(BYTES, "bytes"), BL(ERROR, "error"), BL(RWBS, "rwbs"), COMM, { 0 }
 };
 
 static const struct field_spec plug_fields[] = {
-	BL(nr_rq, "nr_rq", RA_HAS_NR_RQ), COMM, { 0 }
+	BL(NR_RQ, "nr_rq"), COMM, { 0 }
 };
 
 static const struct field_spec split_fields[] = {
-	BL(dev, "dev", 0), BL(sector, "sector", 0), BL(new_sector, "new_sector", 0), RWBS, COMM,
+	BL(DEV, "dev"), BL(SECTOR, "sector"), BL(NEW_SECTOR, "new_sector"), BL(RWBS, "rwbs"), COMM,
 	{ 0 }
 };
 
 static const struct field_spec remap_fields[] = {
-	BL(dev, "dev", 0), BL(sector, "sector", 0), BL(nr_sector, "nr_sector", 0),
-	BL(old_dev, "old_dev", 0), BL(old_sector, "old_sector", 0), RWBS, { 0 }
+	BL(DEV, "dev"), BL(SECTOR, "sector"), BL(NR_SECTOR, "nr_sector"),
+	BL(OLD_DEV, "old_dev"), BL(OLD_SECTOR, "old_sector"), BL(RWBS, "rwbs"), { 0 }
 };
 
 /* dynamic events: read(2)'s start (pos in page.index, already in page.last_index) and return */
 static const struct field_spec read_fields[] = {
-	PG(ino, "i_ino", 0), PG(dev, "s_dev", 0), PG(index, "pos", 0),
-	PG(last_index, "already", 0), { 0 }
+	PG(INO, "i_ino"), PG(DEV, "s_dev"), PG(INDEX, "pos"),
+	PG(LAST_INDEX, "already"), { 0 }
 };
 
-static const struct field_spec ret_fields[] = { PG(index, "ret", 0), { 0 } };
+static const struct field_spec ret_fields[] = { PG(INDEX, "ret"), { 0 } };
 
 static const struct field_spec *const type_fields[RA_EV_MAX] = {
 	[RA_EV_SYNC_RA] = trigger_fields,	[RA_EV_ASYNC_RA] = trigger_fields,
@@ -188,7 +185,7 @@ static struct dec_event *resolve_event(struct tep_event *te, int type, int kind)
 		de->fields[de->nfields].f = f;
 		de->fields[de->nfields].spec = s;
 		de->nfields++;
-		de->has |= s->has;
+		de->has |= s->col ? s->col->has : 0;
 	}
 	return de;
 }
@@ -505,31 +502,11 @@ static int read_event(struct ra_decoder *dec, const struct dec_event *de, struct
 	return 1;
 }
 
-static void store_number(struct ra_event *ev, const struct field_spec *s, unsigned long long v)
+/* a text field into @dst of @cap bytes, cut to fit and ended */
+static void store_string(char *dst, size_t cap, const struct tep_format_field *f, const char *data,
+			 int data_size)
 {
-	char *dst = (char *)ev + s->off;
-
-	switch (s->size) {
-	case 1:
-		*(uint8_t *)dst = (uint8_t)v;
-		break;
-	case 2:
-		*(uint16_t *)dst = (uint16_t)v;
-		break;
-	case 4:
-		*(uint32_t *)dst = (uint32_t)v;
-		break;
-	case 8:
-		*(uint64_t *)dst = (uint64_t)v;
-		break;
-	}
-}
-
-static void store_string(struct ra_event *ev, const struct field_spec *s,
-			 const struct tep_format_field *f, const char *data, int data_size)
-{
-	char *dst = (char *)ev + s->off;
-	int n = f->size < s->cap - 1 ? f->size : s->cap - 1;
+	int n = f->size < (int)cap - 1 ? f->size : (int)cap - 1;
 
 	if (f->offset >= data_size)
 		n = 0;
@@ -599,13 +576,14 @@ int ra_decode(struct ra_decoder *dec, struct tep_record *rec, struct ra_event *e
 		struct tep_format_field *f = de->fields[i].f;
 		const struct field_spec *s = de->fields[i].spec;
 
-		if (s->size == 0) {
-			store_string(ev, s, f, data, rec->size);
+		if (!s->col || s->col->size > sizeof(int64_t)) {
+			store_string(s->col ? (char *)ev + s->col->off : ev->comm,
+				     s->col ? s->col->size : sizeof(ev->comm), f, data, rec->size);
 			continue;
 		}
 		if (f->offset > rec->size || f->size > rec->size - f->offset)
 			continue;
-		store_number(ev, s, tep_read_number(dec->tep, data + f->offset, f->size));
+		ra_evcol_set(ev, s->col, (int64_t)tep_read_number(dec->tep, data + f->offset, f->size));
 	}
 	if (de->dynamic || (de->type == RA_EV_PAGE_ADD && dec->any_dynamic))
 		check_event(dec, de, ev);

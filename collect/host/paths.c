@@ -495,7 +495,7 @@ int ra_paths_resolve(struct ra_db *db, int64_t run_id, const struct ra_names *nm
 {
 	static const char sql[] =
 		"SELECT dev, ino FROM ra_events WHERE run_id = ?1 UNION"
-		" SELECT dev, ino FROM page_events WHERE run_id = ?1 AND event_id = 10"
+		" SELECT dev, ino FROM page_events WHERE run_id = ?1 AND event_id = ?2"
 		" ORDER BY 1, 2";
 	struct resolve rs = { .db = db, .run_id = run_id, .nm = nm, .now = ra_fsmap_read() };
 	sqlite3_stmt *st = NULL;
@@ -507,6 +507,7 @@ int ra_paths_resolve(struct ra_db *db, int64_t run_id, const struct ra_names *nm
 	if (sqlite3_prepare_v2(ra_db_sqlite(db), sql, -1, &st, NULL) != SQLITE_OK)
 		goto out;
 	sqlite3_bind_int64(st, 1, run_id);
+	sqlite3_bind_int(st, 2, RA_EV_PAGE_ADD);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		uint32_t d = (uint32_t)sqlite3_column_int64(st, 0);
 

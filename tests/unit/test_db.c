@@ -11,7 +11,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "evcols.h"
+#include "ra_evcols.h"
 #include "ra_db.h"
 #include "schema.h"
 #include "test.h"
@@ -54,6 +54,25 @@ static const char *query_text(struct ra_db *db, const char *sql)
 	return buf;
 }
 
+static void check_members(struct ra_db *db, const char *table, const struct ra_evcol *cols,
+			  int from, int ncols)
+{
+	char sql[160];
+
+	for (int i = from; i < ncols; i++) {
+		bool text = cols[i].size > sizeof(int64_t);
+
+		snprintf(sql, sizeof(sql), "SELECT type FROM pragma_table_info('%s') WHERE cid = %d",
+			 table, i);
+		CHECK_STR(query_text(db, sql), text ? "TEXT" : "INTEGER");
+		CHECK(text || cols[i].size == 1 || cols[i].size == 2 || cols[i].size == 4 ||
+		      cols[i].size == 8);
+		snprintf(sql, sizeof(sql), "SELECT name FROM pragma_table_info('%s') WHERE cid = %d",
+			 table, i);
+		CHECK_STR(query_text(db, sql), cols[i].name);
+	}
+}
+
 static void test_create(void)
 {
 	struct ra_db *db = ra_db_open(tmp_path("new.db"), RA_DB_CREATE);
@@ -69,7 +88,7 @@ static void test_create(void)
 	CHECK_INT(query_int(db, "SELECT COUNT(*) FROM v_runs"), 0);
 	CHECK_INT(query_int(db, "SELECT COUNT(*) FROM v_event_counts"), 0);
 	CHECK_INT(query_int(db, "SELECT COUNT(*) FROM v_devices"), 0);
-	/* the event tables have the columns of evcols.h, in its order */
+	/* the event tables have the columns of ra_evcols.h, in its order */
 	CHECK_STR(query_text(db, "SELECT group_concat(name, ', ') FROM pragma_table_info('ra_events')"),
 		  RA_EVCOLS_NAMES(RA_EVCOLS_RA));
 	CHECK_STR(query_text(db, "SELECT group_concat(name, ', ') FROM pragma_table_info('page_events')"),
@@ -80,6 +99,10 @@ static void test_create(void)
 	CHECK_INT(query_int(db, "SELECT COUNT(*) FROM pragma_table_info('page_events')"),
 		  RA_PAGE_NCOLS);
 	CHECK_INT(query_int(db, "SELECT COUNT(*) FROM pragma_table_info('blk_events')"), RA_BLK_NCOLS);
+	/* each column's member: a text column a char array, the others numbers */
+	check_members(db, "ra_events", ra_evcols_ra, RA_RA_DEV, RA_RA_NCOLS);
+	check_members(db, "page_events", ra_evcols_page, RA_PAGE_DEV, RA_PAGE_NCOLS);
+	check_members(db, "blk_events", ra_evcols_blk, RA_BLK_DEV, RA_BLK_NCOLS);
 	CHECK_INT(ra_db_close(db), 0);
 
 	/* Reopening an existing database leaves it as it is. */

@@ -1,0 +1,43 @@
+// SPDX-License-Identifier: LGPL-2.1
+/*
+ * Where each event column's value is in struct ra_event, made from the
+ * column lists of ra_evcols.h.
+ */
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ra_evcols.h"
+
+#define MEMBER(member, has, null, colname)                                      \
+	{ colname, offsetof(struct ra_event, member),                           \
+	  sizeof(((struct ra_event *)0)->member), has, null }
+#define RA_COL(id, name, decl, since, member, has, null)                        \
+	[RA_RA_##id] = MEMBER(member, has, null, #name),
+#define PAGE_COL(id, name, decl, since, member, has, null)                      \
+	[RA_PAGE_##id] = MEMBER(member, has, null, #name),
+#define BLK_COL(id, name, decl, since, member, has, null)                       \
+	[RA_BLK_##id] = MEMBER(member, has, null, #name),
+
+const struct ra_evcol ra_evcols_ra[RA_RA_NCOLS] = { RA_EVCOLS_RA(RA_COL) };
+const struct ra_evcol ra_evcols_page[RA_PAGE_NCOLS] = { RA_EVCOLS_PAGE(PAGE_COL) };
+const struct ra_evcol ra_evcols_blk[RA_BLK_NCOLS] = { RA_EVCOLS_BLK(BLK_COL) };
+
+void ra_evcol_set(struct ra_event *ev, const struct ra_evcol *c, int64_t v)
+{
+	char *dst = (char *)ev + c->off;
+
+	switch (c->size) {
+	case 1:
+		*(uint8_t *)dst = (uint8_t)v;
+		break;
+	case 2:
+		*(uint16_t *)dst = (uint16_t)v;
+		break;
+	case 4:
+		*(uint32_t *)dst = (uint32_t)v;
+		break;
+	case 8:
+		*(uint64_t *)dst = (uint64_t)v;
+		break;
+	}
+}
