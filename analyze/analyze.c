@@ -105,7 +105,7 @@ static int missing_events(struct ra_db *db, int64_t run_id, const struct ra_pass
 	int64_t live;
 	bool dynamic_ra = false;
 
-	if (query_int(db, "SELECT COUNT(*) FROM runs WHERE run_id = ?1 AND source = 'record'",
+	if (query_int(db, "SELECT COUNT(*) FROM runs WHERE run_id = ?1 AND origin = 'record'",
 		      run_id, NULL, &live) < 0)
 		return -1;
 	for (const char *const *n = p->needs; *n; n++) {
@@ -113,13 +113,13 @@ static int missing_events(struct ra_db *db, int64_t run_id, const struct ra_pass
 			"SELECT COALESCE(MAX(v), -1) FROM (SELECT available * 2 + enabled AS v"
 			" FROM tracepoints WHERE run_id = ?1 AND system || ':' || name = ?2"
 			" UNION ALL SELECT 3 FROM event_sources WHERE run_id = ?1"
-			" AND system || ':' || name = ?2 AND source = 'kprobe')";
+			" AND system || ':' || name = ?2 AND probe = 'kprobe')";
 		char msg[300];
 		int64_t v;
 
 		if (query_int(db, sql, run_id, *n, &v) < 0 ||
 		    query_text(db, "SELECT message FROM event_sources WHERE run_id = ?1"
-			       " AND system || ':' || name = ?2 AND source = 'none'", run_id, *n,
+			       " AND system || ':' || name = ?2 AND probe = 'none'", run_id, *n,
 			       msg, sizeof(msg)) < 0)
 			return -1;
 		dynamic_ra |= strncmp(*n, "readahead:", 10) == 0;

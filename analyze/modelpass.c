@@ -225,13 +225,13 @@ struct model_ctx {
 	struct ra_stmt *ins_point, *ins_model, *ins_advice;
 };
 
-static int store_model(struct model_ctx *m, const struct mdev *d, const char *source,
+static int store_model(struct model_ctx *m, const struct mdev *d, const char *timing,
 		       const struct ra_model_fit *f, int64_t samples, int sizes, bool chosen)
 {
 	double n = NAN;	/* bound as NULL */
 
 	return ra_sql_put(m->ins_model, "iittttxixddddxdddd",
-			  m->run_id, (int64_t)d->dev, source, ra_model_form_name(f->form),
+			  m->run_id, (int64_t)d->dev, timing, ra_model_form_name(f->form),
 			  f->ok ? "ok" : "unidentifiable", f->why[0] ? f->why : NULL, d->nruns,
 			  samples, sizes, f->ok ? f->access_ns : n, f->ok ? f->bw_bps : n,
 			  f->ok ? f->rms_rel : n, f->ok ? f->max_rel : n, (int)chosen,
@@ -243,7 +243,7 @@ static int store_model(struct model_ctx *m, const struct mdev *d, const char *so
  * The two forms fitted to one device's classes; the chosen one is the one
  * with the smaller error (the sum form on a tie within 1%). Fills @best.
  */
-static int fit_device(struct model_ctx *m, struct mdev *d, const char *source,
+static int fit_device(struct model_ctx *m, struct mdev *d, const char *timing,
 		      struct ra_model_fit *best, struct ra_model_fit *other)
 {
 	struct ra_model_point pts[MAX_CLASSES];
@@ -266,7 +266,7 @@ static int fit_device(struct model_ctx *m, struct mdev *d, const char *source,
 			samples += (int64_t)s->n;
 			sizes++;
 		}
-		if (ra_sql_put(m->ins_point, "iitiiffidx", m->run_id, (int64_t)d->dev, source,
+		if (ra_sql_put(m->ins_point, "iitiiffidx", m->run_id, (int64_t)d->dev, timing,
 			       (int64_t)(1LL << c), (int64_t)s->n, s->bytes / (double)s->n,
 			       s->sum_ns / (double)s->n, (int64_t)s->ns[(s->n - 1) / 2],
 			       s->n_lat ? s->sum_lat / (double)s->n_lat : NAN, (int)used) < 0)
@@ -279,7 +279,7 @@ static int fit_device(struct model_ctx *m, struct mdev *d, const char *source,
 	else
 		pick = f[1].ok && !f[0].ok;
 	for (int i = 0; i < 2; i++)
-		if (store_model(m, d, source, &f[i], samples, sizes, i == pick) < 0)
+		if (store_model(m, d, timing, &f[i], samples, sizes, i == pick) < 0)
 			return -1;
 	*best = f[pick];
 	*other = f[!pick];
@@ -355,10 +355,10 @@ static int advise(struct model_ctx *m, uint32_t dev)
 
 static int prepare_inserts(struct model_ctx *m)
 {
-	m->ins_point = ra_sql_prepare(m->db, "INSERT INTO model_points (run_id, dev, source,"
+	m->ins_point = ra_sql_prepare(m->db, "INSERT INTO model_points (run_id, dev, timing,"
 				      " size_class, n, bytes, service_ns, p50_ns, latency_ns, used)"
 				      " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
-	m->ins_model = ra_sql_prepare(m->db, "INSERT INTO device_models (run_id, dev, source, form,"
+	m->ins_model = ra_sql_prepare(m->db, "INSERT INTO device_models (run_id, dev, timing, form,"
 				      " status, reason, runs, samples, sizes, access_ns,"
 				      " bandwidth_bps, rms_rel_err, max_rel_err, chosen, min_bytes,"
 				      " max_bytes, min_ns, max_ns) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?,"

@@ -451,7 +451,7 @@ static int load_fit(struct ra_db *db, int64_t run_id, uint32_t dev, int chosen,
 {
 	struct ra_stmt *q = ra_sql_prepare(db, "SELECT " RA_MODEL_FIT_COLS("") " FROM"
 					   " device_models WHERE run_id = ?1 AND dev = ?2"
-					   " AND source = 'window' AND chosen = ?3");
+					   " AND timing = 'window' AND chosen = ?3");
 	int rc = -1;
 
 	memset(f, 0, sizeof(*f));

@@ -57,7 +57,7 @@ report() {	# CASE DB IOPS BPS
 	WITH d AS (SELECT dev FROM device_advice WHERE run_id = $run ORDER BY dev LIMIT 1),
 	s AS (SELECT * FROM model_sets WHERE run_id = $run AND dev = (SELECT dev FROM d)),
 	m AS (SELECT * FROM device_models WHERE run_id = $run AND dev = (SELECT dev FROM d)
-	      AND source = 'window' AND chosen)
+	      AND timing = 'window' AND chosen)
 	SELECT '$1:', 'truth', COALESCE((SELECT MIN(read_ahead_kb) FROM s WHERE measured_bps >= 0.8
 		* (SELECT MAX(measured_bps) FROM s)), '-'),
 	 '| advice', COALESCE(a.recommended_kb, '-'), a.status, COALESCE('next ' || a.next_kb, ''),

@@ -98,6 +98,6 @@ for t in "${throttles[@]}"; do
 		read_ahead_kb || ':' || printf('%+.0f%%', (predicted_bps - measured_bps) * 100
 		/ measured_bps) || CASE explained WHEN 0 THEN '!' ELSE '' END, ' ') FROM model_sets s
 		WHERE s.run_id = m.run_id AND s.dev = m.dev) FROM device_models m
-		WHERE run_id = (SELECT MAX(run_id) FROM runs) AND source = 'window' AND chosen
+		WHERE run_id = (SELECT MAX(run_id) FROM runs) AND timing = 'window' AND chosen
 		ORDER BY dev LIMIT 1"
 done

@@ -11,7 +11,7 @@
 
 #include "ra_event.h"
 
-#define RA_SCHEMA_VERSION 8
+#define RA_SCHEMA_VERSION 9
 /* A read-only tool's reading of a database stops after this long (seconds). */
 #define RA_DB_READ_SECONDS 600
 #define RA_APPLICATION_ID 0x52415452 /* "RATR" */
@@ -89,8 +89,8 @@ int ra_db_exec(struct ra_db *db, const char *sql);
 /* Run metadata; strings are copied, NULL means unknown. */
 struct ra_run_info {
 	const char *label;
-	const char *source;		/* "record", "trace.dat", "blktrace" */
-	const char *source_path;
+	const char *origin;		/* "record", "trace.dat", "blktrace" */
+	const char *origin_path;	/* the imported file(s) */
 	char *const *argv;		/* workload, NULL-terminated, or NULL */
 	int64_t start_unix_ns;
 	const char *kernel;
@@ -208,9 +208,9 @@ int ra_db_add_tracepoint(struct ra_db *db, int64_t run_id, const char *system, c
 /* The message of an event without a tracepoint whose kprobe was not asked for. */
 #define RA_NOT_ASKED "kprobes were not asked for (--event-source tracepoint)"
 
-/* where event system:name came from: @source "tracepoint", "kprobe" or "none" (@message why) */
+/* where event system:name came from: @probe "tracepoint", "kprobe" or "none" (@message why) */
 int ra_db_add_event_source(struct ra_db *db, int64_t run_id, const char *system,
-			   const char *name, const char *source, const char *args,
+			   const char *name, const char *probe, const char *args,
 			   const char *definition, const char *message);
 /* a self-check of the run: @state "pass", "fail" or "incomplete" */
 int ra_db_add_self_check(struct ra_db *db, int64_t run_id, const char *name, const char *state,

@@ -214,7 +214,7 @@ static int copy_run(struct ra_db *dst, struct ra_db *src, int64_t old_id,
 static int source_runs(struct ra_db *src, int64_t **ids, size_t *n)
 {
 	sqlite3_stmt *st = ra_db_prepare(src, "SELECT run_id FROM runs WHERE complete = 1 AND"
-					      " source = 'record' ORDER BY run_id");
+					      " origin = 'record' ORDER BY run_id");
 	size_t cap = 0;
 	int rc;
 

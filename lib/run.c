@@ -102,11 +102,11 @@ int64_t ra_db_run_create(struct ra_db *db, const struct ra_run_info *info)
 	if (info->start_unix_ns > 0)
 		iso8601(info->start_unix_ns, started, sizeof(started));
 	ret = exec_args(db,
-			"INSERT INTO runs (label, source, source_path, workload, started_at,"
+			"INSERT INTO runs (label, origin, origin_path, workload, started_at,"
 			" start_unix_ns, kernel, hostname, machine, page_size, cpus, mem_bytes,"
 			" trace_clock, buffer_kb, tool_version, execution)"
 			" VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-			"tttttntttnnntntt", info->label, info->source, info->source_path, workload,
+			"tttttntttnnntntt", info->label, info->origin, info->origin_path, workload,
 			started[0] ? started : NULL, info->start_unix_ns ? info->start_unix_ns : -1,
 			info->kernel, info->hostname, info->machine, info->page_size ?: -1,
 			info->cpus ?: -1, info->mem_bytes ?: -1, info->trace_clock,
@@ -263,13 +263,13 @@ int ra_db_add_tracepoint(struct ra_db *db, int64_t run_id, const char *system, c
 }
 
 int ra_db_add_event_source(struct ra_db *db, int64_t run_id, const char *system,
-			   const char *name, const char *source, const char *args,
+			   const char *name, const char *probe, const char *args,
 			   const char *definition, const char *message)
 {
 	return exec_args(db,
-			 "INSERT OR REPLACE INTO event_sources (run_id, system, name, source, args,"
+			 "INSERT OR REPLACE INTO event_sources (run_id, system, name, probe, args,"
 			 " definition, message) VALUES (?, ?, ?, ?, ?, ?, ?)",
-			 "ittttt" "t", run_id, system, name, source, args, definition, message);
+			 "ittttt" "t", run_id, system, name, probe, args, definition, message);
 }
 
 int ra_db_add_self_check(struct ra_db *db, int64_t run_id, const char *name, const char *state,

@@ -560,10 +560,23 @@ const char ra_schema_v8_sql[] =
 	"DROP TABLE model_runs;\n"
 	"ALTER TABLE model_runs_v8 RENAME TO model_runs;\n";
 
+/*
+ * Version 9: one name for one meaning. A run's origin (record, trace.dat,
+ * blktrace) and its file(s); which request times a device model fits (the
+ * windows' or D2C); how an event was probed (tracepoint, kprobe, none). All
+ * three were called source.
+ */
+const char ra_schema_v9_sql[] =
+	"ALTER TABLE runs RENAME COLUMN source TO origin;\n"
+	"ALTER TABLE runs RENAME COLUMN source_path TO origin_path;\n"
+	"ALTER TABLE model_points RENAME COLUMN source TO timing;\n"
+	"ALTER TABLE device_models RENAME COLUMN source TO timing;\n"
+	"ALTER TABLE event_sources RENAME COLUMN source TO probe;\n";
+
 /* Each version's step from the one before: ra_schema_steps[v - 2] makes v from v - 1. */
 const char *const ra_schema_steps[] = { ra_schema_v2_sql, ra_schema_v3_sql, ra_schema_v4_sql,
 					ra_schema_v5_sql, ra_schema_v6_sql, ra_schema_v7_sql,
-					ra_schema_v8_sql, NULL };
+					ra_schema_v8_sql, ra_schema_v9_sql, NULL };
 
 /*
  * The views, dropped and made again by every upgrade: their columns keep their
@@ -734,7 +747,7 @@ const char ra_schema_views_sql[] =
 	"    LEFT JOIN device_snapshots a\n"
 	"      ON a.run_id = d.run_id AND a.dev = d.dev AND a.phase = 'after';\n"
 	"CREATE VIEW v_device_models AS\n"
-	"  SELECT m.run_id, " RA_SQL_DEV("m.dev") " AS dev, m.source, m.form,\n"
+	"  SELECT m.run_id, " RA_SQL_DEV("m.dev") " AS dev, m.timing, m.form,\n"
 	"         m.status, m.runs, m.samples, m.sizes,\n"
 	"         ROUND(m.access_ns / 1e6, 3) AS access_ms,\n"
 	"         ROUND(m.bandwidth_bps / 1048576, 2) AS bandwidth_mib_s,\n"
@@ -746,7 +759,7 @@ const char ra_schema_views_sql[] =
 	"    SELECT m.run_id, m.dev, m.form, sz.kb, m.access_ns / 1e6 AS access_ms,\n"
 	"           sz.kb * 1024.0 / m.bandwidth_bps * 1e3 AS transfer_ms\n"
 	"      FROM device_models m, sz\n"
-	"     WHERE m.source = 'window' AND m.chosen AND m.status = 'ok'\n"
+	"     WHERE m.timing = 'window' AND m.chosen AND m.status = 'ok'\n"
 	/* the measured sizes only: from the smallest point's class to the largest's */
 	"       AND sz.kb * 1024.0 BETWEEN COALESCE(m.min_bytes, 4096) / 1.4142\n"
 	"                              AND COALESCE(m.max_bytes, 4194304) * 1.4142\n"
@@ -776,9 +789,9 @@ const char ra_schema_views_sql[] =
 	"             GROUP BY w.size_pages ORDER BY COUNT(*) DESC, w.size_pages DESC\n"
 	"             LIMIT 1) AS window_bytes,\n"
 	"           (SELECT COUNT(*) FROM device_models d WHERE d.run_id = m.run_id\n"
-	"               AND d.source = 'window' AND d.chosen AND d.status = 'ok') AS ndevs\n"
+	"               AND d.timing = 'window' AND d.chosen AND d.status = 'ok') AS ndevs\n"
 	"      FROM device_models m\n"
-	"     WHERE m.source = 'window' AND m.chosen AND m.status = 'ok'\n"
+	"     WHERE m.timing = 'window' AND m.chosen AND m.status = 'ok'\n"
 	"  ), m AS (\n"
 	"    SELECT k.*, b.read_ahead_kb,\n"
 	"           COALESCE(k.window_bytes, b.read_ahead_kb * 1024.0) AS x,\n"

@@ -21,7 +21,7 @@ struct section {
 
 static const struct section sections[] = {
 	{ "run", "Run", NULL,
-	  "SELECT r.run_id, r.label, r.source, r.source_path, r.workload, r.kernel, r.hostname,"
+	  "SELECT r.run_id, r.label, r.origin, r.origin_path, r.workload, r.kernel, r.hostname,"
 	  " r.machine, r.started_at, r.wall_ns, r.exit_status, r.exit_signal, r.interrupted,"
 	  " v.lost_events, r.cpus, r.mem_bytes, r.page_size, r.trace_clock, r.buffer_kb,"
 	  " r.tool_version, r.execution, r.boot_kernel FROM runs r JOIN v_runs v USING (run_id)"
@@ -105,12 +105,12 @@ static const struct section sections[] = {
 	  " ORDER BY n DESC, system, name" },
 	{ "model", "Device service model",
 	  "window: device time of a window; d2c: request issue to completion; see metrics.md",
-	  "SELECT " RA_SQL_DEV("dev") " AS dev, source, form, status, runs,"
+	  "SELECT " RA_SQL_DEV("dev") " AS dev, timing, form, status, runs,"
 	  " samples, sizes, ROUND(access_ns / 1e6, 3) AS access_ms,"
 	  " ROUND(bandwidth_bps / 1048576, 2) AS bandwidth_mib_s,"
 	  " ROUND(rms_rel_err, 4) AS rms_rel_err, ROUND(max_rel_err, 4) AS max_rel_err, chosen,"
 	  " ROUND(min_bytes / 1024) AS min_kb, ROUND(max_bytes / 1024) AS max_kb,"
-	  " reason FROM device_models WHERE run_id = ?1 ORDER BY dev, source DESC, chosen DESC" },
+	  " reason FROM device_models WHERE run_id = ?1 ORDER BY dev, timing DESC, chosen DESC" },
 	{ "model_table", "I/O size against throughput under the window model",
 	  "the table of the 2010 readahead discussion, for this device on this kernel; measured sizes only",
 	  "SELECT dev, form, io_kb, access_ms, transfer_ms, latency_ms, utilization,"
@@ -134,11 +134,11 @@ static const struct section sections[] = {
 	  " FROM model_runs WHERE run_id = ?1 ORDER BY dev, state = 'used', member" },
 	{ "model_points", "Size classes of the model",
 	  "device time per I/O of each size; latency: window opened to last completion",
-	  "SELECT " RA_SQL_DEV("p.dev") " AS dev, p.source,"
+	  "SELECT " RA_SQL_DEV("p.dev") " AS dev, p.timing,"
 	  " p.size_class / 1024.0 AS class_kb, p.n, ROUND(p.bytes, 0) AS avg_bytes,"
 	  " ROUND(p.service_ns / 1e6, 3) AS service_ms, ROUND(p.p50_ns / 1e6, 3) AS p50_ms,"
 	  " ROUND(p.latency_ns / 1e6, 3) AS latency_ms, p.used FROM model_points p"
-	  " WHERE p.run_id = ?1 ORDER BY p.dev, p.source DESC, p.size_class" },
+	  " WHERE p.run_id = ?1 ORDER BY p.dev, p.timing DESC, p.size_class" },
 	/* Series for the charts of the HTML page (and in the JSON), summarized: a few
 	 * hundred points each, whatever the length of the trace. */
 	{ "chart_window_sizes", "Window size over time (busiest streams)", NULL,
@@ -198,16 +198,16 @@ static const char *const warning_sql[] = {
 	" || COALESCE((SELECT CASE message WHEN '" RA_NOT_ASKED "' THEN ', and ' ELSE"
 	" ', and no dynamic event could be made: ' END || message FROM event_sources e"
 	" WHERE e.run_id = t.run_id AND e.system = t.system AND e.name = t.name"
-	" AND e.source = 'none'), '')"
+	" AND e.probe = 'none'), '')"
 	" FROM tracepoints t WHERE run_id = ?1 AND available = 0 AND system = 'readahead'"
-	" AND (SELECT source FROM runs WHERE run_id = ?1) = 'record'"
+	" AND (SELECT origin FROM runs WHERE run_id = ?1) = 'record'"
 	" AND NOT EXISTS (SELECT 1 FROM event_sources e WHERE e.run_id = t.run_id"
-	" AND e.system = t.system AND e.name = t.name AND e.source = 'kprobe')",
+	" AND e.system = t.system AND e.name = t.name AND e.probe = 'kprobe')",
 	/* events from kprobes, and their self-check */
 	"SELECT group_concat(system || ':' || name, ', ') || ' from kprobes (fields '"
 	" || REPLACE(MIN(args), '-', ' ') || ')' || COALESCE((SELECT ': self-check ' || state"
 	" || ', ' || message FROM self_checks WHERE run_id = ?1 AND name = 'readahead_windows'),"
-	" '') FROM event_sources WHERE run_id = ?1 AND source = 'kprobe' HAVING COUNT(*) > 0",
+	" '') FROM event_sources WHERE run_id = ?1 AND probe = 'kprobe' HAVING COUNT(*) > 0",
 	/* pages the trace cannot place: reads of the run returned batches without events */
 	"SELECT s.pending || ' read-ahead pages were still cached and unread by any traced read"
 	" at the end, and reads of this run returned ' || w.i || ' pages in batches the kernel"
@@ -259,7 +259,7 @@ static const char *const warning_sql[] = {
 	"SELECT 'the device model of ' || " RA_SQL_DEV("dev") " || ' fits poorly ('"
 	" || CAST(ROUND(rms_rel_err * 100) AS INTEGER) || '% rms over ' || sizes || ' sizes):"
 	" its table and advice are rough' FROM device_models WHERE run_id = ?1"
-	" AND source = 'window' AND chosen AND status = 'ok'"
+	" AND timing = 'window' AND chosen AND status = 'ok'"
 	" AND rms_rel_err > " RA_STR(RA_MODEL_POOR_FIT),
 	"SELECT 'the device model of ' || " RA_SQL_DEV("dev") " || ' does not"
 	" explain the measured throughput at read_ahead_kb ' || group_concat(read_ahead_kb, ', ')"
@@ -316,7 +316,7 @@ static const char *const warning_sql[] = {
 	" ratrace could not relate to ' || d.name FROM v_devices d WHERE d.run_id = ?1"
 	" AND d.role = 'filter' AND d.stat_sectors_delta > 0"
 	" AND NOT EXISTS (SELECT 1 FROM files WHERE run_id = ?1)"
-	" AND (SELECT source FROM runs WHERE run_id = ?1) = 'record'",
+	" AND (SELECT origin FROM runs WHERE run_id = ?1) = 'record'",
 	/* WILLNEED calls the kernel cut short, each named as the program made it */
 	"SELECT CASE a.call WHEN 'fadvise64' THEN 'fadvise64(POSIX_FADV_WILLNEED)'"
 	" WHEN 'madvise' THEN 'madvise(MADV_WILLNEED)' WHEN 'readahead' THEN 'readahead(2)'"

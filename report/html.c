@@ -432,14 +432,14 @@ static void chart_model(FILE *out, const struct ra_report *r)
 	if (!t || !m || !t->nrows)
 		return;
 	for (int i = 0; i < t->nrows; i++) {
-		if (strcmp(text(t, i, "source"), "window") != 0 || !(num(t, i, "service_ms") > 0))
+		if (strcmp(text(t, i, "timing"), "window") != 0 || !(num(t, i, "service_ms") > 0))
 			continue;
 		f.y1 = fmax(f.y1, num(t, i, "avg_bytes") / num(t, i, "service_ms") * 1e3 / 1048576);
 		while (f.x1 < num(t, i, "avg_bytes") * 1.5 && f.x1 < 1073741824.0)
 			f.x1 *= 2;	/* windows beyond 4 MiB (POSIX_FADV_SEQUENTIAL doubles them) */
 	}
 	for (int i = 0; i < m->nrows; i++)
-		if (strcmp(text(m, i, "source"), "window") == 0 && num(m, i, "chosen") > 0)
+		if (strcmp(text(m, i, "timing"), "window") == 0 && num(m, i, "chosen") > 0)
 			f.y1 = fmax(f.y1, num(m, i, "bandwidth_mib_s"));
 	if (f.y1 <= 0)
 		return;
@@ -451,7 +451,7 @@ static void chart_model(FILE *out, const struct ra_report *r)
 		bool chosen = num(m, i, "chosen") > 0;
 		char name[64];
 
-		if (strcmp(text(m, i, "source"), "window") != 0 ||
+		if (strcmp(text(m, i, "timing"), "window") != 0 ||
 		    strcmp(text(m, i, "status"), "ok") != 0)
 			continue;
 		fit.form = strcmp(text(m, i, "form"), "max") == 0 ? RA_FORM_MAX : RA_FORM_SUM;
@@ -480,7 +480,7 @@ static void chart_model(FILE *out, const struct ra_report *r)
 	for (int i = 0; i < t->nrows; i++) {
 		double x = num(t, i, "avg_bytes"), y = num(t, i, "service_ms") * 1e6;
 
-		if (strcmp(text(t, i, "source"), "window") != 0 || y <= 0 || x < f.x0 || x > f.x1)
+		if (strcmp(text(t, i, "timing"), "window") != 0 || y <= 0 || x < f.x0 || x > f.x1)
 			continue;
 		y = x / y * 1e9 / 1048576;
 		fprintf(out, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"4\" fill=\"%s\" stroke=\"#000\">"

@@ -245,7 +245,7 @@ static int load_models(struct side *s, struct ra_db *db)
 		" FROM device_models m JOIN runs r USING (run_id)"
 		" LEFT JOIN device_advice a ON a.run_id = m.run_id AND a.dev = m.dev"
 		" WHERE (?1 IS NULL OR r.label = ?1 OR r.run_id IN (SELECT value FROM json_each(?2)))"
-		" AND m.source = 'window' AND m.chosen"
+		" AND m.timing = 'window' AND m.chosen"
 		" AND m.status = 'ok' ORDER BY 1 LIMIT 4";
 	struct ra_stmt *st = ra_sql_prepare(db, sql);
 	int rc = -1;

@@ -200,7 +200,7 @@ static struct ra_table *list_load(struct ra_db *db)
 	if (!t || !(st = ra_sql_prepare(db, "SELECT run_id, COALESCE(label, '-'),"
 					" COALESCE(kernel, '-'), COALESCE(started_at, '-'),"
 					" COALESCE(wall_ns, 0) / 1e9, lost_events,"
-					" COALESCE(workload, (SELECT source_path FROM runs r"
+					" COALESCE(workload, (SELECT origin_path FROM runs r"
 					" WHERE r.run_id = v.run_id), '-') FROM v_runs v"
 					" ORDER BY run_id")))
 		goto fail;

@@ -82,7 +82,7 @@ done
 			WHERE t.run_id = r.run_id AND t.system = 'readahead') || ' | '
 		|| (SELECT CASE WHEN available = 1 THEN 'yes' ELSE 'no' END FROM tracepoints t
 			WHERE t.run_id = r.run_id AND t.name = 'mm_filemap_get_pages') || ' | '
-		|| COALESCE((SELECT group_concat(DISTINCT source || COALESCE(' (' || args || ')', ''))
+		|| COALESCE((SELECT group_concat(DISTINCT probe || COALESCE(' (' || args || ')', ''))
 			FROM event_sources e WHERE e.run_id = r.run_id AND e.system = 'readahead'), '-') || ' | '
 		|| COALESCE((SELECT state FROM self_checks c WHERE c.run_id = r.run_id), '-') || ' | '
 		|| (SELECT state FROM analyses a WHERE a.run_id = r.run_id AND pass = 'readahead') || ' |'

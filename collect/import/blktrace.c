@@ -767,7 +767,7 @@ int ra_blktrace_import(const char *const *paths, int npaths, const struct ra_imp
 {
 	struct ra_blktrace_cbs cbs = { .event = sink->event, .task = sink->task,
 				       .skipped = sink->skipped, .arg = sink->arg };
-	struct ra_run_info info = { .source = "blktrace", .trace_clock = "blktrace" };
+	struct ra_run_info info = { .origin = "blktrace", .trace_clock = "blktrace" };
 	struct ra_blktrace_stats st;
 	int64_t run_id = sink->begin(sink->arg, &info);
 

@@ -132,7 +132,7 @@ struct ra_import_sink {
  * trace.h's.
  */
 struct ra_file_source {
-	const char *name;	/* runs.source */
+	const char *name;	/* runs.origin */
 	const char *what;	/* for the user */
 	int (*probe)(const void *head, size_t len);
 	/* the length of the name the files of one trace share ("dir/sda" of

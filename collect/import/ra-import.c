@@ -387,7 +387,7 @@ static int64_t sink_begin(void *arg, struct ra_run_info *info)
 		strcat(joined, it->paths[i]);
 	}
 	info->label = im->label;
-	info->source_path = joined;
+	info->origin_path = joined;
 	info->tool_version = RA_VERSION;
 	run_id = ra_db_run_create(im->db, info);
 	free(joined);

@@ -303,7 +303,7 @@ static const char *td_name(int pid, void *arg)
 int ra_tracedat_import(const char *const *paths, int npaths, const struct ra_import_sink *sink)
 {
 	char kernel[128], host[128], machine[128], clock[32];
-	struct ra_run_info info = { .source = "trace.dat" };
+	struct ra_run_info info = { .origin = "trace.dat" };
 	struct ra_tracedat *td;
 	int64_t run_id;
 	int ret = -1;

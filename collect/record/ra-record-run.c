@@ -319,7 +319,7 @@ static void run_info(struct rec *r, struct ra_run_info *info)
 {
 	ra_sysinfo_read(&r->si);
 	info->label = r->run_label;
-	info->source = "record";
+	info->origin = "record";
 	info->argv = r->opt->argv;
 	info->start_unix_ns = r->start_unix;
 	info->kernel = r->si.kernel;

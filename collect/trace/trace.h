@@ -203,7 +203,7 @@ int ra_tracer_destroy(struct ra_tracer *tr);
  * the file sources (import.h).
  */
 struct ra_live_source {
-	const char *name;	/* event_sources.source */
+	const char *name;	/* event_sources.probe */
 	const char *what;	/* for the user */
 	bool (*describes)(int type);		/* it has a version of event @type */
 	bool (*can)(struct ra_tracer *tr, int type);	/* ... on this kernel */

@@ -24,7 +24,7 @@ rows_of() {	# DB RUNS
 	done | sha256sum
 }
 pooled() {	# DB RUN: how many runs the run's chosen window model pooled
-	q "$1" "SELECT group_concat(DISTINCT runs) FROM device_models WHERE run_id = $2 AND source = 'window' AND chosen"
+	q "$1" "SELECT group_concat(DISTINCT runs) FROM device_models WHERE run_id = $2 AND timing = 'window' AND chosen"
 }
 check_eq "$(pooled "$DB" 1) $(pooled "$DB" 2)" "1 2" "each import's model pools the runs analysed by then"
 before=$(rows_of "$DB" 1,2)

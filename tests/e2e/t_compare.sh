@@ -44,7 +44,7 @@ check_grep "^device_read_bw_bytes .* -[89][0-9]\.[0-9]% R" "$TMP/regress.txt" "b
 # whose steady windows are too few of its samples gives none: most give)
 q "$DB" "SELECT member || ' ' || read_ahead_kb || ' ' || windows || ' ' || state || ' ' || COALESCE(reason, '') FROM model_runs
 	WHERE run_id = (SELECT MAX(run_id) FROM runs)" | sed "s/^/# the last run's pool: /"
-pooled=$(q "$DB" "SELECT runs FROM device_models WHERE run_id = (SELECT MAX(run_id) FROM runs) AND source = 'window'
+pooled=$(q "$DB" "SELECT runs FROM device_models WHERE run_id = (SELECT MAX(run_id) FROM runs) AND timing = 'window'
 	AND chosen")
 check_cmp "$pooled" -ge 6 "the model pools most of the 8 runs"
 sed -n '/^device models/,/^$/p' "$TMP/regress.txt" | sed -z 's/\n    / /g' > "$TMP/models"

@@ -95,7 +95,15 @@ check_eq "$(q "$V3" "SELECT COUNT(*) FROM v_run_params p JOIN runs r USING (run_
 # ran on the recorder's own kernel, where an imported trace ran is not known.
 xz -dc "$RA_FIXTURES/schema-v2.db.xz" > "$TMP/exec.db" || fail "unpack the fixture"
 q "$TMP/exec.db" "INSERT INTO runs (run_id, label, source, complete) VALUES (3, 'old', 'record', 1)"
+sources=$(q "$TMP/exec.db" "SELECT group_concat(run_id || ':' || source || ':' || COALESCE(source_path, '-'), ' ')
+	FROM (SELECT * FROM runs ORDER BY run_id)")
 ra-analyze "$TMP/exec.db" 2> "$TMP/err" || fail "ra-analyze of version 2 with a recording: $(cat "$TMP/err")"
 check_eq "$(q "$TMP/exec.db" "SELECT group_concat(run_id || ':' || COALESCE(execution, '-'), ' ')
 	FROM (SELECT * FROM runs ORDER BY run_id)")" "1:- 2:- 3:host" "execution of the upgraded runs"
 check_eq "$(q "$TMP/exec.db" "SELECT execution FROM v_runs WHERE run_id = 3")" host "execution in v_runs"
+# version 9 renamed the three columns called source, keeping their values
+check_eq "$(q "$TMP/exec.db" "SELECT group_concat(run_id || ':' || origin || ':' || COALESCE(origin_path, '-'), ' ')
+	FROM (SELECT * FROM runs ORDER BY run_id)")" "$sources" "runs.source is runs.origin"
+check_eq "$(q "$TMP/exec.db" "SELECT (SELECT COUNT(*) FROM pragma_table_info('device_models')
+	WHERE name = 'timing') || (SELECT COUNT(*) FROM pragma_table_info('event_sources') WHERE name = 'probe')")" 11 \
+	"device_models.timing and event_sources.probe"

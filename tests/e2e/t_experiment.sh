@@ -120,7 +120,7 @@ kdev=$(loop_kdev)
 check_eq "$(q "$DB" "SELECT group_concat(read_ahead_kb || ':' || runs, ' ') FROM (SELECT * FROM model_sets
 	WHERE run_id = $last AND dev = $kdev ORDER BY read_ahead_kb)")" "64:2 512:2" \
 	"the last run's model sets: its workload's runs"
-check_eq "$(q "$DB" "SELECT runs FROM device_models WHERE run_id = $last AND dev = $kdev AND source = 'window' AND chosen")" 8 \
+check_eq "$(q "$DB" "SELECT runs FROM device_models WHERE run_id = $last AND dev = $kdev AND timing = 'window' AND chosen")" 8 \
 	"its device model pools all 8 runs"
 for kb in 64 512; do
 	check_eq "$(q "$DB" "SELECT ABS(s.measured_bps - (SELECT AVG(m.value) FROM v_run_metrics m

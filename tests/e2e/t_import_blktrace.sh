@@ -33,7 +33,7 @@ check_eq "$(q "$DB" "SELECT n FROM v_event_counts WHERE event = 'block_rq_comple
 check_eq "$(q "$DB" "SELECT DISTINCT dev >> 20, dev & 1048575 FROM blk_events WHERE dev IS NOT NULL")" "259|0" "device 259:0"
 check_eq "$(q "$DB" "SELECT DISTINCT old_dev >> 20, old_dev & 1048575 FROM blk_events WHERE event_id = 24")" "259|3" "remapped from 259:3"
 check_eq "$(q "$DB" "SELECT DISTINCT rwbs FROM blk_events WHERE event_id = 30")" "RA" "readahead reads"
-check_eq "$(q "$DB" "SELECT source, cpus IS NULL FROM runs")" "blktrace|1" "run source"
+check_eq "$(q "$DB" "SELECT origin, cpus IS NULL FROM runs")" "blktrace|1" "run source"
 check_cmp "$(q "$DB" "SELECT COUNT(*) FROM tasks")" -ge 1 "process names from notify records"
 
 # NAME as blkparse takes it: x.blktrace.0 (empty) and x.blktrace.1 form one run.

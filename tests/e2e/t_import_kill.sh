@@ -15,7 +15,7 @@ files=()
 for _ in 1 2 3; do files+=("$F/par4thrash.dat" "$F/mmapread.dat" "$F/seq128.dat"); done
 n=${#files[@]}
 ra-import -q -o keep.db --label base "$F/nvme-readahead.blktrace.0" || fail "base import"
-dump() { q "$1" "SELECT run_id, label, source, complete FROM runs ORDER BY run_id" | sha256sum; }
+dump() { q "$1" "SELECT run_id, label, origin, complete FROM runs ORDER BY run_id" | sha256sum; }
 before=$(dump keep.db)
 
 # The calibration: stderr lines of a whole import, with the time each appeared.

@@ -28,7 +28,7 @@ for f in seq128 mmapread par4thrash; do
 		sed 's/$/|/' | grep -F -f - "$TMP/tc.$f" | sort)
 	check_eq "$(q "$DB" "SELECT name || '|' || n FROM skipped_events WHERE run_id = $run" | sort)" \
 		"$want" "$f: skipped events = trace-cmd report's counts of the other types"
-	check_eq "$(q "$DB" "SELECT kernel, source, trace_clock, page_size, cpus FROM runs WHERE run_id = $run")" \
+	check_eq "$(q "$DB" "SELECT kernel, origin, trace_clock, page_size, cpus FROM runs WHERE run_id = $run")" \
 		"$(grep '^kernel=' "$RA_FIXTURES/$f.meta" | cut -d= -f2)|trace.dat|local|4096|2" "$f: run metadata"
 	check_eq "$(q "$DB" "SELECT lost_events FROM v_runs WHERE run_id = $run")" 0 "$f: lost events"
 	check_eq "$(q "$DB" "SELECT COUNT(*) FROM tracepoints WHERE run_id = $run AND system = 'readahead' AND available = 1")" 4 "$f: readahead formats present"

@@ -27,23 +27,23 @@ check_eq "$(q "$DB" "SELECT COUNT(*) FROM settings WHERE name = 'blkio.throttle.
 kdev=$(loop_kdev)
 
 q "$DB" "SELECT * FROM v_device_models" | sed 's/^/# /'
-check_eq "$(q "$DB" "SELECT group_concat(runs || form || status) FROM device_models WHERE dev = $kdev AND source = 'window' AND chosen")" \
+check_eq "$(q "$DB" "SELECT group_concat(runs || form || status) FROM device_models WHERE dev = $kdev AND timing = 'window' AND chosen")" \
 	"4maxok,4maxok,4maxok,4maxok" "every run: the pooled window model, max form"
-check_eq "$(q "$DB" "SELECT COUNT(*) FROM device_models WHERE dev = $kdev AND source = 'window' AND chosen
+check_eq "$(q "$DB" "SELECT COUNT(*) FROM device_models WHERE dev = $kdev AND timing = 'window' AND chosen
 	AND ABS(bandwidth_bps - $BPS) <= 0.2 * $BPS")" 4 "fitted bandwidth within 20% of 50 MiB/s"
-check_eq "$(q "$DB" "SELECT COUNT(*) FROM device_models m JOIN device_models s USING (run_id, dev, source)
-	WHERE m.dev = $kdev AND m.source = 'window' AND m.form = 'max' AND s.form = 'sum'
+check_eq "$(q "$DB" "SELECT COUNT(*) FROM device_models m JOIN device_models s USING (run_id, dev, timing)
+	WHERE m.dev = $kdev AND m.timing = 'window' AND m.form = 'max' AND s.form = 'sum'
 	AND s.rms_rel_err > 2 * m.rms_rel_err")" 4 "the sum form's error shows the throttle's max"
 check_eq "$(q "$DB" "SELECT COUNT(*) FROM device_models d JOIN device_models w USING (run_id, dev)
-	WHERE d.source = 'd2c' AND d.chosen AND w.source = 'window' AND w.chosen AND d.dev = $kdev
+	WHERE d.timing = 'd2c' AND d.chosen AND w.timing = 'window' AND w.chosen AND d.dev = $kdev
 	AND d.bandwidth_bps > 2 * w.bandwidth_bps")" 4 "D2C: the loop device below the throttle is faster"
-check_eq "$(q "$DB" "SELECT COUNT(*) FROM model_points WHERE run_id = 1 AND source = 'window' AND used
+check_eq "$(q "$DB" "SELECT COUNT(*) FROM model_points WHERE run_id = 1 AND timing = 'window' AND used
 	AND size_class IN (32768, 131072, 524288, 2097152)")" 4 "one fitted point per read_ahead_kb"
 
 # the first runs got the fits of the last (their pool's), which are what
 # analysing them again gives: the same rows, whatever the order
-models() { q "$DB" "SELECT dev, source, form, status, runs, samples, sizes, access_ns, bandwidth_bps,
-	rms_rel_err, chosen FROM device_models WHERE run_id = $1 ORDER BY dev, source, form"; }
+models() { q "$DB" "SELECT dev, timing, form, status, runs, samples, sizes, access_ns, bandwidth_bps,
+	rms_rel_err, chosen FROM device_models WHERE run_id = $1 ORDER BY dev, timing, form"; }
 check_eq "$(models 1)" "$(models 4)" "run 1 shares the pool's fits"
 dump() { q "$DB" "SELECT * FROM model_points ORDER BY 1, 2, 3, 4; SELECT * FROM device_models
 	ORDER BY 1, 2, 3, 4; SELECT * FROM device_advice ORDER BY 1, 2" | sha256sum; }

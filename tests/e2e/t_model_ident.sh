@@ -24,7 +24,7 @@ ra-record -q -o "$DB" -d "$LOOP_NAME" --sweep read_ahead_kb=128,512 "${COLD[@]}"
 q "$DB" "SELECT read_ahead_kb, window_bytes, measured_bps, predicted_bps FROM model_sets WHERE run_id = 2" |
 	sed 's/^/# /'
 # the ground truth: both sizes took the throttle's 8 ms per window, within 20%
-check_eq "$(q "$DB" "SELECT COUNT(*) FROM model_points WHERE run_id = 2 AND source = 'window'
+check_eq "$(q "$DB" "SELECT COUNT(*) FROM model_points WHERE run_id = 2 AND timing = 'window'
 	AND used AND ABS(service_ns - 8e6) <= 0.2 * 8e6")" 2 "both sizes access-bound: 8 ms a window"
 check_eq "$(q "$DB" "SELECT status || ' ' || COALESCE(recommended_kb, '-') FROM device_advice
 	WHERE run_id = 2 AND dev = $kdev")" "unidentifiable -" "two access-bound sizes: no single number"

@@ -86,8 +86,8 @@ check_eq "$(q "$DB" "SELECT COUNT(*) FROM model_sets WHERE run_id = $failed AND 
 check_eq "$(q "$DB" "SELECT runs FROM model_sets WHERE run_id = $failed AND dev = $kdev AND read_ahead_kb = 64")" \
 	"$(q "$DB" "SELECT runs FROM model_sets WHERE run_id = $run AND dev = $kdev AND read_ahead_kb = 64")" \
 	"the killed run is not in its setting's run set"
-check_eq "$(q "$DB" "SELECT runs FROM device_models WHERE run_id = $failed AND dev = $kdev AND source = 'window' AND chosen")" \
-	"$(q "$DB" "SELECT runs FROM device_models WHERE run_id = $run AND dev = $kdev AND source = 'window' AND chosen")" \
+check_eq "$(q "$DB" "SELECT runs FROM device_models WHERE run_id = $failed AND dev = $kdev AND timing = 'window' AND chosen")" \
+	"$(q "$DB" "SELECT runs FROM device_models WHERE run_id = $run AND dev = $kdev AND timing = 'window' AND chosen")" \
 	"nor in the model's samples"
 ra-report --run "$failed" "$DB" > "$TMP/r.txt" 2>&1 || fail "ra-report"
 # (a run of the sweep may have been OOM-killed too: it is listed with them)

@@ -84,7 +84,7 @@ measured_truth() {	# DB RUN
 misses() {	# DB RUN IOPS BPS RATIO KBS: what does not hold, one line each
 	local db=$1 run=$2 iops=$3 bps=$4 ratio=$5 kbs=$6
 	q "$db" "SELECT 'model ' || form || ' ' || access_ns || ' ' || bandwidth_bps
-		FROM device_models WHERE run_id = $run AND dev = $kdev AND source = 'window'
+		FROM device_models WHERE run_id = $run AND dev = $kdev AND timing = 'window'
 		AND chosen AND NOT (form = 'max' AND ABS(access_ns - 1e9 / $iops) <= 0.1e9 / $iops
 		AND ABS(bandwidth_bps - $bps) <= 0.1 * $bps)
 		UNION ALL SELECT 'prediction at ' || read_ahead_kb || ': ' || predicted_bps || ' for '
@@ -118,7 +118,7 @@ sweep() {	# NAME IOPS BPS RATIO KBS dd|fio
 		m=$(misses "$db" "$run" "$iops" "$bps" "$ratio" "$kbs")
 	fi
 	q "$db" "SELECT form, ROUND(access_ns / 1e6, 4), ROUND(bandwidth_bps / 1e6, 2), ROUND(rms_rel_err, 4)
-		FROM device_models WHERE run_id = $run AND dev = $kdev AND source = 'window' AND chosen" |
+		FROM device_models WHERE run_id = $run AND dev = $kdev AND timing = 'window' AND chosen" |
 		sed "s/^/# $name model (ms, MB\/s): /"
 	q "$db" "SELECT read_ahead_kb, window_bytes / 1024, ROUND(predicted_bps / 1e6, 1),
 		ROUND(measured_bps / 1e6, 1), ROUND((predicted_bps - measured_bps) * 100 / measured_bps, 1),

@@ -81,7 +81,7 @@ echo "ok: no warning for the failed call"
 
 # one run, one I/O size: no model and no advice
 ra-report --run 1 "$C" > "$TMP/one.txt"
-check_eq "$(q "$C" "SELECT status FROM device_models WHERE dev = $kdev AND source = 'window' AND chosen")" \
+check_eq "$(q "$C" "SELECT status FROM device_models WHERE dev = $kdev AND timing = 'window' AND chosen")" \
 	unidentifiable "one read_ahead_kb: no window model"
 sed -n '/^Recommended/,/^$/p' "$TMP/one.txt" | tr -s ' \n' '  ' > "$TMP/one.adv"
 check_grep "No single number: .*No model: one I/O size only \(512 KiB\)" "$TMP/one.adv" "the report says why"

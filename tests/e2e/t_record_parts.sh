@@ -74,7 +74,7 @@ check_cmp "$(echo "$r" | cut -d'|' -f4)" -lt "${OUT_DISK#*|}" "-d $P1: fewer sec
 check_eq "$(q "$DB" "SELECT COUNT(*) FROM blk_events WHERE dev != 0 AND (sector < $start1 OR sector >= $start1 + $size1)")" 0 \
 	"-d $P1: no block event of $P2's sectors"
 check_eq "$(q "$DB" "SELECT COUNT(*) FROM requests WHERE dev != $(kdev_of "$P1_DEV")")" 0 "-d $P1: every request is $P1's"
-check_eq "$(q "$DB" "SELECT COUNT(*) FROM device_models WHERE source = 'd2c' AND dev != $(kdev_of "$P1_DEV")")" 0 \
+check_eq "$(q "$DB" "SELECT COUNT(*) FROM device_models WHERE timing = 'd2c' AND dev != $(kdev_of "$P1_DEV")")" 0 \
 	"-d $P1: the d2c model is $P1's only"
 ra-report "$DB" > "$TMP/both.txt" || fail "ra-report"
 check_grep "^$P1 +$(echo "$r" | cut -d'|' -f3) +$(echo "$r" | cut -d'|' -f4) " "$TMP/both.txt" \

@@ -101,7 +101,7 @@ if [ -e /sys/kernel/tracing/kprobe_events ]; then
 else
 	check_eq "$(grep -c 'no kprobe events' "$TMP/err")" 1 "one line: this kernel has no kprobe events"
 fi
-check_eq "$(q "$TMP/host.db" "SELECT COUNT(*) FROM event_sources WHERE source = 'tracepoint'")" 0 \
+check_eq "$(q "$TMP/host.db" "SELECT COUNT(*) FROM event_sources WHERE probe = 'tracepoint'")" 0 \
 	"forced: no tracepoint stands in for them"
 check_cmp "$(q "$TMP/host.db" "SELECT SUM(1 << COALESCE(p.folio_order, 0)) FROM page_events p
 	JOIN event_types t USING (event_id) WHERE t.name = 'mm_filemap_add_to_page_cache'")" -ge 1024 \

@@ -126,7 +126,7 @@ done
 # 6.1 and 6.12: the readahead events from kprobes, checked, and the cold
 # sequential read's windows as the algorithm makes them
 for l in kernel=6.1 kernel=6.12.94; do
-	check_eq "$(q "$DB" "SELECT group_concat(DISTINCT e.source) FROM event_sources e JOIN runs r USING (run_id)
+	check_eq "$(q "$DB" "SELECT group_concat(DISTINCT e.probe) FROM event_sources e JOIN runs r USING (run_id)
 		WHERE r.label LIKE '$l,%' AND e.system = 'readahead'")" kprobe "$l: readahead events from kprobes"
 	check_eq "$(q "$DB" "SELECT COUNT(*) FROM self_checks c JOIN runs r USING (run_id) WHERE r.label LIKE '$l,%'
 		AND c.state = 'pass' AND c.checked > 0")" 5 "$l: the self-check passed in every scenario"
@@ -148,11 +148,11 @@ for l in kernel=6.1 kernel=6.12.94; do
 		"$l: the report says where the events came from"
 done
 check_eq "$(q "$DB" "SELECT group_concat(DISTINCT e.args) FROM event_sources e JOIN runs r USING (run_id)
-	WHERE r.label LIKE 'kernel=6.1,%' AND e.source = 'kprobe'")" btf-offsets "6.1 refuses BTF names: offsets from BTF"
+	WHERE r.label LIKE 'kernel=6.1,%' AND e.probe = 'kprobe'")" btf-offsets "6.1 refuses BTF names: offsets from BTF"
 check_eq "$(q "$DB" "SELECT group_concat(DISTINCT e.args) FROM event_sources e JOIN runs r USING (run_id)
-	WHERE r.label LIKE 'kernel=6.12.94,%' AND e.source = 'kprobe'")" btf-names "6.12 takes BTF names"
+	WHERE r.label LIKE 'kernel=6.12.94,%' AND e.probe = 'kprobe'")" btf-names "6.12 takes BTF names"
 check_eq "$(q "$DYN" "SELECT group_concat(DISTINCT e.args) FROM event_sources e JOIN runs r USING (run_id)
-	WHERE r.label LIKE 'kernel=6.12.94,%' AND e.source = 'kprobe'")" btf-offsets "6.12 with offsets asked for"
+	WHERE r.label LIKE 'kernel=6.12.94,%' AND e.probe = 'kprobe'")" btf-offsets "6.12 with offsets asked for"
 
 # every window of the file in order (start, size, async size, pattern, trigger,
 # pages added and their fates), and the totals of the other files

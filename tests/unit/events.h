@@ -33,7 +33,7 @@ static void begin(const char *name)
 {
 	static bool registered;
 
-	struct ra_run_info info = { .source = "record", .page_size = 4096 };
+	struct ra_run_info info = { .origin = "record", .page_size = 4096 };
 	char path[128];
 
 	if (!registered)

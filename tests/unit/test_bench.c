@@ -58,7 +58,7 @@ static const struct {
 static void test_cases(void)
 {
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		struct ra_run_info info = { .source = "record" };
+		struct ra_run_info info = { .origin = "record" };
 		char path[128], out[2048] = "";
 		sqlite3_stmt *st = NULL;
 		struct ra_db *db;

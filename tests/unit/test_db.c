@@ -247,7 +247,7 @@ static void test_writer(void)
 {
 	struct ra_db *db = ra_db_open(tmp_path("w.db"), RA_DB_CREATE);
 	char *argv[] = { "dd", "if=x", NULL };
-	struct ra_run_info info = { .label = "L", .source = "record", .argv = argv,
+	struct ra_run_info info = { .label = "L", .origin = "record", .argv = argv,
 				    .start_unix_ns = 1000000000LL * 1790000000LL };
 	struct ra_run_end end = { .wall_ns = 5, .exit_status = 0, .trace_start_ns = -1,
 				  .trace_end_ns = -1 };
@@ -325,7 +325,7 @@ static void test_writer(void)
 /* A load is all or nothing: into an existing database, and into a new file. */
 static void test_abort(void)
 {
-	struct ra_run_info info = { .source = "record" };
+	struct ra_run_info info = { .origin = "record" };
 	struct ra_db *db = ra_db_open(tmp_path("a.db"), RA_DB_CREATE);
 
 	CHECK(db != NULL);
@@ -400,7 +400,7 @@ static bool has_sidecars(const char *name)
 static void test_reader(void)
 {
 	struct ra_db *db = ra_db_open(tmp_path("r.db"), RA_DB_CREATE);
-	struct ra_run_info info = { .source = "record" };
+	struct ra_run_info info = { .origin = "record" };
 	char cmd[256], *before, *after;
 	long n_before, n_after;
 
@@ -456,7 +456,7 @@ static int count_entries(const char *prefix)
  */
 static void test_build_beside(void)
 {
-	struct ra_run_info info = { .source = "record" };
+	struct ra_run_info info = { .origin = "record" };
 	struct ra_db *db = ra_db_open_for_load(tmp_path("n.db"));
 	char stale[128], aside[64];
 	pid_t gone;
@@ -534,7 +534,7 @@ static void test_build_beside(void)
 static void test_copy(void)
 {
 	struct ra_db *db = ra_db_open(tmp_path("copy.db"), RA_DB_CREATE);
-	struct ra_run_info info = { .label = "here", .source = "record", .execution = "host" };
+	struct ra_run_info info = { .label = "here", .origin = "record", .execution = "host" };
 	struct ra_run_end end = { .exit_status = 0, .trace_start_ns = -1, .trace_end_ns = -1 };
 	struct ra_copy_tags tags = { .label = "kernel=6.1", .execution = "vm-tcg",
 				     .boot_kernel = "linux-image-6.1.0-1-cloud-amd64 (6.1.1-1)" };

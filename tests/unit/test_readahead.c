@@ -385,7 +385,7 @@ static void test_damaged_values(void)
 
 static void test_unavailable(void)
 {
-	struct ra_run_info info = { .source = "record" };
+	struct ra_run_info info = { .origin = "record" };
 	char path[128];
 
 	snprintf(path, sizeof(path), "%s/old-kernel.db", dir);
