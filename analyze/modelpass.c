@@ -462,23 +462,6 @@ out:
 	return ret;
 }
 
-void ra_model_fit_row(struct ra_stmt *q, int c, struct ra_model_fit *f)
-{
-	const char *form, *status, *why;
-	char fmt[64];
-	int skip = c < 40 ? c : 40;
-
-	memset(fmt, 'n', (size_t)skip);
-	snprintf(fmt + skip, sizeof(fmt) - (size_t)skip, "ttffftxfffff");
-	memset(f, 0, sizeof(*f));
-	ra_sql_row(q, fmt, &form, &status, &f->access_ns, &f->bw_bps, &f->rms_rel, &why, &f->points,
-		   &f->min_bytes, &f->max_bytes, &f->min_ns, &f->max_ns, &f->max_rel);
-	f->form = form && strcmp(form, "max") == 0 ? RA_FORM_MAX : RA_FORM_SUM;
-	f->ok = status && strcmp(status, "ok") == 0;
-	if (why)
-		snprintf(f->why, sizeof(f->why), "%s", why);
-}
-
 static const char *const model_needs[] = { "block:block_rq_complete", NULL };
 static const char *const model_tables[] = { "model_points", "device_models", "device_advice",
 					    "model_runs", "model_sets", NULL };

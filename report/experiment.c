@@ -925,9 +925,18 @@ int ra_experiment_markdown(FILE *out, const struct ra_experiment *x,
 	return render(out, x, FORM_MARKDOWN, NULL, model);
 }
 
-int ra_experiment_html_tables(FILE *out, const struct ra_experiment *x, const char *stem)
+int ra_experiment_html(FILE *out, const struct ra_experiment *x, const struct ra_report *model,
+		       const char *stem)
 {
-	return render(out, x, FORM_HTML, stem, NULL);
+	ra_html_head(out, "ratrace experiment");
+	fputs("<h2>Run sets</h2>\n", out);
+	if (render(out, x, FORM_HTML, stem, NULL) < 0)
+		return -1;
+	ra_experiment_html_charts(out, x);
+	if (model)
+		ra_html_model(out, model);
+	fputs("</body></html>\n", out);
+	return fflush(out) == 0 && !ferror(out) ? 0 : -1;
 }
 
 /* The JSON: the sets with their dimensions' values and runs, the matrix as arrays */

@@ -1015,31 +1015,19 @@ void ra_html_text(FILE *out, const char *s)
 	esc(out, s);
 }
 
-int ra_experiment_html(FILE *out, const struct ra_experiment *x, const struct ra_report *model,
-		       const char *stem)
+void ra_html_model(FILE *out, const struct ra_report *model)
 {
-	html_head(out, "ratrace experiment");
-	fputs("<h2>Run sets</h2>\n", out);
-	if (ra_experiment_html_tables(out, x, stem) < 0)
-		return -1;
-	ra_experiment_html_charts(out, x);
-	if (model) {
-		const struct ra_table *adv = ra_report_table(model, "advice");
+	const struct ra_table *adv = ra_report_table(model, "advice");
 
-		fprintf(out, "<h2>Device model and advice (run %lld, its pool)</h2>\n",
-			(long long)model->run_id);
-		chart_model(out, model);
-		for (const char *const *k = (const char *const[]){ "model", "predictions", NULL }; *k;
-		     k++) {
-			const struct ra_table *t = ra_report_table(model, *k);
+	fprintf(out, "<h2>Device model and advice (run %lld, its pool)</h2>\n",
+		(long long)model->run_id);
+	chart_model(out, model);
+	for (const char *const *k = (const char *const[]){ "model", "predictions", NULL }; *k; k++) {
+		const struct ra_table *t = ra_report_table(model, *k);
 
-			if (t)
-				ra_table_html(out, t, NULL);
-		}
-		if (adv) {
-			html_advice(out, adv);
-		}
+		if (t)
+			ra_table_html(out, t, NULL);
 	}
-	fputs("</body></html>\n", out);
-	return fflush(out) == 0 && !ferror(out) ? 0 : -1;
+	if (adv)
+		html_advice(out, adv);
 }

@@ -192,16 +192,18 @@ int ra_experiment_text(FILE *out, const struct ra_experiment *x, const struct ra
 int ra_experiment_markdown(FILE *out, const struct ra_experiment *x,
 			   const struct ra_report *model);
 int ra_experiment_json(FILE *out, const struct ra_experiment *x, const struct ra_report *model);
-/* Its tables in HTML, the runs linked to "@stem.run-N.html" */
-int ra_experiment_html_tables(FILE *out, const struct ra_experiment *x, const char *stem);
 /*
- * The experiment page (html.c): its tables and charts, the device model of
+ * The experiment page: its tables and charts (html.c), the device model of
  * @model (a report, or NULL), links to the runs' pages "STEM.run-N.html"
  */
 int ra_experiment_html(FILE *out, const struct ra_experiment *x, const struct ra_report *model,
 		       const char *stem);
-/* The experiment page's charts alone; the page's head (CSS, CSP) and HTML text escape */
+/*
+ * The experiment page's charts alone, and its section of the device model of
+ * @model (chart, tables, advice); the page's head (CSS, CSP) and HTML text escape
+ */
 void ra_experiment_html_charts(FILE *out, const struct ra_experiment *x);
+void ra_html_model(FILE *out, const struct ra_report *model);
 void ra_html_head(FILE *out, const char *title);
 void ra_html_text(FILE *out, const char *s);
 

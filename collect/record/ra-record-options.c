@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * ra-record: the options, parsed once into struct rec.
+ * ra-record: the options, parsed once into struct rec, and the command's
+ * messages.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -20,6 +21,36 @@
 
 #include "ra-record.h"
 #include "ra_version.h"
+
+/* A line the analysis says of what it did (-v). */
+void rec_say_line(const char *msg, void *arg)
+{
+	(void)arg;
+	fprintf(stderr, "%s\n", msg);
+}
+
+/* The one-line error on stderr; returns the exit status of an error. */
+int rec_error_status(const char *msg)
+{
+	fprintf(stderr, "ra-record: %s\n", msg);
+	return EXIT_ERROR;
+}
+
+void rec_notice(const char *msg, void *arg)
+{
+	const struct rec *r = arg;
+
+	if (r->opt->verbose >= 0)
+		fprintf(stderr, "ra-record: %s\n", msg);
+}
+
+int64_t rec_clock_ns(clockid_t id)
+{
+	struct timespec ts;
+
+	clock_gettime(id, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
 
 static const char usage_text[] =
 	"usage: ra-record [options] -o DB -- CMD [ARGS...]\n"

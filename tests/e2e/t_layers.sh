@@ -49,3 +49,29 @@ for layer in "${!may[@]}"; do
 done
 echo "ok: $allowed includes the rule allows compile, $refused it forbids do not"
 check_cmp "$refused" -ge 40 "most includes across layers are refused"
+
+# No two files call each other: the one that builds on the other calls it,
+# never back. The exception is a lifecycle split kept on purpose: lib/db.c
+# opens a database and lib/newdb.c makes a new one in its place (it opens,
+# removes and closes; db.c places). Found in the objects the build made: the
+# global functions each defines and those it calls.
+command -v nm >/dev/null || skip "no nm"
+src=$(pwd)
+# (the objects of sources the tree has: a build directory may keep older ones)
+objs=$(cd "$RA_BIN" && find lib collect analyze report -name '*.o' | sort |
+	while read -r o; do [ ! -f "$src/${o%.o}.c" ] || echo "$o"; done)
+[ "$(echo "$objs" | wc -l)" -ge 40 ] || fail "the objects of $RA_BIN: $(echo "$objs" | wc -l) ('make' first)"
+for o in $objs; do
+	nm -g --defined-only "$RA_BIN/$o" | awk -v o="${o%.o}.c" '$2 == "T" { print "def", o, $3 }'
+	nm -u "$RA_BIN/$o" | awk -v o="${o%.o}.c" '{ print "use", o, $2 }'
+done > "$TMP/syms"
+# "A B": A calls a function of B
+awk '$1 == "def" { at[$3] = $2 } $1 == "use" { use[$2 " " $3] = 1 }
+	END { for (k in use) { split(k, p, " "); if (p[2] in at && at[p[2]] != p[1]) print p[1], at[p[2]] } }' \
+	"$TMP/syms" | sort -u > "$TMP/calls"
+check_cmp "$(wc -l < "$TMP/calls")" -ge 100 "calls between files found"
+mutual=$(awk '{ e[$1 " " $2] = 1 } END { for (k in e) { split(k, p, " ");
+	if ((p[2] " " p[1]) in e && p[1] < p[2]) print p[1] " <-> " p[2] } }' "$TMP/calls" |
+	grep -v '^lib/db\.c <-> lib/newdb\.c$' | sort)
+[ -z "$mutual" ] || fail "files that call each other: $(echo "$mutual" | tr '\n' ';')"
+echo "ok: no two files call each other ($(wc -l < "$TMP/calls") calls from file to file)"
