@@ -69,7 +69,7 @@ static void print_advice(struct rec *r, const struct ra_sweep_state *s)
 	const struct ra_advice *a = &s->advice;
 
 	printf("read_ahead_kb %s: %d run%s; advice for %u:%u: ", r->opt->sweep_kb, s->runs,
-	       s->runs == 1 ? "" : "s", s->dev >> 20, s->dev & 1048575);
+	       s->runs == 1 ? "" : "s", RA_MAJOR(s->dev), RA_MINOR(s->dev));
 	if (a->recommended_kb)
 		printf("read_ahead_kb %d (%s)\n", a->recommended_kb, ra_advice_status_name(a->status));
 	else
