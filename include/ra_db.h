@@ -7,7 +7,6 @@
 #define RA_DB_H
 
 #include <stdint.h>
-#include <sqlite3.h>
 
 #include "ra_event.h"
 
@@ -76,9 +75,6 @@ void ra_db_remove_files(const char *path);
  * here when a load was committed, and removed otherwise.
  */
 int ra_db_close(struct ra_db *db);
-
-/** ra_db_sqlite - the underlying connection, owned by @db */
-sqlite3 *ra_db_sqlite(struct ra_db *db);
 
 /** ra_db_path - the file name @db was opened with, owned by @db */
 const char *ra_db_path(struct ra_db *db);

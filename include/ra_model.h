@@ -14,7 +14,6 @@
 
 #include <stdbool.h>
 #include <stdint.h>
-#include <sqlite3.h>
 
 enum ra_model_form { RA_FORM_SUM, RA_FORM_MAX };
 

@@ -49,6 +49,20 @@ int ra_sql_step(struct ra_stmt *st);
 void ra_sql_row(struct ra_stmt *st, const char *fmt, ...);
 /** ra_sql_null - whether column @col of the current row is NULL */
 bool ra_sql_null(struct ra_stmt *st, int col);
+
+/* A column of the current row by its type, for a reader of any statement */
+enum ra_sql_type { RA_SQL_NULL, RA_SQL_INT, RA_SQL_REAL, RA_SQL_TEXT };
+/** ra_sql_columns - how many columns the statement's rows have */
+int ra_sql_columns(struct ra_stmt *st);
+/** ra_sql_name - the name of column @col (valid while the statement is) */
+const char *ra_sql_name(struct ra_stmt *st, int col);
+/** ra_sql_type - the type of column @col of the current row */
+enum ra_sql_type ra_sql_type(struct ra_stmt *st, int col);
+/** ra_sql_int, ra_sql_real, ra_sql_text - column @col as that type ("" for NULL text) */
+int64_t ra_sql_int(struct ra_stmt *st, int col);
+double ra_sql_real(struct ra_stmt *st, int col);
+const char *ra_sql_text(struct ra_stmt *st, int col);
+
 /** ra_sql_reset - ready the statement to run again, its bindings kept */
 void ra_sql_reset(struct ra_stmt *st);
 

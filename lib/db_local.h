@@ -6,6 +6,8 @@
 #include <stdbool.h>
 #include <sys/stat.h>
 
+#include <sqlite3.h>
+
 #include "ra_db.h"
 
 struct ra_db {
@@ -21,6 +23,9 @@ struct ra_db {
 	long deadline;		/* a reader's reading ends by then (CLOCK_MONOTONIC s) */
 	char *building;		/* a new database's temporary file, renamed to path on close */
 };
+
+/** ra_db_sqlite - the underlying connection, owned by @db (the library's and its tests') */
+sqlite3 *ra_db_sqlite(struct ra_db *db);
 
 /* Set the library error from the connection's last error. */
 int ra_db_fail(struct ra_db *db, const char *what);

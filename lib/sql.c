@@ -196,6 +196,49 @@ bool ra_sql_null(struct ra_stmt *st, int col)
 	return sqlite3_column_type(st->st, col) == SQLITE_NULL;
 }
 
+int ra_sql_columns(struct ra_stmt *st)
+{
+	return sqlite3_column_count(st->st);
+}
+
+const char *ra_sql_name(struct ra_stmt *st, int col)
+{
+	const char *name = sqlite3_column_name(st->st, col);
+
+	return name ? name : "";
+}
+
+enum ra_sql_type ra_sql_type(struct ra_stmt *st, int col)
+{
+	switch (sqlite3_column_type(st->st, col)) {
+	case SQLITE_NULL:
+		return RA_SQL_NULL;
+	case SQLITE_INTEGER:
+		return RA_SQL_INT;
+	case SQLITE_FLOAT:
+		return RA_SQL_REAL;
+	default:	/* a blob reads as its text */
+		return RA_SQL_TEXT;
+	}
+}
+
+int64_t ra_sql_int(struct ra_stmt *st, int col)
+{
+	return sqlite3_column_int64(st->st, col);
+}
+
+double ra_sql_real(struct ra_stmt *st, int col)
+{
+	return sqlite3_column_double(st->st, col);
+}
+
+const char *ra_sql_text(struct ra_stmt *st, int col)
+{
+	const unsigned char *t = sqlite3_column_text(st->st, col);
+
+	return t ? (const char *)t : "";
+}
+
 void ra_sql_reset(struct ra_stmt *st)
 {
 	sqlite3_reset(st->st);

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "ra_model.h"
+#include "ra_sql.h"
 #include "report.h"
 
 
@@ -332,50 +333,46 @@ static const char *const warning_sql[] = {
 	" AND a.read_pages * 2 < a.asked_pages GROUP BY a.call, a.dev, a.ino",
 };
 
-static int fail(struct ra_db *db)
+/* a statement of the report: ?1 the run, ?2 the top N and ?3 the stall threshold, as it has them */
+static struct ra_stmt *prepare(struct ra_db *db, const char *sql, int64_t run_id,
+			       const struct ra_report_opts *o)
 {
-	ra_set_error(RA_ERR_IO, "cannot read '%s': %s", ra_db_path(db),
-		     sqlite3_errmsg(ra_db_sqlite(db)));
-	return -1;
-}
+	static const char *const by_params[] = { "", "i", "ix", "ixi" };
+	struct ra_stmt *st = ra_sql_prepare(db, sql);
+	int n = st ? ra_sql_params(st) : 0;
 
-static sqlite3_stmt *prepare(struct ra_db *db, const char *sql, int64_t run_id,
-			     const struct ra_report_opts *o)
-{
-	sqlite3_stmt *st = NULL;
-
-	if (sqlite3_prepare_v2(ra_db_sqlite(db), sql, -1, &st, NULL) != SQLITE_OK)
+	if (st && ra_sql_bind(st, by_params[n < 3 ? n : 3], run_id, o->top > 0 ? o->top : 10,
+			      o->stall_ns > 0 ? o->stall_ns : (int64_t)1000000) < 0) {
+		ra_sql_finalize(st);
 		return NULL;
-	sqlite3_bind_int64(st, 1, run_id);
-	if (sqlite3_bind_parameter_count(st) >= 2)
-		sqlite3_bind_int(st, 2, o->top > 0 ? o->top : 10);
-	if (sqlite3_bind_parameter_count(st) >= 3)
-		sqlite3_bind_int64(st, 3, o->stall_ns > 0 ? o->stall_ns : 1000000);
+	}
 	return st;
 }
 
-static int copy_value(struct ra_value *v, sqlite3_stmt *st, int col)
+static int copy_value(struct ra_value *v, struct ra_stmt *st, int col)
 {
-	v->type = sqlite3_column_type(st, col);
-	switch (v->type) {
-	case SQLITE_INTEGER:
-		v->i = sqlite3_column_int64(st, col);
+	switch (ra_sql_type(st, col)) {
+	case RA_SQL_INT:
+		v->type = RA_VALUE_INT;
+		v->i = ra_sql_int(st, col);
 		break;
-	case SQLITE_FLOAT:
-		v->d = sqlite3_column_double(st, col);
+	case RA_SQL_REAL:
+		v->type = RA_VALUE_REAL;
+		v->d = ra_sql_real(st, col);
 		break;
-	case SQLITE_NULL:
+	case RA_SQL_NULL:
+		v->type = RA_VALUE_NULL;
 		break;
-	default:
-		v->type = SQLITE_TEXT;
-		v->s = strdup((const char *)sqlite3_column_text(st, col));
+	case RA_SQL_TEXT:
+		v->type = RA_VALUE_TEXT;
+		v->s = strdup(ra_sql_text(st, col));
 		if (!v->s)
 			return -1;
 	}
 	return 0;
 }
 
-static int add_row(struct ra_table *t, sqlite3_stmt *st)
+static int add_row(struct ra_table *t, struct ra_stmt *st)
 {
 	struct ra_value *cells = realloc(t->cells, (size_t)(t->nrows + 1) * (size_t)t->ncols *
 							   sizeof(*cells));
@@ -394,28 +391,28 @@ static int add_row(struct ra_table *t, sqlite3_stmt *st)
 static int load_table(struct ra_db *db, struct ra_table *t, const struct section *s,
 		      int64_t run_id, const struct ra_report_opts *o)
 {
-	sqlite3_stmt *st = prepare(db, s->sql, run_id, o);
+	struct ra_stmt *st = prepare(db, s->sql, run_id, o);
 	int rc;
 
 	if (!st)
-		return fail(db);
+		return -1;
 	t->key = s->key;
 	t->title = s->title;
 	t->note = s->note;
-	t->ncols = sqlite3_column_count(st);
+	t->ncols = ra_sql_columns(st);
 	t->cols = calloc((size_t)t->ncols, sizeof(*t->cols));
 	if (!t->cols)
 		goto nomem;
 	for (int c = 0; c < t->ncols; c++)
-		if (!(t->cols[c] = strdup(sqlite3_column_name(st, c))))
+		if (!(t->cols[c] = strdup(ra_sql_name(st, c))))
 			goto nomem;
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW)
+	while ((rc = ra_sql_step(st)) == 1)
 		if (add_row(t, st) < 0)
 			goto nomem;
-	sqlite3_finalize(st);
-	return rc == SQLITE_DONE ? 0 : fail(db);
+	ra_sql_finalize(st);
+	return rc;
 nomem:
-	sqlite3_finalize(st);
+	ra_sql_finalize(st);
 	ra_set_error(RA_ERR_IO, "out of memory");
 	return -1;
 }
@@ -440,64 +437,55 @@ static int mark_unavailable(struct ra_db *db, struct ra_table *t, int64_t run_id
 	static const char sql[] = "SELECT ?2 || ' analysis unavailable: ' || COALESCE(message, '')"
 				  " FROM analyses WHERE run_id = ?1 AND pass = ?2 AND state != 'ok'";
 	const char *pass = NULL;
-	sqlite3_stmt *st = NULL;
-	int rc;
 
 	for (size_t i = 0; i < sizeof(table_pass) / sizeof(table_pass[0]) && !pass; i++)
 		if (strcmp(table_pass[i].key, t->key) == 0)
 			pass = table_pass[i].pass;
 	if (!pass)
 		return 0;
-	if (sqlite3_prepare_v2(ra_db_sqlite(db), sql, -1, &st, NULL) != SQLITE_OK)
-		return fail(db);
-	sqlite3_bind_int64(st, 1, run_id);
-	sqlite3_bind_text(st, 2, pass, -1, SQLITE_STATIC);
-	rc = sqlite3_step(st);
-	if (rc == SQLITE_ROW && !(t->unavailable = strdup((const char *)sqlite3_column_text(st, 0))))
-		rc = SQLITE_NOMEM;
-	sqlite3_finalize(st);
-	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
-		return fail(db);
-	return 0;
+	return ra_sql_one(db, sql, "it", "T", run_id, pass, &t->unavailable) < 0 ? -1 : 0;
 }
 
 static int load_warnings(struct ra_db *db, struct ra_report *r, const struct ra_report_opts *o)
 {
 	for (size_t i = 0; i < sizeof(warning_sql) / sizeof(warning_sql[0]); i++) {
-		sqlite3_stmt *st = prepare(db, warning_sql[i], r->run_id, o);
+		struct ra_stmt *st = prepare(db, warning_sql[i], r->run_id, o);
+		int rc;
 
 		if (!st)
-			return fail(db);
-		while (sqlite3_step(st) == SQLITE_ROW) {
+			return -1;
+		while ((rc = ra_sql_step(st)) == 1) {
 			char **w;
 
-			if (sqlite3_column_type(st, 0) == SQLITE_NULL)
+			if (ra_sql_null(st, 0))
 				continue;
 			w = realloc(r->warnings, (size_t)(r->nwarnings + 1) * sizeof(*w));
 			if (!w) {
-				sqlite3_finalize(st);
+				ra_sql_finalize(st);
 				return -1;
 			}
 			r->warnings = w;
-			w[r->nwarnings] = strdup((const char *)sqlite3_column_text(st, 0));
+			w[r->nwarnings] = strdup(ra_sql_text(st, 0));
 			if (w[r->nwarnings])
 				r->nwarnings++;
 		}
-		sqlite3_finalize(st);
+		ra_sql_finalize(st);
+		if (rc < 0)
+			return -1;
 	}
 	return 0;
 }
 
 static int set_text(struct ra_value *v, const char *s)
 {
-	v->type = SQLITE_TEXT;
+	v->type = RA_VALUE_TEXT;
 	v->s = strdup(s);
 	return v->s ? 0 : -1;
 }
 
 static void set_int(struct ra_value *v, int64_t i, bool null)
 {
-	v->type = null ? SQLITE_NULL : SQLITE_INTEGER;
+	v->type = null ? RA_VALUE_NULL : RA_VALUE_INT;
 	v->i = i;
 }
 
@@ -508,7 +496,7 @@ static int set_kb_list(struct ra_value *v, const int *kb, int n)
 	for (int i = 0; i < n && kb[i]; i++)
 		snprintf(buf + strlen(buf), sizeof(buf) - strlen(buf), "%s%d", i ? "," : "", kb[i]);
 	if (!buf[0]) {
-		v->type = SQLITE_NULL;
+		v->type = RA_VALUE_NULL;
 		return 0;
 	}
 	return set_text(v, buf);
@@ -520,7 +508,7 @@ static int advice_row(struct ra_value *v, const char *dev, double fraction,
 {
 	if (set_text(&v[0], dev) < 0 || set_text(&v[1], ra_advice_status_name(a->status)) < 0)
 		return -1;
-	v[2].type = SQLITE_FLOAT;
+	v[2].type = RA_VALUE_REAL;
 	v[2].d = fraction;
 	set_int(&v[3], a->recommended_kb, !a->recommended_kb);
 	set_int(&v[4], a->model_kb, !a->model_kb);
@@ -528,7 +516,7 @@ static int advice_row(struct ra_value *v, const char *dev, double fraction,
 	set_int(&v[6], (int64_t)((a->target_bytes + 1023) / 1024), !(a->target_bytes > 0));
 	set_int(&v[7], a->thrash_kb, !a->thrash_kb);
 	set_int(&v[8], a->current_kb, a->current_kb < 0);
-	v[9].type = a->window_ratio > 0 ? SQLITE_FLOAT : SQLITE_NULL;
+	v[9].type = a->window_ratio > 0 ? RA_VALUE_REAL : RA_VALUE_NULL;
 	v[9].d = a->window_ratio;
 	if (set_kb_list(&v[10], a->next_kb, RA_ADVICE_MAX_NEXT) < 0)
 		return -1;
@@ -547,12 +535,12 @@ static int load_advice(struct ra_db *db, struct ra_table *t, int64_t run_id,
 					    "model_kb", "measured_kb", "target_kb", "thrash_kb",
 					    "current_kb", "window_ratio", "next_kb", "reasoning" };
 	double fraction = o->fraction > 0 ? o->fraction : RA_ADVICE_FRACTION;
-	sqlite3_stmt *st = prepare(db, "SELECT dev, " RA_SQL_DEV("dev")
+	struct ra_stmt *st = prepare(db, "SELECT dev, " RA_SQL_DEV("dev")
 				   " FROM device_advice WHERE run_id = ?1 ORDER BY dev", run_id, o);
 	int ncols = (int)(sizeof(cols) / sizeof(cols[0])), rc;
 
 	if (!st)
-		return fail(db);
+		return -1;
 	t->key = "advice";
 	t->title = "Recommended read_ahead_kb";
 	t->note = "the smallest setting reaching the fraction of the best measured, below thrashing";
@@ -563,13 +551,13 @@ static int load_advice(struct ra_db *db, struct ra_table *t, int64_t run_id,
 	for (int c = 0; c < ncols; c++)
 		if (!(t->cols[c] = strdup(cols[c])))
 			goto nomem;
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+	while ((rc = ra_sql_step(st)) == 1) {
 		struct ra_model_pool p;
 		struct ra_value *v;
 		struct ra_advice a;
 
-		if (ra_model_pool_load(db, run_id, (uint32_t)sqlite3_column_int64(st, 0), &p) < 0) {
-			sqlite3_finalize(st);
+		if (ra_model_pool_load(db, run_id, (uint32_t)ra_sql_int(st, 0), &p) < 0) {
+			ra_sql_finalize(st);
 			return -1;
 		}
 		ra_model_advise(&p, fraction, &a);
@@ -581,13 +569,13 @@ static int load_advice(struct ra_db *db, struct ra_table *t, int64_t run_id,
 		v += (size_t)t->nrows * (size_t)ncols;
 		memset(v, 0, (size_t)ncols * sizeof(*v));
 		t->nrows++;
-		if (advice_row(v, (const char *)sqlite3_column_text(st, 1), fraction, &a) < 0)
+		if (advice_row(v, ra_sql_text(st, 1), fraction, &a) < 0)
 			goto nomem;
 	}
-	sqlite3_finalize(st);
-	return rc == SQLITE_DONE ? 0 : fail(db);
+	ra_sql_finalize(st);
+	return rc;
 nomem:
-	sqlite3_finalize(st);
+	ra_sql_finalize(st);
 	ra_set_error(RA_ERR_IO, "out of memory");
 	return -1;
 }

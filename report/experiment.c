@@ -9,7 +9,6 @@
  * last resort: runs that differ in nothing known (imported ones) differ by it.
  */
 #include <math.h>
-#include <sqlite3.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>

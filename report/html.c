@@ -35,7 +35,7 @@ static void esc_value(FILE *out, const char *col, const struct ra_value *v)
 {
 	char buf[64];
 
-	if (v->type == SQLITE_TEXT) {
+	if (v->type == RA_VALUE_TEXT) {
 		esc(out, v->s);
 		return;
 	}
@@ -51,7 +51,7 @@ static double num(const struct ra_table *t, int row, const char *col)
 	if (c < 0)
 		return 0;
 	v = ra_table_cell(t, row, c);
-	return v->type == SQLITE_FLOAT ? v->d : v->type == SQLITE_INTEGER ? (double)v->i : 0;
+	return v->type == RA_VALUE_REAL ? v->d : v->type == RA_VALUE_INT ? (double)v->i : 0;
 }
 
 static const char *text(const struct ra_table *t, int row, const char *col)
@@ -59,7 +59,7 @@ static const char *text(const struct ra_table *t, int row, const char *col)
 	int c = ra_table_col(t, col);
 	const struct ra_value *v = c >= 0 ? ra_table_cell(t, row, c) : NULL;
 
-	return v && v->type == SQLITE_TEXT ? v->s : "";
+	return v && v->type == RA_VALUE_TEXT ? v->s : "";
 }
 
 /* ---- SVG frame: axes, ticks, labels, legend ---- */
@@ -571,9 +571,9 @@ void ra_table_html(FILE *out, const struct ra_table *t, const char *stem)
 
 			if (ra_table_hidden(t, c))
 				continue;
-			if (v->type == SQLITE_TEXT || v->mark) {
-				fprintf(out, "<td class=\"%s%s%s\">", v->type == SQLITE_TEXT ? "s" : "",
-					v->type == SQLITE_TEXT && v->mark ? " " : "",
+			if (v->type == RA_VALUE_TEXT || v->mark) {
+				fprintf(out, "<td class=\"%s%s%s\">", v->type == RA_VALUE_TEXT ? "s" : "",
+					v->type == RA_VALUE_TEXT && v->mark ? " " : "",
 					mark_class[v->mark]);
 			} else {
 				fputs("<td>", out);
@@ -639,7 +639,7 @@ static void html_run(FILE *out, const struct ra_report *r)
 	fprintf(out, "<section id=\"run-%lld\"><h2>Run %lld</h2>\n<dl>", (long long)r->run_id,
 		(long long)r->run_id);
 	for (int c = 1; c < t->ncols; c++) {
-		if (ra_table_cell(t, 0, c)->type == SQLITE_NULL)
+		if (ra_table_cell(t, 0, c)->type == RA_VALUE_NULL)
 			continue;
 		fputs("<dt>", out);
 		esc(out, t->cols[c]);

@@ -17,16 +17,16 @@ void ra_table_json_value(FILE *out, const struct ra_value *v)
 	case RA_VALUE_BOOL:
 		fputs(v->i ? "true" : "false", out);
 		break;
-	case SQLITE_INTEGER:
+	case RA_VALUE_INT:
 		fprintf(out, "%lld", (long long)v->i);
 		break;
-	case SQLITE_FLOAT:
+	case RA_VALUE_REAL:
 		if (isfinite(v->d))
 			fprintf(out, "%.17g", v->d);
 		else
 			fputs("null", out);
 		break;
-	case SQLITE_TEXT:
+	case RA_VALUE_TEXT:
 		ra_json_string(out, v->s);
 		break;
 	default:

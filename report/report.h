@@ -14,8 +14,8 @@
 
 #include "ra_db.h"
 
-/* A truth value: JSON's true and false, CSV's 1 and 0 (beside SQLite's types) */
-#define RA_VALUE_BOOL 100
+/* The type of a value: SQL's, and a truth value (JSON's true and false, CSV's 1 and 0) */
+enum ra_value_type { RA_VALUE_NULL, RA_VALUE_INT, RA_VALUE_REAL, RA_VALUE_TEXT, RA_VALUE_BOOL };
 
 /*
  * How a cell stands out where people read it (HTML classes sig, reg, inc,
@@ -32,7 +32,7 @@ enum ra_mark { RA_MARK_NONE, RA_MARK_SIGNIFICANT, RA_MARK_REGRESSION, RA_MARK_IN
  * column's name (ra_fmt_value).
  */
 struct ra_value {
-	int type;		/* SQLITE_NULL, SQLITE_INTEGER, SQLITE_FLOAT, SQLITE_TEXT, RA_VALUE_BOOL */
+	enum ra_value_type type;
 	int64_t i;		/* also the truth value */
 	double d;
 	char *s;

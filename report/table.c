@@ -80,7 +80,7 @@ int ra_table_add_row(struct ra_table *t)
 	t->cells = cells;
 	memset(&cells[(size_t)t->nrows * n], 0, n * sizeof(*cells));
 	for (size_t c = 0; c < n; c++)
-		cells[(size_t)t->nrows * n + c].type = SQLITE_NULL;
+		cells[(size_t)t->nrows * n + c].type = RA_VALUE_NULL;
 	return t->nrows++;
 }
 
@@ -97,7 +97,7 @@ int ra_table_put_int(struct ra_table *t, int row, int col, int64_t i)
 {
 	struct ra_value *v = cell_at(t, row, col);
 
-	v->type = SQLITE_INTEGER;
+	v->type = RA_VALUE_INT;
 	v->i = i;
 	return 0;
 }
@@ -106,7 +106,7 @@ int ra_table_put_real(struct ra_table *t, int row, int col, double d)
 {
 	struct ra_value *v = cell_at(t, row, col);
 
-	v->type = isfinite(d) ? SQLITE_FLOAT : SQLITE_NULL;
+	v->type = isfinite(d) ? RA_VALUE_REAL : RA_VALUE_NULL;
 	v->d = d;
 	return 0;
 }
@@ -115,7 +115,7 @@ int ra_table_put_text(struct ra_table *t, int row, int col, const char *s)
 {
 	struct ra_value *v = cell_at(t, row, col);
 
-	v->type = SQLITE_TEXT;
+	v->type = RA_VALUE_TEXT;
 	v->s = strdup(s ? s : "");
 	return v->s ? 0 : -1;
 }
@@ -176,8 +176,8 @@ double ra_table_real(const struct ra_table *t, int row, int col)
 {
 	const struct ra_value *v = ra_table_cell(t, row, col);
 
-	return v->type == SQLITE_FLOAT ? v->d :
-	       v->type == SQLITE_INTEGER || v->type == RA_VALUE_BOOL ? (double)v->i : NAN;
+	return v->type == RA_VALUE_REAL ? v->d :
+	       v->type == RA_VALUE_INT || v->type == RA_VALUE_BOOL ? (double)v->i : NAN;
 }
 
 char *ra_table_shown(const struct ra_table *t, int row, int col)
@@ -187,7 +187,7 @@ char *ra_table_shown(const struct ra_table *t, int row, int col)
 
 	if (v->shown)
 		return strdup(v->shown);
-	if (v->type == SQLITE_TEXT)
+	if (v->type == RA_VALUE_TEXT)
 		return strdup(v->s ? v->s : "");
 	ra_fmt_value(buf, sizeof(buf), t->cols[col], v);
 	return strdup(buf);
@@ -224,7 +224,7 @@ int ra_table_without(const struct ra_table *t, int col, struct ra_table *view)
 static bool numeric(const struct ra_table *t, int col)
 {
 	for (int r = 0; r < t->nrows; r++)
-		if (ra_table_cell(t, r, col)->type == SQLITE_TEXT)
+		if (ra_table_cell(t, r, col)->type == RA_VALUE_TEXT)
 			return false;
 	return t->nrows > 0;
 }
@@ -280,11 +280,11 @@ void ra_table_csv(FILE *out, const struct ra_table *t)
 			const struct ra_value *v = ra_table_cell(t, r, c);
 
 			fputs(c ? "," : "", out);
-			if (v->type == SQLITE_TEXT)
+			if (v->type == RA_VALUE_TEXT)
 				ra_csv_field(out, v->s);
-			else if (v->type == SQLITE_INTEGER || v->type == RA_VALUE_BOOL)
+			else if (v->type == RA_VALUE_INT || v->type == RA_VALUE_BOOL)
 				fprintf(out, "%lld", (long long)v->i);
-			else if (v->type == SQLITE_FLOAT)
+			else if (v->type == RA_VALUE_REAL)
 				fprintf(out, "%.9g", v->d);
 		}
 		fputc('\n', out);
@@ -365,7 +365,7 @@ static int md_render(FILE *out, const struct ra_report *r, int index)
 	for (int c = 1; c < run->ncols; c++) {
 		char *s;
 
-		if (ra_table_cell(run, 0, c)->type == SQLITE_NULL || !(s = ra_table_shown(run, 0, c)))
+		if (ra_table_cell(run, 0, c)->type == RA_VALUE_NULL || !(s = ra_table_shown(run, 0, c)))
 			continue;
 		fputs("| ", out);
 		md_text(out, run->cols[c]);
@@ -432,32 +432,35 @@ static bool ends_with(const char *s, const char *suffix)
 /* Text of a cell for people: times with units, ratios with 4 digits. */
 void ra_fmt_value(char *buf, size_t len, const char *col, const struct ra_value *v)
 {
-	double x = v->type == SQLITE_FLOAT ? v->d : (double)v->i;
+	double x = v->type == RA_VALUE_REAL ? v->d : (double)v->i;
 
 	switch (v->type) {
-	case SQLITE_NULL:
+	case RA_VALUE_NULL:
 		snprintf(buf, len, "-");
 		return;
-	case SQLITE_TEXT:
+	case RA_VALUE_TEXT:
 		snprintf(buf, len, "%s", v->s);
 		return;
 	case RA_VALUE_BOOL:
 		snprintf(buf, len, "%s", v->i ? "yes" : "no");
 		return;
+	case RA_VALUE_INT:
+	case RA_VALUE_REAL:
+		break;
 	}
 	if (ends_with(col, "_ns") && strcmp(col, "q_ts_ns") != 0)
 		ra_fmt_ns(buf, len, x);
 	else if (strncmp(col, "hit_ratio", 9) == 0 || ends_with(col, "_rel_err") ||
 		 strcmp(col, "utilization") == 0)
 		snprintf(buf, len, "%.4f", x);
-	else if (ends_with(col, "_ms") && v->type == SQLITE_FLOAT)
+	else if (ends_with(col, "_ms") && v->type == RA_VALUE_REAL)
 		snprintf(buf, len, "%.3f", x);
 	else if ((ends_with(col, "_mib_s") || strcmp(col, "fraction") == 0) &&
-		 v->type == SQLITE_FLOAT)
+		 v->type == RA_VALUE_REAL)
 		snprintf(buf, len, "%.2f", x);
 	else if (ends_with(col, "_bytes"))
 		snprintf(buf, len, "%.0f", x);
-	else if (v->type == SQLITE_FLOAT)
+	else if (v->type == RA_VALUE_REAL)
 		snprintf(buf, len, "%.1f", x);
 	else
 		snprintf(buf, len, "%lld", (long long)v->i);

@@ -53,7 +53,7 @@ static bool all_zero(const struct ra_table *t, const char *col)
 	for (int r = 0; c >= 0 && r < t->nrows; r++) {
 		const struct ra_value *v = ra_table_cell(t, r, c);
 
-		if ((v->type == SQLITE_INTEGER && v->i) || (v->type == SQLITE_FLOAT && v->d))
+		if ((v->type == RA_VALUE_INT && v->i) || (v->type == RA_VALUE_REAL && v->d))
 			return false;
 	}
 	return true;
@@ -65,7 +65,7 @@ static int count_set(const struct ra_table *t, const char *col)
 	int c = ra_table_col(t, col), n = 0;
 
 	for (int r = 0; c >= 0 && r < t->nrows; r++)
-		n += ra_table_cell(t, r, c)->type != SQLITE_NULL;
+		n += ra_table_cell(t, r, c)->type != RA_VALUE_NULL;
 	return n;
 }
 
@@ -158,7 +158,7 @@ static char *cell_text(const struct ra_table *t, int row, int col)
 static bool is_text(const struct grid *g, int col)
 {
 	for (int r = 0; r < g->t->nrows; r++)
-		if (ra_table_cell(g->t, r, col)->type == SQLITE_TEXT)
+		if (ra_table_cell(g->t, r, col)->type == RA_VALUE_TEXT)
 			return true;
 	return false;
 }
@@ -606,7 +606,7 @@ static void print_run(FILE *out, const struct ra_table *t)
 	for (int c = 1; c < t->ncols; c++) {
 		char *s;
 
-		if (ra_table_cell(t, 0, c)->type == SQLITE_NULL || !(s = cell_text(t, 0, c)))
+		if (ra_table_cell(t, 0, c)->type == RA_VALUE_NULL || !(s = cell_text(t, 0, c)))
 			continue;
 		fprintf(out, "  %-13s ", t->cols[c]);
 		ra_text_wrap(out, s, 16, 16);

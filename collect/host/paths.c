@@ -31,6 +31,7 @@
 #include <unistd.h>
 
 #include "host.h"
+#include "ra_sql.h"
 
 #define RA_PATH_WALK_MAX 2000000
 #define SCAN_MAX_PROCS 1024
@@ -498,18 +499,16 @@ int ra_paths_resolve(struct ra_db *db, int64_t run_id, const struct ra_names *nm
 		" SELECT dev, ino FROM page_events WHERE run_id = ?1 AND event_id = ?2"
 		" ORDER BY 1, 2";
 	struct resolve rs = { .db = db, .run_id = run_id, .nm = nm, .now = ra_fsmap_read() };
-	sqlite3_stmt *st = NULL;
+	struct ra_stmt *st = ra_sql_prepare(db, sql);
 	struct want *w = NULL;
 	size_t n = 0, cap = 0;
 	uint32_t dev = 0;
-	int ret = -1, rc;
+	int ret = -1, rc = -1;
 
-	if (sqlite3_prepare_v2(ra_db_sqlite(db), sql, -1, &st, NULL) != SQLITE_OK)
+	if (!st || ra_sql_bind(st, "ix", run_id, RA_EV_PAGE_ADD) < 0)
 		goto out;
-	sqlite3_bind_int64(st, 1, run_id);
-	sqlite3_bind_int(st, 2, RA_EV_PAGE_ADD);
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		uint32_t d = (uint32_t)sqlite3_column_int64(st, 0);
+	while ((rc = ra_sql_step(st)) == 1) {
+		uint32_t d = (uint32_t)ra_sql_int(st, 0);
 
 		if (n && d != dev) {
 			if (store(&rs, dev, w, n) < 0)
@@ -520,19 +519,18 @@ int ra_paths_resolve(struct ra_db *db, int64_t run_id, const struct ra_names *nm
 		if (n == cap) {
 			struct want *nw = realloc(w, (cap = cap ? cap * 2 : 256) * sizeof(*w));
 
-			if (!nw)
+			if (!nw) {
+				ra_set_error(RA_ERR_IO, "out of memory");
 				goto out;
+			}
 			w = nw;
 		}
-		w[n++] = (struct want){ .ino = (uint64_t)sqlite3_column_int64(st, 1) };
+		w[n++] = (struct want){ .ino = (uint64_t)ra_sql_int(st, 1) };
 	}
-	if (rc == SQLITE_DONE && (!n || store(&rs, dev, w, n) == 0))
+	if (rc == 0 && (!n || store(&rs, dev, w, n) == 0))
 		ret = 0;
 out:
-	if (ret < 0)
-		ra_set_error(RA_ERR_IO, "cannot resolve file names: %s",
-			     sqlite3_errmsg(ra_db_sqlite(db)));
-	sqlite3_finalize(st);
+	ra_sql_finalize(st);
 	ra_fsmap_free(rs.now);
 	free(w);
 	return ret;

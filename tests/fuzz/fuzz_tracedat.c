@@ -82,7 +82,7 @@ static void metadata(struct ra_tracedat *td)
 
 static void store_lost(struct ra_tracedat *td)
 {
-	struct ra_run_info info = { .source = "trace.dat" };
+	struct ra_run_info info = { .origin = "trace.dat" };
 	int64_t run_id;
 
 	if (ra_db_exec(db, "BEGIN") < 0)

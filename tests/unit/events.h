@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "db_local.h"
 #include "ra_analyze.h"
 #include "test.h"
 

@@ -13,7 +13,7 @@
 #include <sqlite3.h>
 
 #include "ra_analyze.h"
-#include "ra_db.h"
+#include "db_local.h"
 #include "test.h"
 
 static char dir[64];

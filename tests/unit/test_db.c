@@ -12,7 +12,7 @@
 #include <unistd.h>
 
 #include "ra_evcols.h"
-#include "ra_db.h"
+#include "db_local.h"
 #include "schema.h"
 #include "test.h"
 

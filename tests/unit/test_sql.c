@@ -126,11 +126,43 @@ static void test_errors(void)
 	ra_db_close(db);
 }
 
+/* A statement read column by column: names, types and values of any query */
+static void test_columns(void)
+{
+	struct ra_db *db = open_db();
+	struct ra_stmt *st;
+
+	if (!db)
+		return;
+	st = ra_sql_prepare(db, "SELECT 7 AS n, 2.5 AS x, 'hi' AS s, NULL AS z, x'41' AS b");
+	CHECK(st != NULL);
+	if (st) {
+		CHECK_INT(ra_sql_columns(st), 5);
+		CHECK_INT(ra_sql_step(st), 1);
+		CHECK_STR(ra_sql_name(st, 0), "n");
+		CHECK_STR(ra_sql_name(st, 4), "b");
+		CHECK_INT(ra_sql_type(st, 0), RA_SQL_INT);
+		CHECK_INT(ra_sql_int(st, 0), 7);
+		CHECK_INT(ra_sql_type(st, 1), RA_SQL_REAL);
+		CHECK(ra_sql_real(st, 1) == 2.5);
+		CHECK_INT(ra_sql_type(st, 2), RA_SQL_TEXT);
+		CHECK_STR(ra_sql_text(st, 2), "hi");
+		CHECK_INT(ra_sql_type(st, 3), RA_SQL_NULL);
+		CHECK_STR(ra_sql_text(st, 3), "");
+		CHECK_INT(ra_sql_type(st, 4), RA_SQL_TEXT);	/* a blob, as its text */
+		CHECK_STR(ra_sql_text(st, 4), "A");
+		CHECK_INT(ra_sql_step(st), 0);
+	}
+	ra_sql_finalize(st);
+	ra_db_close(db);
+}
+
 int main(void)
 {
 	static const struct test_case cases[] = {
 		{ "bind, step and read by format", test_round_trip },
 		{ "the messages of bad statements", test_errors },
+		{ "columns by type", test_columns },
 		{ NULL, NULL },
 	};
 	return test_run_in_tmpdir("test_sql", cases, dir);

@@ -72,7 +72,7 @@ static void test_values(void)
 		return;
 	CHECK(isnan(ra_table_real(t, 1, 1)));
 	CHECK(ra_table_real(t, 0, 1) == 12500000);
-	CHECK_INT(ra_table_cell(t, 1, 1)->type, SQLITE_NULL);
+	CHECK_INT(ra_table_cell(t, 1, 1)->type, RA_VALUE_NULL);
 	CHECK_STR(ra_table_head(t, 1), "MB/s");
 	CHECK_STR(ra_table_head(t, 2), "n");
 	s = ra_table_shown(t, 0, 1);
@@ -249,7 +249,7 @@ static void test_edges(void)
 	r = ra_table_add_row(t);
 	ra_table_put_text(t, r, 0, name);
 	ra_table_put_int(t, r, 1, 1);
-	CHECK_INT(ra_table_cell(t, r, 2)->type, SQLITE_NULL);
+	CHECK_INT(ra_table_cell(t, r, 2)->type, RA_VALUE_NULL);
 	s = render(json, t);
 	CHECK(s && strstr(s, "\"count\": null"));
 	free(s);
