@@ -80,6 +80,41 @@ int ra_tracedat_probe(const void *buf, size_t len);
  * (RA_ERR_DATA; RA_ERR_USAGE when the file cannot be opened or read).
  */
 int ra_tracedat_check(const char *path);
+
+/*
+ * Where a trace.dat's event records are, as the check found them: the data of
+ * each CPU of each buffer, for a reader that goes through it a page at a
+ * time.
+ */
+struct ra_td_region {
+	char buffer[256];	/* "" for the top buffer, else the instance's name */
+	uint32_t cpu;
+	uint64_t off, end;	/* the data; compressed: a u32 count of chunks, then the chunks */
+	uint32_t page_size;	/* of its sub-buffers */
+	bool compressed;
+};
+
+enum ra_td_algo { RA_TD_NONE, RA_TD_ZSTD, RA_TD_ZLIB };
+
+struct ra_td_layout {
+	struct ra_td_region *r;	/* in the file's order of buffers, each by CPU */
+	int n, cap;
+	bool big;		/* numbers are big-endian */
+	enum ra_td_algo algo;
+	/* options by which libtracecmd moves timestamps (DATE, OFFSET, TIME_SHIFT, TSC2NSEC) */
+	bool moved_ts;
+};
+
+/** ra_tracedat_layout - ra_tracedat_check() that also fills @lay (free it with the next) */
+int ra_tracedat_layout(const char *path, struct ra_td_layout *lay);
+void ra_td_layout_free(struct ra_td_layout *lay);
+/**
+ * ra_td_inflate - decompress @n bytes of @algo at @in into @out (@cap bytes)
+ * Returns the bytes made, or -1 (*@why says why).
+ */
+int64_t ra_td_inflate(enum ra_td_algo algo, const void *in, uint64_t n, void *out, uint64_t cap,
+		      const char **why);
+
 /** ra_tracedat_open - open a trace.dat and all its buffers; NULL with ra_last_error() */
 struct ra_tracedat *ra_tracedat_open(const char *path);
 void ra_tracedat_close(struct ra_tracedat *td);

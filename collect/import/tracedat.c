@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include <trace-cmd/trace-cmd.h>
+#include <traceevent/kbuffer.h>
 
 #include "decode.h"
 #include "trace.h"
@@ -30,11 +31,14 @@ int tracecmd_cpus(struct tracecmd_input *handle);
 int tracecmd_page_size(struct tracecmd_input *handle);
 
 #define MAX_HANDLES 64
+#define TD_MAX_CHUNK (256u << 20)	/* a decompressed chunk: the check's bound */
 
 struct ra_tracedat {
 	char *path;
+	struct ra_td_layout lay;	/* where the records are (the check's walk) */
 	struct tracecmd_input *top;
 	struct tracecmd_input *h[MAX_HANDLES];	/* h[0] == top */
+	char *hname[MAX_HANDLES];		/* their instance names ("" for the top) */
 	struct ra_decoder *dec[MAX_HANDLES];
 	int nh;
 	int ncpus;
@@ -69,13 +73,17 @@ static int open_buffers(struct ra_tracedat *td)
 	for (int i = 0; i < n && td->nh < MAX_HANDLES; i++) {
 		struct tracecmd_input *h = tracecmd_buffer_instance_handle(td->top, i);
 
+		const char *name = tracecmd_buffer_instance_name(td->top, i);
+
 		if (!h)
 			continue;
+		td->hname[td->nh] = strdup(name ? name : "");
 		td->h[td->nh++] = h;
 	}
+	td->hname[0] = strdup("");
 	for (int i = 0; i < td->nh; i++) {
 		td->dec[i] = ra_decoder_alloc(tracecmd_get_tep(td->h[i]), ra_dyn_lookup);
-		if (!td->dec[i])
+		if (!td->dec[i] || !td->hname[i])
 			return -1;
 	}
 	return 0;
@@ -93,7 +101,7 @@ struct ra_tracedat *ra_tracedat_open(const char *path)
 	}
 	tracecmd_set_loglevel(TEP_LOG_NONE);
 	/* libtracecmd does not say where a file is broken, and takes some cut files */
-	ret = ra_tracedat_check(path);
+	ret = ra_tracedat_layout(path, &td->lay);
 	if (ret < 0)
 		goto fail;
 	if (ret > 0) {
@@ -133,8 +141,10 @@ void ra_tracedat_close(struct ra_tracedat *td)
 		ra_decoder_free(td->dec[i]);
 		if (td->h[i] != td->top)
 			tracecmd_close(td->h[i]);
+		free(td->hname[i]);
 	}
 	tracecmd_close(td->top);
+	ra_td_layout_free(&td->lay);
 	free(td->missed);
 	free(td->missed_unknown);
 	free(td->path);
@@ -149,21 +159,22 @@ bool ra_tracedat_has(struct ra_tracedat *td, int type)
 	return false;
 }
 
-static int on_record(struct tracecmd_input *h, struct tep_record *rec, int cpu, void *data)
+/* One record of buffer @hi (its CPU @cpu_index there): counted, decoded, passed on. */
+static int on_record_of(struct ra_tracedat *td, int hi, int cpu_index, struct tep_record *rec)
 {
-	struct ra_tracedat *td = data;
 	struct ra_event ev;
 
 	if (!td->records++)
 		td->first_ts = rec->ts;
 	td->last_ts = rec->ts;
-	if (cpu >= 0 && cpu < td->ncpus) {
+	/* the lost events of the top buffer's CPUs (as libtracecmd numbers them) */
+	if (cpu_index >= 0 && cpu_index < td->ncpus) {
 		if (rec->missed_events > 0)
-			td->missed[cpu] += (uint64_t)rec->missed_events;
+			td->missed[cpu_index] += (uint64_t)rec->missed_events;
 		else if (rec->missed_events < 0)
-			td->missed_unknown[cpu]++;
+			td->missed_unknown[cpu_index]++;
 	}
-	if (ra_decode(td->dec[handle_index(td, h)], rec, &ev) != 1)
+	if (ra_decode(td->dec[hi], rec, &ev) != 1)
 		return 0;
 	if (td->cb(&ev, td->arg) < 0) {
 		td->cb_failed = 1;
@@ -172,12 +183,252 @@ static int on_record(struct tracecmd_input *h, struct tep_record *rec, int cpu, 
 	return 0;
 }
 
+static int on_record(struct tracecmd_input *h, struct tep_record *rec, int cpu, void *data)
+{
+	struct ra_tracedat *td = data;
+
+	return on_record_of(td, handle_index(td, h), cpu, rec);
+}
+
+/*
+ * The records of one CPU of one buffer, a sub-buffer at a time: read from the
+ * file, or from the chunk of compressed data that holds it, decompressed
+ * alone. What it holds is bounded by a chunk, whatever the trace's size.
+ */
+struct td_stream {
+	const struct ra_td_region *reg;
+	int hi;			/* its buffer: td->h[hi] */
+	int cpu_index;		/* its CPU for the lost events: the top buffer's, else -1 */
+	struct kbuffer *kb;
+	unsigned char *buf;	/* a sub-buffer, or a decompressed chunk of them */
+	uint64_t buf_cap, buf_len, buf_next;
+	uint64_t pos;		/* in the file: the next sub-buffer, or the next chunk */
+	uint64_t chunks;	/* compressed: the chunks still to read */
+	unsigned char *zbuf;
+	uint64_t zcap;
+	void *data;		/* the current record, NULL when the data ended */
+	unsigned long long ts;
+};
+
+static int read_at(struct ra_tracedat *td, int fd, void *dst, uint64_t n, uint64_t off)
+{
+	uint64_t got = 0;
+
+	while (got < n) {
+		ssize_t r = pread(fd, (char *)dst + got, (size_t)(n - got), (off_t)(off + got));
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0) {
+			ra_set_error(RA_ERR_DATA, "'%s': cannot read the event data at offset %llu%s%s",
+				     td->path, (unsigned long long)(off + got), r < 0 ? ": " : "",
+				     r < 0 ? strerror(errno) : " (the file is shorter)");
+			return -1;
+		}
+		got += (uint64_t)r;
+	}
+	return 0;
+}
+
+static uint32_t td_u32(const struct ra_tracedat *td, const unsigned char *b)
+{
+	return td->lay.big ? (uint32_t)b[0] << 24 | (uint32_t)b[1] << 16 | (uint32_t)b[2] << 8 | b[3] :
+			     (uint32_t)b[3] << 24 | (uint32_t)b[2] << 16 | (uint32_t)b[1] << 8 | b[0];
+}
+
+/* The next chunk of compressed data into the stream's buffer; 1, 0 none left, -1. */
+static int next_chunk(struct ra_tracedat *td, int fd, struct td_stream *s)
+{
+	unsigned char h[8];
+	uint64_t zsize, rsize;
+	const char *why;
+	int64_t n;
+
+	if (!s->chunks)
+		return 0;
+	if (s->reg->end - s->pos >= 8 && read_at(td, fd, h, 8, s->pos) < 0)
+		return -1;
+	zsize = td_u32(td, h);
+	rsize = td_u32(td, h + 4);
+	/* as the check found them, unless the file changed since */
+	if (s->reg->end - s->pos < 8 || zsize > s->reg->end - s->pos - 8 || rsize > TD_MAX_CHUNK ||
+	    rsize % s->reg->page_size) {
+		ra_set_error(RA_ERR_DATA, "'%s': the chunk of event data at offset %llu is not"
+			     " the one checked (did the file change?)", td->path,
+			     (unsigned long long)s->pos);
+		return -1;
+	}
+	if (zsize > s->zcap) {
+		unsigned char *z = realloc(s->zbuf, (size_t)zsize);
+
+		if (!z)
+			goto nomem;
+		s->zbuf = z;
+		s->zcap = zsize;
+	}
+	if (rsize > s->buf_cap || !s->buf) {
+		unsigned char *b = realloc(s->buf, rsize ? (size_t)rsize : 1);
+
+		if (!b)
+			goto nomem;
+		s->buf = b;
+		s->buf_cap = rsize;
+	}
+	if (read_at(td, fd, s->zbuf, zsize, s->pos + 8) < 0)
+		return -1;
+	n = ra_td_inflate(td->lay.algo, s->zbuf, zsize, s->buf, rsize, &why);
+	if (n != (int64_t)rsize) {
+		ra_set_error(RA_ERR_DATA, "'%s': a chunk of event data at offset %llu does not"
+			     " decompress: %s", td->path, (unsigned long long)s->pos,
+			     n < 0 ? why : "not the size it declares");
+		return -1;
+	}
+	s->pos += 8 + zsize;
+	s->chunks--;
+	s->buf_len = rsize;
+	s->buf_next = 0;
+	return 1;
+nomem:
+	ra_set_error(RA_ERR_IO, "out of memory");
+	return -1;
+}
+
+/* The next sub-buffer into the kbuffer; 1 loaded, 0 the data ended, -1 error. */
+static int next_page(struct ra_tracedat *td, int fd, struct td_stream *s)
+{
+	uint32_t ps = s->reg->page_size;
+	int ret;
+
+	if (s->reg->compressed) {
+		while (s->buf_next + ps > s->buf_len)
+			if ((ret = next_chunk(td, fd, s)) <= 0)
+				return ret;
+	} else {
+		if (s->pos + ps > s->reg->end)
+			return 0;
+		if (read_at(td, fd, s->buf, ps, s->pos) < 0)
+			return -1;
+		s->pos += ps;
+		s->buf_len = ps;
+		s->buf_next = 0;
+	}
+	if (kbuffer_load_subbuffer(s->kb, s->buf + s->buf_next) < 0) {
+		ra_set_error(RA_ERR_DATA, "'%s': a corrupt sub-buffer of cpu %u", td->path,
+			     s->reg->cpu);
+		return -1;
+	}
+	s->buf_next += ps;
+	return 1;
+}
+
+/* The stream's next record (@first: its first); 1, 0 none, -1 error. */
+static int next_record(struct ra_tracedat *td, int fd, struct td_stream *s, bool first)
+{
+	int ret;
+
+	s->data = first ? NULL : kbuffer_next_event(s->kb, &s->ts);
+	while (!s->data) {
+		if ((ret = next_page(td, fd, s)) <= 0)
+			return ret;
+		s->data = kbuffer_read_event(s->kb, &s->ts);
+	}
+	return 1;
+}
+
+static int stream_open(struct ra_tracedat *td, int fd, struct td_stream *s)
+{
+	struct tep_handle *tep = tracecmd_get_tep(td->h[s->hi]);
+	unsigned char h[4];
+
+	s->kb = tep_kbuffer(tep);
+	s->pos = s->reg->off;
+	if (!s->kb) {
+		ra_set_error(RA_ERR_IO, "out of memory");
+		return -1;
+	}
+	if (s->reg->compressed) {
+		if (read_at(td, fd, h, 4, s->pos) < 0)
+			return -1;
+		s->chunks = td_u32(td, h);
+		s->pos += 4;
+	} else if (!(s->buf = malloc(s->reg->page_size))) {
+		ra_set_error(RA_ERR_IO, "out of memory");
+		return -1;
+	}
+	return next_record(td, fd, s, true);
+}
+
+/*
+ * Every record of every buffer in time order, as libtracecmd's iteration
+ * gives them (the earliest first; of equal times, the first buffer's, then
+ * the lower CPU's), read a sub-buffer at a time. Returns 0, or -1.
+ */
+static int replay_pages(struct ra_tracedat *td)
+{
+	struct td_stream *st = calloc((size_t)td->lay.n + 1, sizeof(*st));
+	int fd = open(td->path, O_RDONLY | O_CLOEXEC), n = 0, ret = -1;
+
+	if (!st || fd < 0) {
+		ra_set_error(fd < 0 ? RA_ERR_USAGE : RA_ERR_IO, "'%s': cannot open: %s", td->path,
+			     fd < 0 ? strerror(errno) : "out of memory");
+		goto out;
+	}
+	for (int i = 0; i < td->nh; i++)
+		for (int r = 0; r < td->lay.n; r++) {
+			struct td_stream *s = &st[n];
+
+			if (strcmp(td->lay.r[r].buffer, td->hname[i]) != 0)
+				continue;
+			s->reg = &td->lay.r[r];
+			s->hi = i;
+			s->cpu_index = i == 0 ? (int)s->reg->cpu : -1;
+			if (stream_open(td, fd, s) < 0)
+				goto out;
+			n++;
+		}
+	for (;;) {
+		struct td_stream *min = NULL;
+		struct tep_record rec;
+
+		for (int i = 0; i < n; i++)
+			if (st[i].data && (!min || st[i].ts < min->ts))
+				min = &st[i];
+		if (!min)
+			break;
+		memset(&rec, 0, sizeof(rec));
+		rec.ts = min->ts;
+		rec.cpu = (int)min->reg->cpu;
+		rec.data = min->data;
+		rec.size = kbuffer_event_size(min->kb);
+		rec.missed_events = kbuffer_missed_events(min->kb);
+		if (on_record_of(td, min->hi, min->cpu_index, &rec) < 0 ||
+		    next_record(td, fd, min, false) < 0)
+			goto out;
+	}
+	ret = 0;
+out:
+	for (int i = 0; st && i <= n && i < td->lay.n; i++) {
+		if (st[i].kb)
+			kbuffer_free(st[i].kb);
+		free(st[i].buf);
+		free(st[i].zbuf);
+	}
+	free(st);
+	if (fd >= 0)
+		close(fd);
+	return ret;
+}
+
 int ra_tracedat_replay(struct ra_tracedat *td, ra_event_cb cb, void *arg)
 {
 	int ret;
 
 	td->cb = cb;
 	td->arg = arg;
+	td->records = 0;
+	/* timestamps that libtracecmd moves are left to it (the check read the data) */
+	if (!td->lay.moved_ts && td->lay.n > 0)
+		return replay_pages(td) < 0 ? -1 : 0;
 	if (td->nh == 1)
 		ret = tracecmd_iterate_events(td->top, NULL, 0, on_record, td);
 	else

@@ -80,7 +80,9 @@ enum {
 	ID_CPUCOUNT = 8,
 	ID_VERSION = 9,
 	ID_PROCMAPS = 10,
+	ID_TIME_SHIFT = 12,
 	ID_GUEST = 13,
+	ID_TSC2NSEC = 14,
 	ID_STRINGS = 15,
 	ID_HEADER_INFO = 16,
 	ID_FTRACE_EVENTS = 17,
@@ -112,6 +114,7 @@ enum algo { ALGO_NONE, ALGO_ZSTD, ALGO_ZLIB };
 struct v6_buffer {
 	uint64_t field;		/* where the BUFFER option holds the offset */
 	uint64_t off;
+	char name[MAX_NAME];
 };
 
 struct chk {
@@ -138,7 +141,39 @@ struct chk {
 	bool header_seen;	/* a header_page was read (lsize holds its answer) */
 	struct v6_buffer buf[MAX_V6_BUFFERS];
 	int nbuf;
+	struct ra_td_layout *lay;	/* where the event data is, when asked for */
 };
+
+/* The data of a CPU for the layout: -1 out of memory. */
+static int add_region(struct chk *c, const char *buffer, uint64_t cpu, uint64_t off, uint64_t end,
+		      uint32_t ps, bool compressed)
+{
+	struct ra_td_layout *l = c->lay;
+	struct ra_td_region *r;
+
+	if (!l)
+		return 0;
+	if (l->n == l->cap) {
+		int cap = l->cap ? l->cap * 2 : 16;
+
+		r = realloc(l->r, (size_t)cap * sizeof(*r));
+		if (!r) {
+			ra_set_error(RA_ERR_IO, "out of memory");
+			return -1;
+		}
+		l->r = r;
+		l->cap = cap;
+	}
+	r = &l->r[l->n++];
+	memset(r, 0, sizeof(*r));
+	snprintf(r->buffer, sizeof(r->buffer), "%s", buffer);
+	r->cpu = (uint32_t)cpu;
+	r->off = off;
+	r->end = end;
+	r->page_size = ps;
+	r->compressed = compressed;
+	return 0;
+}
 
 static int bad(struct chk *c, uint64_t off, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
@@ -477,6 +512,8 @@ static int guest(struct chk *c, uint64_t opt, uint64_t data, uint64_t size)
 static int option_content(struct chk *c, unsigned id, const char *name, uint64_t opt,
 			  uint64_t data, uint64_t size)
 {
+	if (c->lay && (id == ID_DATE || id == ID_OFFSET || id == ID_TIME_SHIFT || id == ID_TSC2NSEC))
+		c->lay->moved_ts = true;
 	switch (id) {
 	case ID_DATE:
 	case ID_TRACECLOCK:
@@ -1029,7 +1066,7 @@ static int buffer_v7(struct chk *c, unsigned id, uint64_t data, uint64_t size)
 		return bad(c, p - 4, "BUFFER option lists %llu cpus but has room for %llu",
 			   (unsigned long long)cpus, (unsigned long long)((end - p) / 20));
 	for (uint64_t i = 0; i < cpus; i++) {
-		uint64_t entry = p, cpu, coff, csize;
+		uint64_t entry = p, cpu, coff, csize, cend;
 
 		if (field(c, &p, end, 4, "cpu id", in, &cpu) < 0 ||
 		    field(c, &p, end, 8, "cpu data offset", in, &coff) < 0 ||
@@ -1057,11 +1094,13 @@ static int buffer_v7(struct chk *c, unsigned id, uint64_t data, uint64_t size)
 		 * trace-cmd before 3.2 left the chunk count out of the size:
 		 * compressed data may end 4 bytes after offset + size.
 		 */
-		if ((s->flags & SEC_FL_COMPRESS) &&
-		    chunks(c, coff, fits(c, coff, csize + 4) ? coff + csize + 4 : c->fsize, ps,
-			   what) < 0)
+		cend = (s->flags & SEC_FL_COMPRESS) && fits(c, coff, csize + 4) ? coff + csize + 4 :
+		       (s->flags & SEC_FL_COMPRESS) ? c->fsize : coff + csize;
+		if ((s->flags & SEC_FL_COMPRESS) && chunks(c, coff, cend, ps, what) < 0)
 			return -1;
 		if (!(s->flags & SEC_FL_COMPRESS) && cpu_pages(c, entry, coff, csize, ps, what) < 0)
+			return -1;
+		if (add_region(c, name, cpu, coff, cend, ps, s->flags & SEC_FL_COMPRESS) < 0)
 			return -1;
 	}
 	return 0;
@@ -1316,6 +1355,7 @@ static int options_v6(struct chk *c, uint64_t *pos, bool top, uint64_t *cpus)
 				return bad(c, opt, "more than %d buffer instances", MAX_V6_BUFFERS);
 			c->buf[c->nbuf].field = data;
 			c->buf[c->nbuf].off = v;
+			snprintf(c->buf[c->nbuf].name, MAX_NAME, "%s", bname);
 			c->nbuf++;
 			break;
 		}
@@ -1327,7 +1367,7 @@ static int options_v6(struct chk *c, uint64_t *pos, bool top, uint64_t *cpus)
 }
 
 /* The part from the options/latency/flyrecord marker at *@pos on. */
-static int data_v6(struct chk *c, uint64_t pos, bool top, uint64_t *cpusp)
+static int data_v6(struct chk *c, uint64_t pos, bool top, const char *buffer, uint64_t *cpusp)
 {
 	char kind[11] = "", what[32];
 	uint64_t at = pos, cpus;
@@ -1377,7 +1417,8 @@ static int data_v6(struct chk *c, uint64_t pos, bool top, uint64_t *cpusp)
 				   "cpu %llu data at offset %llu is not aligned to the page size (%u)",
 				   (unsigned long long)cpu, (unsigned long long)off, c->page_size);
 		snprintf(what, sizeof(what), "cpu %llu data", (unsigned long long)cpu);
-		if (size && cpu_pages(c, entry, off, size, c->page_size, what) < 0)
+		if (size && (cpu_pages(c, entry, off, size, c->page_size, what) < 0 ||
+			     add_region(c, buffer, cpu, off, off + size, c->page_size, false) < 0))
 			return -1;
 	}
 	if (top && c->clock_option)
@@ -1399,7 +1440,7 @@ static int check_v6(struct chk *c, uint64_t pos)
 	    field(c, &pos, end, 4, "cpu count", NULL, &cpus) < 0)
 		return -1;
 	/* a CPUCOUNT option overrides the header's count, for the instances too */
-	if (data_v6(c, pos, true, &cpus) < 0)
+	if (data_v6(c, pos, true, "", &cpus) < 0)
 		return -1;
 	for (int i = 0; i < c->nbuf; i++) {
 		uint64_t icpus = cpus;
@@ -1408,7 +1449,7 @@ static int check_v6(struct chk *c, uint64_t pos)
 			return bad(c, c->buf[i].field,
 				   "BUFFER option points to offset %llu, past the end of the file (%llu bytes)",
 				   (unsigned long long)c->buf[i].off, (unsigned long long)c->fsize);
-		if (data_v6(c, c->buf[i].off, false, &icpus) < 0)
+		if (data_v6(c, c->buf[i].off, false, c->buf[i].name, &icpus) < 0)
 			return -1;
 	}
 	return 0;
@@ -1460,6 +1501,25 @@ static int check_file(struct chk *c)
 
 int ra_tracedat_check(const char *path)
 {
+	return ra_tracedat_layout(path, NULL);
+}
+
+void ra_td_layout_free(struct ra_td_layout *lay)
+{
+	if (!lay)
+		return;
+	free(lay->r);
+	memset(lay, 0, sizeof(*lay));
+}
+
+int64_t ra_td_inflate(enum ra_td_algo algo, const void *in, uint64_t n, void *out, uint64_t cap,
+		      const char **why)
+{
+	return decompress(algo == RA_TD_ZLIB ? ALGO_ZLIB : ALGO_ZSTD, in, n, out, cap, why);
+}
+
+int ra_tracedat_layout(const char *path, struct ra_td_layout *lay)
+{
 	struct chk *c;
 	struct stat st;
 	int fd, ret;
@@ -1491,7 +1551,18 @@ int ra_tracedat_check(const char *path)
 	c->path = path;
 	c->fd = fd;
 	c->fsize = (uint64_t)st.st_size;
+	if (lay) {
+		memset(lay, 0, sizeof(*lay));
+		c->lay = lay;
+	}
 	ret = check_file(c);
+	if (lay) {
+		lay->big = c->big;
+		lay->algo = c->algo == ALGO_ZSTD ? RA_TD_ZSTD : c->algo == ALGO_ZLIB ? RA_TD_ZLIB :
+						RA_TD_NONE;
+		if (ret != 0)
+			ra_td_layout_free(lay);
+	}
 	if (ret == 0 && c->latency)
 		ret = 1;
 	free(c->win);
