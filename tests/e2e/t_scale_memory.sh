@@ -1,0 +1,62 @@
+# Memory that does not grow with the events: ra-import (with its analyses)
+# and ra-analyze of a trace of a few million records stay under a bound that
+# does not depend on the trace's size (docs/performance.md). The trace is
+# made here, in a tracefs instance of the test's own: a cold read of a file
+# (readahead windows, page-cache and block events), then cached reads of 64
+# bytes each (one mm_filemap_get_pages per read) for the volume; trace-cmd
+# extracts it (compressed, as trace-cmd writes it). The peak resident set is
+# the kernel's count (getrusage of the children: the largest of ra-import's
+# two processes), not a time.
+# test: needs=root,tracefs budget=25
+. "$(dirname "$0")/lib.sh"
+command -v trace-cmd >/dev/null || skip "trace-cmd is not installed"
+command -v python3 >/dev/null || skip "python3 is not installed"
+need_root
+need_tracefs
+make_tmp
+BOUND_MB=64
+T=/sys/kernel/tracing
+I=$T/instances/ratrace-scale.$$
+on_exit "rmdir '$I' 2>/dev/null"
+mkdir "$I" || fail "make the tracefs instance"
+echo 0 > "$I/tracing_on"
+echo 131072 > "$I/buffer_size_kb"	# per CPU: room for every record
+for s in readahead filemap block; do
+	echo 1 > "$I/events/$s/enable" || fail "enable the $s events"
+done
+head -c 64M /dev/urandom > "$TMP/f" && sync "$TMP/f"
+evict_files "$TMP/f"
+echo 1 > "$I/tracing_on"
+dd if="$TMP/f" of=/dev/null bs=1M status=none
+dd if="$TMP/f" of=/dev/null bs=64 status=none
+dd if="$TMP/f" of=/dev/null bs=64 status=none
+echo 0 > "$I/tracing_on"
+lost=$(cat "$I"/per_cpu/cpu*/stats | awk '/^(overrun|dropped events):/ { n += $NF } END { print n + 0 }')
+unshare -m sh -c "mount --bind /dev/null /proc/sys/kernel/ftrace_enabled &&
+	trace-cmd extract -B '$(basename "$I")' -o '$TMP/big.dat'" > "$TMP/out" 2>&1 ||
+	fail "trace-cmd extract: $(tail -3 "$TMP/out")"
+rmdir "$I" 2>/dev/null
+[ ! -d "$I" ] || fail "remove the tracefs instance"
+check_eq "$lost" 0 "records the ring buffer lost"
+note "trace: $(du -k "$TMP/big.dat" | cut -f1) KiB"
+
+# peak_kb CMD...: the largest resident set of CMD and its children, in KiB
+peak_kb() {
+	python3 -c 'import resource, subprocess, sys
+rc = subprocess.call(sys.argv[1:])
+print(rc, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)' "$@"
+}
+read -r rc kb < <(peak_kb ra-import -q -o "$TMP/big.db" "$TMP/big.dat")
+check_eq "$rc" 0 "ra-import"
+n=$(q "$TMP/big.db" "SELECT COUNT(*) FROM page_events")
+check_cmp "$n" -ge 2000000 "records stored"
+note "ra-import of $n records with its analyses: peak $((kb / 1024)) MiB"
+check_cmp "$kb" -le $((BOUND_MB * 1024)) "ra-import's peak resident set (KiB) within $BOUND_MB MiB"
+read -r rc kb < <(peak_kb ra-analyze -q "$TMP/big.db")
+check_eq "$rc" 0 "ra-analyze"
+note "ra-analyze: peak $((kb / 1024)) MiB"
+check_cmp "$kb" -le $((BOUND_MB * 1024)) "ra-analyze's peak resident set (KiB) within $BOUND_MB MiB"
+check_eq "$(q "$TMP/big.db" "SELECT group_concat(pass || ':' || state, ' ') FROM
+	(SELECT * FROM analyses WHERE pass IN ('readahead', 'block') ORDER BY pass)")" \
+	"block:ok readahead:ok" "the passes over the events ran"
+check_cmp "$(q "$TMP/big.db" "SELECT COUNT(*) FROM windows")" -ge 10 "readahead windows of the cold read"
