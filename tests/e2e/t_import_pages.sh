@@ -60,7 +60,7 @@ A=$T/instances/ratrace-pages-a.$$ B=$T/instances/ratrace-pages-b.$$
 on_exit "rmdir '$A' '$B' 2>/dev/null"
 mkdir "$A" "$B" || fail "make the tracefs instances"
 for i in "$A" "$B"; do echo 0 > "$i/tracing_on"; echo 1024 > "$i/buffer_size_kb"; done
-echo 1 > "$A/events/filemap/enable" && echo 1 > "$B/events/block/enable" || fail "enable the events"
+{ echo 1 > "$A/events/filemap/enable" && echo 1 > "$B/events/block/enable"; } || fail "enable the events"
 head -c 16M /dev/urandom > "$TMP/f" && sync "$TMP/f"
 evict_files "$TMP/f"
 for i in "$A" "$B"; do echo 1 > "$i/tracing_on"; done
@@ -70,5 +70,5 @@ unshare -m sh -c "mount --bind /dev/null /proc/sys/kernel/ftrace_enabled &&
 	trace-cmd extract -B '$(basename "$A")' -B '$(basename "$B")' -o '$TMP/two.dat'" \
 	> "$TMP/out" 2>&1 || fail "trace-cmd extract: $(tail -3 "$TMP/out")"
 rmdir "$A" "$B" 2>/dev/null	# (trace-cmd extract may have removed them)
-[ ! -d "$A" ] && [ ! -d "$B" ] || fail "remove the tracefs instances"
+if [ -d "$A" ] || [ -d "$B" ]; then fail "remove the tracefs instances"; fi
 same_records "$TMP/two.dat" "two instances (three buffers)"
