@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "analyze_local.h"
+#include "ra_progress.h"
 #include "ra_sql.h"
 #include "ra_version.h"
 
@@ -168,7 +169,7 @@ static int run_pass(struct ra_db *db, int64_t run_id, const struct ra_pass *p,
 		    const struct ra_analyze_opts *o)
 {
 	char sql[128], why[256], note[RA_PASS_NOTE] = "";
-	int missing;
+	int missing, ret;
 
 	for (const char *const *t = p->tables; *t; t++) {
 		snprintf(sql, sizeof(sql), "DELETE FROM %s WHERE run_id = ?1", *t);
@@ -180,7 +181,11 @@ static int run_pass(struct ra_db *db, int64_t run_id, const struct ra_pass *p,
 		return -1;
 	if (missing)
 		return record(db, run_id, p, "unavailable", why);
-	if (p->run(db, run_id, o, note) < 0)
+	ra_db_set_progress(db, o ? o->progress : NULL, p->name);
+	ret = p->run(db, run_id, o, note);
+	ra_db_set_progress(db, NULL, NULL);
+	ra_progress_done(o ? o->progress : NULL);
+	if (ret < 0)
 		return -1;
 	return record(db, run_id, p, "ok", note[0] ? note : NULL);
 }

@@ -6,8 +6,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "ra_analyze.h"
+#include "ra_progress.h"
 #include "ra_sql.h"
 #include "ra_version.h"
 
@@ -185,6 +187,8 @@ int main(int argc, char **argv)
 		if (n < 0)
 			ret = error_status(ra_last_error());
 	}
+	if (o.verbose >= 0 && isatty(STDERR_FILENO))
+		o.progress = ra_progress_new(stderr, "ra-analyze");
 	for (int i = 0; i < n && ret == 0; i++) {
 		if (ra_analyze_run(db, ids[i], &o) < 0)
 			ret = error_status(ra_last_error());
@@ -194,6 +198,7 @@ int main(int argc, char **argv)
 	/* the runs before the last fit their models again: each pools them all */
 	if (ret == 0 && n > 1 && ra_analyze_models(db, (const int64_t *)ids, (size_t)n, &o) < 0)
 		ret = error_status(ra_last_error());
+	ra_progress_free(o.progress);
 	free(ids);
 	if (ra_db_close(db) < 0 && ret == 0)
 		ret = error_status(ra_last_error());

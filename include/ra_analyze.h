@@ -17,6 +17,7 @@ struct ra_analyze_opts {
 	/* with verbose > 0: a line of what each pass did; NULL says nothing */
 	ra_notice_fn notice;
 	void *notice_arg;
+	struct ra_progress *progress;	/* each pass's reading of the events, or NULL */
 };
 
 /**

@@ -76,6 +76,13 @@ void ra_db_remove_files(const char *path);
  */
 int ra_db_close(struct ra_db *db);
 
+struct ra_progress;
+/**
+ * ra_db_set_progress - reads of @db's events report to @p as the work @what
+ * (a string that outlives it; NULL @p: to nothing)
+ */
+void ra_db_set_progress(struct ra_db *db, struct ra_progress *p, const char *what);
+
 /** ra_db_path - the file name @db was opened with, owned by @db */
 const char *ra_db_path(struct ra_db *db);
 

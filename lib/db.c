@@ -48,6 +48,12 @@ sqlite3 *ra_db_sqlite(struct ra_db *db)
 	return db->db;
 }
 
+void ra_db_set_progress(struct ra_db *db, struct ra_progress *p, const char *what)
+{
+	db->progress = p;
+	db->progress_what = what;
+}
+
 const char *ra_db_path(struct ra_db *db)
 {
 	return db->path;

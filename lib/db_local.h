@@ -10,8 +10,12 @@
 
 #include "ra_db.h"
 
+struct ra_progress;
+
 struct ra_db {
 	sqlite3 *db;
+	struct ra_progress *progress;	/* where long reads of events say how far they are */
+	const char *progress_what;
 	char *path;
 	int readonly;
 	int created;		/* the file did not exist before ra_db_open() */

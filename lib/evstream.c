@@ -10,6 +10,7 @@
 
 #include "db_local.h"
 #include "ra_evcols.h"
+#include "ra_progress.h"
 #include "ra_evstream.h"
 
 struct cursor {
@@ -24,6 +25,8 @@ struct cursor {
 
 struct ra_evstream {
 	struct ra_db *db;
+	int64_t first, last;	/* the run's seq range */
+	uint64_t events;
 	struct cursor c[4];
 	int n;
 };
@@ -93,6 +96,8 @@ struct ra_evstream *ra_evstream_open(struct ra_db *db, int64_t run_id, unsigned 
 	s->db = db;
 	if (seq_range(db, run_id, &first, &last) < 0)
 		goto fail;
+	s->first = first;
+	s->last = last;
 	if ((mask & RA_STREAM_BLK) && (mask & RA_STREAM_BLK_DONE))
 		mask &= ~RA_STREAM_BLK_DONE;	/* the completions are among them */
 	for (int cls = RA_CLASS_RA; cls <= CLASS_BLK_DONE; cls++) {
@@ -167,6 +172,10 @@ int ra_evstream_next(struct ra_evstream *s, struct ra_event *ev, int64_t *seq)
 		fill(min->st, ev, ra_evcols_blk, RA_BLK_DEV, RA_BLK_NCOLS);
 	if (seq)
 		*seq = min->seq;
+	/* how far through the run's events (its seq range) */
+	if ((++s->events & 0xffff) == 0 && s->db->progress)
+		ra_progress_update(s->db->progress, s->db->progress_what, s->events,
+				   (uint64_t)(min->seq - s->first + 1), (uint64_t)(s->last - s->first + 1));
 	return advance(s, min) < 0 ? -1 : 1;
 }
 

@@ -152,6 +152,8 @@ struct ra_import_sink {
 	void (*namer)(void *arg, const char *(*name)(int pid, void *ctx), void *ctx);
 	ra_skipped_cb skipped;
 	uint64_t (*stored)(void *arg);				/* events stored so far */
+	/* how far the source is: @done of @total bytes (NULL: not asked) */
+	void (*position)(void *arg, uint64_t done, uint64_t total);
 	/* after the events: @has tells which tracepoints the source described
 	 * (NULL: those it held events of) */
 	int (*end)(void *arg, int64_t run_id, bool (*has)(void *ctx, int type), void *ctx);

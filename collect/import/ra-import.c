@@ -29,6 +29,7 @@
 #include "decode.h"
 #include "import.h"
 #include "ra_analyze.h"
+#include "ra_progress.h"
 #include "ra_version.h"
 
 #define EXIT_ERROR 2
@@ -57,14 +58,14 @@ struct imp {
 	const char *output;
 	const char *label;
 	int verbose;
-	bool progress;
+	struct ra_progress *progress;	/* the line on a terminal, or NULL */
+	uint64_t pos_done, pos_total;	/* the source's position */
 	bool analyze;
 	struct item *items;
 	int nitems;
 	struct ra_db *db;
 	struct ra_writer *w;
 	uint64_t events;
-	int64_t last_progress;
 	const char *current;
 	uint64_t first_ts, last_ts;
 	const struct item *item;	/* being imported */
@@ -112,14 +113,6 @@ static int error_status(const char *msg)
 {
 	fprintf(stderr, "ra-import: %s\n", msg);
 	return EXIT_ERROR;
-}
-
-static int64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
 static int add_path(struct item *it, const char *path)
@@ -231,18 +224,13 @@ static int classify(struct imp *im, const char *path)
 	return 0;
 }
 
-static void show_progress(struct imp *im, bool final)
+/* How far the source is through its files (a trace.dat's records, by bytes). */
+static void sink_position(void *arg, uint64_t done, uint64_t total)
 {
-	int64_t t;
+	struct imp *im = arg;
 
-	if (!im->progress)
-		return;
-	t = now_ns();
-	if (!final && t - im->last_progress < 200000000)
-		return;
-	im->last_progress = t;
-	fprintf(stderr, "\rra-import: %s: %llu events%s", im->current,
-		(unsigned long long)im->events, final ? "\n" : "");
+	im->pos_done = done;
+	im->pos_total = total;
 }
 
 static int store_event(const struct ra_event *ev, void *arg)
@@ -255,7 +243,8 @@ static int store_event(const struct ra_event *ev, void *arg)
 	if (ra_writer_add(im->w, ev) < 0)
 		return -1;
 	if ((++im->events & 0xffff) == 0)
-		show_progress(im, false);
+		ra_progress_update(im->progress, im->current, im->events, im->pos_done,
+				   im->pos_total);
 	return 0;
 }
 
@@ -410,7 +399,8 @@ static int sink_end(void *arg, int64_t run_id, bool (*has)(void *, int), void *c
 	    ra_writer_finish(im->w) < 0 || ra_db_run_finish(im->db, run_id, &end) < 0)
 		return -1;
 	if (im->analyze) {
-		struct ra_analyze_opts ao = { .verbose = im->verbose, .notice = say_line };
+		struct ra_analyze_opts ao = { .verbose = im->verbose, .notice = say_line,
+					      .progress = im->progress };
 		int64_t *runs = realloc(im->runs, (im->nruns + 1) * sizeof(*runs));
 
 		if (!runs) {
@@ -427,7 +417,8 @@ static int sink_end(void *arg, int64_t run_id, bool (*has)(void *, int), void *c
 /* The models of the runs imported before the last, which pool them all now. */
 static int refit_models(struct imp *im)
 {
-	struct ra_analyze_opts ao = { .verbose = im->verbose, .notice = say_line };
+	struct ra_analyze_opts ao = { .verbose = im->verbose, .notice = say_line,
+				      .progress = im->progress };
 
 	for (size_t i = 0; i + 1 < im->nruns; i++)
 		if (ra_analyze_model_in_load(im->db, im->runs[i], &ao) < 0)
@@ -448,14 +439,15 @@ static int import_item(struct imp *im, struct item *it)
 		struct ra_import_sink sink = {
 			.begin = sink_begin, .event = store_event, .task = sink_task,
 			.namer = sink_namer, .skipped = note_skipped, .stored = sink_stored,
+			.position = sink_position,
 			.end = sink_end, .db = im->db, .arg = im,
 		};
 
 		im->item = it;
 		ret = it->src->import((const char *const *)it->paths, it->npaths, &sink);
 	}
+	ra_progress_done(im->progress);
 	if (im->w) {
-		show_progress(im, true);
 		if (ret == 0 && im->verbose >= 0) {
 			fprintf(stderr, "ra-import: %llu events from '%s'\n",
 				(unsigned long long)ra_writer_total(im->w), it->paths[0]);
@@ -646,7 +638,8 @@ int main(int argc, char **argv)
 	if (!is_child)
 		goto out;
 	ret = EXIT_ERROR;
-	im.progress = im.verbose >= 0 && isatty(STDERR_FILENO);
+	if (im.verbose >= 0 && isatty(STDERR_FILENO))
+		im.progress = ra_progress_new(stderr, "ra-import");
 	im.db = ra_db_open_for_load(im.output);
 	if (!im.db) {
 		ret = error_status(ra_last_error());
@@ -655,11 +648,8 @@ int main(int argc, char **argv)
 	if (ra_db_load_begin(im.db) < 0)
 		goto fail;
 	for (int i = 0; i < im.nitems; i++) {
-		if (import_item(&im, &im.items[i]) < 0) {
-			if (im.progress)
-				fputc('\n', stderr);
+		if (import_item(&im, &im.items[i]) < 0)
 			goto fail;
-		}
 	}
 	if (refit_models(&im) < 0)
 		goto fail;
@@ -672,12 +662,14 @@ int main(int argc, char **argv)
 	ret = 0;
 	goto close;
 fail:
+	ra_progress_done(im.progress);
 	ret = error_status(ra_last_error());
 	ra_db_load_abort(im.db);
 close:
 	if (ra_db_close(im.db) < 0 && ret == 0)
 		ret = error_status(ra_last_error());
 out:
+	ra_progress_free(im.progress);
 	free_items(&im);
 	free(im.runs);
 	return ret;

@@ -48,6 +48,7 @@ struct ra_tracedat {
 	ra_event_cb cb;
 	void *arg;
 	int cb_failed;
+	void (*position)(void *arg, uint64_t done, uint64_t total);	/* or NULL */
 };
 
 int ra_tracedat_probe(const void *buf, size_t len)
@@ -404,6 +405,15 @@ static int replay_pages(struct ra_tracedat *td)
 		if (on_record_of(td, min->hi, min->cpu_index, &rec) < 0 ||
 		    next_record(td, fd, min, false) < 0)
 			goto out;
+		if ((td->records & 0xffff) == 0 && td->position) {
+			uint64_t done = 0, total = 0;
+
+			for (int i = 0; i < n; i++) {
+				done += st[i].pos - st[i].reg->off;
+				total += st[i].reg->end - st[i].reg->off;
+			}
+			td->position(td->arg, done, total);
+		}
 	}
 	ret = 0;
 out:
@@ -578,6 +588,7 @@ int ra_tracedat_import(const char *const *paths, int npaths, const struct ra_imp
 	if (run_id < 0)
 		goto out;
 	sink->namer(sink->arg, td_name, td);
+	td->position = sink->position;
 	if (ra_tracedat_replay(td, sink->event, sink->arg) < 0)
 		goto out;
 	if (sink->stored(sink->arg) == 0) {

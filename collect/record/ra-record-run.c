@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "ra-record.h"
+#include "ra_progress.h"
 #include "ra_version.h"
 
 /* ---- one run ---- */
@@ -253,6 +254,12 @@ static int store_event(const struct ra_event *ev, void *arg)
 {
 	struct rec *r = arg;
 
+	if ((++r->stored_events & 0xffff) == 0 && r->progress) {
+		uint64_t done, total;
+
+		ra_tracer_position(r->tr, &done, &total);
+		ra_progress_update(r->progress, "storing the events", r->stored_events, done, total);
+	}
 	return ra_scope_keep(&r->scope, ev) ? ra_writer_add(r->w, ev) : 0;
 }
 
@@ -348,7 +355,9 @@ static int store_trace(struct rec *r, int64_t run_id)
 	ra_writer_note_task(r->w, r->wl.pid, comm);
 	ra_scope_reset(&r->scope);
 	r->run_id = run_id;
-	if (ra_tracer_replay(r->tr, store_event, r) < 0 || ra_writer_finish(r->w) < 0 ||
+	r->stored_events = 0;
+	if (ra_tracer_replay(r->tr, store_event, r) < 0 || (ra_progress_done(r->progress), 0) ||
+	    ra_writer_finish(r->w) < 0 ||
 	    ra_tracer_tgids(r->tr, store_tgid, r) < 0 ||
 	    ra_paths_resolve(r->db, run_id, r->names) < 0 || store_filesystems(r, run_id) < 0)
 		return -1;
@@ -384,7 +393,8 @@ int rec_remember_runs(struct rec *r, const int64_t *ids, size_t n)
  */
 int rec_refit_models(struct rec *r)
 {
-	struct ra_analyze_opts ao = { .verbose = r->opt->verbose, .notice = rec_say_line };
+	struct ra_analyze_opts ao = { .verbose = r->opt->verbose, .notice = rec_say_line,
+				      .progress = r->progress };
 	struct ra_db *db = r->db;
 	int ret;
 
@@ -420,7 +430,8 @@ static int store_run(struct rec *r)
 	if (ra_db_run_finish(r->db, run_id, &end) < 0)
 		goto fail;
 	if (r->opt->analyze) {
-		struct ra_analyze_opts ao = { .verbose = r->opt->verbose, .notice = rec_say_line };
+		struct ra_analyze_opts ao = { .verbose = r->opt->verbose, .notice = rec_say_line,
+					      .progress = r->progress };
 
 		if (ra_analyze_in_load(r->db, run_id, &ao) < 0)
 			goto fail;

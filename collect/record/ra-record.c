@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "ra-record.h"
+#include "ra_progress.h"
 #include "ra_version.h"
 
 /* Signals are taken through a signalfd, so that every exit path cleans up. */
@@ -50,6 +51,8 @@ int main(int argc, char **argv)
 		ret = rec_error_status(ra_last_error());
 		goto out;
 	}
+	if (opts.verbose >= 0 && isatty(STDERR_FILENO))
+		r.progress = ra_progress_new(stderr, "ra-record");
 	r.sigfd = signalfd(-1, &mask, SFD_NONBLOCK | SFD_CLOEXEC);
 	if (r.sigfd < 0) {
 		ret = rec_error_status("cannot watch signals");
@@ -91,5 +94,6 @@ out:
 	for (int i = 0; i < r.opt->nguest; i++)
 		free(r.opt->guest_args[i]);
 	free(r.runs);
+	ra_progress_free(r.progress);
 	return ret;
 }

@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <traceevent/event-parse.h>
@@ -46,6 +47,7 @@ static int load_page(struct cpu_reader *r)
 		return 0;
 	memset(r->page + got, 0, (size_t)(r->page_size - got));
 	r->off += got;
+	r->rc->done += (uint64_t)got;
 	if (kbuffer_load_subbuffer(r->kbuf, r->page) < 0) {
 		ra_set_error(RA_ERR_DATA, "corrupt sub-buffer in the cpu%d buffer file",
 			     r->rc->cpu);
@@ -104,6 +106,7 @@ int ra_rawbuf_replay(struct tep_handle *tep, struct ra_decoder *dec, struct ra_r
 {
 	struct cpu_reader *rd = calloc((size_t)ncpus, sizeof(*rd));
 	int page_size = tep_get_sub_buffer_size(tep);
+	struct stat sb;
 	int ret = -1;
 
 	if (page_size <= 0)
@@ -114,6 +117,8 @@ int ra_rawbuf_replay(struct tep_handle *tep, struct ra_decoder *dec, struct ra_r
 		/* a replay counts from nothing: the files can be replayed again */
 		cpus[i].missed = cpus[i].events = 0;
 		cpus[i].missed_unknown = 0;
+		cpus[i].done = 0;
+		cpus[i].size = fstat(cpus[i].fd, &sb) == 0 ? (uint64_t)sb.st_size : 0;
 		rd[i].rc = &cpus[i];
 		rd[i].page_size = page_size;
 		rd[i].page = malloc((size_t)page_size);

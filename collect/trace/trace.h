@@ -26,6 +26,7 @@ struct ra_rawcpu {
 	uint64_t missed;	/* out: events the ring buffer marked as lost */
 	uint64_t events;	/* out: events read */
 	int missed_unknown;	/* out: sub-buffers that lost an unknown number */
+	uint64_t size, done;	/* out: the file's bytes, and those replayed so far */
 };
 
 /**
@@ -179,6 +180,8 @@ int ra_tracer_store_meta(struct ra_tracer *tr, struct ra_db *db, int64_t run_id)
  * next replay and store give (RA_SIDE_*; RA_SOURCE_BOTH records both)
  */
 void ra_tracer_side(struct ra_tracer *tr, int side);
+/** ra_tracer_position - how far the replay is: @done of @total bytes of sub-buffers */
+void ra_tracer_position(struct ra_tracer *tr, uint64_t *done, uint64_t *total);
 /** ra_tracer_replay - decode the recorded events in time order */
 int ra_tracer_replay(struct ra_tracer *tr, ra_event_cb cb, void *arg);
 /**

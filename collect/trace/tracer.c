@@ -766,6 +766,15 @@ void ra_tracer_side(struct ra_tracer *tr, int side)
 	ra_decoder_side(tr->dec, side);
 }
 
+void ra_tracer_position(struct ra_tracer *tr, uint64_t *done, uint64_t *total)
+{
+	*done = *total = 0;
+	for (int i = 0; i < tr->ncpus; i++) {
+		*done += tr->raw[i].done;
+		*total += tr->raw[i].size;
+	}
+}
+
 int ra_tracer_replay(struct ra_tracer *tr, ra_event_cb cb, void *arg)
 {
 	return ra_rawbuf_replay(tr->tep, tr->dec, tr->raw, tr->ncpus, cb, arg);

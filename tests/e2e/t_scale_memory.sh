@@ -7,7 +7,7 @@
 # extracts it (compressed, as trace-cmd writes it). The peak resident set is
 # the kernel's count (getrusage of the children: the largest of ra-import's
 # two processes), not a time.
-# test: needs=root,tracefs budget=25
+# test: needs=root,tracefs budget=15
 . "$(dirname "$0")/lib.sh"
 command -v trace-cmd >/dev/null || skip "trace-cmd is not installed"
 command -v python3 >/dev/null || skip "python3 is not installed"
@@ -60,3 +60,23 @@ check_eq "$(q "$TMP/big.db" "SELECT group_concat(pass || ':' || state, ' ') FROM
 	(SELECT * FROM analyses WHERE pass IN ('readahead', 'block') ORDER BY pass)")" \
 	"block:ok readahead:ok" "the passes over the events ran"
 check_cmp "$(q "$TMP/big.db" "SELECT COUNT(*) FROM windows")" -ge 10 "readahead windows of the cold read"
+
+# Progress on a terminal (script(1) gives the command one): events, rate,
+# share and time left, redrawn in place; none with -q, none to a file.
+command -v script >/dev/null || skip "script (bsdutils) is not installed"
+rm -f "$TMP/tty.db"*
+script -qec "ra-import -o '$TMP/tty.db' '$TMP/big.dat'" "$TMP/tty.log" > /dev/null 2>&1 ||
+	fail "ra-import on a terminal"
+tr '\r' '\n' < "$TMP/tty.log" > "$TMP/tty.lines"
+check_grep "^ra-import: .*big\.dat: [0-9.]+ [kM]? ?events, [0-9.]+ [kM]?/s, [0-9]+%, [0-9]+ s left" \
+	"$TMP/tty.lines" "ra-import shows the file's progress on a terminal"
+check_grep "^ra-import: readahead: [0-9.]+ [kM]? ?events, .*%, [0-9]+ s left" "$TMP/tty.lines" \
+	"and each pass's"
+rm -f "$TMP/tty.db"*
+script -qec "ra-import -q -o '$TMP/tty.db' '$TMP/big.dat'" "$TMP/tty.log" > /dev/null 2>&1 ||
+	fail "ra-import -q on a terminal"
+# (script's own lines, "Script started ...", aside)
+check_eq "$(grep -v '^Script ' "$TMP/tty.log" | tr -d '\r\n' | wc -c)" 0 "ra-import -q prints nothing"
+rm -f "$TMP/tty.db"*
+ra-import -o "$TMP/tty.db" "$TMP/big.dat" 2> "$TMP/err" || fail "ra-import to a file"
+check_eq "$(tr -cd '\r' < "$TMP/err" | wc -c)" 0 "no progress when standard error is a file"

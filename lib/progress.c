@@ -1,0 +1,119 @@
+// SPDX-License-Identifier: LGPL-2.1
+/*
+ * A progress line on a terminal: events done, their rate, the share of the
+ * work and the time left, redrawn in place.
+ */
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "ra_progress.h"
+
+#define REDRAW_NS 200000000	/* five times a second */
+
+struct ra_progress {
+	FILE *out;
+	char cmd[32];
+	char what[96];		/* the work being shown */
+	int64_t start_ns;	/* when it began */
+	int64_t drawn_ns;	/* when its line was last drawn, 0 never */
+	int width;		/* of the line drawn, to clear it */
+};
+
+static int64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+struct ra_progress *ra_progress_new(FILE *out, const char *cmd)
+{
+	struct ra_progress *p = calloc(1, sizeof(*p));
+
+	if (!p)
+		return NULL;
+	p->out = out;
+	snprintf(p->cmd, sizeof(p->cmd), "%s", cmd);
+	return p;
+}
+
+static void clear(struct ra_progress *p)
+{
+	if (p->width)
+		fprintf(p->out, "\r%*s\r", p->width, "");
+	p->width = 0;
+	fflush(p->out);
+}
+
+void ra_progress_done(struct ra_progress *p)
+{
+	if (!p)
+		return;
+	clear(p);
+	p->what[0] = '\0';
+	p->drawn_ns = 0;
+}
+
+void ra_progress_free(struct ra_progress *p)
+{
+	if (!p)
+		return;
+	clear(p);
+	free(p);
+}
+
+/* "12.3 M", "512" */
+static void count(char *buf, size_t len, double n)
+{
+	if (n >= 1e9)
+		snprintf(buf, len, "%.2f G", n / 1e9);
+	else if (n >= 1e6)
+		snprintf(buf, len, "%.1f M", n / 1e6);
+	else if (n >= 1e3)
+		snprintf(buf, len, "%.1f k", n / 1e3);
+	else
+		snprintf(buf, len, "%.0f", n);
+}
+
+void ra_progress_update(struct ra_progress *p, const char *what, uint64_t events, uint64_t done,
+			uint64_t total)
+{
+	char line[256], ev[32], rate[32], left[48] = "";
+	int64_t now;
+	double secs;
+	int n;
+
+	if (!p)
+		return;
+	now = mono_ns();
+	if (strcmp(p->what, what) != 0) {	/* new work: its own clock */
+		snprintf(p->what, sizeof(p->what), "%s", what);
+		p->start_ns = now;
+		p->drawn_ns = 0;
+	}
+	if (p->drawn_ns && now - p->drawn_ns < REDRAW_NS)
+		return;
+	if (!p->drawn_ns && now - p->start_ns < REDRAW_NS) {
+		p->drawn_ns = 0;	/* short work draws nothing */
+		return;
+	}
+	p->drawn_ns = now;
+	secs = (double)(now - p->start_ns) / 1e9;
+	count(ev, sizeof(ev), (double)events);
+	count(rate, sizeof(rate), secs > 0 ? (double)events / secs : 0);
+	if (total && done && done <= total)
+		snprintf(left, sizeof(left), ", %.0f%%, %.0f s left", 100.0 * (double)done / (double)total,
+			 secs * (double)(total - done) / (double)done);
+	n = snprintf(line, sizeof(line), "%s: %s: %s events, %s/s%s", p->cmd, what, ev, rate,
+		     left);
+	if (n < 0)
+		return;
+	if (n > (int)sizeof(line) - 1)
+		n = (int)sizeof(line) - 1;
+	fprintf(p->out, "\r%s%*s", line, p->width > n ? p->width - n : 0, "");
+	p->width = n;
+	fflush(p->out);
+}
