@@ -1,0 +1,119 @@
+#!/bin/bash
+# Scale: traces of 1, 10 and 100 million records (by default; the sizes in
+# millions are the arguments), each imported with and without its analyses
+# and analysed again, against `trace-cmd report > /dev/null` of the same
+# file in the same run; then a live recording of the largest workload. One
+# table: seconds, records per second, the ratio to trace-cmd report, the
+# peak resident set (the kernel's count for the command and its children)
+# and the database's bytes per stored event.
+#
+#   bench/scale.sh [MILLIONS...]      (root; 1 10 100)
+#
+# The workload, in a tracefs instance of its own (the events of
+# bench/make_big_trace.sh: readahead, filemap, block): a cold read of a
+# 64 MiB file with 1 MiB reads, then cached reads of 64 bytes each (one
+# mm_filemap_get_pages per read) until the size is reached; trace-cmd
+# extracts it (compressed, as trace-cmd writes it). The live recording runs
+# the same reads under ra-record; "after" is how long ra-record took past
+# the workload's own end (its wall time less the run's).
+set -eu
+top=$(cd "$(dirname "$0")/.." && pwd)
+bin=$top/build
+sizes=${*:-1 10 100}
+[ "$(id -u)" -eq 0 ] || { echo "needs root" >&2; exit 2; }
+for c in trace-cmd python3; do
+	command -v $c >/dev/null || { echo "needs $c" >&2; exit 2; }
+done
+[ -x "$bin/ra-import" ] || { echo "run make first" >&2; exit 2; }
+work=$(mktemp -d /tmp/ratrace-scale.XXXXXX)
+T=/sys/kernel/tracing
+I=$T/instances/ratrace-scale-bench.$$
+mounted=0
+cleanup() {
+	set +e
+	[ -d "$I" ] && { echo 0 > "$I/tracing_on"; rmdir "$I"; }
+	[ $mounted = 1 ] && umount $T
+	rm -rf "$work"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+if ! mountpoint -q $T; then mount -t tracefs nodev $T; mounted=1; fi
+
+head -c 64M /dev/urandom > "$work/f"
+sync "$work/f"
+evict() { dd if="$work/f" iflag=nocache count=0 status=none; }
+# the workload for N million records: a cold read, then 64-byte cached reads
+passes_for() { echo $((($1 * 1000000 + 1048575) / 1048576)); }
+workload() {	# PASSES: on CPU 0, whose ring buffer holds them
+	evict
+	taskset -c 0 dd if="$work/f" of=/dev/null bs=1M status=none
+	for ((p = 0; p < $1; p++)); do
+		taskset -c 0 dd if="$work/f" of=/dev/null bs=64 status=none
+	done
+}
+
+# run CMD...: "seconds peak_kib" of CMD and its children
+run() {
+	python3 -c 'import resource, subprocess, sys, time
+t = time.monotonic()
+rc = subprocess.call(sys.argv[1:], stdout=subprocess.DEVNULL)
+e = time.monotonic() - t
+if rc: sys.exit("%s: exit %d" % (sys.argv[1], rc))
+print("%.2f %d" % (e, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss))' "$@"
+}
+events_of() {
+	sqlite3 "$1" "SELECT (SELECT COUNT(*) FROM ra_events) + (SELECT COUNT(*) FROM page_events)
+		+ (SELECT COUNT(*) FROM blk_events)"
+}
+row() {	# STEP SIZE SECONDS EVENTS REF_SECONDS PEAK_KIB DB
+	local bpe=-
+	[ -n "$7" ] && bpe=$(awk -v b="$(stat -c %s "$7")" -v n="$4" 'BEGIN { printf "%.1f", b / n }')
+	awk -v s="$1" -v m="$2" -v t="$3" -v n="$4" -v r="$5" -v k="$6" -v b="$bpe" 'BEGIN {
+		printf "%-24s %5s M %8.2f %10.2f M/s %8s %7.1f MiB %8s\n", s, m, t, n / t / 1e6,
+			(r > 0 ? sprintf("%.2fx", r / t) : "-"), k / 1024, b }'
+}
+
+printf "%-24s %7s %8s %14s %8s %11s %8s\n" step size seconds rate "vs tc" "peak RSS" "B/event"
+for m in $sizes; do
+	passes=$(passes_for "$m")
+	mkdir "$I"
+	echo 0 > "$I/tracing_on"
+	# CPU 0's ring buffer holds the whole trace; the others what else runs
+	echo 65536 > "$I/buffer_size_kb"
+	echo $((m * 1000000 * 56 / 1024 + 65536)) > "$I/per_cpu/cpu0/buffer_size_kb"
+	for s in readahead filemap block; do echo 1 > "$I/events/$s/enable"; done
+	echo 1 > "$I/tracing_on"
+	workload "$passes"
+	echo 0 > "$I/tracing_on"
+	unshare -m sh -c "mount --bind /dev/null /proc/sys/kernel/ftrace_enabled &&
+		trace-cmd extract -B '$(basename "$I")' -o '$work/t.dat'" > /dev/null 2>&1
+	rmdir "$I" 2>/dev/null || true
+	read -r tc _ < <(run trace-cmd report "$work/t.dat")
+	rm -f "$work"/x.db*
+	read -r t k < <(run "$bin/ra-import" -q --no-analyze -o "$work/x.db" "$work/t.dat")
+	n=$(events_of "$work/x.db")
+	printf "%-24s %5s M %8.2f %27s\n" "trace-cmd report" "$m" "$tc" "(the reference)"
+	row "ra-import --no-analyze" "$m" "$t" "$n" "$tc" "$k" "$work/x.db"
+	read -r t k < <(run "$bin/ra-analyze" -q "$work/x.db")
+	row "ra-analyze" "$m" "$t" "$n" "$tc" "$k" ""
+	rm -f "$work"/x.db*
+	read -r t k < <(run "$bin/ra-import" -q -o "$work/x.db" "$work/t.dat")
+	row "ra-import" "$m" "$t" "$n" "$tc" "$k" "$work/x.db"
+	rm -f "$work"/x.db* "$work/t.dat"
+done
+
+# the largest workload recorded live: how long after the workload's end the
+# database was complete, and what was lost
+m=${sizes##* }
+passes=$(passes_for "$m")
+cat "$work/f" > /dev/null
+rm -f "$work"/r.db*
+export -f workload evict
+export work
+read -r t k < <(run "$bin/ra-record" -q -b 65536 -o "$work/r.db" -- bash -c "workload $passes")
+n=$(events_of "$work/r.db")
+wall=$(sqlite3 "$work/r.db" "SELECT wall_ns / 1e9 FROM runs")
+lost=$(sqlite3 "$work/r.db" "SELECT lost_events FROM v_runs")
+row "ra-record (live)" "$m" "$t" "$n" 0 "$k" "$work/r.db"
+awk -v t="$t" -v w="$wall" -v l="$lost" 'BEGIN {
+	printf "ra-record: workload %.2f s, complete %.2f s after its end, %d events lost\n", w, t - w, l }'
