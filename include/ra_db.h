@@ -6,6 +6,7 @@
 #ifndef RA_DB_H
 #define RA_DB_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "ra_event.h"
@@ -240,7 +241,10 @@ int ra_writer_add(struct ra_writer *w, const struct ra_event *ev);
 /* Names a task the events do not name; returns NULL when it cannot. */
 typedef const char *(*ra_namer_fn)(int pid, void *arg);
 
-/** ra_writer_set_namer - ask @namer once for each task first seen without a name */
+/**
+ * ra_writer_set_namer - ask @namer, when the events end (ra_writer_finish),
+ * for each task no event named
+ */
 void ra_writer_set_namer(struct ra_writer *w, ra_namer_fn namer, void *arg);
 
 /** ra_writer_note_task - a task name learned outside the events; events' names win */
@@ -260,6 +264,12 @@ void ra_writer_free(struct ra_writer *w);
  * no load had begun.
  */
 int ra_db_load_begin(struct ra_db *db);
+/**
+ * ra_db_private - whether no other process can open @db: a new file still at
+ * its temporary name (ra_db_open_for_load()), where a load may hold the
+ * write lock as long as it likes
+ */
+bool ra_db_private(const struct ra_db *db);
 int ra_db_load_commit(struct ra_db *db);
 void ra_db_load_abort(struct ra_db *db);
 

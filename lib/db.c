@@ -526,6 +526,11 @@ int ra_db_load_begin(struct ra_db *db)
 	return ra_db_exec(db, "BEGIN IMMEDIATE");
 }
 
+bool ra_db_private(const struct ra_db *db)
+{
+	return db->building != NULL;
+}
+
 int ra_db_load_commit(struct ra_db *db)
 {
 	if (ra_db_exec(db, "COMMIT") < 0) {

@@ -294,9 +294,8 @@ static int task_note(struct ra_writer *w, int pid, const char *comm)
 	t = task_slot(w, pid, &fresh);
 	if (!t)
 		return -1;
+	(void)fresh;
 	if (comm[0])
-		set_comm(t, comm);
-	else if (fresh && w->namer && (comm = w->namer(pid, w->namer_arg)))
 		set_comm(t, comm);
 	return 0;
 }
@@ -373,6 +372,14 @@ int ra_writer_finish(struct ra_writer *w)
 			return -1;
 	if (store_seq_range(w) < 0)
 		return -1;
+	/* a task no event named: the namer's name, asked once at the end */
+	for (size_t i = 0; i < w->task_cap; i++) {
+		const char *comm;
+
+		if (w->tasks[i].pid && !w->tasks[i].comm[0] && w->namer &&
+		    (comm = w->namer(w->tasks[i].pid, w->namer_arg)))
+			set_comm(&w->tasks[i], comm);
+	}
 	for (size_t i = 0; i < w->task_cap; i++)
 		if (w->tasks[i].pid && w->tasks[i].comm[0] &&
 		    ra_db_add_task(w->db, w->run_id, w->tasks[i].pid, w->tasks[i].comm) < 0)

@@ -146,11 +146,17 @@ static void tick(struct rec *r, bool force)
 	r->nticks++;
 }
 
+/* events stored at most in one turn of the recording loop, between drains */
+#define LIVE_STEP 65536
+
+static int store_event(const struct ra_event *ev, void *arg);
+static int live_begin(struct rec *r);
+
 static int record_loop(struct rec *r)
 {
 	int ncpus = ra_tracer_ncpus(r->tr);
 	struct pollfd *pfd = calloc((size_t)ncpus + 3, sizeof(*pfd));
-	int n;
+	int n, backlog = 0;
 
 	if (!pfd) {
 		ra_set_error(RA_ERR_IO, "out of memory");
@@ -162,9 +168,11 @@ static int record_loop(struct rec *r)
 		pfd[n++] = (struct pollfd){ .fd = r->sigfd, .events = POLLIN };
 		pfd[n++] = (struct pollfd){ .fd = r->wl.out_fd, .events = POLLIN };
 		pfd[n++] = (struct pollfd){ .fd = r->wl.errout_fd, .events = POLLIN };
-		if (poll(pfd, (nfds_t)n, TICK_NS / 1000000) < 0 && errno != EINTR)
+		/* with events still to store, only a look at what came */
+		if (poll(pfd, (nfds_t)n, backlog ? 0 : TICK_NS / 1000000) < 0 && errno != EINTR)
 			break;
-		if (ra_tracer_drain(r->tr) < 0) {
+		if (ra_tracer_drain(r->tr) < 0 ||
+		    (r->live && (backlog = ra_tracer_live_step(r->tr, LIVE_STEP, store_event, r)) < 0)) {
 			free(pfd);
 			return -1;
 		}
@@ -198,7 +206,7 @@ static int run_workload(struct rec *r)
 	r->start_unix = rec_clock_ns(CLOCK_REALTIME);
 	r->start_mono = rec_clock_ns(CLOCK_MONOTONIC);
 	r->last_tick = r->start_mono;
-	if (ra_workload_start(&r->wl) < 0)
+	if (live_begin(r) < 0 || ra_workload_start(&r->wl) < 0)
 		return -1;
 	if (record_loop(r) < 0)
 		return -1;
@@ -341,8 +349,8 @@ static void run_info(struct rec *r, struct ra_run_info *info)
 	info->execution = "host";
 }
 
-/* The events, in time order, and what depends on them. */
-static int store_trace(struct rec *r, int64_t run_id)
+/* The writer of run @run_id's events. */
+static int store_begin(struct rec *r, int64_t run_id)
 {
 	char comm[16];
 
@@ -356,7 +364,42 @@ static int store_trace(struct rec *r, int64_t run_id)
 	ra_scope_reset(&r->scope);
 	r->run_id = run_id;
 	r->stored_events = 0;
-	if (ra_tracer_replay(r->tr, store_event, r) < 0 || (ra_progress_done(r->progress), 0) ||
+	return 0;
+}
+
+/*
+ * Into a file no other process can open, the run's events are stored while
+ * its workload runs: the load begins before it starts, and each turn of the
+ * recording loop stores what every CPU has passed. (Into a shared file the
+ * load would hold the write lock for the whole workload: it waits for the
+ * end as before.) Returns 0, or -1 with nothing begun.
+ */
+static int live_begin(struct rec *r)
+{
+	struct ra_run_info info = { 0 };
+	int64_t run_id;
+
+	r->live = false;
+	if (r->opt->source == RA_SOURCE_BOTH || !ra_db_private(r->db))
+		return 0;
+	run_info(r, &info);
+	if (ra_db_load_begin(r->db) < 0)
+		return -1;
+	run_id = ra_db_run_create(r->db, &info);
+	if (run_id < 0 || store_begin(r, run_id) < 0 || ra_tracer_live_begin(r->tr) < 0) {
+		ra_db_load_abort(r->db);
+		return -1;
+	}
+	r->live = true;
+	return 0;
+}
+
+/* The events in time order, and what depends on them. */
+static int store_trace(struct rec *r, int64_t run_id)
+{
+	if (!r->live && store_begin(r, run_id) < 0)
+		return -1;
+	if (ra_tracer_live_end(r->tr, store_event, r) < 0 || (ra_progress_done(r->progress), 0) ||
 	    ra_writer_finish(r->w) < 0 ||
 	    ra_tracer_tgids(r->tr, store_tgid, r) < 0 ||
 	    ra_paths_resolve(r->db, run_id, r->names) < 0 || store_filesystems(r, run_id) < 0)
@@ -415,10 +458,14 @@ static int store_run(struct rec *r)
 	int64_t run_id;
 	int st = r->wl.status;
 
-	run_info(r, &info);
-	if (ra_db_load_begin(r->db) < 0)
-		return -1;
-	run_id = ra_db_run_create(r->db, &info);
+	if (r->live) {
+		run_id = r->run_id;	/* begun with the workload */
+	} else {
+		run_info(r, &info);
+		if (ra_db_load_begin(r->db) < 0)
+			return -1;
+		run_id = ra_db_run_create(r->db, &info);
+	}
 	if (run_id < 0 || store_meta(r, run_id) < 0 || store_trace(r, run_id) < 0)
 		goto fail;
 	end.wall_ns = r->end_mono - r->start_mono;
@@ -450,9 +497,11 @@ static int store_run(struct rec *r)
 		fprintf(stderr, "ra-record: run %lld: %llu events in '%s', %llu lost\n",
 			(long long)run_id, (unsigned long long)ra_writer_total(r->w), r->opt->output,
 			(unsigned long long)ra_tracer_lost(r->tr));
+	r->live = false;
 	return 0;
 fail:
 	ra_db_load_abort(r->db);
+	r->live = false;
 	return -1;
 }
 

@@ -79,6 +79,8 @@ struct rec_opts {
 struct rec {
 	const struct rec_opts *opt;
 	struct ra_progress *progress;	/* the line on a terminal while storing, or NULL */
+	/* the run's load began with its workload: stored while it runs */
+	bool live;
 	uint64_t stored_events;		/* of the run being stored */
 	bool said_sources;		/* the lines about missing events were printed */
 	const char *run_label;		/* label of the run being recorded */

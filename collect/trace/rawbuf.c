@@ -4,6 +4,7 @@
  * hands them out) merged by timestamp.
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -25,8 +26,12 @@ struct cpu_reader {
 	unsigned long long ts;
 };
 
-/* Read the next sub-buffer into the kbuffer; 1 loaded, 0 end of file, -1 error. */
-static int load_page(struct cpu_reader *r)
+/*
+ * Read the next sub-buffer into the kbuffer; 1 loaded, 0 end of file, -1
+ * error. @whole: only a whole one (the file is still being written: a short
+ * read is the end for now, read again later).
+ */
+static int load_page(struct cpu_reader *r, bool whole)
 {
 	ssize_t n, got = 0;
 
@@ -43,7 +48,7 @@ static int load_page(struct cpu_reader *r)
 			break;
 		got += n;
 	}
-	if (got < 16)	/* not even a sub-buffer header */
+	if (got < 16 || (whole && got < r->page_size))	/* not even a sub-buffer header */
 		return 0;
 	memset(r->page + got, 0, (size_t)(r->page_size - got));
 	r->off += got;
@@ -68,13 +73,13 @@ static int account_missed(struct cpu_reader *r)
 }
 
 /* Advance to the next event of this CPU, crossing sub-buffers. */
-static int next_event(struct cpu_reader *r, int first)
+static int next_event(struct cpu_reader *r, int first, bool whole)
 {
 	int ret;
 
 	r->data = first ? NULL : kbuffer_next_event(r->kbuf, &r->ts);
 	while (!r->data) {
-		ret = load_page(r);
+		ret = load_page(r, whole);
 		if (ret <= 0)
 			return ret;
 		account_missed(r);
@@ -101,53 +106,94 @@ static int emit(struct cpu_reader *r, struct tep_handle *tep, struct ra_decoder 
 	return 0;
 }
 
-int ra_rawbuf_replay(struct tep_handle *tep, struct ra_decoder *dec, struct ra_rawcpu *cpus,
-		     int ncpus, ra_event_cb cb, void *arg)
+struct ra_rawmerge {
+	struct tep_handle *tep;
+	struct ra_decoder *dec;
+	struct ra_rawcpu *cpus;
+	int ncpus;
+	struct cpu_reader *rd;
+};
+
+struct ra_rawmerge *ra_rawmerge_new(struct tep_handle *tep, struct ra_decoder *dec,
+				    struct ra_rawcpu *cpus, int ncpus)
 {
-	struct cpu_reader *rd = calloc((size_t)ncpus, sizeof(*rd));
+	struct ra_rawmerge *m = calloc(1, sizeof(*m));
 	int page_size = tep_get_sub_buffer_size(tep);
-	struct stat sb;
-	int ret = -1;
 
 	if (page_size <= 0)
 		page_size = getpagesize();
-	if (!rd)
+	if (!m || !(m->rd = calloc((size_t)ncpus, sizeof(*m->rd))))
 		goto nomem;
+	m->tep = tep;
+	m->dec = dec;
+	m->cpus = cpus;
+	m->ncpus = ncpus;
 	for (int i = 0; i < ncpus; i++) {
 		/* a replay counts from nothing: the files can be replayed again */
 		cpus[i].missed = cpus[i].events = 0;
 		cpus[i].missed_unknown = 0;
-		cpus[i].done = 0;
-		cpus[i].size = fstat(cpus[i].fd, &sb) == 0 ? (uint64_t)sb.st_size : 0;
-		rd[i].rc = &cpus[i];
-		rd[i].page_size = page_size;
-		rd[i].page = malloc((size_t)page_size);
-		rd[i].kbuf = tep_kbuffer(tep);
-		if (!rd[i].page || !rd[i].kbuf)
+		cpus[i].done = cpus[i].size = 0;
+		m->rd[i].rc = &cpus[i];
+		m->rd[i].page_size = page_size;
+		m->rd[i].page = malloc((size_t)page_size);
+		m->rd[i].kbuf = tep_kbuffer(tep);
+		if (!m->rd[i].page || !m->rd[i].kbuf)
 			goto nomem;
-		if (next_event(&rd[i], 1) < 0)
-			goto out;
 	}
-	for (;;) {
-		struct cpu_reader *min = NULL;
-
-		for (int i = 0; i < ncpus; i++)
-			if (rd[i].data && (!min || rd[i].ts < min->ts))
-				min = &rd[i];
-		if (!min)
-			break;
-		if (emit(min, tep, dec, cb, arg) < 0 || next_event(min, 0) < 0)
-			goto out;
-	}
-	ret = 0;
-	goto out;
+	return m;
 nomem:
 	ra_set_error(RA_ERR_IO, "out of memory");
-out:
-	for (int i = 0; rd && i < ncpus; i++) {
-		free(rd[i].page);
-		kbuffer_free(rd[i].kbuf);
+	ra_rawmerge_free(m);
+	return NULL;
+}
+
+int ra_rawmerge_step(struct ra_rawmerge *m, uint64_t below, uint64_t max_events, bool final,
+		     ra_event_cb cb, void *arg)
+{
+	struct stat sb;
+
+	for (int i = 0; i < m->ncpus; i++) {
+		struct cpu_reader *r = &m->rd[i];
+
+		r->rc->size = fstat(r->rc->fd, &sb) == 0 ? (uint64_t)sb.st_size : 0;
+		/* a CPU whose data had ended: what was written since */
+		if (!r->data && next_event(r, 1, !final) < 0)
+			return -1;
 	}
-	free(rd);
-	return ret;
+	for (uint64_t n = 0;; n++) {
+		struct cpu_reader *min = NULL;
+
+		for (int i = 0; i < m->ncpus; i++)
+			if (m->rd[i].data && (!min || m->rd[i].ts < min->ts))
+				min = &m->rd[i];
+		if (!min || min->ts >= below)
+			return 0;
+		if (n == max_events)
+			return 1;
+		if (emit(min, m->tep, m->dec, cb, arg) < 0 || next_event(min, 0, !final) < 0)
+			return -1;
+	}
+}
+
+void ra_rawmerge_free(struct ra_rawmerge *m)
+{
+	if (!m)
+		return;
+	for (int i = 0; m->rd && i < m->ncpus; i++) {
+		free(m->rd[i].page);
+		if (m->rd[i].kbuf)
+			kbuffer_free(m->rd[i].kbuf);
+	}
+	free(m->rd);
+	free(m);
+}
+
+int ra_rawbuf_replay(struct tep_handle *tep, struct ra_decoder *dec, struct ra_rawcpu *cpus,
+		     int ncpus, ra_event_cb cb, void *arg)
+{
+	struct ra_rawmerge *m = ra_rawmerge_new(tep, dec, cpus, ncpus);
+	int ret = m ? ra_rawmerge_step(m, UINT64_MAX, UINT64_MAX, true, cb, arg) : -1;
+
+	ra_rawmerge_free(m);
+	return ret < 0 ? -1 : 0;
 }

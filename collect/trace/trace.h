@@ -37,6 +37,21 @@ struct ra_rawcpu {
 int ra_rawbuf_replay(struct tep_handle *tep, struct ra_decoder *dec, struct ra_rawcpu *cpus,
 		     int ncpus, ra_event_cb cb, void *arg);
 
+/*
+ * The same merge a step at a time, while the files are still written: each
+ * step passes on, in time order, the events before @below (a time every
+ * CPU's file is known to have passed), at most @max_events of them, reading
+ * whole sub-buffers only unless @final. A merge stepped to the end gives
+ * exactly what ra_rawbuf_replay() gives. A step returns 0 when it reached
+ * @below or the end of the files, 1 when @max_events stopped it, -1 on error.
+ */
+struct ra_rawmerge;
+struct ra_rawmerge *ra_rawmerge_new(struct tep_handle *tep, struct ra_decoder *dec,
+				    struct ra_rawcpu *cpus, int ncpus);
+int ra_rawmerge_step(struct ra_rawmerge *m, uint64_t below, uint64_t max_events, bool final,
+		     ra_event_cb cb, void *arg);
+void ra_rawmerge_free(struct ra_rawmerge *m);
+
 /* ---- btf.c: the running kernel's BTF ---- */
 
 struct ra_btf;
@@ -180,6 +195,18 @@ int ra_tracer_store_meta(struct ra_tracer *tr, struct ra_db *db, int64_t run_id)
  * next replay and store give (RA_SIDE_*; RA_SOURCE_BOTH records both)
  */
 void ra_tracer_side(struct ra_tracer *tr, int side);
+/*
+ * Storing while the workload runs: after ra_tracer_start(), live_begin makes
+ * each drain read every CPU empty, so that the events before the drain are
+ * in the files (1: not for this trace clock, nothing changed; 0; -1). Each
+ * live_step passes on at most @max_events more of those, in time order (0
+ * caught up, 1 more to come, -1); live_end, after ra_tracer_stop(), passes
+ * on the rest (without live_begin: the whole replay). The events and their
+ * order are exactly ra_tracer_replay()'s.
+ */
+int ra_tracer_live_begin(struct ra_tracer *tr);
+int ra_tracer_live_step(struct ra_tracer *tr, uint64_t max_events, ra_event_cb cb, void *arg);
+int ra_tracer_live_end(struct ra_tracer *tr, ra_event_cb cb, void *arg);
 /** ra_tracer_position - how far the replay is: @done of @total bytes of sub-buffers */
 void ra_tracer_position(struct ra_tracer *tr, uint64_t *done, uint64_t *total);
 /** ra_tracer_replay - decode the recorded events in time order */

@@ -12,6 +12,7 @@
 #include <sys/mount.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <tracefs/tracefs.h>
@@ -38,6 +39,11 @@ struct ra_tracer {
 	char clock[16];
 	int ncpus;
 	int subbuf;
+	/* storing while the workload runs: each drain reads every CPU empty */
+	bool live;
+	uint64_t drained_below;		/* every event before this time is in the files */
+	struct ra_rawmerge *merge;
+	char *page;			/* a sub-buffer read */
 	struct cpu_cap *cpu;
 	struct ra_rawcpu *raw;	/* per CPU: the file of sub-buffers, lost counts */
 	bool available[RA_EV_MAX];
@@ -676,9 +682,73 @@ const char *ra_tracer_clock(struct ra_tracer *tr)
 	return tr->clock;
 }
 
+static int64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+/*
+ * A CPU read empty through read(2), partial sub-buffers too, each stored
+ * whole (the rest zero). At most @max sub-buffers: 0 emptied, 1 not yet.
+ */
+static int read_empty(struct ra_tracer *tr, struct cpu_cap *c, struct ra_rawcpu *raw, int max,
+		      int64_t *total)
+{
+	int n;
+
+	for (int i = 0; i < max; i++) {
+		n = tracefs_cpu_flush(c->tcpu, tr->page);
+		if (n <= 0) {
+			if (n < 0 && errno != EAGAIN && errno != EINTR) {
+				ra_set_error(RA_ERR_IO, "cannot save the cpu%d ring buffer: %s",
+					     raw->cpu, strerror(errno));
+				return -1;
+			}
+			return 0;
+		}
+		memset(tr->page + n, 0, (size_t)(tr->subbuf - n > 0 ? tr->subbuf - n : 0));
+		if (write(raw->fd, tr->page, (size_t)tr->subbuf) != tr->subbuf) {
+			ra_set_error(RA_ERR_IO, "cannot save the cpu%d ring buffer: %s", raw->cpu,
+				     strerror(errno));
+			return -1;
+		}
+		c->bytes += (uint64_t)tr->subbuf;
+		*total += tr->subbuf;
+	}
+	return 1;
+}
+
+/*
+ * Live: every CPU read empty. What was committed before the drain began is
+ * then in the files; an event being written as it began (reserved, its time
+ * taken, not committed yet) is done within microseconds: 20 ms is the margin.
+ */
+static int64_t drain_live(struct ra_tracer *tr)
+{
+	int64_t total = 0, start = mono_ns();
+	bool emptied = true;
+
+	for (int i = 0; i < tr->ncpus; i++) {
+		int rc = read_empty(tr, &tr->cpu[i], &tr->raw[i], 4096, &total);
+
+		if (rc < 0)
+			return -1;
+		emptied &= rc == 0;
+	}
+	if (emptied && start > 20000000)
+		tr->drained_below = (uint64_t)(start - 20000000);
+	return total;
+}
+
 int64_t ra_tracer_drain(struct ra_tracer *tr)
 {
 	int64_t total = 0;
+
+	if (tr->live)
+		return drain_live(tr);
 
 	for (int i = 0; i < tr->ncpus; i++) {
 		struct cpu_cap *c = &tr->cpu[i];
@@ -764,6 +834,43 @@ void ra_tracer_side(struct ra_tracer *tr, int side)
 {
 	tr->side = side;
 	ra_decoder_side(tr->dec, side);
+}
+
+int ra_tracer_live_begin(struct ra_tracer *tr)
+{
+	if (strcmp(tr->clock, "mono") != 0)
+		return 1;	/* the mark is a time of the trace's clock */
+	tr->page = malloc((size_t)tr->subbuf);
+	tr->merge = tr->page ? ra_rawmerge_new(tr->tep, tr->dec, tr->raw, tr->ncpus) : NULL;
+	if (!tr->merge) {
+		free(tr->page);
+		tr->page = NULL;
+		ra_set_error(RA_ERR_IO, "out of memory");
+		return -1;
+	}
+	tr->live = true;
+	tr->drained_below = 0;
+	return 0;
+}
+
+int ra_tracer_live_step(struct ra_tracer *tr, uint64_t max_events, ra_event_cb cb, void *arg)
+{
+	if (!tr->merge)
+		return 0;
+	return ra_rawmerge_step(tr->merge, tr->drained_below, max_events, false, cb, arg);
+}
+
+int ra_tracer_live_end(struct ra_tracer *tr, ra_event_cb cb, void *arg)
+{
+	int ret;
+
+	if (!tr->merge)
+		return ra_tracer_replay(tr, cb, arg);
+	ret = ra_rawmerge_step(tr->merge, UINT64_MAX, UINT64_MAX, true, cb, arg);
+	ra_rawmerge_free(tr->merge);
+	tr->merge = NULL;
+	tr->live = false;
+	return ret < 0 ? -1 : 0;
 }
 
 void ra_tracer_position(struct ra_tracer *tr, uint64_t *done, uint64_t *total)
@@ -949,6 +1056,14 @@ int ra_tracer_store_meta(struct ra_tracer *tr, struct ra_db *db, int64_t run_id)
 	for (int i = 0; i < tr->ncpus; i++) {
 		struct cpu_cap *c = &tr->cpu[i];
 
+		/*
+		 * Every event the kernel handed out (its "read events") is one the
+		 * replay read from the files: one it did not is lost to the run,
+		 * as one the ring buffer dropped is.
+		 */
+		if (c->read_events >= 0 && (uint64_t)c->read_events > tr->raw[i].events &&
+		    tr->raw[i].events + tr->raw[i].missed < (uint64_t)c->read_events)
+			tr->raw[i].missed = (uint64_t)c->read_events - tr->raw[i].events;
 		if (ra_db_add_lost(db, run_id, tr->raw[i].cpu, c->overrun, c->dropped,
 				   (int64_t)tr->raw[i].missed, c->read_events) < 0)
 			return -1;
@@ -962,6 +1077,8 @@ int ra_tracer_destroy(struct ra_tracer *tr)
 
 	if (!tr)
 		return 0;
+	ra_rawmerge_free(tr->merge);
+	free(tr->page);
 	for (int i = 0; i < tr->ncpus; i++) {
 		struct cpu_cap *c = &tr->cpu[i];
 

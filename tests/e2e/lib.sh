@@ -359,6 +359,10 @@ record_loop() {
 	check_eq "$(instance_left $REC_PID)" 0 "tracefs instance left"
 	run=$(q "$DB" "SELECT run_id FROM v_runs")
 	check_eq "$(q "$DB" "SELECT lost_events FROM v_runs")" 0 "lost events"
+	# stored while the workload ran, a step at a time: still in time order
+	check_eq "$(q "$DB" "SELECT COUNT(*) FROM (SELECT ts_ns, LAG(ts_ns) OVER (ORDER BY seq) AS p
+		FROM (SELECT seq, ts_ns FROM ra_events UNION ALL SELECT seq, ts_ns FROM page_events
+		UNION ALL SELECT seq, ts_ns FROM blk_events)) WHERE ts_ns < p")" 0 "events out of time order"
 }
 
 # record_rawl MODE FILE [ARGS...]: record_loop of "$RAWL" MODE FILE ARGS... with
