@@ -362,7 +362,8 @@ static int stream_open(struct ra_tracedat *td, int fd, struct td_stream *s)
 /*
  * Every record of every buffer in time order, as libtracecmd's iteration
  * gives them (the earliest first; of equal times, the first buffer's, then
- * the lower CPU's), read a sub-buffer at a time. Returns 0, or -1.
+ * the lower CPU's), read a sub-buffer at a time. Returns 0, 1 when none of
+ * the buffers the check found is one libtracecmd opened, or -1.
  */
 static int replay_pages(struct ra_tracedat *td)
 {
@@ -387,6 +388,10 @@ static int replay_pages(struct ra_tracedat *td)
 				goto out;
 			n++;
 		}
+	if (n == 0) {	/* no buffer the check found is one libtracecmd opened */
+		ret = 1;
+		goto out;
+	}
 	for (;;) {
 		struct td_stream *min = NULL;
 		struct tep_record rec;
@@ -437,8 +442,8 @@ int ra_tracedat_replay(struct ra_tracedat *td, ra_event_cb cb, void *arg)
 	td->arg = arg;
 	td->records = 0;
 	/* timestamps that libtracecmd moves are left to it (the check read the data) */
-	if (!td->lay.moved_ts && td->lay.n > 0)
-		return replay_pages(td) < 0 ? -1 : 0;
+	if (!td->lay.moved_ts && td->lay.n > 0 && (ret = replay_pages(td)) <= 0)
+		return ret;
 	if (td->nh == 1)
 		ret = tracecmd_iterate_events(td->top, NULL, 0, on_record, td);
 	else
