@@ -69,7 +69,7 @@ row() {	# STEP SIZE SECONDS EVENTS REF_SECONDS PEAK_KIB DB
 	local bpe=-
 	[ -n "$7" ] && bpe=$(awk -v b="$(stat -c %s "$7")" -v n="$4" 'BEGIN { printf "%.1f", b / n }')
 	awk -v s="$1" -v m="$2" -v t="$3" -v n="$4" -v r="$5" -v k="$6" -v b="$bpe" 'BEGIN {
-		printf "%-24s %5s M %8.2f %10.2f M/s %8s %7.1f MiB %8s\n", s, m, t, n / t / 1e6,
+		printf "%-24s %5.1f M %8.2f %10.2f M/s %8s %7.1f MiB %8s\n", s, n / 1e6, t, n / t / 1e6,
 			(r > 0 ? sprintf("%.2fx", r / t) : "-"), k / 1024, b }'
 }
 
@@ -85,6 +85,8 @@ for m in $sizes; do
 	echo 1 > "$I/tracing_on"
 	workload "$passes"
 	echo 0 > "$I/tracing_on"
+	lost=$(cat "$I"/per_cpu/cpu*/stats | awk '/^(overrun|dropped events):/ { n += $NF } END { print n + 0 }')
+	[ "$lost" -eq 0 ] || echo "note: the ring buffer lost $lost records of the $m M trace" >&2
 	unshare -m sh -c "mount --bind /dev/null /proc/sys/kernel/ftrace_enabled &&
 		trace-cmd extract -B '$(basename "$I")' -o '$work/t.dat'" > /dev/null 2>&1
 	rmdir "$I" 2>/dev/null || true
@@ -92,7 +94,8 @@ for m in $sizes; do
 	rm -f "$work"/x.db*
 	read -r t k < <(run "$bin/ra-import" -q --no-analyze -o "$work/x.db" "$work/t.dat")
 	n=$(events_of "$work/x.db")
-	printf "%-24s %5s M %8.2f %27s\n" "trace-cmd report" "$m" "$tc" "(the reference)"
+	printf "%-24s %5.1f M %8.2f %27s\n" "trace-cmd report" "$(awk -v n="$n" 'BEGIN { print n / 1e6 }')" \
+		"$tc" "(the reference)"
 	row "ra-import --no-analyze" "$m" "$t" "$n" "$tc" "$k" "$work/x.db"
 	read -r t k < <(run "$bin/ra-analyze" -q "$work/x.db")
 	row "ra-analyze" "$m" "$t" "$n" "$tc" "$k" ""
