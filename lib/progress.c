@@ -37,6 +37,7 @@ struct ra_progress *ra_progress_new(FILE *out, const char *cmd)
 		return NULL;
 	p->out = out;
 	snprintf(p->cmd, sizeof(p->cmd), "%s", cmd);
+	p->start_ns = mono_ns();
 	return p;
 }
 
@@ -55,6 +56,7 @@ void ra_progress_done(struct ra_progress *p)
 	clear(p);
 	p->what[0] = '\0';
 	p->drawn_ns = 0;
+	p->start_ns = mono_ns();	/* the next work begins now */
 }
 
 void ra_progress_free(struct ra_progress *p)
@@ -89,17 +91,15 @@ void ra_progress_update(struct ra_progress *p, const char *what, uint64_t events
 	if (!p)
 		return;
 	now = mono_ns();
-	if (strcmp(p->what, what) != 0) {	/* new work: its own clock */
+	if (strncmp(p->what, what, sizeof(p->what) - 1) != 0) {
+		/* new work, begun when the last one was done (its first events are counted) */
 		snprintf(p->what, sizeof(p->what), "%s", what);
-		p->start_ns = now;
 		p->drawn_ns = 0;
 	}
 	if (p->drawn_ns && now - p->drawn_ns < REDRAW_NS)
 		return;
-	if (!p->drawn_ns && now - p->start_ns < REDRAW_NS) {
-		p->drawn_ns = 0;	/* short work draws nothing */
-		return;
-	}
+	if (!p->drawn_ns && now - p->start_ns < REDRAW_NS)
+		return;	/* short work draws nothing */
 	p->drawn_ns = now;
 	secs = (double)(now - p->start_ns) / 1e9;
 	count(ev, sizeof(ev), (double)events);

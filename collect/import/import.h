@@ -100,11 +100,19 @@ struct ra_td_layout {
 	struct ra_td_region *r;	/* in the file's order of buffers, each by CPU */
 	int n, cap;
 	bool big;		/* numbers are big-endian */
+	int lsize;		/* bytes of a sub-buffer's commit; 0: its pages were not checked */
 	enum ra_td_algo algo;
 	/* options by which libtracecmd moves timestamps (DATE, OFFSET, TIME_SHIFT, TSC2NSEC) */
 	bool moved_ts;
 };
 
+/**
+ * ra_td_page_check - the check of one sub-buffer of @ps bytes (read from
+ * offset @at of @path) that the check of the file made of each: 0, or -1 with
+ * the error set. For a reader that trusts no byte it did not check itself.
+ */
+int ra_td_page_check(const struct ra_td_layout *lay, const char *path, const void *page,
+		     uint32_t ps, uint64_t at);
 /** ra_tracedat_layout - ra_tracedat_check() that also fills @lay (free it with the next) */
 int ra_tracedat_layout(const char *path, struct ra_td_layout *lay);
 void ra_td_layout_free(struct ra_td_layout *lay);

@@ -384,6 +384,7 @@ static int64_t sink_begin(void *arg, struct ra_run_info *info)
 		return -1;
 	im->current = it->paths[0];
 	im->events = 0;
+	im->pos_done = im->pos_total = 0;	/* until its source says */
 	return run_id;
 }
 

@@ -32,6 +32,7 @@ int tracecmd_page_size(struct tracecmd_input *handle);
 
 #define MAX_HANDLES 64
 #define TD_MAX_CHUNK (256u << 20)	/* a decompressed chunk: the check's bound */
+#define TD_MAX_REGIONS 4096		/* CPUs x buffers the reader merges itself */
 
 struct ra_tracedat {
 	char *path;
@@ -247,13 +248,16 @@ static int next_chunk(struct ra_tracedat *td, int fd, struct td_stream *s)
 
 	if (!s->chunks)
 		return 0;
-	if (s->reg->end - s->pos >= 8 && read_at(td, fd, h, 8, s->pos) < 0)
+	if (s->reg->end - s->pos < 8)
+		goto changed;
+	if (read_at(td, fd, h, 8, s->pos) < 0)
 		return -1;
 	zsize = td_u32(td, h);
 	rsize = td_u32(td, h + 4);
 	/* as the check found them, unless the file changed since */
-	if (s->reg->end - s->pos < 8 || zsize > s->reg->end - s->pos - 8 || rsize > TD_MAX_CHUNK ||
+	if (zsize > s->reg->end - s->pos - 8 || zsize > TD_MAX_CHUNK || rsize > TD_MAX_CHUNK ||
 	    rsize % s->reg->page_size) {
+changed:
 		ra_set_error(RA_ERR_DATA, "'%s': the chunk of event data at offset %llu is not"
 			     " the one checked (did the file change?)", td->path,
 			     (unsigned long long)s->pos);
@@ -313,6 +317,10 @@ static int next_page(struct ra_tracedat *td, int fd, struct td_stream *s)
 		s->buf_len = ps;
 		s->buf_next = 0;
 	}
+	/* checked again as the check did: kbuffer trusts what a sub-buffer says */
+	if (ra_td_page_check(&td->lay, td->path, s->buf + s->buf_next, ps,
+			     s->reg->compressed ? s->pos : s->pos - ps) < 0)
+		return -1;
 	if (kbuffer_load_subbuffer(s->kb, s->buf + s->buf_next) < 0) {
 		ra_set_error(RA_ERR_DATA, "'%s': a corrupt sub-buffer of cpu %u", td->path,
 			     s->reg->cpu);
@@ -359,6 +367,23 @@ static int stream_open(struct ra_tracedat *td, int fd, struct td_stream *s)
 	return next_record(td, fd, s, true);
 }
 
+/* The region of buffer @hi with the lowest CPU above @prev's (of the same buffer), or -1. */
+static int next_region(const struct ra_tracedat *td, int hi, const struct td_stream *prev)
+{
+	int64_t above = prev && prev->hi == hi ? (int64_t)prev->reg->cpu : -1;
+	int best = -1;
+
+	for (int r = 0; r < td->lay.n; r++) {
+		const struct ra_td_region *g = &td->lay.r[r];
+
+		if (strcmp(g->buffer, td->hname[hi]) != 0 || (int64_t)g->cpu <= above)
+			continue;
+		if (best < 0 || g->cpu < td->lay.r[best].cpu)
+			best = r;
+	}
+	return best;
+}
+
 /*
  * Every record of every buffer in time order, as libtracecmd's iteration
  * gives them (the earliest first; of equal times, the first buffer's, then
@@ -375,12 +400,32 @@ static int replay_pages(struct ra_tracedat *td)
 			     fd < 0 ? strerror(errno) : "out of memory");
 		goto out;
 	}
+	/*
+	 * Each buffer's CPUs in the order of their ids, as libtracecmd numbers
+	 * them; two regions of one buffer name and CPU (two instances of one
+	 * name), and more CPU data than machines have, are left to libtracecmd.
+	 */
+	if (td->lay.n > TD_MAX_REGIONS) {
+		ret = 1;
+		goto out;
+	}
+	for (int a = 0; a < td->lay.n; a++)
+		for (int b = a + 1; b < td->lay.n; b++)
+			if (td->lay.r[a].cpu == td->lay.r[b].cpu &&
+			    strcmp(td->lay.r[a].buffer, td->lay.r[b].buffer) == 0) {
+				ret = 1;
+				goto out;
+			}
+	for (int a = 0; a < td->nh; a++)
+		for (int b = a + 1; b < td->nh; b++)
+			if (strcmp(td->hname[a], td->hname[b]) == 0) {
+				ret = 1;
+				goto out;
+			}
 	for (int i = 0; i < td->nh; i++)
-		for (int r = 0; r < td->lay.n; r++) {
+		for (int r; n < td->lay.n && (r = next_region(td, i, n ? &st[n - 1] : NULL)) >= 0;) {
 			struct td_stream *s = &st[n];
 
-			if (strcmp(td->lay.r[r].buffer, td->hname[i]) != 0)
-				continue;
 			s->reg = &td->lay.r[r];
 			s->hi = i;
 			s->cpu_index = i == 0 ? (int)s->reg->cpu : -1;
@@ -442,7 +487,8 @@ int ra_tracedat_replay(struct ra_tracedat *td, ra_event_cb cb, void *arg)
 	td->arg = arg;
 	td->records = 0;
 	/* timestamps that libtracecmd moves are left to it (the check read the data) */
-	if (!td->lay.moved_ts && td->lay.n > 0 && (ret = replay_pages(td)) <= 0)
+	if (!td->lay.moved_ts && td->lay.n > 0 && td->lay.lsize &&
+	    (ret = replay_pages(td)) <= 0)
 		return ret;
 	if (td->nh == 1)
 		ret = tracecmd_iterate_events(td->top, NULL, 0, on_record, td);

@@ -720,6 +720,20 @@ static int page(struct chk *c, uint64_t at, uint32_t ps, const char *what)
 	return page_events(c, at + start, commit, area, what);
 }
 
+int ra_td_page_check(const struct ra_td_layout *lay, const char *path, const void *buf,
+		     uint32_t ps, uint64_t at)
+{
+	struct chk c = {
+		.path = path, .fd = -1, .fsize = ps, .big = lay->big, .lsize = lay->lsize,
+		.inflated = "a sub-buffer read again", .inflated_at = at,
+		.win = (unsigned char *)buf, .win_len = ps,
+	};
+
+	if (!lay->lsize || ps <= 8 + (uint32_t)lay->lsize)
+		return bad(&c, 0, "sub-buffers the check could not read");
+	return page(&c, 0, ps, "sub-buffer");
+}
+
 /* The uncompressed data of a CPU: @size bytes at @off (both checked), pages of @ps bytes. */
 static int cpu_pages(struct chk *c, uint64_t decl, uint64_t off, uint64_t size, uint32_t ps,
 		     const char *what)
@@ -1558,6 +1572,7 @@ int ra_tracedat_layout(const char *path, struct ra_td_layout *lay)
 	ret = check_file(c);
 	if (lay) {
 		lay->big = c->big;
+		lay->lsize = c->lsize;
 		lay->algo = c->algo == ALGO_ZSTD ? RA_TD_ZSTD : c->algo == ALGO_ZLIB ? RA_TD_ZLIB :
 						RA_TD_NONE;
 		if (ret != 0)

@@ -1059,11 +1059,10 @@ int ra_tracer_store_meta(struct ra_tracer *tr, struct ra_db *db, int64_t run_id)
 		/*
 		 * Every event the kernel handed out (its "read events") is one the
 		 * replay read from the files: one it did not is lost to the run,
-		 * as one the ring buffer dropped is.
+		 * beside those the ring buffer dropped (which it never handed out).
 		 */
-		if (c->read_events >= 0 && (uint64_t)c->read_events > tr->raw[i].events &&
-		    tr->raw[i].events + tr->raw[i].missed < (uint64_t)c->read_events)
-			tr->raw[i].missed = (uint64_t)c->read_events - tr->raw[i].events;
+		if (c->read_events >= 0 && (uint64_t)c->read_events > tr->raw[i].events)
+			tr->raw[i].missed += (uint64_t)c->read_events - tr->raw[i].events;
 		if (ra_db_add_lost(db, run_id, tr->raw[i].cpu, c->overrun, c->dropped,
 				   (int64_t)tr->raw[i].missed, c->read_events) < 0)
 			return -1;
