@@ -8,6 +8,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <time.h>
 
 #include "ra_event.h"
 
@@ -279,6 +280,9 @@ void ra_db_load_abort(struct ra_db *db);
  * page faults)
  */
 void ra_malloc_tune(void);
+
+/** ra_clock_ns - the time of clock @id (CLOCK_MONOTONIC, CLOCK_REALTIME) in ns */
+int64_t ra_clock_ns(clockid_t id);
 
 /*
  * The SQL of a device number column or expression @x (the kernel's dev_t:

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "ra_db.h"
 #include "ra_progress.h"
 
 #define REDRAW_NS 200000000	/* five times a second */
@@ -21,14 +22,6 @@ struct ra_progress {
 	int width;		/* of the line drawn, to clear it */
 };
 
-static int64_t mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
-
 struct ra_progress *ra_progress_new(FILE *out, const char *cmd)
 {
 	struct ra_progress *p = calloc(1, sizeof(*p));
@@ -37,7 +30,7 @@ struct ra_progress *ra_progress_new(FILE *out, const char *cmd)
 		return NULL;
 	p->out = out;
 	snprintf(p->cmd, sizeof(p->cmd), "%s", cmd);
-	p->start_ns = mono_ns();
+	p->start_ns = ra_clock_ns(CLOCK_MONOTONIC);
 	return p;
 }
 
@@ -56,7 +49,7 @@ void ra_progress_done(struct ra_progress *p)
 	clear(p);
 	p->what[0] = '\0';
 	p->drawn_ns = 0;
-	p->start_ns = mono_ns();	/* the next work begins now */
+	p->start_ns = ra_clock_ns(CLOCK_MONOTONIC);	/* the next work begins now */
 }
 
 void ra_progress_free(struct ra_progress *p)
@@ -90,7 +83,7 @@ void ra_progress_update(struct ra_progress *p, const char *what, uint64_t events
 
 	if (!p)
 		return;
-	now = mono_ns();
+	now = ra_clock_ns(CLOCK_MONOTONIC);
 	if (strncmp(p->what, what, sizeof(p->what) - 1) != 0) {
 		/* new work, begun when the last one was done (its first events are counted) */
 		snprintf(p->what, sizeof(p->what), "%s", what);

@@ -259,11 +259,10 @@ static int task_grow(struct ra_writer *w)
 	return 0;
 }
 
-static struct task_slot *task_slot(struct ra_writer *w, int pid, bool *fresh)
+static struct task_slot *task_slot(struct ra_writer *w, int pid)
 {
 	size_t h;
 
-	*fresh = false;
 	if ((w->ntasks + 1) * 2 > w->task_cap && task_grow(w) < 0)
 		return NULL;
 	for (h = (size_t)pid & (w->task_cap - 1); w->tasks[h].pid; h = (h + 1) & (w->task_cap - 1))
@@ -271,7 +270,6 @@ static struct task_slot *task_slot(struct ra_writer *w, int pid, bool *fresh)
 			return &w->tasks[h];
 	w->ntasks++;
 	w->tasks[h].pid = pid;
-	*fresh = true;
 	return &w->tasks[h];
 }
 
@@ -287,14 +285,12 @@ static void set_comm(struct task_slot *t, const char *comm)
 static int task_note(struct ra_writer *w, int pid, const char *comm)
 {
 	struct task_slot *t;
-	bool fresh;
 
 	if (pid <= 0)
 		return 0;
-	t = task_slot(w, pid, &fresh);
+	t = task_slot(w, pid);
 	if (!t)
 		return -1;
-	(void)fresh;
 	if (comm[0])
 		set_comm(t, comm);
 	return 0;
@@ -334,11 +330,10 @@ int ra_writer_add(struct ra_writer *w, const struct ra_event *ev)
 int ra_writer_note_task(struct ra_writer *w, int pid, const char *comm)
 {
 	struct task_slot *t;
-	bool fresh;
 
 	if (pid <= 0 || !comm || !comm[0])
 		return 0;
-	t = task_slot(w, pid, &fresh);
+	t = task_slot(w, pid);
 	if (!t)
 		return -1;
 	if (!t->comm[0])

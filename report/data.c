@@ -372,19 +372,29 @@ static int copy_value(struct ra_value *v, struct ra_stmt *st, int col)
 	return 0;
 }
 
-static int add_row(struct ra_table *t, struct ra_stmt *st)
+/* A new row of @t, its cells NULL (counted, so that a free frees what it gets); NULL out of memory */
+static struct ra_value *append_row(struct ra_table *t)
 {
 	struct ra_value *cells = realloc(t->cells, (size_t)(t->nrows + 1) * (size_t)t->ncols *
 							   sizeof(*cells));
 
 	if (!cells)
-		return -1;
+		return NULL;
 	t->cells = cells;
-	memset(&cells[(size_t)t->nrows * (size_t)t->ncols], 0, (size_t)t->ncols * sizeof(*cells));
+	cells += (size_t)t->nrows++ * (size_t)t->ncols;
+	memset(cells, 0, (size_t)t->ncols * sizeof(*cells));
+	return cells;
+}
+
+static int add_row(struct ra_table *t, struct ra_stmt *st)
+{
+	struct ra_value *v = append_row(t);
+
+	if (!v)
+		return -1;
 	for (int c = 0; c < t->ncols; c++)
-		if (copy_value(&cells[(size_t)t->nrows * (size_t)t->ncols + (size_t)c], st, c) < 0)
+		if (copy_value(&v[c], st, c) < 0)
 			return -1;
-	t->nrows++;
 	return 0;
 }
 
@@ -562,14 +572,7 @@ static int load_advice(struct ra_db *db, struct ra_table *t, int64_t run_id,
 		}
 		ra_model_advise(&p, fraction, &a);
 		ra_model_pool_release(&p);
-		v = realloc(t->cells, (size_t)(t->nrows + 1) * (size_t)ncols * sizeof(*v));
-		if (!v)
-			goto nomem;
-		t->cells = v;
-		v += (size_t)t->nrows * (size_t)ncols;
-		memset(v, 0, (size_t)ncols * sizeof(*v));
-		t->nrows++;
-		if (advice_row(v, ra_sql_text(st, 1), fraction, &a) < 0)
+		if (!(v = append_row(t)) || advice_row(v, ra_sql_text(st, 1), fraction, &a) < 0)
 			goto nomem;
 	}
 	ra_sql_finalize(st);

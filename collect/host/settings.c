@@ -77,14 +77,6 @@ static void say(struct ra_settings *s, const char *fmt, ...)
 	s->notice(msg, s->arg);
 }
 
-static int64_t mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
-
 struct ra_settings *ra_settings_alloc(ra_notice_fn notice, void *arg, bool verbose)
 {
 	struct ra_settings *s = calloc(1, sizeof(*s));
@@ -235,7 +227,7 @@ static int lock_knob(struct ra_settings *s, struct knob *k, int64_t deadline, in
 
 		if (rc <= 0)
 			return rc;
-		if (deadline == 0 || (deadline > 0 && mono_ns() >= deadline)) {
+		if (deadline == 0 || (deadline > 0 && ra_clock_ns(CLOCK_MONOTONIC) >= deadline)) {
 			ra_set_error(RA_ERR_ENV, "cannot set read_ahead_kb of '%s': recorder %d"
 				     " holds it (%s)%s", k->name, (int)holder, k->path,
 				     deadline ? ", waited for it" : "; --wait-settings waits");
@@ -255,7 +247,7 @@ static int lock_knob(struct ra_settings *s, struct knob *k, int64_t deadline, in
 
 int ra_settings_lock(struct ra_settings *s, int wait_s, int sigfd)
 {
-	int64_t deadline = wait_s < 0 ? 0 : wait_s == 0 ? -1 : mono_ns() + wait_s * 1000000000LL;
+	int64_t deadline = wait_s < 0 ? 0 : wait_s == 0 ? -1 : ra_clock_ns(CLOCK_MONOTONIC) + wait_s * 1000000000LL;
 
 	/* one order for every recorder, so that two waiting ones never deadlock */
 	qsort(s->k, (size_t)s->n, sizeof(*s->k), cmp_key);

@@ -44,14 +44,6 @@ void rec_notice(const char *msg, void *arg)
 		fprintf(stderr, "ra-record: %s\n", msg);
 }
 
-int64_t rec_clock_ns(clockid_t id)
-{
-	struct timespec ts;
-
-	clock_gettime(id, &ts);
-	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
-
 static const char usage_text[] =
 	"usage: ra-record [options] -o DB -- CMD [ARGS...]\n"
 	"\n"

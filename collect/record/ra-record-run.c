@@ -134,7 +134,7 @@ bool rec_stop_requested(struct rec *r)
 /* Every TICK_NS while the workload runs: settings changed, files opened. */
 static void tick(struct rec *r, bool force)
 {
-	int64_t now = rec_clock_ns(CLOCK_MONOTONIC);
+	int64_t now = ra_clock_ns(CLOCK_MONOTONIC);
 
 	if (!force && now - r->last_tick < TICK_NS)
 		return;
@@ -142,7 +142,7 @@ static void tick(struct rec *r, bool force)
 	ra_settings_check(r->settings, now);
 	if (!r->wl.reaped)
 		ra_names_scan(r->names, r->wl.pid);
-	r->tick_ns += rec_clock_ns(CLOCK_MONOTONIC) - now;
+	r->tick_ns += ra_clock_ns(CLOCK_MONOTONIC) - now;
 	r->nticks++;
 }
 
@@ -185,7 +185,7 @@ static int record_loop(struct rec *r)
 		tick(r, false);
 	}
 	free(pfd);
-	r->end_mono = rec_clock_ns(CLOCK_MONOTONIC);
+	r->end_mono = ra_clock_ns(CLOCK_MONOTONIC);
 	/* Output the workload wrote just before it ended; do not wait for its children. */
 	if (r->wl.out_fd >= 0)
 		ra_workload_pump(&r->wl, r->wl.out_fd);
@@ -203,8 +203,8 @@ static int run_workload(struct rec *r)
 	if (ra_tracer_start(r->tr) < 0)
 		return -1;
 	snapshot(r, false);
-	r->start_unix = rec_clock_ns(CLOCK_REALTIME);
-	r->start_mono = rec_clock_ns(CLOCK_MONOTONIC);
+	r->start_unix = ra_clock_ns(CLOCK_REALTIME);
+	r->start_mono = ra_clock_ns(CLOCK_MONOTONIC);
 	r->last_tick = r->start_mono;
 	if (live_begin(r) < 0 || ra_workload_start(&r->wl) < 0)
 		return -1;

@@ -126,8 +126,6 @@ int rec_error_status(const char *msg);
 void rec_notice(const char *msg, void *arg);
 /** rec_say_line - a line the analysis says of what it did (-v) */
 void rec_say_line(const char *msg, void *arg);
-/** rec_clock_ns - the time of clock @id in ns */
-int64_t rec_clock_ns(clockid_t id);
 /** rec_parse_args - the options and the workload into @r; 0 or -1 (RA_ERR_USAGE) */
 int rec_parse_args(struct rec_opts *o, int argc, char **argv);
 

@@ -682,14 +682,6 @@ const char *ra_tracer_clock(struct ra_tracer *tr)
 	return tr->clock;
 }
 
-static int64_t mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
-
 /*
  * A CPU read empty through read(2), partial sub-buffers too, each stored
  * whole (the rest zero). At most @max sub-buffers: 0 emptied, 1 not yet.
@@ -728,7 +720,7 @@ static int read_empty(struct ra_tracer *tr, struct cpu_cap *c, struct ra_rawcpu 
  */
 static int64_t drain_live(struct ra_tracer *tr)
 {
-	int64_t total = 0, start = mono_ns();
+	int64_t total = 0, start = ra_clock_ns(CLOCK_MONOTONIC);
 	bool emptied = true;
 
 	for (int i = 0; i < tr->ncpus; i++) {
