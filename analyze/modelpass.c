@@ -18,6 +18,7 @@
 
 #include "analyze_local.h"
 #include "pagemap.h"
+#include "ra_evstream.h"
 #include "ra_model.h"
 #include "ra_sql.h"
 
@@ -310,14 +311,6 @@ static int advise(struct model_ctx *m, uint32_t dev)
 	return rc;
 }
 
-/*
- * the devices of run ?1's page events when it has no window (every read hit
- * the page cache), read through the run's seq range
- */
-#define NO_WINDOW_DEVS                                                                      \
-	" (SELECT DISTINCT p.dev FROM runs r, page_events p WHERE r.run_id = ?1"           \
-	" AND NOT EXISTS (SELECT 1 FROM windows WHERE run_id = ?1)"                        \
-	" AND p.seq BETWEEN r.seq_first AND r.seq_last)"
 /* runs that count: not failed, killed or interrupted */
 #define RUN_OK                                                                              \
 	" (SELECT run_id FROM runs WHERE COALESCE(exit_status, 0) = 0"                     \
@@ -383,33 +376,82 @@ static int pool_device(struct model_ctx *m, uint32_t dev, const struct ra_model_
 	return ret;
 }
 
+/* A set of devices, in order. */
+struct devset {
+	uint32_t *dev;
+	int n, cap;
+};
+
+static int devset_add(struct devset *d, uint32_t dev)
+{
+	int i = 0;
+
+	while (i < d->n && d->dev[i] < dev)
+		i++;
+	if (i < d->n && d->dev[i] == dev)
+		return 0;
+	if (d->n == d->cap) {
+		uint32_t *p = realloc(d->dev, (size_t)(d->cap = d->cap ? d->cap * 2 : 8) * sizeof(*p));
+
+		if (!p) {
+			ra_set_error(RA_ERR_IO, "out of memory");
+			return -1;
+		}
+		d->dev = p;
+	}
+	memmove(d->dev + i + 1, d->dev + i, (size_t)(d->n - i) * sizeof(d->dev[0]));
+	d->dev[i] = dev;
+	d->n++;
+	return 0;
+}
+
+static int page_dev(const struct ra_event *ev, int64_t seq, void *arg)
+{
+	(void)seq;
+	return devset_add(arg, ev->page.dev);
+}
+
+/*
+ * The devices the run's windows read from; with no window (every read hit
+ * the page cache), the devices of its page events.
+ */
+static int run_devices(struct model_ctx *m, struct devset *d)
+{
+	struct ra_stmt *q = ra_sql_prepare(m->db, "SELECT DISTINCT dev FROM windows WHERE run_id = ?1");
+	int rc = -1;
+
+	if (q && ra_sql_bind(q, "i", m->run_id) == 0)
+		while ((rc = ra_sql_step(q)) == 1)
+			if (devset_add(d, (uint32_t)ra_sql_int(q, 0)) < 0) {
+				rc = -1;
+				break;
+			}
+	ra_sql_finalize(q);
+	if (rc == 0 && d->n == 0)
+		rc = ra_evstream_each(m->db, m->run_id, RA_STREAM_PAGE, page_dev, d);
+	return rc < 0 ? -1 : 0;
+}
+
 /* The window model and advice of every device the run's windows read from. */
 static int window_devices(struct model_ctx *m, struct msrc *s)
 {
 	static const struct ra_model_fit none = { .why = "no window with device time" };
-	struct ra_stmt *q = ra_sql_prepare(m->db, "SELECT DISTINCT dev FROM windows"
-					   " WHERE run_id = ?1 UNION SELECT dev FROM" NO_WINDOW_DEVS);
-	int rc = -1;
+	struct devset devs = { 0 };
+	int ret = run_devices(m, &devs);
 
-	if (q && ra_sql_bind(q, "i", m->run_id) == 0)
-		rc = 1;
-	while (rc == 1 && (rc = ra_sql_step(q)) == 1) {
+	for (int k = 0; ret == 0 && k < devs.n; k++) {
 		struct ra_model_fit best = none, other;
 		struct mdev *d = NULL;
-		int64_t dev;
-
-		ra_sql_row(q, "i", &dev);
+		uint32_t dev = devs.dev[k];
 
 		for (int i = 0; i < s->ndevs && !d; i++)
 			d = s->devs[i].dev == dev ? &s->devs[i] : NULL;
 		if ((d && fit_device(m, d, "window", &best, &other) < 0) ||
-		    pool_device(m, (uint32_t)dev, &best) < 0) {
-			rc = -1;
-			break;
-		}
+		    pool_device(m, dev, &best) < 0)
+			ret = -1;
 	}
-	ra_sql_finalize(q);
-	return rc < 0 ? -1 : 0;
+	free(devs.dev);
+	return ret;
 }
 
 static int d2c_devices(struct model_ctx *m, struct msrc *s)

@@ -85,9 +85,9 @@ out:
 static int64_t orphaned_run(struct ra_db *db)
 {
 	static const char sql[] =
-		"SELECT run_id FROM ra_events WHERE run_id NOT IN (SELECT run_id FROM runs) UNION ALL "
-		"SELECT run_id FROM page_events WHERE run_id NOT IN (SELECT run_id FROM runs) UNION ALL "
-		"SELECT run_id FROM blk_events WHERE run_id NOT IN (SELECT run_id FROM runs) LIMIT 1";
+		"SELECT run_id FROM ra_chunks WHERE run_id NOT IN (SELECT run_id FROM runs) UNION ALL "
+		"SELECT run_id FROM page_chunks WHERE run_id NOT IN (SELECT run_id FROM runs) UNION ALL "
+		"SELECT run_id FROM blk_chunks WHERE run_id NOT IN (SELECT run_id FROM runs) LIMIT 1";
 	int64_t id = 0;
 	int rc = ra_sql_one(db, sql, "", "i", &id);
 

@@ -1401,10 +1401,48 @@ static int on_event(const struct ra_event *ev, int64_t seq, void *arg)
  * offset are those of the windows (madvise_willneed reads through
  * vfs_fadvise), its address in pages when none followed.
  */
+struct calls_ctx {
+	struct ra_stmt *ins;
+	int64_t run_id;
+};
+
+/* the calls, and the windows that end a call's reach, into temp.ra_calls */
+static int call_event(const struct ra_event *ev, int64_t seq, void *arg)
+{
+	struct calls_ctx *c = arg;
+
+	if (!ra_event_is_call(ev->type) && ev->type != RA_EV_SYNC_RA && ev->type != RA_EV_ASYNC_RA &&
+	    ev->type != RA_EV_RA_ORDER)
+		return 0;
+	return ra_sql_put(c->ins, "iiiixii", seq, c->run_id, (int64_t)ev->ts_ns, (int64_t)ev->pid,
+			  (int)ev->type, (int64_t)ev->ra.index, (int64_t)ev->ra.req_count);
+}
+
+static int load_calls(struct ra_db *db, int64_t run_id)
+{
+	struct calls_ctx c = { .run_id = run_id };
+	int ret;
+
+	if (ra_analyze_exec(db, "DROP TABLE IF EXISTS temp.ra_calls", run_id) < 0 ||
+	    ra_analyze_exec(db, "CREATE TEMP TABLE ra_calls (seq INTEGER PRIMARY KEY,"
+				" run_id INTEGER, ts_ns INTEGER, pid INTEGER, event_id INTEGER,"
+				" page_index INTEGER, req_count_pages INTEGER)", run_id) < 0)
+		return -1;
+	c.ins = ra_sql_prepare(db, "INSERT INTO temp.ra_calls VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)");
+	if (!c.ins)
+		return -1;
+	ret = ra_evstream_each(db, run_id, RA_STREAM_RA, call_event, &c);
+	ra_sql_finalize(c.ins);
+	return ret;
+}
+
 static int advice_calls(const struct ra_state *st, struct ra_db *db, int64_t run_id)
 {
 	struct ra_stmt *q;
 	int rc = 0, ret;
+
+	if (load_calls(db, run_id) < 0)
+		return -1;
 
 	if (ra_analyze_exec(db, "DROP TABLE IF EXISTS temp.ra_device_pids", run_id) < 0 ||
 	    ra_analyze_exec(db, "CREATE TEMP TABLE ra_device_pids (pid INTEGER PRIMARY KEY)",
@@ -1427,11 +1465,11 @@ static int advice_calls(const struct ra_state *st, struct ra_db *db, int64_t run
 		"  w.start_page AS first_page, w.eof_page AS eof,"
 		"  COUNT(w.window_id) AS windows, COALESCE(SUM(w.size_pages), 0) AS read_pages,"
 		"  COALESCE(SUM(w.pages_added), 0) AS pages_added"
-		" FROM runs r JOIN ra_events e ON e.seq BETWEEN r.seq_first AND r.seq_last"
+		" FROM runs r JOIN temp.ra_calls e ON e.seq BETWEEN r.seq_first AND r.seq_last"
 		"  AND e.run_id = r.run_id AND e.event_id IN (?2, ?3, ?4)"
 		" LEFT JOIN windows w ON w.run_id = e.run_id AND w.pid = e.pid"
 		"  AND w.pattern = 'forced' AND w.seq > e.seq"
-		"  AND w.seq < COALESCE((SELECT n.seq FROM ra_events n WHERE n.seq > e.seq"
+		"  AND w.seq < COALESCE((SELECT n.seq FROM temp.ra_calls n WHERE n.seq > e.seq"
 		"   AND n.seq <= r.seq_last AND n.run_id = e.run_id AND n.pid = e.pid"
 		"   AND n.event_id IN (?2, ?3, ?4, ?5, ?6, ?7) ORDER BY n.seq LIMIT 1), r.seq_last + 1)"
 		" WHERE r.run_id = ?1 GROUP BY e.seq),"
@@ -1450,7 +1488,8 @@ static int advice_calls(const struct ra_state *st, struct ra_db *db, int64_t run
 		" WHERE windows > 0 OR pid IN (SELECT pid FROM temp.ra_device_pids)", "ixxxxxx",
 		run_id, RA_EV_FADVISE, RA_EV_SYS_READAHEAD, RA_EV_MADVISE, RA_EV_SYNC_RA,
 		RA_EV_ASYNC_RA, RA_EV_RA_ORDER);
-	if (ra_analyze_exec(db, "DROP TABLE temp.ra_device_pids", run_id) < 0)
+	if (ra_analyze_exec(db, "DROP TABLE temp.ra_device_pids", run_id) < 0 ||
+	    ra_analyze_exec(db, "DROP TABLE temp.ra_calls", run_id) < 0)
 		return -1;
 	return ret;
 }

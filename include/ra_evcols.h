@@ -91,6 +91,7 @@ struct ra_evcol {
 	unsigned char size;	/* 1, 2, 4 or 8; a char array (a text) is wider */
 	unsigned short has;	/* the RA_HAS_* bit set when it is present, or 0 */
 	signed char null;	/* its value when it is not */
+	unsigned char is_signed; /* the member is a signed integer */
 };
 
 /*

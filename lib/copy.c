@@ -18,8 +18,8 @@
 static const char *const recorded_tables[] = {
 	"run_args", "tracepoints", "devices", "device_snapshots", "vmstat", "settings",
 	"setting_changes", "lost_events", "tasks", "files", "filesystems", "skipped_events",
-	"bench_results", "run_params", "event_sources", "self_checks", "ra_events", "page_events",
-	"blk_events", NULL
+	"bench_results", "run_params", "event_sources", "self_checks", "event_counts", "ra_chunks",
+	"page_chunks", "blk_chunks", NULL
 };
 
 #define MAX_COLS 64
@@ -169,9 +169,9 @@ static int next_ids(struct ra_db *dst, int64_t *run_id, int64_t *seq)
 	if (query_int(dst, "SELECT COALESCE(MAX(run_id), 0) + 1 + 0 * ?1 FROM runs", 0, run_id) < 0)
 		return -1;
 	return query_int(dst,
-			 "SELECT COALESCE(MAX(m), 0) + 1 + 0 * ?1 FROM (SELECT MAX(seq) AS m FROM"
-			 " ra_events UNION ALL SELECT MAX(seq) FROM page_events UNION ALL"
-			 " SELECT MAX(seq) FROM blk_events)", 0, seq);
+			 "SELECT COALESCE(MAX(m), 0) + 1 + 0 * ?1 FROM (SELECT MAX(seq_last) AS m FROM"
+			 " ra_chunks UNION ALL SELECT MAX(seq_last) FROM page_chunks UNION ALL"
+			 " SELECT MAX(seq_last) FROM blk_chunks)", 0, seq);
 }
 
 /* Copy run @old_id of @src as the next run of @dst; its new id in *new_id. */

@@ -11,6 +11,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "chunk.h"
 #include "db_local.h"
 #include "schema.h"
 
@@ -132,7 +133,7 @@ static int make_file_views(struct ra_db *db)
 	int ret;
 
 	sqlite3_db_config(db->db, SQLITE_DBCONFIG_ENABLE_VIEW, 1, NULL);
-	ret = ra_db_exec(db, ra_schema_views_sql);
+	ret = ra_chunk_views(db, true) < 0 ? -1 : ra_db_exec(db, ra_schema_views_sql);
 	sqlite3_db_config(db->db, SQLITE_DBCONFIG_ENABLE_VIEW, 0, NULL);
 	return ret;
 }
@@ -147,10 +148,11 @@ static int apply_steps(struct ra_db *db, int64_t from)
 {
 	char pragma[64];
 
-	if (ra_db_exec(db, ra_schema_drop_views_sql) < 0)
+	if (ra_db_exec(db, ra_schema_drop_views_sql) < 0 || ra_chunk_views(db, false) < 0)
 		return -1;
 	for (int64_t v = from + 1; v <= RA_SCHEMA_VERSION; v++)
-		if (ra_db_exec(db, ra_schema_steps[v - 2]) < 0)
+		if (ra_db_exec(db, ra_schema_steps[v - 2]) < 0 ||
+		    (v == 10 && ra_chunk_upgrade(db) < 0))
 			return -1;
 	snprintf(pragma, sizeof(pragma), "PRAGMA user_version = %d;", RA_SCHEMA_VERSION);
 	if (make_file_views(db) < 0 || insert_event_types(db) < 0)

@@ -10,7 +10,9 @@
 
 #define MEMBER(member, has, null, colname)                                      \
 	{ colname, offsetof(struct ra_event, member),                           \
-	  sizeof(((struct ra_event *)0)->member), has, null }
+	  sizeof(((struct ra_event *)0)->member), has, null,                    \
+	  _Generic(((struct ra_event *)0)->member, int8_t: 1, int16_t: 1,      \
+		   int32_t: 1, int64_t: 1, default: 0) }
 #define RA_COL(id, name, decl, since, member, has, null)                        \
 	[RA_RA_##id] = MEMBER(member, has, null, #name),
 #define PAGE_COL(id, name, decl, since, member, has, null)                      \

@@ -1,23 +1,26 @@
 // SPDX-License-Identifier: LGPL-2.1
 /*
- * A run's events read back from the three event tables, merged by seq (the
- * tables share one sequence), as struct ra_event: the analysis passes see the
- * same events the collectors wrote.
+ * A run's events read back from the chunks of the three event tables,
+ * merged by seq (the tables share one sequence), as struct ra_event: the
+ * analysis passes see the same events the collectors wrote.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "db_local.h"
-#include "ra_evcols.h"
+#include "chunk.h"
 #include "ra_progress.h"
 #include "ra_evstream.h"
 
+/* A table's chunks of the run, one unpacked at a time. */
 struct cursor {
 	sqlite3_stmt *st;
 	int cls;
 	bool has_row;
-	int64_t seq;
+	int64_t seq;	/* of the current row */
+	int at;		/* the current row in ch */
+	struct ra_chunk ch;
 };
 
 /* The block completions only, for passes that need to know when I/O ended. */
@@ -27,21 +30,13 @@ struct ra_evstream {
 	struct ra_db *db;
 	int64_t first, last;	/* the run's seq range */
 	uint64_t events;
-	struct cursor c[4];
+	struct cursor *c[4];
 	int n;
 };
 
-static const char *const queries[] = {
-	[RA_CLASS_RA] = "SELECT " RA_EVCOLS_NAMES(RA_EVCOLS_RA) " FROM ra_events"
-			" WHERE seq BETWEEN ?1 AND ?2 AND run_id = ?3 ORDER BY seq",
-	[RA_CLASS_PAGE] = "SELECT " RA_EVCOLS_NAMES(RA_EVCOLS_PAGE) " FROM page_events"
-			  " WHERE seq BETWEEN ?1 AND ?2 AND run_id = ?3 ORDER BY seq",
-	[RA_CLASS_BLK] = "SELECT " RA_EVCOLS_NAMES(RA_EVCOLS_BLK) " FROM blk_events"
-			 " WHERE seq BETWEEN ?1 AND ?2 AND run_id = ?3 ORDER BY seq",
-	[CLASS_BLK_DONE] = "SELECT " RA_EVCOLS_NAMES(RA_EVCOLS_BLK) " FROM blk_events"
-			   " WHERE seq BETWEEN ?1 AND ?2 AND run_id = ?3 AND event_id IN (?4, ?5)"
-			   " ORDER BY seq",
-};
+/* the run's chunks, in order: its seq range and its id */
+static const char chunk_where[] = "WHERE seq_first BETWEEN ?1 AND ?2 AND run_id = ?3"
+				  " ORDER BY seq_first";
 
 static int seq_range(struct ra_db *db, int64_t run_id, int64_t *first, int64_t *last)
 {
@@ -69,19 +64,38 @@ out:
 	return ret;
 }
 
+/* only the completions of bios and requests, for CLASS_BLK_DONE */
+static bool wanted(const struct cursor *c, const struct ra_chunk_row *r)
+{
+	return c->cls != CLASS_BLK_DONE || r->v[RA_BLK_EVENT] == RA_EV_BIO_COMPLETE ||
+	       r->v[RA_BLK_EVENT] == RA_EV_RQ_COMPLETE;
+}
+
+/* The cursor's next row, from the next chunk when this one is done. */
 static int advance(struct ra_evstream *s, struct cursor *c)
 {
-	int rc = sqlite3_step(c->st);
+	for (;;) {
+		int rc;
 
-	c->has_row = rc == SQLITE_ROW;
-	if (rc != SQLITE_ROW && rc != SQLITE_DONE) {
-		ra_set_error(RA_ERR_IO, "cannot read '%s': %s", ra_db_path(s->db),
-			     sqlite3_errmsg(ra_db_sqlite(s->db)));
-		return -1;
+		while (++c->at < c->ch.n)
+			if (wanted(c, &c->ch.rows[c->at])) {
+				c->seq = c->ch.rows[c->at].v[RA_RA_SEQ];
+				c->has_row = true;
+				return 0;
+			}
+		rc = sqlite3_step(c->st);
+		c->has_row = false;
+		if (rc == SQLITE_DONE)
+			return 0;
+		if (rc != SQLITE_ROW) {
+			ra_set_error(RA_ERR_IO, "cannot read '%s': %s", ra_db_path(s->db),
+				     sqlite3_errmsg(ra_db_sqlite(s->db)));
+			return -1;
+		}
+		if (ra_chunk_load(c->st, &c->ch, ra_db_path(s->db)) < 0)
+			return -1;
+		c->at = -1;
 	}
-	if (c->has_row)
-		c->seq = sqlite3_column_int64(c->st, 0);
-	return 0;
 }
 
 struct ra_evstream *ra_evstream_open(struct ra_db *db, int64_t run_id, unsigned int mask)
@@ -101,25 +115,34 @@ struct ra_evstream *ra_evstream_open(struct ra_db *db, int64_t run_id, unsigned 
 	if ((mask & RA_STREAM_BLK) && (mask & RA_STREAM_BLK_DONE))
 		mask &= ~RA_STREAM_BLK_DONE;	/* the completions are among them */
 	for (int cls = RA_CLASS_RA; cls <= CLASS_BLK_DONE; cls++) {
-		struct cursor *c = &s->c[s->n];
+		struct cursor *c;
+		char *sql;
+		int rc;
 
 		if (!(mask & (1u << cls)))
 			continue;
-		if (sqlite3_prepare_v2(ra_db_sqlite(db), queries[cls], -1, &c->st, NULL) !=
-		    SQLITE_OK) {
+		c = s->c[s->n] = calloc(1, sizeof(*c));
+		if (!c) {
+			ra_set_error(RA_ERR_IO, "out of memory");
+			goto fail;
+		}
+		s->n++;
+		c->cls = cls;
+		c->ch.t = ra_chunk_table(cls == CLASS_BLK_DONE ? RA_CLASS_BLK : cls);
+		sql = ra_chunk_select_sql(c->ch.t, chunk_where);
+		if (!sql)
+			goto fail;
+		rc = sqlite3_prepare_v2(ra_db_sqlite(db), sql, -1, &c->st, NULL);
+		free(sql);
+		if (rc != SQLITE_OK) {
 			ra_set_error(RA_ERR_IO, "cannot read '%s': %s", ra_db_path(db),
 				     sqlite3_errmsg(ra_db_sqlite(db)));
 			goto fail;
 		}
-		c->cls = cls;
-		s->n++;
 		sqlite3_bind_int64(c->st, 1, first);
 		sqlite3_bind_int64(c->st, 2, last);
 		sqlite3_bind_int64(c->st, 3, run_id);
-		if (cls == CLASS_BLK_DONE) {	/* a bio's or a request's completion */
-			sqlite3_bind_int(c->st, 4, RA_EV_BIO_COMPLETE);
-			sqlite3_bind_int(c->st, 5, RA_EV_RQ_COMPLETE);
-		}
+		c->at = 0;
 		if (advance(s, c) < 0)
 			goto fail;
 	}
@@ -129,47 +152,16 @@ fail:
 	return NULL;
 }
 
-/* the columns of one table after the common ones, into their members */
-static void fill(sqlite3_stmt *st, struct ra_event *ev, const struct ra_evcol *cols, int from,
-		 int ncols)
-{
-	for (int i = from; i < ncols; i++) {
-		const struct ra_evcol *c = &cols[i];
-
-		if (c->size > sizeof(int64_t)) {	/* a text into its char array */
-			const unsigned char *t = sqlite3_column_text(st, i);
-
-			snprintf((char *)ev + c->off, c->size, "%s", t ? (const char *)t : "");
-		} else if (sqlite3_column_type(st, i) == SQLITE_NULL) {
-			ra_evcol_set(ev, c, c->null);
-		} else {
-			ev->has_mask |= c->has;
-			ra_evcol_set(ev, c, sqlite3_column_int64(st, i));
-		}
-	}
-}
-
 int ra_evstream_next(struct ra_evstream *s, struct ra_event *ev, int64_t *seq)
 {
 	struct cursor *min = NULL;
 
 	for (int i = 0; i < s->n; i++)
-		if (s->c[i].has_row && (!min || s->c[i].seq < min->seq))
-			min = &s->c[i];
+		if (s->c[i]->has_row && (!min || s->c[i]->seq < min->seq))
+			min = s->c[i];
 	if (!min)
 		return 0;
-	memset(ev, 0, sizeof(*ev));
-	/* the common columns have one index in the three tables */
-	ev->ts_ns = (uint64_t)sqlite3_column_int64(min->st, RA_RA_TS);
-	ev->cpu = sqlite3_column_int(min->st, RA_RA_CPU);
-	ev->pid = sqlite3_column_int(min->st, RA_RA_PID);
-	ev->type = (uint16_t)sqlite3_column_int(min->st, RA_RA_EVENT);
-	if (min->cls == RA_CLASS_RA)
-		fill(min->st, ev, ra_evcols_ra, RA_RA_DEV, RA_RA_NCOLS);
-	else if (min->cls == RA_CLASS_PAGE)
-		fill(min->st, ev, ra_evcols_page, RA_PAGE_DEV, RA_PAGE_NCOLS);
-	else
-		fill(min->st, ev, ra_evcols_blk, RA_BLK_DEV, RA_BLK_NCOLS);
+	ra_chunk_row_event(min->ch.t, &min->ch.rows[min->at], ev);
 	if (seq)
 		*seq = min->seq;
 	/* how far through the run's events (its seq range) */
@@ -183,8 +175,10 @@ void ra_evstream_close(struct ra_evstream *s)
 {
 	if (!s)
 		return;
-	for (int i = 0; i < s->n; i++)
-		sqlite3_finalize(s->c[i].st);
+	for (int i = 0; i < s->n; i++) {
+		sqlite3_finalize(s->c[i]->st);
+		free(s->c[i]);
+	}
 	free(s);
 }
 

@@ -573,10 +573,43 @@ const char ra_schema_v9_sql[] =
 	"ALTER TABLE device_models RENAME COLUMN source TO timing;\n"
 	"ALTER TABLE event_sources RENAME COLUMN source TO probe;\n";
 
+/*
+ * Version 10: the events packed in chunks (lib/chunk.c makes the chunk tables
+ * after this SQL, moves the rows of ra_events, page_events and blk_events
+ * into them and drops those; the views of those names unpack them). Here are
+ * each run's counts of each event (the writer keeps them; v_event_counts
+ * reads them) and the two tables the views read: the slots of a chunk, and
+ * the 256 bytes in order, where instr() finds a byte's value.
+ */
+const char ra_schema_v10_sql[] =
+	"CREATE TABLE event_counts (\n"
+	"  run_id INTEGER NOT NULL REFERENCES runs(run_id) ON DELETE CASCADE,\n"
+	"  event_id INTEGER NOT NULL REFERENCES event_types(event_id),\n"
+	"  n INTEGER NOT NULL,\n"
+	"  PRIMARY KEY (run_id, event_id)\n"
+	");\n"
+	"INSERT INTO event_counts\n"
+	"  SELECT run_id, event_id, COUNT(*) FROM ra_events GROUP BY run_id, event_id\n"
+	"  UNION ALL SELECT run_id, event_id, COUNT(*) FROM page_events GROUP BY run_id, event_id\n"
+	"  UNION ALL SELECT run_id, event_id, COUNT(*) FROM blk_events GROUP BY run_id, event_id;\n"
+	"CREATE TABLE chunk_slots (i INTEGER PRIMARY KEY);\n"
+	"WITH RECURSIVE s(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM s WHERE i < 1023)\n"
+	"  INSERT INTO chunk_slots SELECT i FROM s;\n"
+	"CREATE TABLE chunk_bytes (b BLOB NOT NULL);\n"
+	"INSERT INTO chunk_bytes VALUES (x'"
+	"000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f"
+	"202122232425262728292a2b2c2d2e2f303132333435363738393a3b3c3d3e3f"
+	"404142434445464748494a4b4c4d4e4f505152535455565758595a5b5c5d5e5f"
+	"606162636465666768696a6b6c6d6e6f707172737475767778797a7b7c7d7e7f"
+	"808182838485868788898a8b8c8d8e8f909192939495969798999a9b9c9d9e9f"
+	"a0a1a2a3a4a5a6a7a8a9aaabacadaeafb0b1b2b3b4b5b6b7b8b9babbbcbdbebf"
+	"c0c1c2c3c4c5c6c7c8c9cacbcccdcecfd0d1d2d3d4d5d6d7d8d9dadbdcdddedf"
+	"e0e1e2e3e4e5e6e7e8e9eaebecedeeeff0f1f2f3f4f5f6f7f8f9fafbfcfdfeff');\n";
+
 /* Each version's step from the one before: ra_schema_steps[v - 2] makes v from v - 1. */
 const char *const ra_schema_steps[] = { ra_schema_v2_sql, ra_schema_v3_sql, ra_schema_v4_sql,
 					ra_schema_v5_sql, ra_schema_v6_sql, ra_schema_v7_sql,
-					ra_schema_v8_sql, ra_schema_v9_sql, NULL };
+					ra_schema_v8_sql, ra_schema_v9_sql, ra_schema_v10_sql, NULL };
 
 /*
  * The views, dropped and made again by every upgrade: their columns keep their
@@ -601,13 +634,8 @@ const char ra_schema_views_sql[] =
 	"         r.execution\n"
 	"    FROM runs r;\n"
 	"CREATE VIEW v_event_counts AS\n"
-	"  SELECT c.run_id, t.name AS event, t.system, c.n FROM (\n"
-	"    SELECT run_id, event_id, COUNT(*) AS n FROM ra_events GROUP BY run_id, event_id\n"
-	"    UNION ALL\n"
-	"    SELECT run_id, event_id, COUNT(*) FROM page_events GROUP BY run_id, event_id\n"
-	"    UNION ALL\n"
-	"    SELECT run_id, event_id, COUNT(*) FROM blk_events GROUP BY run_id, event_id\n"
-	"  ) c JOIN event_types t USING (event_id);\n"
+	"  SELECT c.run_id, t.name AS event, t.system, c.n\n"
+	"    FROM event_counts c JOIN event_types t USING (event_id);\n"
 	"CREATE VIEW v_windows AS\n"
 	"  SELECT w.run_id, w.window_id, w.ts_ns, w.pid, t.comm,\n"
 	"         " RA_SQL_DEV("w.dev") " AS dev, w.ino, f.path,\n"

@@ -1,9 +1,8 @@
 // SPDX-License-Identifier: LGPL-2.1
 /*
- * Bulk event writer: prepared multi-row INSERTs per event table (BATCH rows a
- * statement: SQLite's per-statement cost dominates single-row inserts), bound
- * with native types. All three tables share one seq space so that seq orders
- * the events of a run in time.
+ * Bulk event writer: the events of each table gathered into chunks of
+ * RA_CHUNK_EVENTS, each stored packed as one row (chunk.c). All three tables
+ * share one seq space so that seq orders the events of a run in time.
  */
 #include <stdbool.h>
 #include <stdio.h>
@@ -11,27 +10,19 @@
 #include <string.h>
 
 #include "db_local.h"
-#include "ra_evcols.h"
+#include "chunk.h"
 
 #define TASK_SLOTS_MIN 256
-#define BATCH 128
 
-typedef void (*bind_fn)(sqlite3_stmt *st, int base, const struct ra_event *ev);
-
-/* One event table: its statements and the rows waiting for a full batch. */
+/* One event table: the chunk being filled and its INSERT. */
 struct table_w {
-	int ncols;
-	bind_fn bind;
-	sqlite3_stmt *one;	/* INSERT of 1 row */
-	sqlite3_stmt *many;	/* INSERT of BATCH rows */
-	int n;
-	int64_t seq[BATCH];
-	struct ra_event ev[BATCH];
+	sqlite3_stmt *ins;
+	struct ra_chunk ch;
 };
 
 struct task_slot {
-	int pid;		/* 0: empty */
-	char comm[16];		/* "": not known */
+	int pid;       /* 0: empty */
+	char comm[16]; /* "": not known */
 };
 
 struct ra_writer {
@@ -51,9 +42,9 @@ struct ra_writer {
 
 static int64_t next_seq(struct ra_db *db)
 {
-	static const char sql[] = "SELECT MAX(m) FROM (SELECT MAX(seq) AS m FROM ra_events"
-				  " UNION ALL SELECT MAX(seq) FROM page_events"
-				  " UNION ALL SELECT MAX(seq) FROM blk_events)";
+	static const char sql[] = "SELECT MAX(m) FROM (SELECT MAX(seq_last) AS m FROM ra_chunks"
+				  " UNION ALL SELECT MAX(seq_last) FROM page_chunks"
+				  " UNION ALL SELECT MAX(seq_last) FROM blk_chunks)";
 	sqlite3_stmt *st = ra_db_prepare(db, sql);
 	int64_t seq = -1;
 
@@ -67,153 +58,21 @@ static int64_t next_seq(struct ra_db *db)
 	return seq;
 }
 
-static void bind_opt(sqlite3_stmt *st, int col, int present, int64_t v)
+static int table_init(struct ra_db *db, struct table_w *t, int cls)
 {
-	if (present)
-		sqlite3_bind_int64(st, col, v);
-	else
-		sqlite3_bind_null(st, col);
-}
+	char *sql;
 
-/*
- * The parameter of column @col (ra_evcols.h) in the row at @b: parameters count
- * from 1, columns from 0.
- */
-#define P(b, col) ((b) + 1 + (col))
-
-/* The common columns after seq and run_id: one index in the three tables. */
-static void bind_common(sqlite3_stmt *st, int b, const struct ra_event *ev)
-{
-	sqlite3_bind_int64(st, P(b, RA_RA_TS), (int64_t)ev->ts_ns);
-	sqlite3_bind_int(st, P(b, RA_RA_CPU), ev->cpu);
-	sqlite3_bind_int(st, P(b, RA_RA_PID), ev->pid);
-	sqlite3_bind_int(st, P(b, RA_RA_EVENT), ev->type);
-}
-
-static void bind_ra(sqlite3_stmt *st, int b, const struct ra_event *ev)
-{
-	const struct ra_ra_fields *f = &ev->ra;
-	int trig = ev->type == RA_EV_SYNC_RA || ev->type == RA_EV_ASYNC_RA;
-	int sys = ra_event_is_call(ev->type);
-	int unb = ev->type == RA_EV_RA_UNBOUNDED || sys;
-
-	bind_common(st, b, ev);
-	sqlite3_bind_int64(st, P(b, RA_RA_DEV), f->dev);
-	sqlite3_bind_int64(st, P(b, RA_RA_INO), (int64_t)f->ino);
-	sqlite3_bind_int64(st, P(b, RA_RA_INDEX), (int64_t)f->index);
-	bind_opt(st, P(b, RA_RA_REQ_COUNT), trig || sys, (int64_t)f->req_count);
-	bind_opt(st, P(b, RA_RA_ORDER), !unb, f->order);
-	sqlite3_bind_int64(st, P(b, RA_RA_SIZE), f->size);
-	sqlite3_bind_int64(st, P(b, RA_RA_ASYNC), f->async_size);
-	bind_opt(st, P(b, RA_RA_RA_PAGES), !unb, f->ra_pages);
-	bind_opt(st, P(b, RA_RA_MMAP_MISS), trig, f->mmap_miss);
-	bind_opt(st, P(b, RA_RA_PREV_POS), trig, f->prev_pos);
-}
-
-static void bind_page(sqlite3_stmt *st, int b, const struct ra_event *ev)
-{
-	const struct ra_page_fields *f = &ev->page;
-
-	bind_common(st, b, ev);
-	sqlite3_bind_int64(st, P(b, RA_PAGE_DEV), f->dev);
-	sqlite3_bind_int64(st, P(b, RA_PAGE_INO), (int64_t)f->ino);
-	sqlite3_bind_int64(st, P(b, RA_PAGE_INDEX), (int64_t)f->index);
-	bind_opt(st, P(b, RA_PAGE_LAST_INDEX), ev->has_mask & RA_HAS_LAST_INDEX, (int64_t)f->last_index);
-	bind_opt(st, P(b, RA_PAGE_ORDER), ev->has_mask & RA_HAS_ORDER, f->order);
-	bind_opt(st, P(b, RA_PAGE_PFN), ev->has_mask & RA_HAS_PFN, (int64_t)f->pfn);
-}
-
-static void bind_blk(sqlite3_stmt *st, int b, const struct ra_event *ev)
-{
-	const struct ra_blk_fields *f = &ev->blk;
-	/* plug and unplug: the queue when the source names it (blktrace), not ftrace */
-	bool plug = ev->type == RA_EV_PLUG || ev->type == RA_EV_UNPLUG;
-	int has_dev = !plug || f->dev != 0;
-	int remap = ev->type == RA_EV_BIO_REMAP || ev->type == RA_EV_RQ_REMAP;
-
-	bind_common(st, b, ev);
-	bind_opt(st, P(b, RA_BLK_DEV), has_dev, f->dev);
-	bind_opt(st, P(b, RA_BLK_SECTOR), !plug, (int64_t)f->sector);
-	bind_opt(st, P(b, RA_BLK_NR_SECTOR), !plug, f->nr_sector);
-	bind_opt(st, P(b, RA_BLK_BYTES), ev->has_mask & RA_HAS_BYTES, f->bytes);
-	if (f->rwbs[0])
-		sqlite3_bind_text(st, P(b, RA_BLK_RWBS), f->rwbs, (int)strnlen(f->rwbs, sizeof(f->rwbs)),
-				  SQLITE_TRANSIENT);
-	else
-		sqlite3_bind_null(st, P(b, RA_BLK_RWBS));
-	bind_opt(st, P(b, RA_BLK_ERROR), ev->has_mask & RA_HAS_ERROR, f->error);
-	bind_opt(st, P(b, RA_BLK_NR_RQ), ev->has_mask & RA_HAS_NR_RQ, f->nr_rq);
-	bind_opt(st, P(b, RA_BLK_EXPLICIT_UNPLUG), ev->type == RA_EV_UNPLUG && f->explicit_unplug >= 0,
-		 f->explicit_unplug);
-	bind_opt(st, P(b, RA_BLK_NEW_SECTOR), ev->type == RA_EV_SPLIT, (int64_t)f->new_sector);
-	bind_opt(st, P(b, RA_BLK_OLD_DEV), remap, f->old_dev);
-	bind_opt(st, P(b, RA_BLK_OLD_SECTOR), remap, (int64_t)f->old_sector);
-}
-
-/* "INSERT INTO t VALUES (?,?),(?,?)" for @rows rows of @ncols columns */
-static sqlite3_stmt *prepare_insert(struct ra_db *db, const char *table, int ncols, int rows)
-{
-	size_t len = 64 + (size_t)rows * ((size_t)ncols * 2 + 3);
-	char *sql = malloc(len), *p;
-	sqlite3_stmt *st;
-
-	if (!sql) {
-		ra_set_error(RA_ERR_IO, "out of memory");
-		return NULL;
-	}
-	p = sql + sprintf(sql, "INSERT INTO %s VALUES", table);
-	for (int r = 0; r < rows; r++) {
-		*p++ = r ? ',' : ' ';
-		*p++ = '(';
-		for (int c = 0; c < ncols; c++)
-			p += sprintf(p, c ? ",?" : "?");
-		*p++ = ')';
-	}
-	*p = '\0';
-	st = ra_db_prepare(db, sql);
+	ra_chunk_begin(&t->ch, ra_chunk_table(cls), ra_chunk_page_size(db));
+	sql = ra_chunk_insert_sql(t->ch.t);
+	t->ins = sql ? ra_db_prepare(db, sql) : NULL;
 	free(sql);
-	return st;
+	return t->ins ? 0 : -1;
 }
 
-static int table_init(struct ra_db *db, struct table_w *t, const char *name, int ncols, bind_fn b)
-{
-	t->ncols = ncols;
-	t->bind = b;
-	t->one = prepare_insert(db, name, ncols, 1);
-	t->many = t->one ? prepare_insert(db, name, ncols, BATCH) : NULL;
-	return t->many ? 0 : -1;
-}
-
-static int table_step(struct ra_writer *w, sqlite3_stmt *st, struct table_w *t, int first,
-		      int rows)
-{
-	for (int r = 0; r < rows; r++) {
-		int base = r * t->ncols;
-
-		sqlite3_bind_int64(st, P(base, RA_RA_SEQ), t->seq[first + r]);
-		sqlite3_bind_int64(st, P(base, RA_RA_RUN), w->run_id);
-		t->bind(st, base, &t->ev[first + r]);
-	}
-	if (sqlite3_step(st) != SQLITE_DONE) {
-		sqlite3_reset(st);
-		return ra_db_fail(w->db, "cannot write events to");
-	}
-	sqlite3_reset(st);
-	return 0;
-}
-
-/* Write the waiting rows: one statement for a full batch, row by row otherwise. */
+/* Store the rows waiting in the table's chunk. */
 static int table_flush(struct ra_writer *w, struct table_w *t)
 {
-	int ret = 0;
-
-	if (t->n == BATCH)
-		ret = table_step(w, t->many, t, 0, BATCH);
-	else
-		for (int i = 0; i < t->n && ret == 0; i++)
-			ret = table_step(w, t->one, t, i, 1);
-	t->n = 0;
-	return ret;
+	return ra_chunk_store(t->ins, &t->ch) < 0 ? ra_db_fail(w->db, "cannot write events to") : 0;
 }
 
 struct ra_writer *ra_writer_alloc(struct ra_db *db, int64_t run_id)
@@ -227,10 +86,9 @@ struct ra_writer *ra_writer_alloc(struct ra_db *db, int64_t run_id)
 	w->db = db;
 	w->run_id = run_id;
 	w->seq = w->seq_first = next_seq(db);
-	if (w->seq < 0 ||
-	    table_init(db, &w->tbl[RA_CLASS_RA], "ra_events", RA_RA_NCOLS, bind_ra) < 0 ||
-	    table_init(db, &w->tbl[RA_CLASS_PAGE], "page_events", RA_PAGE_NCOLS, bind_page) < 0 ||
-	    table_init(db, &w->tbl[RA_CLASS_BLK], "blk_events", RA_BLK_NCOLS, bind_blk) < 0) {
+	if (w->seq < 0 || table_init(db, &w->tbl[RA_CLASS_RA], RA_CLASS_RA) < 0 ||
+	    table_init(db, &w->tbl[RA_CLASS_PAGE], RA_CLASS_PAGE) < 0 ||
+	    table_init(db, &w->tbl[RA_CLASS_BLK], RA_CLASS_BLK) < 0) {
 		ra_writer_free(w);
 		return NULL;
 	}
@@ -305,15 +163,15 @@ void ra_writer_set_namer(struct ra_writer *w, ra_namer_fn namer, void *arg)
 int ra_writer_add(struct ra_writer *w, const struct ra_event *ev)
 {
 	int cls = ra_event_class(ev->type);
+	struct ra_chunk_row row;
 	struct table_w *t;
 
 	if (cls == RA_CLASS_NONE)
 		return 0;
 	t = &w->tbl[cls];
-	t->seq[t->n] = w->seq++;
-	t->ev[t->n++] = *ev;
-	if (t->n == BATCH && table_flush(w, t) < 0)
-		return -1;
+	ra_chunk_event_row(t->ch.t, ev, w->seq++, &row);
+	if (ra_chunk_add(t->ins, &t->ch, w->run_id, &row) < 0)
+		return ra_db_fail(w->db, "cannot write events to");
 	w->counts[ev->type]++;
 	w->total++;
 	if (task_note(w, ev->pid, ev->comm) < 0) {
@@ -341,6 +199,30 @@ int ra_writer_note_task(struct ra_writer *w, int pid, const char *comm)
 	return 0;
 }
 
+/* How many events of each type the run has. */
+static int store_counts(struct ra_writer *w)
+{
+	sqlite3_stmt *st = ra_db_prepare(w->db, "INSERT INTO event_counts VALUES (?1, ?2, ?3)"
+						" ON CONFLICT DO UPDATE SET n = n + excluded.n");
+
+	if (!st)
+		return -1;
+	for (int i = 1; i < RA_EV_MAX; i++) {
+		if (!w->counts[i])
+			continue;
+		sqlite3_bind_int64(st, 1, w->run_id);
+		sqlite3_bind_int(st, 2, i);
+		sqlite3_bind_int64(st, 3, (int64_t)w->counts[i]);
+		if (sqlite3_step(st) != SQLITE_DONE) {
+			sqlite3_finalize(st);
+			return ra_db_fail(w->db, "cannot write to");
+		}
+		sqlite3_reset(st);
+	}
+	sqlite3_finalize(st);
+	return 0;
+}
+
 /* The run's events are the seq range [seq_first, seq_last]: a rowid range. */
 static int store_seq_range(struct ra_writer *w)
 {
@@ -365,7 +247,7 @@ int ra_writer_finish(struct ra_writer *w)
 	for (int c = RA_CLASS_RA; c <= RA_CLASS_BLK; c++)
 		if (table_flush(w, &w->tbl[c]) < 0)
 			return -1;
-	if (store_seq_range(w) < 0)
+	if (store_seq_range(w) < 0 || store_counts(w) < 0)
 		return -1;
 	/* a task no event named: the namer's name, asked once at the end */
 	for (size_t i = 0; i < w->task_cap; i++) {
@@ -396,10 +278,8 @@ void ra_writer_free(struct ra_writer *w)
 {
 	if (!w)
 		return;
-	for (int c = 0; c < 4; c++) {
-		sqlite3_finalize(w->tbl[c].one);
-		sqlite3_finalize(w->tbl[c].many);
-	}
+	for (int c = 0; c < 4; c++)
+		sqlite3_finalize(w->tbl[c].ins);
 	free(w->tasks);
 	free(w);
 }

@@ -31,6 +31,7 @@
 #include <unistd.h>
 
 #include "host.h"
+#include "ra_evstream.h"
 #include "ra_sql.h"
 
 #define RA_PATH_WALK_MAX 2000000
@@ -492,46 +493,104 @@ static int store(const struct resolve *rs, uint32_t dev, struct want *w, size_t 
 	return ret;
 }
 
+/* The files of a run's events: a set of (dev, ino), open addressing. */
+struct file_set {
+	struct file_key {
+		uint32_t dev;
+		bool used;
+		uint64_t ino;
+	} * k;
+	size_t n, cap; /* cap a power of two */
+};
+
+static size_t file_hash(uint32_t dev, uint64_t ino, size_t cap)
+{
+	return (size_t)((ino * 0x9e3779b97f4a7c15ULL) ^ dev) & (cap - 1);
+}
+
+static int file_add(struct file_set *fs, uint32_t dev, uint64_t ino)
+{
+	size_t h;
+
+	if ((fs->n + 1) * 2 > fs->cap) {
+		size_t cap = fs->cap ? fs->cap * 2 : 256;
+		struct file_key *k = calloc(cap, sizeof(*k));
+
+		if (!k)
+			return -1;
+		for (size_t i = 0; i < fs->cap; i++) {
+			if (!fs->k[i].used)
+				continue;
+			for (h = file_hash(fs->k[i].dev, fs->k[i].ino, cap); k[h].used;
+			     h = (h + 1) & (cap - 1))
+				;
+			k[h] = fs->k[i];
+		}
+		free(fs->k);
+		fs->k = k;
+		fs->cap = cap;
+	}
+	for (h = file_hash(dev, ino, fs->cap); fs->k[h].used; h = (h + 1) & (fs->cap - 1))
+		if (fs->k[h].dev == dev && fs->k[h].ino == ino)
+			return 0;
+	fs->k[h] = (struct file_key){.dev = dev, .used = true, .ino = ino};
+	fs->n++;
+	return 0;
+}
+
+/* the files of the readahead events and of the pages added to the cache */
+static int file_of_event(const struct ra_event *ev, int64_t seq, void *arg)
+{
+	(void)seq;
+	if (ra_event_class(ev->type) == RA_CLASS_RA)
+		return file_add(arg, ev->ra.dev, ev->ra.ino);
+	if (ev->type == RA_EV_PAGE_ADD)
+		return file_add(arg, ev->page.dev, ev->page.ino);
+	return 0;
+}
+
+static int cmp_file(const void *a, const void *b)
+{
+	const struct file_key *x = a, *y = b;
+
+	if (x->used != y->used)
+		return x->used ? -1 : 1;
+	if (x->dev != y->dev)
+		return x->dev < y->dev ? -1 : 1;
+	return x->ino < y->ino ? -1 : x->ino > y->ino;
+}
+
 int ra_paths_resolve(struct ra_db *db, int64_t run_id, const struct ra_names *nm)
 {
-	static const char sql[] =
-		"SELECT dev, ino FROM ra_events WHERE run_id = ?1 UNION"
-		" SELECT dev, ino FROM page_events WHERE run_id = ?1 AND event_id = ?2"
-		" ORDER BY 1, 2";
-	struct resolve rs = { .db = db, .run_id = run_id, .nm = nm, .now = ra_fsmap_read() };
-	struct ra_stmt *st = ra_sql_prepare(db, sql);
+	struct resolve rs = {.db = db, .run_id = run_id, .nm = nm, .now = ra_fsmap_read()};
+	struct file_set fs = {0};
 	struct want *w = NULL;
-	size_t n = 0, cap = 0;
+	size_t n = 0;
 	uint32_t dev = 0;
-	int ret = -1, rc = -1;
+	int ret = -1;
 
-	if (!st || ra_sql_bind(st, "ix", run_id, RA_EV_PAGE_ADD) < 0)
+	if (ra_evstream_each(db, run_id, RA_STREAM_RA | RA_STREAM_PAGE, file_of_event, &fs) < 0)
 		goto out;
-	while ((rc = ra_sql_step(st)) == 1) {
-		uint32_t d = (uint32_t)ra_sql_int(st, 0);
-
-		if (n && d != dev) {
+	w = calloc(fs.n + 1, sizeof(*w));
+	if (!w) {
+		ra_set_error(RA_ERR_IO, "out of memory");
+		goto out;
+	}
+	qsort(fs.k, fs.cap, sizeof(*fs.k), cmp_file);
+	for (size_t i = 0; i < fs.n; i++) {
+		if (n && fs.k[i].dev != dev) {
 			if (store(&rs, dev, w, n) < 0)
 				goto out;
 			n = 0;
 		}
-		dev = d;
-		if (n == cap) {
-			struct want *nw = realloc(w, (cap = cap ? cap * 2 : 256) * sizeof(*w));
-
-			if (!nw) {
-				ra_set_error(RA_ERR_IO, "out of memory");
-				goto out;
-			}
-			w = nw;
-		}
-		w[n++] = (struct want){ .ino = (uint64_t)ra_sql_int(st, 1) };
+		dev = fs.k[i].dev;
+		w[n++] = (struct want){.ino = fs.k[i].ino};
 	}
-	if (rc == 0 && (!n || store(&rs, dev, w, n) == 0))
+	if (!n || store(&rs, dev, w, n) == 0)
 		ret = 0;
 out:
-	ra_sql_finalize(st);
 	ra_fsmap_free(rs.now);
+	free(fs.k);
 	free(w);
 	return ret;
 }

@@ -28,18 +28,24 @@ variant default_blob "CREATE TABLE t AS SELECT * FROM tasks; DROP TABLE tasks;
 	comm TEXT NOT NULL DEFAULT (randomblob(1000000000)), tgid INTEGER, PRIMARY KEY (run_id, pid));
 	INSERT INTO tasks SELECT * FROM t; DROP TABLE t;"
 variant huge_values "UPDATE runs SET page_size = 1 << 62, seq_last = 1 << 62;
-	UPDATE page_events SET last_index = 1 << 60 WHERE seq IN (SELECT seq FROM page_events WHERE event_id = 12 LIMIT 5);
-	UPDATE ra_events SET size_pages = 4294967295, req_count_pages = 1 << 62 WHERE seq IN (SELECT seq FROM ra_events LIMIT 5);
-	UPDATE page_events SET folio_order = 255 WHERE seq IN (SELECT seq FROM page_events WHERE event_id = 10 LIMIT 3);"
+	UPDATE page_chunks SET last_index_base = 1 << 60 WHERE rowid IN (SELECT rowid FROM page_chunks LIMIT 5);
+	UPDATE ra_chunks SET size_pages_base = 4294967295, req_count_pages_base = 1 << 62
+		WHERE rowid IN (SELECT rowid FROM ra_chunks LIMIT 5);
+	UPDATE page_chunks SET folio_order_base = 255 WHERE rowid IN (SELECT rowid FROM page_chunks LIMIT 3);"
 variant wrong_types "UPDATE runs SET wall_ns = 'abc', kernel = x'ff00fe1b5b324a', page_size = 'x', label = x'1b5d303b70776e6564';
-	UPDATE ra_events SET size_pages = 'big', page_index = x'00' WHERE seq IN (SELECT seq FROM ra_events LIMIT 9);
+	UPDATE ra_chunks SET size_pages_base = 'big', page_index_bits = x'00' WHERE rowid IN (SELECT rowid FROM ra_chunks LIMIT 9);
 	UPDATE files SET path = x'2f746d702f1b5b324aff' WHERE rowid IN (SELECT rowid FROM files LIMIT 2);"
 variant no_table "DROP TABLE streams;"
 variant not_ratrace "PRAGMA application_id = 0;"
 variant huge_sizes "UPDATE files SET size_bytes = 9223372036854775807;
 	UPDATE files SET size_bytes = -5 WHERE rowid IN (SELECT rowid FROM files LIMIT 1);
-	UPDATE blk_events SET ts_ns = 4611686018427387904 WHERE seq IN (SELECT seq FROM blk_events
-		WHERE event_id = 30 LIMIT 3);"
+	UPDATE blk_chunks SET ts_ns_base = 4611686018427387904 WHERE rowid IN (SELECT rowid FROM blk_chunks LIMIT 3);"
+# packed events that do not hold together: the chunk is named, nothing is read past its data
+variant chunk_short "UPDATE page_chunks SET data = substr(data, 1, 10) WHERE rowid IN (SELECT rowid FROM page_chunks LIMIT 2);"
+variant chunk_bits "UPDATE blk_chunks SET sector_bits = 63, sector_at = -8 WHERE rowid IN (SELECT rowid FROM blk_chunks LIMIT 2);
+	UPDATE ra_chunks SET n = 100000 WHERE rowid IN (SELECT rowid FROM ra_chunks LIMIT 1);"
+variant chunk_empty "UPDATE page_chunks SET n = 0, data = x'' WHERE rowid IN (SELECT rowid FROM page_chunks LIMIT 1);
+	UPDATE blk_chunks SET dev_base = NULL, cpu_base = NULL WHERE rowid IN (SELECT rowid FROM blk_chunks LIMIT 1);"
 
 status_ok() {	# WHAT STATUS ERRFILE
 	case $1 in	# a file that is not a ratrace database is refused by every command
@@ -54,7 +60,7 @@ status_ok() {	# WHAT STATUS ERRFILE
 }
 
 for v in view_loop view_blob trigger_label trigger_loop default_blob huge_values huge_sizes wrong_types \
-	no_table not_ratrace; do
+	chunk_short chunk_bits chunk_empty no_table not_ratrace; do
 	db=$TMP/$v.db
 	sum=$(sha256sum "$db" | cut -d' ' -f1)
 	for fmt in text json html; do

@@ -1,7 +1,8 @@
 # A database written by an older ratrace (schema version 2, tests/fixtures/
 # schema-v2.db.xz): read-only tools refuse it with the way out and leave it as
 # it is; ra-analyze upgrades it in place to the tables, columns and views of a
-# new database, keeps every event, and analyses its runs again. A database of
+# new database, keeps every event (every column of every row, as the views of
+# the packed events give them back), and analyses its runs again. A database of
 # version 3 (schema-v3.db.xz) the same way, and its device model is then made.
 # test: budget=2
 . "$(dirname "$0")/lib.sh"
@@ -10,9 +11,14 @@ make_tmp
 OLD=$TMP/old.db
 xz -dc "$RA_FIXTURES/schema-v2.db.xz" > "$OLD" || fail "unpack the fixture"
 check_eq "$(q "$OLD" 'PRAGMA user_version')" 2 "the fixture is version 2"
+# the runs, and every column of every event: tables before version 10, the
+# views of the packed events after
 events() {
 	q "$1" "SELECT (SELECT COUNT(*) FROM ra_events) || '|' || (SELECT COUNT(*) FROM page_events)
 		|| '|' || (SELECT COUNT(*) FROM blk_events) || '|' || (SELECT COUNT(*) FROM runs)"
+	for t in ra_events page_events blk_events; do
+		q "$1" "SELECT * FROM $t ORDER BY seq" | sha256sum
+	done
 }
 before=$(events "$OLD")
 sum_before=$(sha256sum "$OLD" | cut -d' ' -f1)

@@ -56,11 +56,11 @@ done
 cp "$DB" damaged.db
 rm -f damaged.db-wal damaged.db-shm
 sqlite3 damaged.db "PRAGMA writable_schema = ON; UPDATE sqlite_master SET sql = replace(sql,
-	'pid INTEGER', char(10) || '  pid INTEGER' || char(39)) WHERE name = 'blk_events'" ||
+	'seq_last INTEGER', char(10) || '  seq_last INTEGER' || char(39)) WHERE name = 'blk_chunks'" ||
 	fail "damage the schema"
 ra-import -o damaged.db "$RA_FIXTURES/seq128.dat" >out 2>err
 check_eq "$? $(wc -l < err)" "2 1" "damaged schema: exit status 2, one line"
-check_grep "^ra-import: .*'damaged.db'.*malformed database schema \(blk_events\)" err \
+check_grep "^ra-import: .*'damaged.db'.*malformed database schema \(blk_chunks\)" err \
 	"damaged schema: the message"
 # This one gave libtracecmd a format size that runs past the decompressed
 # section: the check decompresses the section and says so.
