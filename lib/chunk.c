@@ -21,6 +21,7 @@
 
 #define NAME(id, name, decl, since, member, has, null) #name,
 #define DECL(id, name, decl, since, member, has, null) decl,
+#define SINCE(id, name, decl, since, member, has, null) since,
 
 static const char *const ra_names[] = {"seq", RA_EVCOLS_COMMON(NAME) RA_EVCOLS_RA(NAME)};
 static const char *const ra_decls[] = {"", RA_EVCOLS_COMMON(DECL) RA_EVCOLS_RA(DECL)};
@@ -28,6 +29,9 @@ static const char *const page_names[] = {"seq", RA_EVCOLS_COMMON(NAME) RA_EVCOLS
 static const char *const page_decls[] = {"", RA_EVCOLS_COMMON(DECL) RA_EVCOLS_PAGE(DECL)};
 static const char *const blk_names[] = {"seq", RA_EVCOLS_COMMON(NAME) RA_EVCOLS_BLK(NAME)};
 static const char *const blk_decls[] = {"", RA_EVCOLS_COMMON(DECL) RA_EVCOLS_BLK(DECL)};
+static const unsigned char ra_since[] = {1, RA_EVCOLS_COMMON(SINCE) RA_EVCOLS_RA(SINCE)};
+static const unsigned char page_since[] = {1, RA_EVCOLS_COMMON(SINCE) RA_EVCOLS_PAGE(SINCE)};
+static const unsigned char blk_since[] = {1, RA_EVCOLS_COMMON(SINCE) RA_EVCOLS_BLK(SINCE)};
 
 _Static_assert(RA_RA_NCOLS <= RA_CHUNK_COLS && RA_PAGE_NCOLS <= RA_CHUNK_COLS &&
 		       RA_BLK_NCOLS <= RA_CHUNK_COLS,
@@ -38,11 +42,12 @@ _Static_assert((int)RA_RA_TS == (int)RA_PAGE_TS && (int)RA_RA_TS == (int)RA_BLK_
 	       "the common columns have one index");
 
 static const struct ra_chunk_table tables[] = {
-	{RA_CLASS_RA, "ra_events", "ra_chunks", RA_RA_NCOLS, ra_names, ra_decls, ra_evcols_ra},
-	{RA_CLASS_PAGE, "page_events", "page_chunks", RA_PAGE_NCOLS, page_names, page_decls,
-	 ra_evcols_page},
-	{RA_CLASS_BLK, "blk_events", "blk_chunks", RA_BLK_NCOLS, blk_names, blk_decls,
-	 ra_evcols_blk},
+	{ RA_CLASS_RA, "ra_events", "ra_chunks", RA_RA_NCOLS, ra_names, ra_decls, ra_since,
+	  ra_evcols_ra },
+	{ RA_CLASS_PAGE, "page_events", "page_chunks", RA_PAGE_NCOLS, page_names, page_decls,
+	  page_since, ra_evcols_page },
+	{ RA_CLASS_BLK, "blk_events", "blk_chunks", RA_BLK_NCOLS, blk_names, blk_decls, blk_since,
+	  ra_evcols_blk },
 };
 
 const struct ra_chunk_table *ra_chunk_table(int cls)
@@ -255,12 +260,17 @@ static char *sb_done(struct sbuf *b)
 	return b->s;
 }
 
-/* the chunk columns of every column of the view but run_id, in their order */
+/*
+ * the chunk columns of every column of the view but run_id, in their order;
+ * @create: those of version 10 only (a later column's step adds its own,
+ * ALTER TABLE t ADD COLUMN x_base INTEGER, x_bits and x_at INTEGER NOT NULL
+ * DEFAULT 0: the chunks of before hold it as NULL)
+ */
 static void meta_cols(struct sbuf *b, const struct ra_chunk_table *t, const char *prefix,
-		      const char *decl_base, const char *decl_int)
+		      const char *decl_base, const char *decl_int, bool create)
 {
 	for (int i = 0; i < t->ncols; i++) {
-		if (i == RA_RA_RUN)
+		if (i == RA_RA_RUN || (create && t->since[i] > 10))
 			continue;
 		if (i != RA_RA_SEQ)
 			sb_add(b, ",%s%s_base%s", prefix, t->names[i], decl_base);
@@ -278,7 +288,7 @@ char *ra_chunk_create_sql(const struct ra_chunk_table *t)
 	       "  run_id INTEGER NOT NULL REFERENCES runs(run_id) ON DELETE CASCADE,\n"
 	       "  seq_last INTEGER NOT NULL,\n  n INTEGER NOT NULL",
 	       t->chunks);
-	meta_cols(&b, t, "\n  ", " INTEGER", " INTEGER NOT NULL");
+	meta_cols(&b, t, "\n  ", " INTEGER", " INTEGER NOT NULL", true);
 	sb_add(&b, ",\n  data BLOB NOT NULL\n);\n");
 	return sb_done(&b);
 }
@@ -289,7 +299,7 @@ char *ra_chunk_insert_sql(const struct ra_chunk_table *t)
 	int n = 5;
 
 	sb_add(&b, "INSERT INTO %s (seq_first, run_id, seq_last, n", t->chunks);
-	meta_cols(&b, t, " ", "", "");
+	meta_cols(&b, t, " ", "", "", false);
 	sb_add(&b, ", data) VALUES (?");
 	for (int i = 0; i < t->ncols; i++)
 		n += i == RA_RA_RUN ? 0 : i == RA_RA_SEQ ? 2 : 3;
@@ -304,7 +314,7 @@ char *ra_chunk_select_sql(const struct ra_chunk_table *t, const char *where)
 	struct sbuf b = {0};
 
 	sb_add(&b, "SELECT seq_first, run_id, seq_last, n");
-	meta_cols(&b, t, " ", "", "");
+	meta_cols(&b, t, " ", "", "", false);
 	sb_add(&b, ", data FROM %s %s", t->chunks, where);
 	return sb_done(&b);
 }
@@ -350,6 +360,7 @@ char *ra_chunk_view_sql(const struct ra_chunk_table *t)
 {
 	struct sbuf b = {0};
 
+	/* CAST gives each column the affinity of the table's column (12 = '12') */
 	sb_add(&b, "CREATE VIEW %s AS\n  SELECT ", t->view);
 	for (int i = 0; i < t->ncols; i++) {
 		sb_add(&b, i ? ",\n    " : "");
@@ -357,15 +368,16 @@ char *ra_chunk_view_sql(const struct ra_chunk_table *t)
 			sb_add(&b, "c.run_id AS run_id");
 		} else if (is_text(t, i)) {
 			/* length, then 7 bits a character: computed once in its own subquery */
-			sb_add(&b, "(SELECT NULLIF(substr(char(");
+			sb_add(&b, "CAST((SELECT NULLIF(substr(char(");
 			for (int j = 0; j < RA_RWBS_CHARS; j++)
 				sb_add(&b, "%s(x.v >> %d) & 127", j ? ", " : "", 3 + 7 * j);
 			sb_add(&b, "), 1, x.v & 7), '') FROM (SELECT ");
 			sql_value(&b, t, i);
-			sb_add(&b, " AS v LIMIT 1 OFFSET 0) x) AS %s", t->names[i]);
+			sb_add(&b, " AS v LIMIT 1 OFFSET 0) x) AS TEXT) AS %s", t->names[i]);
 		} else {
+			sb_add(&b, "CAST(");
 			sql_value(&b, t, i);
-			sb_add(&b, " AS %s", t->names[i]);
+			sb_add(&b, " AS INTEGER) AS %s", t->names[i]);
 		}
 	}
 	sb_add(&b, "\n  FROM %s c JOIN chunk_slots s ON s.i < c.n JOIN chunk_bytes k;\n",

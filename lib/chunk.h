@@ -32,6 +32,7 @@ struct ra_chunk_table {
 	int ncols;		  /* RA_PAGE_NCOLS */
 	const char *const *names; /* of the columns, "seq" first */
 	const char *const *decls;
+	const unsigned char *since;	/* the schema version of each column */
 	const struct ra_evcol *cols; /* where the columns after the common ones are */
 };
 
