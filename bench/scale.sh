@@ -4,8 +4,9 @@
 # and analysed again, against `trace-cmd report > /dev/null` of the same
 # file in the same run; then a live recording of the largest workload. One
 # table: seconds, records per second, the ratio to trace-cmd report, the
-# peak resident set (the kernel's count for the command and its children)
-# and the database's bytes per stored event.
+# peak resident set (the kernel's count for the command and its children),
+# the database's bytes per stored event, and those of the packed events'
+# tables alone.
 #
 #   bench/scale.sh [MILLIONS...]      (root; 1 10 100)
 #
@@ -62,18 +63,25 @@ if rc: sys.exit("%s: exit %d" % (sys.argv[1], rc))
 print("%.2f %d" % (e, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss))' "$@"
 }
 events_of() {
-	sqlite3 "$1" "SELECT (SELECT COUNT(*) FROM ra_events) + (SELECT COUNT(*) FROM page_events)
-		+ (SELECT COUNT(*) FROM blk_events)"
+	sqlite3 "$1" "SELECT SUM(n) FROM event_counts"
+}
+# the bytes of the packed events' pages (SQLite's dbstat)
+event_bytes() {
+	sqlite3 "$1" "SELECT SUM(pgsize) FROM dbstat WHERE name LIKE '%_chunks'"
 }
 row() {	# STEP SIZE SECONDS EVENTS REF_SECONDS PEAK_KIB DB
-	local bpe=-
-	[ -n "$7" ] && bpe=$(awk -v b="$(stat -c %s "$7")" -v n="$4" 'BEGIN { printf "%.1f", b / n }')
-	awk -v s="$1" -v m="$2" -v t="$3" -v n="$4" -v r="$5" -v k="$6" -v b="$bpe" 'BEGIN {
-		printf "%-24s %5.1f M %8.2f %10.2f M/s %8s %7.1f MiB %8s\n", s, n / 1e6, t, n / t / 1e6,
-			(r > 0 ? sprintf("%.2fx", r / t) : "-"), k / 1024, b }'
+	local bpe=- epe=-
+	if [ -n "$7" ]; then
+		bpe=$(awk -v b="$(stat -c %s "$7")" -v n="$4" 'BEGIN { printf "%.1f", b / n }')
+		epe=$(awk -v b="$(event_bytes "$7")" -v n="$4" 'BEGIN { printf "%.1f", b / n }')
+	fi
+	awk -v s="$1" -v m="$2" -v t="$3" -v n="$4" -v r="$5" -v k="$6" -v b="$bpe" -v e="$epe" 'BEGIN {
+		printf "%-24s %5.1f M %8.2f %10.2f M/s %8s %7.1f MiB %8s %8s\n", s, n / 1e6, t, n / t / 1e6,
+			(r > 0 ? sprintf("%.2fx", r / t) : "-"), k / 1024, b, e }'
 }
 
-printf "%-24s %7s %8s %14s %8s %11s %8s\n" step size seconds rate "vs tc" "peak RSS" "B/event"
+printf "%-24s %7s %8s %14s %8s %11s %8s %8s\n" step size seconds rate "vs tc" "peak RSS" "B/event" \
+	"events"
 for m in $sizes; do
 	passes=$(passes_for "$m")
 	mkdir "$I"

@@ -20,11 +20,14 @@ half=$(( $(stat -c %s "$MNT/f") / 2 / 4096 ))
 # half its trigger was in (each descriptor reads its own half; its windows may
 # run past it). $1: 1 when the state is per half (two descriptors), 0 when one
 # state serves both.
+# (the run's events copied out of the view first: unpacked once, then indexed)
 kernel_sql() {
-	echo "WITH o AS (SELECT e.seq, e.page_index AS start, e.size_pages AS size, t.event_id AS before,
-		t.page_index >= $half AS hi FROM ra_events e JOIN ra_events t ON t.seq = (SELECT MAX(x.seq)
-		FROM ra_events x WHERE x.run_id = $run AND x.pid = e.pid AND x.seq < e.seq
-		AND x.event_id IN (1, 2, 3, 4)) WHERE e.run_id = $run AND e.dev = $kdev AND e.ino = $ino
+	echo "CREATE TEMP TABLE re AS SELECT * FROM ra_events WHERE run_id = $run;
+	CREATE INDEX temp.re_seq ON re (seq); CREATE INDEX temp.re_pid ON re (pid, seq);
+	WITH o AS (SELECT e.seq, e.page_index AS start, e.size_pages AS size, t.event_id AS before,
+		t.page_index >= $half AS hi FROM re e JOIN re t ON t.seq = (SELECT MAX(x.seq)
+		FROM re x WHERE x.pid = e.pid AND x.seq < e.seq
+		AND x.event_id IN (1, 2, 3, 4)) WHERE e.dev = $kdev AND e.ino = $ino
 		AND e.event_id = 3),
 	p AS (SELECT o.*, (SELECT q.start + q.size FROM o q WHERE q.seq < o.seq
 		AND ($1 = 0 OR q.hi = o.hi) ORDER BY q.seq DESC LIMIT 1) AS state_end FROM o)
