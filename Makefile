@@ -38,7 +38,7 @@ INC_ALL := lib $(LAYERS)
 layer_of = $(patsubst %/,%,$(dir $(1)))
 layer_inc = -Iinclude $(addprefix -I,$(if $(filter tests/%,$(1)),$(INC_ALL),\
 	$(call layer_of,$(1)) $(INC_$(call layer_of,$(1)))))
-LDLIBS = $(PKG_LIBS) -lm
+LDLIBS = $(PKG_LIBS) -lm -pthread
 
 ifdef SANITIZE
 ALL_CFLAGS += -fsanitize=$(SANITIZE) -fno-omit-frame-pointer -fno-sanitize-recover=all

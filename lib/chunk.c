@@ -41,32 +41,44 @@ _Static_assert((int)RA_RA_TS == (int)RA_PAGE_TS && (int)RA_RA_TS == (int)RA_BLK_
 		       (int)RA_RA_EVENT == (int)RA_PAGE_EVENT,
 	       "the common columns have one index");
 
-static const struct ra_chunk_table tables[] = {
+static struct ra_chunk_table tables[] = {
 	{ RA_CLASS_RA, "ra_events", "ra_chunks", RA_RA_NCOLS, ra_names, ra_decls, ra_since,
-	  ra_evcols_ra },
+	  ra_evcols_ra, { 0 }, false },
 	{ RA_CLASS_PAGE, "page_events", "page_chunks", RA_PAGE_NCOLS, page_names, page_decls,
-	  page_since, ra_evcols_page },
+	  page_since, ra_evcols_page, { 0 }, false },
 	{ RA_CLASS_BLK, "blk_events", "blk_chunks", RA_BLK_NCOLS, blk_names, blk_decls, blk_since,
-	  ra_evcols_blk },
+	  ra_evcols_blk, { 0 }, false },
 };
+
+/* each column's flags, from its declaration, once (before any thread starts) */
+static void set_flags(struct ra_chunk_table *t)
+{
+	for (int i = 0; i < t->ncols; i++)
+		t->flags[i] = (i != RA_RA_SEQ && !strstr(t->decls[i], "NOT NULL") ? COL_NULL : 0) |
+			      (strncmp(t->decls[i], "TEXT", 4) == 0 ? COL_TEXT : 0);
+	t->ready = true;
+}
 
 const struct ra_chunk_table *ra_chunk_table(int cls)
 {
 	for (size_t i = 0; i < sizeof(tables) / sizeof(tables[0]); i++)
-		if (tables[i].cls == cls)
+		if (tables[i].cls == cls) {
+			if (!tables[i].ready)
+				set_flags(&tables[i]);
 			return &tables[i];
+		}
 	return NULL;
 }
 
 /* A column's values may be NULL; seq and the NOT NULL ones may not. */
 static bool nullable(const struct ra_chunk_table *t, int col)
 {
-	return col != RA_RA_SEQ && !strstr(t->decls[col], "NOT NULL");
+	return t->flags[col] & COL_NULL;
 }
 
 static bool is_text(const struct ra_chunk_table *t, int col)
 {
-	return strncmp(t->decls[col], "TEXT", 4) == 0;
+	return t->flags[col] & COL_TEXT;
 }
 
 /* ---- events and rows ------------------------------------------------------ */
@@ -517,6 +529,9 @@ static void chunk_reset(struct ra_chunk *ch)
 {
 	ch->n = 0;
 	memset(ch->any, 0, sizeof(ch->any));
+	ch->rowbits = 0;
+	/* the header's length, the blob's type, four columns, three a packed column */
+	ch->meta = 3 + 3 + 4 * (1 + 8) + 3 * 3 * (ch->t ? ch->t->ncols - 1 : 0);
 }
 
 int ra_chunk_store(sqlite3_stmt *ins, struct ra_chunk *ch)
@@ -553,63 +568,60 @@ static int int_bytes(int64_t v)
 	return 8;
 }
 
-/*
- * The record of the chunk with @n rows whose columns span lo..hi, at most:
- * the header (a byte a column, the blob's length in three) and the values.
- */
-static int64_t record_bytes(const struct ra_chunk *ch, int n, const int64_t *lo, const int64_t *hi,
-			    const bool *any)
+/* The bits of a column of values from @lo to @hi (0 for one stored apart anyway). */
+static int span_bits(const struct ra_chunk_table *t, int c, int64_t lo, int64_t hi)
 {
-	const struct ra_chunk_table *t = ch->t;
-	int64_t bits = 0, bytes = 3 + 3 + 4 * (1 + 8); /* header length, blob type; 4 columns */
+	int b = c == RA_RA_SEQ ? width((uint64_t)hi - (uint64_t)lo)
+			       : col_bits(nullable(t, c), true, lo, hi);
 
-	for (int c = 0; c < t->ncols; c++) {
-		int b;
-
-		if (c == RA_RA_RUN)
-			continue;
-		b = c == RA_RA_SEQ ? width((uint64_t)hi[c] - (uint64_t)lo[c])
-				   : col_bits(nullable(t, c), any[c], lo[c], hi[c]);
-		if (b > RA_CHUNK_BITS)
-			b = 0; /* stored apart anyway */
-		bits += (int64_t)n * b;
-		bytes += 3 * 3 + (c == RA_RA_SEQ ? 0 : int_bytes(lo[c]));
-	}
-	return bytes + (bits + 7) / 8;
+	return b > RA_CHUNK_BITS ? 0 : b;
 }
 
+/*
+ * Add @row, the chunk's record kept within its limit: the record's bytes, at
+ * most, are its header (a byte a column, the blob's length in three), the
+ * four first columns, three a packed column and its base, and the bits of
+ * the rows; a column's width changes only with a value outside its range.
+ */
 int ra_chunk_add(sqlite3_stmt *ins, struct ra_chunk *ch, int64_t run_id,
 		 const struct ra_chunk_row *row)
 {
 	const struct ra_chunk_table *t = ch->t;
-	int64_t lo[RA_CHUNK_COLS], hi[RA_CHUNK_COLS];
-	bool any[RA_CHUNK_COLS];
+	int changed[RA_CHUNK_COLS], nch = 0, nbits[RA_CHUNK_COLS];
+	int64_t nlo[RA_CHUNK_COLS], nhi[RA_CHUNK_COLS], rowbits = ch->rowbits, meta = ch->meta;
 
 	if (ch->n && (ch->n == RA_CHUNK_EVENTS || run_id != ch->run_id) &&
 	    ra_chunk_store(ins, ch) < 0)
 		return -1;
-	memcpy(lo, ch->lo, sizeof(lo));
-	memcpy(hi, ch->hi, sizeof(hi));
-	memcpy(any, ch->any, sizeof(any));
 	for (int c = 0; c < t->ncols; c++) {
 		int64_t v = row->v[c];
 
-		if (!row->set[c])
+		if (c == RA_RA_RUN || !row->set[c] ||
+		    (ch->any[c] && v >= ch->lo[c] && v <= ch->hi[c]))
 			continue;
-		if (!any[c] || v < lo[c])
-			lo[c] = v;
-		if (!any[c] || v > hi[c])
-			hi[c] = v;
-		any[c] = true;
+		nlo[c] = ch->any[c] && ch->lo[c] < v ? ch->lo[c] : v;
+		nhi[c] = ch->any[c] && ch->hi[c] > v ? ch->hi[c] : v;
+		nbits[c] = span_bits(t, c, nlo[c], nhi[c]);
+		rowbits += nbits[c] - (ch->any[c] ? ch->bits[c] : 0);
+		if (c != RA_RA_SEQ)
+			meta += int_bytes(nlo[c]) - (ch->any[c] ? int_bytes(ch->lo[c]) : 0);
+		changed[nch++] = c;
 	}
-	if (ch->n && record_bytes(ch, ch->n + 1, lo, hi, any) > ch->limit) {
+	if (ch->n && meta + ((int64_t)(ch->n + 1) * rowbits + 7) / 8 > ch->limit) {
 		if (ra_chunk_store(ins, ch) < 0)
 			return -1;
 		return ra_chunk_add(ins, ch, run_id, row);
 	}
-	memcpy(ch->lo, lo, sizeof(lo));
-	memcpy(ch->hi, hi, sizeof(hi));
-	memcpy(ch->any, any, sizeof(any));
+	for (int k = 0; k < nch; k++) {
+		int c = changed[k];
+
+		ch->lo[c] = nlo[c];
+		ch->hi[c] = nhi[c];
+		ch->bits[c] = nbits[c];
+		ch->any[c] = true;
+	}
+	ch->rowbits = rowbits;
+	ch->meta = meta;
 	ch->run_id = run_id;
 	ch->rows[ch->n++] = *row;
 	return 0;
@@ -820,7 +832,7 @@ int ra_chunk_upgrade(struct ra_db *db)
 		return -1;
 	}
 	for (size_t i = 0; i < sizeof(tables) / sizeof(tables[0]); i++) {
-		const struct ra_chunk_table *t = &tables[i];
+		const struct ra_chunk_table *t = ra_chunk_table(tables[i].cls);
 		char drop[64];
 		int old = is_table(db, t->view);
 
@@ -838,7 +850,7 @@ out:
 int ra_chunk_views(struct ra_db *db, bool make)
 {
 	for (size_t i = 0; i < sizeof(tables) / sizeof(tables[0]); i++) {
-		const struct ra_chunk_table *t = &tables[i];
+		const struct ra_chunk_table *t = ra_chunk_table(tables[i].cls);
 		char drop[64];
 
 		int table = make ? 0 : is_table(db, t->view);

@@ -33,8 +33,13 @@ struct ra_chunk_table {
 	const char *const *names; /* of the columns, "seq" first */
 	const char *const *decls;
 	const unsigned char *since;	/* the schema version of each column */
-	const struct ra_evcol *cols; /* where the columns after the common ones are */
+	const struct ra_evcol *cols;	/* where the columns after the common ones are */
+	unsigned char flags[RA_CHUNK_COLS];	/* COL_NULL, COL_TEXT: from decls */
+	bool ready;
 };
+
+#define COL_NULL 1	/* the column may be NULL */
+#define COL_TEXT 2	/* a text, packed as a number */
 
 /* ra_chunk_table - the table of class @cls (RA_CLASS_RA...), or NULL */
 const struct ra_chunk_table *ra_chunk_table(int cls);
@@ -60,6 +65,9 @@ struct ra_chunk {
 	int64_t lo[RA_CHUNK_COLS]; /* of the rows so far, where set */
 	int64_t hi[RA_CHUNK_COLS];
 	bool any[RA_CHUNK_COLS];
+	int bits[RA_CHUNK_COLS];	/* of each column's values */
+	int64_t rowbits;		/* their sum */
+	int64_t meta;			/* the record's bytes but the packed values, at most */
 	struct ra_chunk_row rows[RA_CHUNK_EVENTS];
 	unsigned char data[RA_CHUNK_DATA];
 };

@@ -315,10 +315,13 @@ static int probe_create(const char *path, int *created)
 	return 0;
 }
 
-/* The writer's connection: read-write, and with RA_DB_CREATE the file made. */
+/*
+ * The writer's connection: read-write, and with RA_DB_CREATE the file made.
+ * Serialized: the event writer's store thread shares it (writer.c).
+ */
 static int open_writer(struct ra_db *db, int flags)
 {
-	int oflags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX;
+	int oflags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_FULLMUTEX;
 
 	if (flags & RA_DB_CREATE)
 		oflags |= SQLITE_OPEN_CREATE;
