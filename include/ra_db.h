@@ -254,6 +254,19 @@ int ra_writer_note_task(struct ra_writer *w, int pid, const char *comm);
 int ra_writer_finish(struct ra_writer *w);
 uint64_t ra_writer_count(struct ra_writer *w, int type);
 uint64_t ra_writer_total(struct ra_writer *w);
+
+/* A file of a run: its file system's device and its inode. */
+struct ra_file_id {
+	uint32_t dev;
+	uint64_t ino;
+};
+
+/**
+ * ra_writer_files - the files of the run's readahead events and of the pages
+ * it added to the cache, in order of (dev, ino), into *@out (malloc'd, NULL
+ * when none) and *@n; 0 or -1
+ */
+int ra_writer_files(struct ra_writer *w, struct ra_file_id **out, size_t *n);
 void ra_writer_free(struct ra_writer *w);
 
 /**

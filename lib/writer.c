@@ -23,6 +23,16 @@ struct table_w {
 	struct ra_chunk ch;
 };
 
+/* The files of a run's events: a set of (dev, ino), open addressing. */
+struct file_set {
+	struct file_slot {
+		uint32_t dev;
+		bool used;
+		uint64_t ino;
+	} *k;
+	size_t n, cap;	/* cap a power of two */
+};
+
 struct task_slot {
 	int pid;       /* 0: empty */
 	char comm[16]; /* "": not known */
@@ -42,6 +52,7 @@ struct ra_writer {
 	ra_namer_fn namer;
 	void *namer_arg;
 	struct pipe *pipe;	/* the store thread, when there is one */
+	struct file_set files;	/* of the readahead events and the pages added */
 };
 
 /*
@@ -103,6 +114,81 @@ static int table_init(struct ra_db *db, struct table_w *t, int cls)
 static int table_flush(struct ra_writer *w, struct table_w *t)
 {
 	return ra_chunk_store(t->ins, &t->ch) < 0 ? ra_db_fail(w->db, "cannot write events to") : 0;
+}
+
+static size_t file_hash(uint32_t dev, uint64_t ino, size_t cap)
+{
+	return (size_t)((ino * 0x9e3779b97f4a7c15ULL) ^ dev) & (cap - 1);
+}
+
+static int file_add(struct file_set *fs, uint32_t dev, uint64_t ino)
+{
+	size_t h;
+
+	if ((fs->n + 1) * 2 > fs->cap) {
+		size_t cap = fs->cap ? fs->cap * 2 : 256;
+		struct file_slot *k = calloc(cap, sizeof(*k));
+
+		if (!k)
+			return -1;
+		for (size_t i = 0; i < fs->cap; i++) {
+			if (!fs->k[i].used)
+				continue;
+			for (h = file_hash(fs->k[i].dev, fs->k[i].ino, cap); k[h].used;
+			     h = (h + 1) & (cap - 1))
+				;
+			k[h] = fs->k[i];
+		}
+		free(fs->k);
+		fs->k = k;
+		fs->cap = cap;
+	}
+	for (h = file_hash(dev, ino, fs->cap); fs->k[h].used; h = (h + 1) & (fs->cap - 1))
+		if (fs->k[h].dev == dev && fs->k[h].ino == ino)
+			return 0;
+	fs->k[h] = (struct file_slot){ .dev = dev, .used = true, .ino = ino };
+	fs->n++;
+	return 0;
+}
+
+/* the files of the readahead events and of the pages added to the cache */
+static int note_file(struct ra_writer *w, const struct ra_event *ev)
+{
+	if (ra_event_class(ev->type) == RA_CLASS_RA)
+		return file_add(&w->files, ev->ra.dev, ev->ra.ino);
+	if (ev->type == RA_EV_PAGE_ADD)
+		return file_add(&w->files, ev->page.dev, ev->page.ino);
+	return 0;
+}
+
+static int cmp_file(const void *a, const void *b)
+{
+	const struct ra_file_id *x = a, *y = b;
+
+	if (x->dev != y->dev)
+		return x->dev < y->dev ? -1 : 1;
+	return x->ino < y->ino ? -1 : x->ino > y->ino;
+}
+
+int ra_writer_files(struct ra_writer *w, struct ra_file_id **out, size_t *n)
+{
+	size_t k = 0;
+
+	*n = 0;
+	*out = NULL;
+	if (!w->files.n)
+		return 0;
+	*out = malloc(w->files.n * sizeof(**out));
+	if (!*out) {
+		ra_set_error(RA_ERR_IO, "out of memory");
+		return -1;
+	}
+	for (size_t i = 0; i < w->files.cap; i++)
+		if (w->files.k[i].used)
+			(*out)[k++] = (struct ra_file_id){ w->files.k[i].dev, w->files.k[i].ino };
+	qsort(*out, k, sizeof(**out), cmp_file);
+	*n = k;
+	return 0;
 }
 
 /* Store one event into its table's chunk (the caller's or the store thread's). */
@@ -338,7 +424,7 @@ int ra_writer_add(struct ra_writer *w, const struct ra_event *ev)
 	}
 	w->counts[ev->type]++;
 	w->total++;
-	if (task_note(w, ev->pid, ev->comm) < 0) {
+	if (task_note(w, ev->pid, ev->comm) < 0 || note_file(w, ev) < 0) {
 		ra_set_error(RA_ERR_IO, "out of memory");
 		return -1;
 	}
@@ -445,6 +531,7 @@ void ra_writer_free(struct ra_writer *w)
 	if (!w)
 		return;
 	pipe_end(w);
+	free(w->files.k);
 	for (int c = 0; c < 4; c++)
 		sqlite3_finalize(w->tbl[c].ins);
 	free(w->tasks);

@@ -210,10 +210,12 @@ void ra_names_scan(struct ra_names *nm, int pid);
 int ra_names_unmapped(const struct ra_names *nm, int i, uint32_t *s_dev, const char **path);
 
 /**
- * ra_paths_resolve - names of the run's files into the files table: a name
- * seen open, else found after the run, else before it; 0 or -1
+ * ra_paths_resolve - names of the run's @files (ra_writer_files(), in order)
+ * into the files table: a name seen open, else found after the run, else
+ * before it; 0 or -1
  */
-int ra_paths_resolve(struct ra_db *db, int64_t run_id, const struct ra_names *nm);
+int ra_paths_resolve(struct ra_db *db, int64_t run_id, const struct ra_names *nm,
+		     const struct ra_file_id *files, size_t nfiles);
 
 /* ---- settings.c: the read_ahead_kb files a run sets or watches ---- */
 

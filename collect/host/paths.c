@@ -31,7 +31,6 @@
 #include <unistd.h>
 
 #include "host.h"
-#include "ra_evstream.h"
 #include "ra_sql.h"
 
 #define RA_PATH_WALK_MAX 2000000
@@ -326,7 +325,10 @@ static void note_unmapped(struct ra_names *nm, uint32_t s_dev, const char *path)
 	nm->unmapped_path[nm->nunmapped++] = strdup(path);
 }
 
-/* The s_dev of the file system of open file @fd of @pid (st_dev @st_dev). */
+/*
+ * The s_dev of the file system of open file @fd of @pid (st_dev @st_dev);
+ * @fd NULL: a mapping, whose mount /proc does not tell.
+ */
 static uint32_t sdev_of(struct ra_names *nm, dev_t st_dev, int pid, const char *fd)
 {
 	const struct ra_mount *mnt = NULL;
@@ -335,8 +337,8 @@ static uint32_t sdev_of(struct ra_names *nm, dev_t st_dev, int pid, const char *
 	for (int i = 0; i < nm->ndm; i++)
 		if (nm->dm[i].st_dev == st_dev)
 			return nm->dm[i].s_dev;
-	snprintf(path, sizeof(path), "/proc/%d/fdinfo/%s", pid, fd);
-	if (ra_read_small(path, buf, sizeof(buf)) == 0 && (p = strstr(buf, "mnt_id:")))
+	snprintf(path, sizeof(path), "/proc/%d/fdinfo/%s", pid, fd ? fd : "");
+	if (fd && ra_read_small(path, buf, sizeof(buf)) == 0 && (p = strstr(buf, "mnt_id:")))
 		mnt = ra_fsmap_mount(nm->m, atoi(p + 7));
 	if (!mnt)	/* mounted after the start: its st_dev is the best guess */
 		return RA_MKDEV(major(st_dev), minor(st_dev));
@@ -345,7 +347,8 @@ static uint32_t sdev_of(struct ra_names *nm, dev_t st_dev, int pid, const char *
 	return mnt->s_dev;
 }
 
-static void scan_fd(struct ra_names *nm, int pid, int dfd, const char *fd)
+/* An open file (@map false) or a mapped one (@map: /proc/PID/map_files/@fd). */
+static void scan_fd(struct ra_names *nm, int pid, int dfd, const char *fd, bool map)
 {
 	const struct ra_fs *fs;
 	char path[4096];
@@ -357,7 +360,7 @@ static void scan_fd(struct ra_names *nm, int pid, int dfd, const char *fd)
 
 	if (fstatat(dfd, fd, &sb, 0) < 0 || !S_ISREG(sb.st_mode))
 		return;
-	s_dev = sdev_of(nm, sb.st_dev, pid, fd);
+	s_dev = sdev_of(nm, sb.st_dev, pid, map ? NULL : fd);
 	e = lookup(nm, s_dev, sb.st_ino);
 	if (e && e->src == SRC_OPEN) {
 		if (sb.st_size > e->size)	/* seen growing: written, then read */
@@ -379,20 +382,27 @@ static void scan_fd(struct ra_names *nm, int pid, int dfd, const char *fd)
 		note_unmapped(nm, s_dev, path);
 }
 
+/*
+ * The files @pid has open (/proc/PID/fd) and mapped (map_files: the program,
+ * its libraries, what it maps), so that the walk at the end has few to find.
+ */
 static void scan_fds(struct ra_names *nm, int pid)
 {
+	static const char *const dirs[] = { "fd", "map_files" };
 	char dir[64];
 	struct dirent *de;
 	DIR *d;
 
-	snprintf(dir, sizeof(dir), "/proc/%d/fd", pid);
-	d = opendir(dir);
-	if (!d)
-		return;
-	while ((de = readdir(d)))
-		if (de->d_name[0] != '.')
-			scan_fd(nm, pid, dirfd(d), de->d_name);
-	closedir(d);
+	for (int k = 0; k < 2; k++) {
+		snprintf(dir, sizeof(dir), "/proc/%d/%s", pid, dirs[k]);
+		d = opendir(dir);
+		if (!d)
+			continue;
+		while ((de = readdir(d)))
+			if (de->d_name[0] != '.')
+				scan_fd(nm, pid, dirfd(d), de->d_name, k == 1);
+		closedir(d);
+	}
 }
 
 /* The children of every thread of @pid (/proc/PID/task/TID/children). */
@@ -493,104 +503,32 @@ static int store(const struct resolve *rs, uint32_t dev, struct want *w, size_t 
 	return ret;
 }
 
-/* The files of a run's events: a set of (dev, ino), open addressing. */
-struct file_set {
-	struct file_key {
-		uint32_t dev;
-		bool used;
-		uint64_t ino;
-	} * k;
-	size_t n, cap; /* cap a power of two */
-};
-
-static size_t file_hash(uint32_t dev, uint64_t ino, size_t cap)
+int ra_paths_resolve(struct ra_db *db, int64_t run_id, const struct ra_names *nm,
+		     const struct ra_file_id *files, size_t nfiles)
 {
-	return (size_t)((ino * 0x9e3779b97f4a7c15ULL) ^ dev) & (cap - 1);
-}
-
-static int file_add(struct file_set *fs, uint32_t dev, uint64_t ino)
-{
-	size_t h;
-
-	if ((fs->n + 1) * 2 > fs->cap) {
-		size_t cap = fs->cap ? fs->cap * 2 : 256;
-		struct file_key *k = calloc(cap, sizeof(*k));
-
-		if (!k)
-			return -1;
-		for (size_t i = 0; i < fs->cap; i++) {
-			if (!fs->k[i].used)
-				continue;
-			for (h = file_hash(fs->k[i].dev, fs->k[i].ino, cap); k[h].used;
-			     h = (h + 1) & (cap - 1))
-				;
-			k[h] = fs->k[i];
-		}
-		free(fs->k);
-		fs->k = k;
-		fs->cap = cap;
-	}
-	for (h = file_hash(dev, ino, fs->cap); fs->k[h].used; h = (h + 1) & (fs->cap - 1))
-		if (fs->k[h].dev == dev && fs->k[h].ino == ino)
-			return 0;
-	fs->k[h] = (struct file_key){.dev = dev, .used = true, .ino = ino};
-	fs->n++;
-	return 0;
-}
-
-/* the files of the readahead events and of the pages added to the cache */
-static int file_of_event(const struct ra_event *ev, int64_t seq, void *arg)
-{
-	(void)seq;
-	if (ra_event_class(ev->type) == RA_CLASS_RA)
-		return file_add(arg, ev->ra.dev, ev->ra.ino);
-	if (ev->type == RA_EV_PAGE_ADD)
-		return file_add(arg, ev->page.dev, ev->page.ino);
-	return 0;
-}
-
-static int cmp_file(const void *a, const void *b)
-{
-	const struct file_key *x = a, *y = b;
-
-	if (x->used != y->used)
-		return x->used ? -1 : 1;
-	if (x->dev != y->dev)
-		return x->dev < y->dev ? -1 : 1;
-	return x->ino < y->ino ? -1 : x->ino > y->ino;
-}
-
-int ra_paths_resolve(struct ra_db *db, int64_t run_id, const struct ra_names *nm)
-{
-	struct resolve rs = {.db = db, .run_id = run_id, .nm = nm, .now = ra_fsmap_read()};
-	struct file_set fs = {0};
-	struct want *w = NULL;
+	struct resolve rs = { .db = db, .run_id = run_id, .nm = nm, .now = ra_fsmap_read() };
+	struct want *w = calloc(nfiles + 1, sizeof(*w));
 	size_t n = 0;
 	uint32_t dev = 0;
 	int ret = -1;
 
-	if (ra_evstream_each(db, run_id, RA_STREAM_RA | RA_STREAM_PAGE, file_of_event, &fs) < 0)
-		goto out;
-	w = calloc(fs.n + 1, sizeof(*w));
 	if (!w) {
 		ra_set_error(RA_ERR_IO, "out of memory");
 		goto out;
 	}
-	qsort(fs.k, fs.cap, sizeof(*fs.k), cmp_file);
-	for (size_t i = 0; i < fs.n; i++) {
-		if (n && fs.k[i].dev != dev) {
+	for (size_t i = 0; i < nfiles; i++) {
+		if (n && files[i].dev != dev) {
 			if (store(&rs, dev, w, n) < 0)
 				goto out;
 			n = 0;
 		}
-		dev = fs.k[i].dev;
-		w[n++] = (struct want){.ino = fs.k[i].ino};
+		dev = files[i].dev;
+		w[n++] = (struct want){ .ino = files[i].ino };
 	}
 	if (!n || store(&rs, dev, w, n) == 0)
 		ret = 0;
 out:
 	ra_fsmap_free(rs.now);
-	free(fs.k);
 	free(w);
 	return ret;
 }

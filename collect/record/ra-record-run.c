@@ -394,6 +394,25 @@ static int live_begin(struct rec *r)
 	return 0;
 }
 
+/*
+ * The names of the run's files. ratrace's own open files (the database and
+ * its -wal, whose pages the run may have seen written) are named too, not
+ * looked for on the disk.
+ */
+static int store_paths(struct rec *r, int64_t run_id)
+{
+	struct ra_file_id *files;
+	size_t n;
+	int ret;
+
+	if (ra_writer_files(r->w, &files, &n) < 0)
+		return -1;
+	ra_names_scan(r->names, getpid());
+	ret = ra_paths_resolve(r->db, run_id, r->names, files, n);
+	free(files);
+	return ret;
+}
+
 /* The events in time order, and what depends on them. */
 static int store_trace(struct rec *r, int64_t run_id)
 {
@@ -401,8 +420,8 @@ static int store_trace(struct rec *r, int64_t run_id)
 		return -1;
 	if (ra_tracer_live_end(r->tr, store_event, r) < 0 || (ra_progress_done(r->progress), 0) ||
 	    ra_writer_finish(r->w) < 0 ||
-	    ra_tracer_tgids(r->tr, store_tgid, r) < 0 ||
-	    ra_paths_resolve(r->db, run_id, r->names) < 0 || store_filesystems(r, run_id) < 0)
+	    ra_tracer_tgids(r->tr, store_tgid, r) < 0 || store_paths(r, run_id) < 0 ||
+	    store_filesystems(r, run_id) < 0)
 		return -1;
 	/* after the replay, which counted the ring buffer's own lost-event marks */
 	if (ra_tracer_store_meta(r->tr, r->db, run_id) < 0)
