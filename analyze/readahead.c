@@ -134,6 +134,8 @@ struct ghost {
 };
 
 struct ra_state {
+	struct ra_stmt *calls;		/* into temp.ra_calls, as the events pass */
+	int64_t run_id;
 	struct ra_map files_by_key;	/* (dev, ino) -> file index + 1 */
 	struct file *files;
 	int nfiles, cap_files;
@@ -1358,6 +1360,8 @@ static void state_release(struct ra_state *st)
 	ra_map_release(&st->tasks);
 	ra_map_release(&st->taskfiles);
 	ra_map_release(&st->tgids);
+	ra_sql_finalize(st->calls);
+	st->calls = NULL;
 	ra_map_release(&st->cache);
 	ra_map_release(&st->ghosts);
 }
@@ -1378,13 +1382,15 @@ static int state_init(struct ra_state *st)
 	return 0;
 }
 
+static int call_event(struct ra_state *st, const struct ra_event *ev, int64_t seq);
+
 static int on_event(const struct ra_event *ev, int64_t seq, void *arg)
 {
 	struct ra_state *st = arg;
 
 	switch (ra_event_class(ev->type)) {
 	case RA_CLASS_RA:
-		return on_readahead(st, ev, seq);
+		return call_event(st, ev, seq) < 0 ? -1 : on_readahead(st, ev, seq);
 	case RA_CLASS_PAGE:
 		return on_page(st, ev, seq);
 	default:
@@ -1401,39 +1407,28 @@ static int on_event(const struct ra_event *ev, int64_t seq, void *arg)
  * offset are those of the windows (madvise_willneed reads through
  * vfs_fadvise), its address in pages when none followed.
  */
-struct calls_ctx {
-	struct ra_stmt *ins;
-	int64_t run_id;
-};
-
 /* the calls, and the windows that end a call's reach, into temp.ra_calls */
-static int call_event(const struct ra_event *ev, int64_t seq, void *arg)
+static int call_event(struct ra_state *st, const struct ra_event *ev, int64_t seq)
 {
-	struct calls_ctx *c = arg;
-
 	if (!ra_event_is_call(ev->type) && ev->type != RA_EV_SYNC_RA && ev->type != RA_EV_ASYNC_RA &&
 	    ev->type != RA_EV_RA_ORDER)
 		return 0;
-	return ra_sql_put(c->ins, "iiiixii", seq, c->run_id, (int64_t)ev->ts_ns, (int64_t)ev->pid,
-			  (int)ev->type, (int64_t)ev->ra.index, (int64_t)ev->ra.req_count);
+	return ra_sql_put(st->calls, "iiiixii", seq, st->run_id, (int64_t)ev->ts_ns,
+			  (int64_t)ev->pid, (int)ev->type, (int64_t)ev->ra.index,
+			  (int64_t)ev->ra.req_count);
 }
 
-static int load_calls(struct ra_db *db, int64_t run_id)
+/* temp.ra_calls, filled by the pass's one read of the events */
+static int calls_begin(struct ra_state *st, struct ra_db *db, int64_t run_id)
 {
-	struct calls_ctx c = { .run_id = run_id };
-	int ret;
-
+	st->run_id = run_id;
 	if (ra_analyze_exec(db, "DROP TABLE IF EXISTS temp.ra_calls", run_id) < 0 ||
 	    ra_analyze_exec(db, "CREATE TEMP TABLE ra_calls (seq INTEGER PRIMARY KEY,"
 				" run_id INTEGER, ts_ns INTEGER, pid INTEGER, event_id INTEGER,"
 				" page_index INTEGER, req_count_pages INTEGER)", run_id) < 0)
 		return -1;
-	c.ins = ra_sql_prepare(db, "INSERT INTO temp.ra_calls VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)");
-	if (!c.ins)
-		return -1;
-	ret = ra_evstream_each(db, run_id, RA_STREAM_RA, call_event, &c);
-	ra_sql_finalize(c.ins);
-	return ret;
+	st->calls = ra_sql_prepare(db, "INSERT INTO temp.ra_calls VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)");
+	return st->calls ? 0 : -1;
 }
 
 static int advice_calls(const struct ra_state *st, struct ra_db *db, int64_t run_id)
@@ -1441,8 +1436,6 @@ static int advice_calls(const struct ra_state *st, struct ra_db *db, int64_t run
 	struct ra_stmt *q;
 	int rc = 0, ret;
 
-	if (load_calls(db, run_id) < 0)
-		return -1;
 
 	if (ra_analyze_exec(db, "DROP TABLE IF EXISTS temp.ra_device_pids", run_id) < 0 ||
 	    ra_analyze_exec(db, "CREATE TEMP TABLE ra_device_pids (pid INTEGER PRIMARY KEY)",
@@ -1506,6 +1499,7 @@ static int run_readahead(struct ra_db *db, int64_t run_id, const struct ra_analy
 	st.pmd_order = (unsigned int)st.page_shift - 3;	/* a page table holds a page / 8 entries */
 	st.has_done = records_completions(db, run_id);
 	if (load_sizes(&st, db, run_id) < 0 || load_tgids(&st, db, run_id) < 0 ||
+	    calls_begin(&st, db, run_id) < 0 ||
 	    ra_evstream_each(db, run_id, RA_STREAM_RA | RA_STREAM_PAGE | RA_STREAM_BLK_DONE, on_event,
 			     &st) < 0 || (reads_end(&st), settle_pmd(&st) < 0) ||
 	    write_windows(&st, db, run_id) < 0 || write_streams(&st, db, run_id) < 0 ||

@@ -142,7 +142,6 @@ struct ra_evstream *ra_evstream_open(struct ra_db *db, int64_t run_id, unsigned 
 		sqlite3_bind_int64(c->st, 1, first);
 		sqlite3_bind_int64(c->st, 2, last);
 		sqlite3_bind_int64(c->st, 3, run_id);
-		c->at = 0;
 		if (advance(s, c) < 0)
 			goto fail;
 	}
