@@ -248,6 +248,15 @@ typedef const char *(*ra_namer_fn)(int pid, void *arg);
  */
 void ra_writer_set_namer(struct ra_writer *w, ra_namer_fn namer, void *arg);
 
+/**
+ * ra_writer_set_tap - give @tap each event as it is stored, in seq order, as
+ * it will read back from the database (ra_evstream): an analysis that reads
+ * the events while they are stored. @tap runs on the writer's store thread
+ * when it has one, and must not use the connection but for its own
+ * statements; what it returns is ignored.
+ */
+typedef int (*ra_tap_fn)(const struct ra_event *ev, int64_t seq, void *arg);
+void ra_writer_set_tap(struct ra_writer *w, ra_tap_fn tap, void *arg);
 /** ra_writer_note_task - a task name learned outside the events; events' names win */
 int ra_writer_note_task(struct ra_writer *w, int pid, const char *comm);
 /** ra_writer_finish - write the events still waiting and the task names; 0 or -1 */

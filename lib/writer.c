@@ -51,6 +51,8 @@ struct ra_writer {
 	size_t task_cap;	/* power of two */
 	ra_namer_fn namer;
 	void *namer_arg;
+	ra_tap_fn tap;
+	void *tap_arg;
 	struct pipe *pipe;	/* the store thread, when there is one */
 	struct file_set files;	/* of the readahead events and the pages added */
 };
@@ -200,6 +202,13 @@ static int store_event(struct ra_writer *w, const struct ra_event *ev, int64_t s
 	ra_chunk_event_row(t->ch.t, ev, seq, &row);
 	if (ra_chunk_add(t->ins, &t->ch, w->run_id, &row) < 0)
 		return ra_db_fail(w->db, "cannot write events to");
+	if (w->tap) {
+		struct ra_event back;
+
+		/* the row unpacked is what ra_evstream gives */
+		ra_chunk_row_event(t->ch.t, &row, &back);
+		w->tap(&back, seq, w->tap_arg);
+	}
 	return 0;
 }
 
@@ -403,6 +412,15 @@ void ra_writer_set_namer(struct ra_writer *w, ra_namer_fn namer, void *arg)
 {
 	w->namer = namer;
 	w->namer_arg = arg;
+}
+
+void ra_writer_set_tap(struct ra_writer *w, ra_tap_fn tap, void *arg)
+{
+	/* the thread reads the tap only for the batches handed after this */
+	if (w->pipe)
+		pipe_wait(w->pipe);
+	w->tap = tap;
+	w->tap_arg = arg;
 }
 
 int ra_writer_add(struct ra_writer *w, const struct ra_event *ev)
