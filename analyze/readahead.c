@@ -71,7 +71,9 @@ struct file {
 	uint32_t dev;
 	uint64_t ino;
 	uint64_t eof;			/* pages: one past the highest page seen */
-	int64_t size_pages;		/* from the file's size when known, else -1 */
+	int64_t size_pages;		/* from the file's size when known, else -1;
+					 * SIZE_LATER: asked when first needed */
+	bool size_asked;		/* a live pass asked it (checked at the end) */
 	uint64_t tracked_end;		/* one past the highest page of a window added */
 	bool mapped;			/* a process mapped it (a fault or fault-around) */
 };
@@ -133,7 +135,20 @@ struct ghost {
 	int32_t next;		/* index of the older ghost of the page, or -1 */
 };
 
+/* A file size known: one row of the run's files, sorted by (dev, ino). */
+struct known_size {
+	uint32_t dev;
+	uint64_t ino;
+	int64_t pages;
+	size_t ord;			/* the row's place among the run's files */
+};
+
+struct ra_live;
+
 struct ra_state {
+	struct ra_live *live;		/* fed as the events are stored: inputs asked */
+	struct known_size *sizes;	/* the files' sizes, read before the events */
+	size_t nsizes;
 	struct ra_stmt *calls;		/* into temp.ra_calls, as the events pass */
 	int64_t run_id;
 	struct ra_map files_by_key;	/* (dev, ino) -> file index + 1 */
@@ -141,7 +156,8 @@ struct ra_state {
 	int nfiles, cap_files;
 	struct ra_map tasks;		/* pid -> struct task */
 	struct ra_map taskfiles;	/* (file, pid), and (file, process) of streams -> taskfile */
-	struct ra_map tgids;		/* pid -> process, from the run's tasks */
+	struct ra_map tgids;		/* pid -> process, from the run's tasks (live:
+					 * pid -> the answer asked, + 1 for none) */
 	struct stream *streams;
 	int nstreams, cap_streams;
 	struct window *wins;
@@ -159,6 +175,11 @@ struct ra_state {
 	uint64_t *tf_keys;		/* every taskfile's key */
 	int ntf_keys, cap_tf_keys;
 };
+
+#define SIZE_LATER (-2)
+
+static int64_t live_size(struct ra_state *st, int file);
+static int live_tgid(struct ra_state *st, int pid);
 
 #define KEY(file, index) ((((uint64_t)(file) + 1) << 40) | ((index) & ((1ULL << 40) - 1)))
 /*
@@ -192,6 +213,41 @@ static int grow_array(void **arr, int *cap, int need, size_t elem)
 	return 0;
 }
 
+static int cmp_known(const void *a, const void *b)
+{
+	const struct known_size *x = a, *y = b;
+
+	if (x->dev != y->dev)
+		return x->dev < y->dev ? -1 : 1;
+	return x->ino < y->ino ? -1 : x->ino > y->ino;
+}
+
+static int cmp_known_ord(const void *a, const void *b)
+{
+	const struct known_size *x = a, *y = b;
+	int c = cmp_known(a, b);
+
+	return c ? c : x->ord < y->ord ? -1 : x->ord > y->ord;
+}
+
+/* The pages of file (dev, ino) of the run's sizes, -1 when not known. */
+static int64_t known_pages(const struct ra_state *st, uint32_t dev, uint64_t ino)
+{
+	struct known_size key = { .dev = dev, .ino = ino };
+	const struct known_size *k = st->nsizes ? bsearch(&key, st->sizes, st->nsizes,
+							  sizeof(key), cmp_known) : NULL;
+
+	return k ? k->pages : -1;
+}
+
+/* The file's size in pages, -1 when not known. */
+static int64_t size_of(struct ra_state *st, int file)
+{
+	if (st->files[file].size_pages == SIZE_LATER)
+		return live_size(st, file);
+	return st->files[file].size_pages;
+}
+
 static int file_of(struct ra_state *st, uint32_t dev, uint64_t ino)
 {
 	uint64_t key = ((uint64_t)dev << 32) ^ ino ^ (ino >> 32 << 12) ^ 1;
@@ -210,7 +266,9 @@ static int file_of(struct ra_state *st, uint32_t dev, uint64_t ino)
 		return *slot - 1;
 	if (grow_array((void **)&st->files, &st->cap_files, st->nfiles + 1, sizeof(*st->files)))
 		return -1;
-	st->files[st->nfiles] = (struct file){ .dev = dev, .ino = ino, .size_pages = -1 };
+	st->files[st->nfiles] = (struct file){ .dev = dev, .ino = ino,
+					       .size_pages = st->live ? SIZE_LATER :
+							     known_pages(st, dev, ino) };
 	*slot = ++st->nfiles;
 	return *slot - 1;
 }
@@ -244,6 +302,8 @@ static int owner_of(struct ra_state *st, int pid)
 {
 	int *tgid = ra_map_get(&st->tgids, (uint64_t)(uint32_t)pid + 1);
 
+	if (st->live)
+		return tgid ? *tgid : live_tgid(st, pid);
 	return tgid ? *tgid : pid;
 }
 
@@ -860,7 +920,6 @@ static bool unmarked_tail(struct ra_state *st, const struct task *t, const struc
 {
 	const struct page *p = ra_map_get(&st->cache, KEY(file, first));
 	const struct window *w;
-	int64_t size_pages = st->files[file].size_pages;
 	uint64_t mark;
 
 	if (!p || p->win < 0 || !st->has_done || st->done <= tf->done[k])
@@ -868,8 +927,8 @@ static bool unmarked_tail(struct ra_state *st, const struct task *t, const struc
 	w = &st->wins[p->win];
 	mark = w->start + w->size - w->async;
 	if (w->file != file || w->pid != t->pid ||
-	    (w->async && !(size_pages >= 0 && mark >= (uint64_t)size_pages) &&
-	     mark > tf->last[k] && mark <= first))
+	    (w->async && mark > tf->last[k] && mark <= first &&
+	     !(size_of(st, file) >= 0 && mark >= (uint64_t)size_of(st, file))))
 		return false;
 	for (uint64_t i = tf->last[k] + 1; i < first; i++) {
 		const struct page *q = ra_map_get(&st->cache, KEY(file, i));
@@ -1271,45 +1330,71 @@ static int write_streams(struct ra_state *st, struct ra_db *db, int64_t run_id)
 	return ret;
 }
 
-/* File sizes ra-record found: the end of file for cache_hit and eof_hit. */
+/*
+ * File sizes ra-record found: the end of file for cache_hit and eof_hit.
+ * A (dev, ino) given twice (a damaged file) takes its last valid size.
+ */
 static int load_sizes(struct ra_state *st, struct ra_db *db, int64_t run_id)
 {
 	struct ra_stmt *q = ra_sql_prepare(db, "SELECT dev, ino, size_bytes FROM files"
-					   " WHERE run_id = ? AND size_bytes IS NOT NULL");
+					   " WHERE run_id = ? AND size_bytes IS NOT NULL"
+					   " ORDER BY rowid");
+	size_t cap = 0, n = 0;
 	int rc = -1;
 
 	if (q && ra_sql_bind(q, "i", run_id) == 0)
 		rc = 1;
 	while (rc == 1 && (rc = ra_sql_step(q)) == 1) {
 		int64_t dev, ino, size;
-		int file;
 
 		ra_sql_row(q, "iii", &dev, &ino, &size);
-		file = file_of(st, (uint32_t)dev, (uint64_t)ino);
-		if (file < 0) {
-			rc = -1;
-			break;
-		}
 		if (size < 0 || size > MAX_FILE_BYTES)
 			continue;	/* damaged: no file system holds such a file */
-		st->files[file].size_pages = (size + (1 << st->page_shift) - 1) >> st->page_shift;
+		if (n == cap) {
+			struct known_size *k = realloc(st->sizes, (cap ? cap * 2 : 64) * sizeof(*k));
+
+			if (!k) {
+				ra_set_error(RA_ERR_IO, "out of memory");
+				rc = -1;
+				break;
+			}
+			st->sizes = k;
+			cap = cap ? cap * 2 : 64;
+		}
+		st->sizes[n] = (struct known_size){
+			.dev = (uint32_t)dev, .ino = (uint64_t)ino, .ord = n,
+			.pages = (size + (1 << st->page_shift) - 1) >> st->page_shift };
+		n++;
 	}
 	ra_sql_finalize(q);
-	return rc < 0 ? -1 : 0;
+	if (rc < 0)
+		return -1;
+	if (n)
+		qsort(st->sizes, n, sizeof(*st->sizes), cmp_known_ord);
+	st->nsizes = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (st->nsizes && cmp_known(&st->sizes[st->nsizes - 1], &st->sizes[i]) == 0)
+			st->nsizes--;	/* a later row of the same file */
+		st->sizes[st->nsizes++] = st->sizes[i];
+	}
+	return 0;
+}
+
+/* a page size no kernel has (a damaged database) counts as 4 KiB */
+static int shift_of(int64_t page_size)
+{
+	for (int s = 9; s <= 20; s++)
+		if (page_size == 1LL << s)
+			return s;
+	return 12;
 }
 
 static int page_shift(struct ra_db *db, int64_t run_id)
 {
 	int64_t ps = 0;
-	int shift = 12;
 
-	if (ra_sql_one(db, "SELECT page_size FROM runs WHERE run_id = ?", "i", "i", run_id,
-		       &ps) == 1)
-		/* a page size no kernel has (a damaged database) counts as 4 KiB */
-		for (int s = 9; s <= 20; s++)
-			if (ps == 1LL << s)
-				shift = s;
-	return shift;
+	ra_sql_one(db, "SELECT page_size FROM runs WHERE run_id = ?", "i", "i", run_id, &ps);
+	return shift_of(ps);
 }
 
 /* The process of each task, where the run knows it. */
@@ -1364,6 +1449,7 @@ static void state_release(struct ra_state *st)
 	st->calls = NULL;
 	ra_map_release(&st->cache);
 	ra_map_release(&st->ghosts);
+	free(st->sizes);
 }
 
 static int state_init(struct ra_state *st)
@@ -1487,12 +1573,195 @@ static int advice_calls(const struct ra_state *st, struct ra_db *db, int64_t run
 	return ret;
 }
 
+/* ---- fed as the events are stored ---- */
+
+/*
+ * While ra-record stores a run, the pass follows the events the writer gives
+ * it (ra_writer_set_tap): what it knows only at the end, the files' sizes and
+ * the tasks' processes, it asks the recorder when an event first needs one,
+ * and at the end each answer is checked against the run's stored one. Where
+ * all hold, the pass's state is the one a read of the stored events would
+ * have reached; where one does not, the events are read again.
+ */
+struct ra_live {
+	struct ra_state st;
+	struct ra_live_inputs in;
+	int64_t run_id;
+	bool failed;		/* an event it could not follow: read them again */
+	char why[256];
+};
+
+static int64_t live_size(struct ra_state *st, int file)
+{
+	struct ra_live *lv = st->live;
+	struct file *f = &st->files[file];
+	int64_t bytes = lv->in.size ? lv->in.size(f->dev, f->ino, lv->in.arg) : -1;
+
+	f->size_pages = bytes < 0 || bytes > MAX_FILE_BYTES ? -1 :
+			(bytes + (1 << st->page_shift) - 1) >> st->page_shift;
+	f->size_asked = true;
+	return f->size_pages;
+}
+
+static int live_tgid(struct ra_state *st, int pid)
+{
+	struct ra_live *lv = st->live;
+	int tgid = lv->in.tgid ? lv->in.tgid(pid, lv->in.arg) : 0;
+	bool fresh;
+	int *slot = ra_map_put(&st->tgids, (uint64_t)(uint32_t)pid + 1, &fresh);
+
+	if (tgid <= 0)
+		tgid = pid;
+	if (slot)
+		*slot = tgid;
+	else if (!lv->failed) {
+		lv->failed = true;
+		snprintf(lv->why, sizeof(lv->why), "out of memory");
+	}
+	return tgid;
+}
+
+struct ra_live *ra_live_begin(struct ra_db *db, int64_t run_id, const struct ra_live_inputs *in)
+{
+	struct ra_live *lv = calloc(1, sizeof(*lv));
+
+	if (!lv) {
+		ra_set_error(RA_ERR_IO, "out of memory");
+		return NULL;
+	}
+	if (state_init(&lv->st) < 0) {
+		free(lv);
+		return NULL;
+	}
+	lv->st.live = lv;
+	lv->in = *in;
+	lv->run_id = run_id;
+	lv->st.page_shift = shift_of(in->page_size);
+	lv->st.pmd_order = (unsigned int)lv->st.page_shift - 3;
+	lv->st.has_done = in->completions;
+	if (calls_begin(&lv->st, db, run_id) < 0) {
+		ra_live_free(lv);
+		return NULL;
+	}
+	return lv;
+}
+
+int ra_live_event(const struct ra_event *ev, int64_t seq, void *arg)
+{
+	struct ra_live *lv = arg;
+	int cls = ra_event_class(ev->type);
+
+	if (lv->failed || cls == RA_CLASS_NONE ||
+	    (cls == RA_CLASS_BLK && ev->type != RA_EV_BIO_COMPLETE && ev->type != RA_EV_RQ_COMPLETE))
+		return 0;	/* the events of RA_STREAM_RA | PAGE | BLK_DONE */
+	if (on_event(ev, seq, &lv->st) < 0) {
+		lv->failed = true;
+		snprintf(lv->why, sizeof(lv->why), "%s", ra_last_error());
+	}
+	return 0;
+}
+
+void ra_live_free(struct ra_live *lv)
+{
+	if (!lv)
+		return;
+	state_release(&lv->st);
+	free(lv);
+}
+
+/*
+ * Did what the pass assumed while the events were stored hold? 1 with the
+ * files' sizes made the run's, 0 with @why, -1 on error.
+ */
+static int live_check(struct ra_live *lv, struct ra_db *db, int64_t run_id, char *why,
+		      size_t len)
+{
+	struct ra_state *st = &lv->st;
+	struct ra_state fin;
+	int ret = 1;
+
+	if (lv->failed) {
+		snprintf(why, len, "%s", lv->why);
+		return 0;
+	}
+	if (lv->run_id != run_id || page_shift(db, run_id) != st->page_shift ||
+	    records_completions(db, run_id) != st->has_done) {
+		snprintf(why, len, "the run is not the one followed");
+		return 0;
+	}
+	if (load_sizes(st, db, run_id) < 0)
+		return -1;
+	for (int i = 0; i < st->nfiles; i++) {
+		struct file *f = &st->files[i];
+		int64_t pages = known_pages(st, f->dev, f->ino);
+
+		if (f->size_asked && pages != f->size_pages) {
+			snprintf(why, len, "the size of file %u:%llu was not known when it was needed",
+				 f->dev, (unsigned long long)f->ino);
+			return 0;
+		}
+		f->size_pages = pages;
+	}
+	/* the processes asked against the run's */
+	if (state_init(&fin) < 0)
+		return -1;
+	fin.page_shift = st->page_shift;
+	if (load_tgids(&fin, db, run_id) < 0) {
+		state_release(&fin);
+		return -1;
+	}
+	for (size_t i = 0; i < st->tgids.cap && ret == 1; i++) {
+		uint64_t key = st->tgids.keys[i];
+		const int *asked = (const int *)((char *)st->tgids.vals + i * st->tgids.val_size);
+		const int *stored;
+		int pid = (int)(uint32_t)(key - 1);
+
+		if (!key)
+			continue;
+		stored = ra_map_get(&fin.tgids, key);
+		if ((stored ? *stored : pid) != *asked) {
+			snprintf(why, len, "the process of task %d was not known when it was needed",
+				 pid);
+			ret = 0;
+		}
+	}
+	state_release(&fin);
+	return ret;
+}
+
+/* The pass's rows from the state the events left. */
+static int readahead_end(struct ra_state *st, struct ra_db *db, int64_t run_id,
+			 const struct ra_analyze_opts *o)
+{
+	reads_end(st);
+	if (settle_pmd(st) < 0 || write_windows(st, db, run_id) < 0 ||
+	    write_streams(st, db, run_id) < 0 || advice_calls(st, db, run_id) < 0)
+		return -1;
+	ra_pass_say(o, "readahead: %d windows, %d streams, %d files", st->nwins, st->nstreams,
+		    st->nfiles);
+	return 0;
+}
+
 static int run_readahead(struct ra_db *db, int64_t run_id, const struct ra_analyze_opts *o,
 			 char *note)
 {
 	struct ra_state st;
 	int ret = -1;
 
+	if (o && o->live) {
+		char why[300];
+		int ok = live_check(o->live, db, run_id, why, sizeof(why));
+
+		if (ok < 0)
+			return -1;
+		if (ok) {
+			ra_pass_say(o, "readahead: followed as the events were stored");
+			return readahead_end(&o->live->st, db, run_id, o);
+		}
+		ra_pass_say(o, "readahead: reading the stored events again: %s", why);
+		ra_sql_finalize(o->live->st.calls);	/* its table is made again */
+		o->live->st.calls = NULL;
+	}
 	if (state_init(&st) < 0)
 		goto out;
 	st.page_shift = page_shift(db, run_id);
@@ -1501,12 +1770,8 @@ static int run_readahead(struct ra_db *db, int64_t run_id, const struct ra_analy
 	if (load_sizes(&st, db, run_id) < 0 || load_tgids(&st, db, run_id) < 0 ||
 	    calls_begin(&st, db, run_id) < 0 ||
 	    ra_evstream_each(db, run_id, RA_STREAM_RA | RA_STREAM_PAGE | RA_STREAM_BLK_DONE, on_event,
-			     &st) < 0 || (reads_end(&st), settle_pmd(&st) < 0) ||
-	    write_windows(&st, db, run_id) < 0 || write_streams(&st, db, run_id) < 0 ||
-	    advice_calls(&st, db, run_id) < 0)
+			     &st) < 0 || readahead_end(&st, db, run_id, o) < 0)
 		goto out;
-	ra_pass_say(o, "readahead: %d windows, %d streams, %d files", st.nwins, st.nstreams,
-		    st.nfiles);
 	ret = 0;
 out:
 	state_release(&st);

@@ -18,7 +18,35 @@ struct ra_analyze_opts {
 	ra_notice_fn notice;
 	void *notice_arg;
 	struct ra_progress *progress;	/* each pass's reading of the events, or NULL */
+	/* the readahead pass fed as the run was stored (ra_live_begin), or NULL */
+	struct ra_live *live;
 };
+
+/*
+ * The readahead pass of a run fed while its events are stored: ra_live_event
+ * is the writer's tap (ra_writer_set_tap), and ra_analyze_in_load() with the
+ * result in its options' live writes the rows the events left, the same as a
+ * read of the stored events gives. What the run knows only at the end is
+ * asked when an event first needs it, and checked then: where an answer
+ * differs from the run's, the pass reads the stored events after all.
+ */
+struct ra_live;
+
+struct ra_live_inputs {
+	int64_t page_size;	/* the run's, in bytes */
+	bool completions;	/* block_rq_complete or block_bio_complete is recorded */
+	/* the process (thread group) of task @pid, 0 when not known */
+	int (*tgid)(int pid, void *arg);
+	/* the size in bytes of the file the run will name (dev, ino) with, -1 when not known */
+	int64_t (*size)(uint32_t dev, uint64_t ino, void *arg);
+	void *arg;
+};
+
+/** ra_live_begin - follow run @run_id's events from now on; NULL on error */
+struct ra_live *ra_live_begin(struct ra_db *db, int64_t run_id, const struct ra_live_inputs *in);
+/** ra_live_event - one event of the run, in seq order, as stored (a ra_tap_fn) */
+int ra_live_event(const struct ra_event *ev, int64_t seq, void *live);
+void ra_live_free(struct ra_live *live);
 
 /**
  * ra_analyze_run - (re)compute every analysis of @run_id

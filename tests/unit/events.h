@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "db_local.h"
 #include "ra_analyze.h"
@@ -24,9 +25,59 @@ static struct ra_writer *w;
 static int64_t run_id;
 static uint64_t now;
 
+/*
+ * How the readahead pass reads a run: 0 after its events are stored; 1
+ * following them as they are stored (ra_live), told what the run will say;
+ * 2 following them, told a size and processes the run does not say, so that
+ * it must read the stored events again.
+ */
+static int live_mode;
+static struct ra_live *live;
+static int live_runs, live_followed, live_again_size, live_again_tgid, live_again_other;
+static int tgids[16][2];	/* the processes of threads, thread_of() */
+static int ntgids;
+
+static int64_t live_size(uint32_t dev, uint64_t ino, void *arg)
+{
+	(void)dev, (void)ino, (void)arg;
+	return live_mode == 2 ? 4096 : -1;	/* no run here has file sizes */
+}
+
+static int live_tgid(int pid, void *arg)
+{
+	(void)arg;
+	for (int i = 0; i < ntgids && live_mode == 1; i++)
+		if (tgids[i][0] == pid)
+			return tgids[i][1];
+	return 0;
+}
+
+/* What the pass said: followed, or read again and why. */
+static void live_said(const char *line, void *arg)
+{
+	(void)arg;
+	if (strstr(line, "followed as the events were stored"))
+		live_followed++;
+	else if (strstr(line, "again") && strstr(line, "size of file"))
+		live_again_size++;
+	else if (strstr(line, "again") && strstr(line, "process of task"))
+		live_again_tgid++;
+	else if (strstr(line, "again"))
+		live_again_other++;
+}
+
+/* Task @pid is a thread of process @tgid (stored with the run's tasks). */
+static __attribute__((unused)) void thread_of(int pid, int tgid)
+{
+	tgids[ntgids][0] = pid;
+	tgids[ntgids++][1] = tgid;
+	CHECK_INT(ra_writer_note_task(w, pid, "thread"), 0);	/* a task of the run */
+}
+
 static void close_last(void)
 {
 	ra_writer_free(w);
+	ra_live_free(live);
 	ra_db_close(db);
 }
 
@@ -41,8 +92,12 @@ static void begin(const char *name)
 		registered = atexit(close_last) == 0;
 	ra_writer_free(w);	/* the run before, queried or not */
 	w = NULL;
+	ra_live_free(live);
+	live = NULL;
+	ntgids = 0;
 	ra_db_close(db);
 	snprintf(path, sizeof(path), "%s/%s.db", dir, name);
+	unlink(path);	/* made again when the cases run again */
 	db = ra_db_open(path, RA_DB_CREATE);
 	CHECK(db != NULL);
 	ra_db_load_begin(db);
@@ -52,6 +107,15 @@ static void begin(const char *name)
 			ra_db_add_tracepoint(db, run_id, ra_event_system(t), ra_event_name(t), 1, 1);
 	w = ra_writer_alloc(db, run_id);
 	now = 1000;
+	if (live_mode) {
+		struct ra_live_inputs in = { .page_size = 4096, .completions = true,
+					     .tgid = live_tgid, .size = live_size };
+
+		live = ra_live_begin(db, run_id, &in);
+		CHECK(live != NULL);
+		ra_writer_set_tap(w, ra_live_event, live);
+		live_runs++;
+	}
 }
 
 static void put(struct ra_event *ev, int type, int pid)
@@ -136,10 +200,16 @@ static __attribute__((unused)) const char *result(const char *sql)
 	if (!db)
 		return "";
 	if (w) {	/* the first query of a run analyses it */
+		struct ra_analyze_opts o = { .verbose = 1, .notice = live_said, .live = live };
+
 		CHECK_INT(ra_writer_finish(w), 0);
 		ra_writer_free(w);
 		w = NULL;
-		CHECK_INT(ra_analyze_in_load(db, run_id, NULL), 0);
+		for (int i = 0; i < ntgids; i++)
+			CHECK_INT(ra_db_set_task_tgid(db, run_id, tgids[i][0], tgids[i][1]), 0);
+		CHECK_INT(ra_analyze_in_load(db, run_id, &o), 0);
+		ra_live_free(live);
+		live = NULL;
 		CHECK_INT(ra_db_load_commit(db), 0);
 	}
 	out[0] = '\0';

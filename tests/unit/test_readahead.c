@@ -367,6 +367,29 @@ static void test_attribution(void)
 		  "initial|0;around|0");
 }
 
+/*
+ * The threads of a process share its descriptors, and their readahead state:
+ * a thread that hits the mark of another's window continues its stream.
+ */
+static void test_threads(void)
+{
+	begin("threads");
+	thread_of(11, 10);
+	trig(1, 10, 5, 0, 1, 32);
+	order(10, 5, 0, 4, 3);
+	atrig(11, 5, 1, 1, 4, 3);
+	order(11, 5, 4, 8, 8);
+	CHECK_STR(result("SELECT stream_id, pattern FROM windows ORDER BY window_id"),
+		  "1|initial;1|subsequent");
+	begin("processes");			/* two processes: a stream each */
+	trig(1, 10, 5, 0, 1, 32);
+	order(10, 5, 0, 4, 3);
+	atrig(11, 5, 1, 1, 4, 3);
+	order(11, 5, 4, 8, 8);
+	CHECK_STR(result("SELECT stream_id, pattern FROM windows ORDER BY window_id"),
+		  "1|initial;2|context");
+}
+
 /* Values no kernel emits are left out, and the pass's work stays bounded. */
 static void test_damaged_values(void)
 {
@@ -389,6 +412,7 @@ static void test_unavailable(void)
 	char path[128];
 
 	snprintf(path, sizeof(path), "%s/old-kernel.db", dir);
+	unlink(path);
 	ra_writer_free(w);	/* the run before, queried */
 	ra_db_close(db);
 	db = ra_db_open(path, RA_DB_CREATE);
@@ -399,6 +423,43 @@ static void test_unavailable(void)
 	CHECK_STR(result("SELECT state, message FROM analyses WHERE pass = 'readahead'"),
 		  "unavailable|readahead:page_cache_ra_order is not available on this kernel"
 		  " (Linux 6.18+)");
+}
+
+static const struct test_case *all_cases;
+static void test_followed(void);
+static void test_followed_wrong(void);
+
+/* Every case again, the pass following the events as they are stored. */
+static void run_followed(int mode)
+{
+	live_mode = mode;
+	live_runs = live_followed = live_again_size = live_again_tgid = live_again_other = 0;
+	for (const struct test_case *c = all_cases; c->fn; c++)
+		if (c->fn != test_followed && c->fn != test_followed_wrong)
+			c->fn();
+	live_mode = 0;
+}
+
+/* Told what the run will say: every run's rows come from the events followed. */
+static void test_followed(void)
+{
+	run_followed(1);
+	CHECK(live_runs > 10);
+	CHECK_INT(live_followed, live_runs);
+	CHECK_INT(live_again_size + live_again_tgid + live_again_other, 0);
+}
+
+/*
+ * Told a size and a process the run does not say: those runs' events are
+ * read again (and the rows, checked by each case, are the same).
+ */
+static void test_followed_wrong(void)
+{
+	run_followed(2);
+	CHECK(live_again_size > 0);
+	CHECK(live_again_tgid > 0);
+	CHECK_INT(live_again_other, 0);
+	CHECK_INT(live_followed + live_again_size + live_again_tgid, live_runs);
 }
 
 int main(void)
@@ -417,9 +478,13 @@ int main(void)
 		{ "a later read's window is not the earlier read's", test_later_read_not_this },
 		{ "the reader's own rewrite", test_own_rewrite },
 		{ "attribution of page adds", test_attribution },
+		{ "threads share a stream, processes do not", test_threads },
 		{ "damaged values", test_damaged_values },
 		{ "kernel without readahead events", test_unavailable },
+		{ "followed while stored: the same rows", test_followed },
+		{ "followed, told wrong: read again, the same rows", test_followed_wrong },
 		{ NULL, NULL },
 	};
+	all_cases = cases;
 	return test_run_in_tmpdir("test_readahead", cases, dir);
 }
