@@ -201,6 +201,11 @@ void ra_names_free(struct ra_names *nm);
 bool ra_names_traced(const struct ra_names *nm, uint32_t s_dev);
 /** ra_names_walk - every regular file of the traced file systems, before the workload */
 int ra_names_walk(struct ra_names *nm);
+/**
+ * ra_names_open_size - 1 and the size of file (@dev, @ino) when it was seen
+ * open, the size its name is stored with; 0 when it was not
+ */
+int ra_names_open_size(const struct ra_names *nm, uint32_t dev, uint64_t ino, int64_t *size);
 /** ra_names_scan - the regular files the processes of @pid's tree have open */
 void ra_names_scan(struct ra_names *nm, int pid);
 /**

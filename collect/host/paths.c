@@ -447,6 +447,16 @@ void ra_names_scan(struct ra_names *nm, int pid)
 	}
 }
 
+int ra_names_open_size(const struct ra_names *nm, uint32_t dev, uint64_t ino, int64_t *size)
+{
+	const struct name *e = lookup(nm, dev, ino);
+
+	if (!e || e->src != SRC_OPEN)
+		return 0;
+	*size = e->size;
+	return 1;
+}
+
 int ra_names_unmapped(const struct ra_names *nm, int i, uint32_t *s_dev, const char **path)
 {
 	if (!nm || i >= nm->nunmapped)

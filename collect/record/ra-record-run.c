@@ -140,8 +140,11 @@ static void tick(struct rec *r, bool force)
 		return;
 	r->last_tick = now;
 	ra_settings_check(r->settings, now);
-	if (!r->wl.reaped)
+	if (!r->wl.reaped) {
+		pthread_mutex_lock(&r->names_lock);
 		ra_names_scan(r->names, r->wl.pid);
+		pthread_mutex_unlock(&r->names_lock);
+	}
 	r->tick_ns += ra_clock_ns(CLOCK_MONOTONIC) - now;
 	r->nticks++;
 }
@@ -186,6 +189,9 @@ static int record_loop(struct rec *r)
 	}
 	free(pfd);
 	r->end_mono = ra_clock_ns(CLOCK_MONOTONIC);
+	pthread_mutex_lock(&r->names_lock);
+	r->scan_pid = 0;	/* its processes are gone: nothing more to look at */
+	pthread_mutex_unlock(&r->names_lock);
 	/* Output the workload wrote just before it ended; do not wait for its children. */
 	if (r->wl.out_fd >= 0)
 		ra_workload_pump(&r->wl, r->wl.out_fd);
@@ -206,6 +212,9 @@ static int run_workload(struct rec *r)
 	r->start_unix = ra_clock_ns(CLOCK_REALTIME);
 	r->start_mono = ra_clock_ns(CLOCK_MONOTONIC);
 	r->last_tick = r->start_mono;
+	pthread_mutex_lock(&r->names_lock);
+	r->scan_pid = r->wl.pid;
+	pthread_mutex_unlock(&r->names_lock);
 	if (live_begin(r) < 0 || ra_workload_start(&r->wl) < 0)
 		return -1;
 	if (record_loop(r) < 0)
@@ -367,6 +376,106 @@ static int store_begin(struct rec *r, int64_t run_id)
 	return 0;
 }
 
+/* ---- what the readahead pass asks while the run is stored (the store thread) ---- */
+
+#define LIVE_LOOK_NS 10000000	/* between two looks for an answer not known */
+
+/*
+ * The size of a file the workload has had open, the size its name will be
+ * stored with; its processes' open files looked at again when it was not seen.
+ */
+static int64_t live_size(uint32_t dev, uint64_t ino, void *arg)
+{
+	struct rec *r = arg;
+	int64_t size = -1, now = ra_clock_ns(CLOCK_MONOTONIC);
+
+	pthread_mutex_lock(&r->names_lock);
+	if (!ra_names_open_size(r->names, dev, ino, &size) && r->scan_pid > 0 &&
+	    now - r->scan_ns >= LIVE_LOOK_NS) {
+		r->scan_ns = now;
+		ra_names_scan(r->names, r->scan_pid);
+		if (!ra_names_open_size(r->names, dev, ino, &size))
+			size = -1;
+	}
+	pthread_mutex_unlock(&r->names_lock);
+	return size;
+}
+
+static int add_tgid(int pid, int tgid, void *arg)
+{
+	struct rec *r = arg;
+
+	if (r->ntg == r->captg) {
+		size_t cap = r->captg ? r->captg * 2 : 256;
+		void *p = realloc(r->tg, cap * sizeof(*r->tg));
+
+		if (!p)
+			return -1;
+		r->tg = p;
+		r->captg = cap;
+	}
+	r->tg[r->ntg].pid = pid;
+	r->tg[r->ntg++].tgid = tgid;
+	return 0;
+}
+
+static int cmp_tg(const void *a, const void *b)
+{
+	int x = *(const int *)a, y = *(const int *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* The process of a task, from the kernel's saved_tgids (what the run stores at the end). */
+static int live_tgid(int pid, void *arg)
+{
+	struct rec *r = arg;
+
+	for (int look = 0; look < 2; look++) {
+		int64_t now = ra_clock_ns(CLOCK_MONOTONIC);
+		const int *hit = r->ntg ? bsearch(&pid, r->tg, r->ntg, sizeof(*r->tg), cmp_tg) : NULL;
+
+		if (hit)
+			return hit[1];
+		if (look || (r->tg_ns && now - r->tg_ns < LIVE_LOOK_NS))
+			break;
+		r->tg_ns = now;
+		r->ntg = 0;
+		if (ra_tracer_tgids(r->tr, add_tgid, r) < 0)
+			r->ntg = 0;
+		qsort(r->tg, r->ntg, sizeof(*r->tg), cmp_tg);
+	}
+	return 0;
+}
+
+/* The readahead pass follows the events as they are stored, when it can. */
+static void live_analysis(struct rec *r, int64_t run_id, const struct ra_run_info *info)
+{
+	struct ra_live_inputs in = {
+		.page_size = info->page_size, .tgid = live_tgid, .size = live_size, .arg = r,
+		.completions = ra_tp_gives(r->tr, RA_EV_RQ_COMPLETE) ||
+			       ra_tp_gives(r->tr, RA_EV_BIO_COMPLETE),
+	};
+
+	r->tg_ns = 0;
+	r->ralive = r->opt->analyze ? ra_live_begin(r->db, run_id, &in) : NULL;
+	if (r->ralive)
+		ra_writer_set_tap(r->w, ra_live_event, r->ralive);
+	else
+		ra_set_error(RA_OK, "%s", "");	/* the pass reads the stored events instead */
+}
+
+/* The pass fed no more (the writer given no tap first). */
+static void live_drop(struct rec *r)
+{
+	if (!r->ralive)
+		return;
+	if (r->w)
+		ra_writer_set_tap(r->w, NULL, NULL);
+	ra_live_free(r->ralive);
+	r->ralive = NULL;
+}
+
 /*
  * Into a file no other process can open, the run's events are stored while
  * its workload runs: the load begins before it starts, and each turn of the
@@ -390,6 +499,7 @@ static int live_begin(struct rec *r)
 		ra_db_load_abort(r->db);
 		return -1;
 	}
+	live_analysis(r, run_id, &info);
 	r->live = true;
 	return 0;
 }
@@ -497,11 +607,12 @@ static int store_run(struct rec *r)
 		goto fail;
 	if (r->opt->analyze) {
 		struct ra_analyze_opts ao = { .verbose = r->opt->verbose, .notice = rec_say_line,
-					      .progress = r->progress };
+					      .progress = r->progress, .live = r->ralive };
 
 		if (ra_analyze_in_load(r->db, run_id, &ao) < 0)
 			goto fail;
 	}
+	live_drop(r);
 	if (ra_db_load_commit(r->db) < 0)
 		goto fail;
 	if (r->opt->analyze && rec_remember_runs(r, &run_id, 1) < 0)
@@ -519,6 +630,7 @@ static int store_run(struct rec *r)
 	r->live = false;
 	return 0;
 fail:
+	live_drop(r);
 	ra_db_load_abort(r->db);
 	r->live = false;
 	return -1;
@@ -581,6 +693,7 @@ static void cleanup(struct rec *r)
 		r->wl.reaped = true;
 	}
 	ra_workload_release_output(&r->wl);
+	live_drop(r);
 	ra_writer_free(r->w);
 	r->w = NULL;
 	ra_names_free(r->names);

@@ -40,7 +40,8 @@ int main(int argc, char **argv)
 {
 	static struct rec_opts opts = { .buffer_kb = DEFAULT_BUFFER_KB, .capture = true,
 					.analyze = true, .wait_settings = -1 };
-	struct rec r = { .opt = &opts, .sigfd = -1, .thr.entry.fd = -1 };
+	struct rec r = { .opt = &opts, .sigfd = -1, .thr.entry.fd = -1,
+			 .names_lock = PTHREAD_MUTEX_INITIALIZER };
 	struct signalfd_siginfo si;
 	sigset_t mask;
 	int ret = EXIT_ERROR;
@@ -94,6 +95,7 @@ out:
 	for (int i = 0; i < r.opt->nguest; i++)
 		free(r.opt->guest_args[i]);
 	free(r.runs);
+	free(r.tg);
 	ra_progress_free(r.progress);
 	return ret;
 }

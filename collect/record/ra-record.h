@@ -8,6 +8,7 @@
 #ifndef RA_RECORD_H
 #define RA_RECORD_H
 
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -117,6 +118,14 @@ struct rec {
 	const char *env_pair;		/* its --sweep-env "NAME=value", NULL for none */
 	/* replay */
 	struct ra_writer *w;
+	/* the readahead pass fed while the run is stored, and what it asks */
+	struct ra_live *ralive;
+	pthread_mutex_t names_lock;	/* names: the looks, and the pass's questions */
+	int scan_pid;			/* the workload while it runs, else 0 */
+	int64_t scan_ns;		/* the pass's latest look at its open files */
+	struct { int pid, tgid; } *tg;	/* the kernel's saved_tgids, sorted by pid */
+	size_t ntg, captg;
+	int64_t tg_ns;			/* when they were read */
 };
 
 /* ra-record-options.c: the messages */
