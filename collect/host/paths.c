@@ -14,7 +14,9 @@
  *
  * A name seen open wins, then the name at the end, then the one at the start.
  * Walks stay on one file system (nested mounts are skipped, btrfs
- * subvolumes are not) and stop after RA_PATH_WALK_MAX entries. stat's
+ * subvolumes are not), go WALK_DEPTH_MAX directories deep and stop after
+ * RA_PATH_WALK_MAX entries; the walk at the end stats only the entries whose
+ * inode number (readdir's) it looks for. stat's
  * st_dev is not the s_dev of the events on btrfs (each subvolume has an
  * anonymous device of its own), so a file's file system is known from its
  * mount: the mount walked, or an open file's mnt_id (/proc/PID/fdinfo).
@@ -22,7 +24,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <ftw.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,6 +36,7 @@
 #include "ra_sql.h"
 
 #define RA_PATH_WALK_MAX 2000000
+#define WALK_DEPTH_MAX 256	/* directories below one another (an open descriptor each) */
 #define SCAN_MAX_PROCS 1024
 #define DELETED " (deleted)"
 
@@ -216,8 +219,6 @@ struct want {
 	bool pref;
 };
 
-static __thread struct walk *cur_walk;
-
 static int cmp_str(const void *a, const void *b)
 {
 	return strcmp(*(const char *const *)a, *(const char *const *)b);
@@ -245,25 +246,79 @@ static void want_file(struct walk *wk, const char *path, const struct stat *sb, 
 	hit->pref = pref;
 }
 
-static int visit(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
+/* One regular file of the walk (@sb its stat); false stops the walk. */
+static bool visit_file(struct walk *wk, const char *path, const struct stat *sb)
 {
-	struct walk *wk = cur_walk;
 	bool pref = sb->st_dev == wk->root_dev;
 
-	if (++wk->visited > RA_PATH_WALK_MAX)
-		return FTW_STOP;
-	if (flag == FTW_D && ftw->level > 0 &&
-	    bsearch(&path, wk->skip, wk->nskip, sizeof(*wk->skip), cmp_str))
-		return FTW_SKIP_SUBTREE;	/* another file system mounted here */
-	if (flag != FTW_F || !S_ISREG(sb->st_mode))
-		return FTW_CONTINUE;
 	if (wk->w) {
 		want_file(wk, path, sb, pref);
-		return wk->found == wk->nw ? FTW_STOP : FTW_CONTINUE;
+		return wk->found < wk->nw;
 	}
-	if (put(wk->nm, wk->s_dev, sb->st_ino, path, strlen(path), sb->st_size, wk->src, pref) < 0)
-		return FTW_STOP;
-	return FTW_CONTINUE;
+	return put(wk->nm, wk->s_dev, sb->st_ino, path, strlen(path), sb->st_size, wk->src,
+		   pref) == 0;
+}
+
+/* Is inode @ino one the walk looks for (every regular file before the run)? */
+static bool wanted_ino(const struct walk *wk, uint64_t ino)
+{
+	struct want key = { .ino = ino };
+
+	return !wk->w || bsearch(&key, wk->w, wk->nw, sizeof(*wk->w), cmp_ino);
+}
+
+/*
+ * The entries of directory @dfd, whose path is @path (@len bytes, the buffer
+ * PATH_MAX), and below: readdir's inode numbers pick the entries, so that
+ * after the run only the files looked for are stat'ed. Entries in readdir
+ * order, a directory's contents where it is met; symbolic links not followed.
+ * false once the walk is to stop.
+ */
+static bool walk_dir(struct walk *wk, int dfd, char *path, size_t len, int depth)
+{
+	DIR *d = fdopendir(dfd);
+	struct dirent *de;
+	bool go = true;
+
+	if (!d) {
+		close(dfd);
+		return true;
+	}
+	while (go && (de = readdir(d))) {
+		const char *n = de->d_name;
+		size_t nl = strlen(n);
+		unsigned char type = de->d_type;
+		struct stat sb;
+
+		if (n[0] == '.' && (!n[1] || (n[1] == '.' && !n[2])))
+			continue;
+		if (++wk->visited > RA_PATH_WALK_MAX || len + 1 + nl >= PATH_MAX) {
+			go = wk->visited <= RA_PATH_WALK_MAX;
+			continue;
+		}
+		if (type != DT_DIR && type != DT_REG && type != DT_UNKNOWN)
+			continue;
+		if (type == DT_REG && !wanted_ino(wk, de->d_ino))
+			continue;
+		snprintf(path + len, PATH_MAX - len, "%s%s", len == 1 ? "" : "/", n);
+		if (fstatat(dirfd(d), n, &sb, AT_SYMLINK_NOFOLLOW) < 0) {
+			path[len] = '\0';
+			continue;
+		}
+		if (S_ISREG(sb.st_mode)) {
+			go = visit_file(wk, path, &sb);
+		} else if (S_ISDIR(sb.st_mode) && depth < WALK_DEPTH_MAX &&
+			   !bsearch(&(const char *){ path }, wk->skip, wk->nskip, sizeof(*wk->skip),
+				    cmp_str)) {	/* not another file system mounted here */
+			int sub = openat(dirfd(d), n, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+
+			if (sub >= 0)
+				go = walk_dir(wk, sub, path, strlen(path), depth + 1);
+		}
+		path[len] = '\0';
+	}
+	closedir(d);
+	return go;
 }
 
 /* Walk the root mount of file system @s_dev, nested mounts left out. */
@@ -273,6 +328,8 @@ static void walk_fs(const struct ra_fsmap *m, uint32_t s_dev, struct walk *wk)
 	const char **skip = NULL;
 	size_t len, n = 0;
 	struct stat sb;
+	char *path;
+	int dfd;
 
 	if (!fs || fs->pseudo || stat(fs->mnt->point, &sb) < 0)
 		return;
@@ -292,9 +349,15 @@ static void walk_fs(const struct ra_fsmap *m, uint32_t s_dev, struct walk *wk)
 	wk->root_dev = sb.st_dev;
 	wk->skip = skip;
 	wk->nskip = n;
-	cur_walk = wk;
-	nftw(fs->mnt->point, visit, 64, FTW_PHYS | FTW_ACTIONRETVAL);
-	cur_walk = NULL;
+	path = malloc(PATH_MAX);
+	dfd = open(fs->mnt->point, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (path && dfd >= 0 && len < PATH_MAX) {
+		memcpy(path, fs->mnt->point, len + 1);
+		walk_dir(wk, dfd, path, len, 0);
+	} else if (dfd >= 0) {
+		close(dfd);
+	}
+	free(path);
 	free(skip);
 }
 
