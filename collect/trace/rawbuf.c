@@ -4,6 +4,7 @@
  * hands them out) merged by timestamp.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,6 +23,7 @@ struct cpu_reader {
 	char *page;
 	int page_size;
 	off_t off;
+	off_t released;		/* the file's bytes before this given back (holes) */
 	void *data;		/* current event, NULL when exhausted */
 	unsigned long long ts;
 };
@@ -112,6 +114,7 @@ struct ra_rawmerge {
 	struct ra_rawcpu *cpus;
 	int ncpus;
 	struct cpu_reader *rd;
+	bool no_holes;		/* the file system cannot punch them */
 };
 
 struct ra_rawmerge *ra_rawmerge_new(struct tep_handle *tep, struct ra_decoder *dec,
@@ -172,6 +175,24 @@ int ra_rawmerge_step(struct ra_rawmerge *m, uint64_t below, uint64_t max_events,
 			return 1;
 		if (emit(min, m->tep, m->dec, cb, arg) < 0 || next_event(min, 0, !final) < 0)
 			return -1;
+	}
+}
+
+#define RELEASE_STEP (1 << 20)
+
+void ra_rawmerge_release(struct ra_rawmerge *m)
+{
+	for (int i = 0; i < m->ncpus && !m->no_holes; i++) {
+		struct cpu_reader *r = &m->rd[i];
+		off_t upto = r->off & ~(off_t)(RELEASE_STEP - 1);
+
+		if (upto <= r->released)
+			continue;
+		if (fallocate(r->rc->fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, r->released,
+			      upto - r->released) == 0)
+			r->released = upto;
+		else
+			m->no_holes = true;	/* kept until the end, as before */
 	}
 }
 

@@ -50,6 +50,12 @@ struct ra_rawmerge *ra_rawmerge_new(struct tep_handle *tep, struct ra_decoder *d
 				    struct ra_rawcpu *cpus, int ncpus);
 int ra_rawmerge_step(struct ra_rawmerge *m, uint64_t below, uint64_t max_events, bool final,
 		     ra_event_cb cb, void *arg);
+/*
+ * ra_rawmerge_release - give the file system back the bytes of the files the
+ * merge has read (holes punched): a merge that reads its files once, as a
+ * live recording's, keeps the disk it takes flat however long the run
+ */
+void ra_rawmerge_release(struct ra_rawmerge *m);
 void ra_rawmerge_free(struct ra_rawmerge *m);
 
 /* ---- btf.c: the running kernel's BTF ---- */

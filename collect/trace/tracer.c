@@ -847,9 +847,13 @@ int ra_tracer_live_begin(struct ra_tracer *tr)
 
 int ra_tracer_live_step(struct ra_tracer *tr, uint64_t max_events, ra_event_cb cb, void *arg)
 {
+	int ret;
+
 	if (!tr->merge)
 		return 0;
-	return ra_rawmerge_step(tr->merge, tr->drained_below, max_events, false, cb, arg);
+	ret = ra_rawmerge_step(tr->merge, tr->drained_below, max_events, false, cb, arg);
+	ra_rawmerge_release(tr->merge);	/* read once: nothing is replayed again */
+	return ret;
 }
 
 int ra_tracer_live_end(struct ra_tracer *tr, ra_event_cb cb, void *arg)
