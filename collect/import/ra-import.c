@@ -65,6 +65,7 @@ struct imp {
 	int nitems;
 	struct ra_db *db;
 	struct ra_writer *w;
+	struct ra_live *live;		/* the readahead pass, following the events stored */
 	uint64_t events;
 	const char *current;
 	uint64_t first_ts, last_ts;
@@ -382,6 +383,20 @@ static int64_t sink_begin(void *arg, struct ra_run_info *info)
 	free(joined);
 	if (run_id < 0 || !(im->w = ra_writer_alloc(im->db, run_id)))
 		return -1;
+	if (im->analyze) {
+		/*
+		 * A trace names no file sizes nor processes: the pass asks none.
+		 * Whether it has block completions matters only once one came.
+		 */
+		struct ra_live_inputs in = { .page_size = info->page_size, .completions = true };
+
+		ra_live_free(im->live);
+		im->live = ra_live_begin(im->db, run_id, &in);
+		if (im->live)
+			ra_writer_set_tap(im->w, ra_live_event, im->live);
+		else
+			ra_set_error(RA_OK, "%s", "");	/* read after the load instead */
+	}
 	im->current = it->paths[0];
 	im->events = 0;
 	im->pos_done = im->pos_total = 0;	/* until its source says */
@@ -401,8 +416,9 @@ static int sink_end(void *arg, int64_t run_id, bool (*has)(void *, int), void *c
 		return -1;
 	if (im->analyze) {
 		struct ra_analyze_opts ao = { .verbose = im->verbose, .notice = say_line,
-					      .progress = im->progress };
+					      .progress = im->progress, .live = im->live };
 		int64_t *runs = realloc(im->runs, (im->nruns + 1) * sizeof(*runs));
+		int ret;
 
 		if (!runs) {
 			ra_set_error(RA_ERR_IO, "out of memory");
@@ -410,7 +426,11 @@ static int sink_end(void *arg, int64_t run_id, bool (*has)(void *, int), void *c
 		}
 		im->runs = runs;
 		im->runs[im->nruns++] = run_id;
-		return ra_analyze_in_load(im->db, run_id, &ao);
+		ret = ra_analyze_in_load(im->db, run_id, &ao);
+		ra_writer_set_tap(im->w, NULL, NULL);
+		ra_live_free(im->live);
+		im->live = NULL;
+		return ret;
 	}
 	return 0;
 }
@@ -454,6 +474,9 @@ static int import_item(struct imp *im, struct item *it)
 				(unsigned long long)ra_writer_total(im->w), it->paths[0]);
 			print_skipped(im, it->paths[0]);
 		}
+		ra_writer_set_tap(im->w, NULL, NULL);
+		ra_live_free(im->live);
+		im->live = NULL;
 		ra_writer_free(im->w);
 		im->w = NULL;
 	}

@@ -69,8 +69,11 @@ check_eq "$(q "$TMP/big.db" "SELECT group_concat(pass || ':' || state, ' ') FROM
 check_cmp "$(q "$TMP/big.db" "SELECT COUNT(*) FROM windows")" -ge 10 "readahead windows of the cold read"
 
 # The store thread (the import decodes while it packs and stores the events
-# before) gives what storing in one thread gives: every row of every table,
-# the packed events' and the analyses', on this trace and on the fixtures.
+# before) gives what storing in one thread gives, and the readahead pass
+# following the events as they are stored what a read of the stored events
+# gives (ra-analyze): every row of every table, the packed events' and the
+# analyses', on this trace and on the fixtures. (big.db's rows are
+# ra-analyze's, above.)
 # tables_sum DB: a checksum of each table's rows, in their order
 tables_sum() {
 	q "$1" "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name" | while read -r t; do
@@ -87,8 +90,9 @@ for f in seq128 mmapread par4thrash; do
 	ra-import -q -o "$TMP/$f.2.db" "$RA_FIXTURES/$f.dat" || fail "import $f"
 	RATRACE_PIPELINE=0 ra-import -q -o "$TMP/$f.1.db" "$RA_FIXTURES/$f.dat" ||
 		fail "import $f in one thread"
+	ra-analyze -q "$TMP/$f.1.db" || fail "ra-analyze $f"
 	check_eq "$(tables_sum "$TMP/$f.2.db")" "$(tables_sum "$TMP/$f.1.db")" \
-		"$f: the same tables in one thread or two"
+		"$f: the same tables in one thread or two, analysed as stored or after"
 done
 
 # Progress on a terminal (script(1) gives the command one): events, rate,
@@ -100,7 +104,10 @@ script -qec "ra-import -o '$TMP/tty.db' '$TMP/big.dat'" "$TMP/tty.log" > /dev/nu
 tr '\r' '\n' < "$TMP/tty.log" > "$TMP/tty.lines"
 check_grep "^ra-import: .*big\.dat: [0-9.]+ [kM]? ?events, [0-9.]+ [kM]?/s, [0-9]+%, [0-9]+ s left" \
 	"$TMP/tty.lines" "ra-import shows the file's progress on a terminal"
-check_grep "^ra-import: readahead: [0-9.]+ [kM]? ?events, .*%, [0-9]+ s left" "$TMP/tty.lines" \
+# the readahead pass followed the import; a pass that reads the stored events shows its own
+script -qec "ra-analyze '$TMP/tty.db'" "$TMP/tty.log" > /dev/null 2>&1 || fail "ra-analyze on a terminal"
+tr '\r' '\n' < "$TMP/tty.log" > "$TMP/tty.lines"
+check_grep "^ra-analyze: readahead: [0-9.]+ [kM]? ?events, .*%, [0-9]+ s left" "$TMP/tty.lines" \
 	"and each pass's"
 rm -f "$TMP/tty.db"*
 script -qec "ra-import -q -o '$TMP/tty.db' '$TMP/big.dat'" "$TMP/tty.log" > /dev/null 2>&1 ||
