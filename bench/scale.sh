@@ -16,7 +16,8 @@
 # mm_filemap_get_pages per read) until the size is reached; trace-cmd
 # extracts it (compressed, as trace-cmd writes it). The live recording runs
 # the same reads under ra-record; "after" is how long ra-record took past
-# the workload's own end (its wall time less the run's).
+# the workload's own end: from the time the workload's last command wrote
+# when it ended to ra-record's exit.
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
 bin=$top/build
@@ -53,14 +54,15 @@ workload() {	# PASSES: on CPU 0, whose ring buffer holds them
 	done
 }
 
-# run CMD...: "seconds peak_kib" of CMD and its children
+# run CMD...: "seconds peak_kib end" of CMD and its children (end: the time
+# of day it ended)
 run() {
 	python3 -c 'import resource, subprocess, sys, time
 t = time.monotonic()
 rc = subprocess.call(sys.argv[1:], stdout=subprocess.DEVNULL)
 e = time.monotonic() - t
 if rc: sys.exit("%s: exit %d" % (sys.argv[1], rc))
-print("%.2f %d" % (e, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss))' "$@"
+print("%.2f %d %.6f" % (e, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss, time.time()))' "$@"
 }
 events_of() {
 	sqlite3 "$1" "SELECT SUM(n) FROM event_counts"
@@ -109,15 +111,15 @@ for m in $sizes; do
 		tc=-$lim
 	fi
 	rm -f "$work"/x.db*
-	read -r t k < <(run "$bin/ra-import" -q --no-analyze -o "$work/x.db" "$work/t.dat")
+	read -r t k _ < <(run "$bin/ra-import" -q --no-analyze -o "$work/x.db" "$work/t.dat")
 	n=$(events_of "$work/x.db")
 	printf "%-24s %5.1f M %8.2f %27s\n" "trace-cmd report" "$(awk -v n="$n" 'BEGIN { print n / 1e6 }')" \
 		"${tc#-}" "$([ "${tc#-}" = "$tc" ] && echo "(the reference)" || echo "(stopped there)")"
 	row "ra-import --no-analyze" "$m" "$t" "$n" "$tc" "$k" "$work/x.db"
-	read -r t k < <(run "$bin/ra-analyze" -q "$work/x.db")
+	read -r t k _ < <(run "$bin/ra-analyze" -q "$work/x.db")
 	row "ra-analyze" "$m" "$t" "$n" "$tc" "$k" ""
 	rm -f "$work"/x.db*
-	read -r t k < <(run "$bin/ra-import" -q -o "$work/x.db" "$work/t.dat")
+	read -r t k _ < <(run "$bin/ra-import" -q -o "$work/x.db" "$work/t.dat")
 	row "ra-import" "$m" "$t" "$n" "$tc" "$k" "$work/x.db"
 	rm -f "$work"/x.db* "$work/t.dat"
 done
@@ -130,10 +132,11 @@ cat "$work/f" > /dev/null
 rm -f "$work"/r.db*
 export -f workload evict
 export work
-read -r t k < <(run "$bin/ra-record" -q -b 65536 -o "$work/r.db" -- bash -c "workload $passes")
+read -r t k end < <(run "$bin/ra-record" -q -b 65536 -o "$work/r.db" -- \
+	bash -c "workload $passes && date +%s.%N > '$work/end'")
 n=$(events_of "$work/r.db")
 wall=$(sqlite3 "$work/r.db" "SELECT wall_ns / 1e9 FROM runs")
 lost=$(sqlite3 "$work/r.db" "SELECT lost_events FROM v_runs")
 row "ra-record (live)" "$m" "$t" "$n" 0 "$k" "$work/r.db"
-awk -v t="$t" -v w="$wall" -v l="$lost" 'BEGIN {
-	printf "ra-record: workload %.2f s, complete %.2f s after its end, %d events lost\n", w, t - w, l }'
+awk -v w="$wall" -v e="$end" -v d="$(cat "$work/end")" -v l="$lost" 'BEGIN {
+	printf "ra-record: workload %.2f s, complete %.2f s after its end, %d events lost\n", w, e - d, l }'
