@@ -516,17 +516,38 @@ int ra_db_close(struct ra_db *db)
 	return ret;
 }
 
+/* The connection's journal mode is OFF. */
+static bool journal_off(struct ra_db *db)
+{
+	sqlite3_stmt *st = NULL;
+	bool off = false;
+
+	if (sqlite3_prepare_v2(db->db, "PRAGMA journal_mode", -1, &st, NULL) == SQLITE_OK &&
+	    sqlite3_step(st) == SQLITE_ROW)
+		off = sqlite3_stricmp((const char *)sqlite3_column_text(st, 0), "off") == 0;
+	sqlite3_finalize(st);
+	return off;
+}
+
 /*
  * A load into a file this process created has nothing to protect: it runs
- * without a journal (about twice as fast), and a failure removes the file.
- * A load into an existing database is an ordinary WAL transaction.
+ * without a journal (the events are written once, not also to a WAL that a
+ * checkpoint copies at the end), and a failure removes the file. The
+ * connection's defensive flag refuses journal_mode=OFF from SQL: it is
+ * lifted for that pragma only. A load into an existing database is an
+ * ordinary WAL transaction.
  */
 int ra_db_load_begin(struct ra_db *db)
 {
 	if (db->created && !db->fast_load) {
-		if (ra_db_exec(db, "PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF") < 0)
+		int rc;
+
+		sqlite3_db_config(db->db, SQLITE_DBCONFIG_DEFENSIVE, 0, NULL);
+		rc = ra_db_exec(db, "PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF");
+		sqlite3_db_config(db->db, SQLITE_DBCONFIG_DEFENSIVE, 1, NULL);
+		if (rc < 0)
 			return -1;
-		db->fast_load = 1;
+		db->fast_load = journal_off(db);
 	}
 	return ra_db_exec(db, "BEGIN IMMEDIATE");
 }
