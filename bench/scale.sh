@@ -6,18 +6,22 @@
 # table: seconds, records per second, the ratio to trace-cmd report, the
 # peak resident set (the kernel's count for the command and its children),
 # the database's bytes per stored event, and those of the packed events'
-# tables alone.
+# tables alone; then ra-report (text and HTML) and ra-compare of the
+# imported run, which read its derived tables only.
 #
 #   bench/scale.sh [MILLIONS...]      (root; 1 10 100)
 #
 # The workload, in a tracefs instance of its own (the events of
 # bench/make_big_trace.sh: readahead, filemap, block): a cold read of a
 # 64 MiB file with 1 MiB reads, then cached reads of 64 bytes each (one
-# mm_filemap_get_pages per read) until the size is reached; trace-cmd
+# mm_filemap_get_pages per read) until the size is reached, on CPUs 0 and 1
+# at once (a ring buffer of 4 GiB or more per CPU is not extracted whole:
+# trace-cmd 3.1.6 got 4.2 M of 100 M records from one of 5.5 GiB); trace-cmd
 # extracts it (compressed, as trace-cmd writes it). The live recording runs
 # the same reads under ra-record; "after" is how long ra-record took past
-# the workload's own end: from the time the workload's last command wrote
-# when it ended to ra-record's exit.
+# the workload's own end: from the time its last command printed (stored
+# with the run as its output; a file written would be one more to name) to
+# ra-record's exit.
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
 bin=$top/build
@@ -46,12 +50,22 @@ sync "$work/f"
 evict() { dd if="$work/f" iflag=nocache count=0 status=none; }
 # the workload for N million records: a cold read, then 64-byte cached reads
 passes_for() { echo $((($1 * 1000000 + 1048575) / 1048576)); }
-workload() {	# PASSES: on CPU 0, whose ring buffer holds them
+cpus=$(($(nproc) > 1 ? 2 : 1))
+reads() {	# PASSES CPU
+	for ((p = 0; p < $1; p++)); do
+		taskset -c "$2" dd if="$work/f" of=/dev/null bs=64 status=none
+	done
+}
+workload() {	# PASSES: on CPUs 0 and 1, whose ring buffers hold them
 	evict
 	taskset -c 0 dd if="$work/f" of=/dev/null bs=1M status=none
-	for ((p = 0; p < $1; p++)); do
-		taskset -c 0 dd if="$work/f" of=/dev/null bs=64 status=none
-	done
+	if [ "$cpus" = 2 ]; then
+		reads $((($1 + 1) / 2)) 0 &
+		reads $(($1 / 2)) 1
+		wait
+	else
+		reads "$1" 0
+	fi
 }
 
 # run CMD...: "seconds peak_kib end" of CMD and its children (end: the time
@@ -89,9 +103,11 @@ for m in $sizes; do
 	passes=$(passes_for "$m")
 	mkdir "$I"
 	echo 0 > "$I/tracing_on"
-	# CPU 0's ring buffer holds the whole trace; the others what else runs
+	# the ring buffers of CPUs 0 and 1 hold the whole trace; the others what else runs
 	echo 65536 > "$I/buffer_size_kb"
-	echo $((m * 1000000 * 56 / 1024 + 65536)) > "$I/per_cpu/cpu0/buffer_size_kb"
+	for ((c = 0; c < cpus; c++)); do
+		echo $((m * 1000000 * 56 / 1024 / cpus + 65536)) > "$I/per_cpu/cpu$c/buffer_size_kb"
+	done
 	for s in readahead filemap block; do echo 1 > "$I/events/$s/enable"; done
 	echo 1 > "$I/tracing_on"
 	workload "$passes"
@@ -121,7 +137,14 @@ for m in $sizes; do
 	rm -f "$work"/x.db*
 	read -r t k _ < <(run "$bin/ra-import" -q -o "$work/x.db" "$work/t.dat")
 	row "ra-import" "$m" "$t" "$n" "$tc" "$k" "$work/x.db"
-	rm -f "$work"/x.db* "$work/t.dat"
+	# reading the run back: the reports read the derived tables, not the events
+	read -r t k _ < <(run "$bin/ra-report" "$work/x.db")
+	row "ra-report" "$m" "$t" "$n" 0 "$k" ""
+	read -r t k _ < <(run "$bin/ra-report" --html "$work/x.html" "$work/x.db")
+	row "ra-report --html" "$m" "$t" "$n" 0 "$k" ""
+	read -r t k _ < <(run "$bin/ra-compare" --inconclusive pass "$work/x.db" "$work/x.db")
+	row "ra-compare" "$m" "$t" "$n" 0 "$k" ""
+	rm -f "$work"/x.db* "$work/x.html" "$work/t.dat"
 done
 
 # the largest workload recorded live: how long after the workload's end the
@@ -130,13 +153,14 @@ m=${sizes##* }
 passes=$(passes_for "$m")
 cat "$work/f" > /dev/null
 rm -f "$work"/r.db*
-export -f workload evict
-export work
+export -f workload evict reads
+export work cpus
 read -r t k end < <(run "$bin/ra-record" -q -b 65536 -o "$work/r.db" -- \
-	bash -c "workload $passes && date +%s.%N > '$work/end'")
+	bash -c "workload $passes && date +%s.%N")
 n=$(events_of "$work/r.db")
 wall=$(sqlite3 "$work/r.db" "SELECT wall_ns / 1e9 FROM runs")
 lost=$(sqlite3 "$work/r.db" "SELECT lost_events FROM v_runs")
 row "ra-record (live)" "$m" "$t" "$n" 0 "$k" "$work/r.db"
-awk -v w="$wall" -v e="$end" -v d="$(cat "$work/end")" -v l="$lost" 'BEGIN {
+done_at=$(sqlite3 "$work/r.db" "SELECT workload_output FROM runs")
+awk -v w="$wall" -v e="$end" -v d="$done_at" -v l="$lost" 'BEGIN {
 	printf "ra-record: workload %.2f s, complete %.2f s after its end, %d events lost\n", w, e - d, l }'
