@@ -371,23 +371,22 @@ static void test_attribution(void)
  * The threads of a process share its descriptors, and their readahead state:
  * a thread that hits the mark of another's window continues its stream.
  */
+static void two_readers(const char *name, bool threads, const char *want)
+{
+	begin(name);
+	if (threads)
+		thread_of(11, 10);
+	trig(1, 10, 5, 0, 1, 32);
+	order(10, 5, 0, 4, 3);
+	atrig(11, 5, 1, 1, 4, 3);
+	order(11, 5, 4, 8, 8);
+	CHECK_STR(result("SELECT stream_id, pattern FROM windows ORDER BY window_id"), want);
+}
+
 static void test_threads(void)
 {
-	begin("threads");
-	thread_of(11, 10);
-	trig(1, 10, 5, 0, 1, 32);
-	order(10, 5, 0, 4, 3);
-	atrig(11, 5, 1, 1, 4, 3);
-	order(11, 5, 4, 8, 8);
-	CHECK_STR(result("SELECT stream_id, pattern FROM windows ORDER BY window_id"),
-		  "1|initial;1|subsequent");
-	begin("processes");			/* two processes: a stream each */
-	trig(1, 10, 5, 0, 1, 32);
-	order(10, 5, 0, 4, 3);
-	atrig(11, 5, 1, 1, 4, 3);
-	order(11, 5, 4, 8, 8);
-	CHECK_STR(result("SELECT stream_id, pattern FROM windows ORDER BY window_id"),
-		  "1|initial;2|context");
+	two_readers("threads", true, "1|initial;1|subsequent");
+	two_readers("processes", false, "1|initial;2|context");	/* a stream each */
 }
 
 /* Values no kernel emits are left out, and the pass's work stays bounded. */
