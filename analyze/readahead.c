@@ -143,6 +143,23 @@ struct known_size {
 	size_t ord;			/* the row's place among the run's files */
 };
 
+/*
+ * Windows are kept in memory up to WIN_SLOTS; the least recently used of
+ * them (a clock) is written to temp.ra_wins to make room, and read back when
+ * an event needs it again, so the pass's memory does not grow with the
+ * windows of a run (a random reader opens one per read). A pointer win_at()
+ * gave stays valid for the next WIN_PINNED - 1 calls. WIN_SLOTS is the
+ * default of max_slots (ra_analyze_opts.window_slots).
+ */
+#define WIN_SLOTS 16384
+#define WIN_PINNED 4
+
+struct win_slot {
+	struct window w;
+	int32_t id;
+	bool ref;			/* used since the clock's hand last passed */
+};
+
 struct ra_live;
 
 struct ra_state {
@@ -160,8 +177,17 @@ struct ra_state {
 					 * pid -> the answer asked, + 1 for none) */
 	struct stream *streams;
 	int nstreams, cap_streams;
-	struct window *wins;
-	int nwins, cap_wins;
+	struct ra_db *db;
+	struct win_slot *slots;		/* the windows held in memory (win_at) */
+	int nslots, cap_slots, hand, max_slots;
+	struct ra_map win_slots;	/* window id + 1 -> slot */
+	int pinned[WIN_PINNED];		/* the slots win_at() gave last, a ring */
+	int npinned;
+	struct ra_stmt *win_out, *win_in;	/* temp.ra_wins: the windows written out */
+	bool spilled;			/* some window is in temp.ra_wins */
+	bool failed;			/* win_at() failed: the event fails */
+	struct window none;		/* what win_at() gives when it fails */
+	int nwins;			/* windows opened */
 	struct ra_map cache;		/* (file, index) -> struct page: pages of windows */
 	struct ra_map ghosts;		/* (file, index) -> newest ghost index + 1 */
 	struct ghost *ghost;		/* the ghosts, with a free list through next */
@@ -211,6 +237,146 @@ static int grow_array(void **arr, int *cap, int need, size_t elem)
 	*arr = p;
 	*cap = ncap;
 	return 0;
+}
+
+/* ---- windows in memory, and written out ---- */
+
+static bool slot_pinned(const struct ra_state *st, int slot)
+{
+	for (int i = 0; i < WIN_PINNED && i < st->npinned; i++)
+		if (st->pinned[i] == slot)
+			return true;
+	return false;
+}
+
+static void slot_pin(struct ra_state *st, int slot)
+{
+	st->slots[slot].ref = true;
+	st->pinned[st->npinned++ % WIN_PINNED] = slot;
+}
+
+/* temp.ra_wins, made when the first window is written out */
+static int spill_begin(struct ra_state *st)
+{
+	if (ra_sql_exec(st->db, "DROP TABLE IF EXISTS temp.ra_wins", "") < 0 ||
+	    ra_sql_exec(st->db, "CREATE TEMP TABLE ra_wins (id INTEGER PRIMARY KEY, w BLOB NOT NULL)",
+			"") < 0)
+		return -1;
+	st->win_out = ra_sql_prepare(st->db, "INSERT OR REPLACE INTO temp.ra_wins VALUES (?1, ?2)");
+	st->win_in = ra_sql_prepare(st->db, "SELECT w FROM temp.ra_wins WHERE id = ?1");
+	st->spilled = true;
+	return st->win_out && st->win_in ? 0 : -1;
+}
+
+static void spill_end(struct ra_state *st)
+{
+	ra_sql_finalize(st->win_out);
+	ra_sql_finalize(st->win_in);
+	st->win_out = st->win_in = NULL;
+}
+
+/*
+ * Write window @slot holds to temp.ra_wins. The row holds the structure as
+ * it is in memory (its pattern is a pointer to a constant string), for this
+ * pass only: the table is dropped with the connection's temporary schema.
+ */
+static int slot_out(struct ra_state *st, int slot)
+{
+	const struct win_slot *ws = &st->slots[slot];
+
+	if (!st->spilled && spill_begin(st) < 0)
+		return -1;
+	return ra_sql_put(st->win_out, "ib", (int64_t)ws->id, &ws->w, sizeof(ws->w));
+}
+
+/* A free slot: a new one up to WIN_SLOTS, then the clock's choice, written out. */
+static int slot_take(struct ra_state *st)
+{
+	if (st->nslots < st->max_slots) {
+		if (grow_array((void **)&st->slots, &st->cap_slots, st->nslots + 1,
+			       sizeof(*st->slots))) {
+			ra_set_error(RA_ERR_IO, "out of memory");
+			return -1;
+		}
+		return st->nslots++;
+	}
+	for (;;) {
+		int slot = st->hand;
+
+		st->hand = (st->hand + 1) % st->nslots;
+		if (slot_pinned(st, slot))
+			continue;
+		if (st->slots[slot].ref) {
+			st->slots[slot].ref = false;
+			continue;
+		}
+		if (slot_out(st, slot) < 0)
+			return -1;
+		ra_map_del(&st->win_slots, (uint64_t)st->slots[slot].id + 1);
+		return slot;
+	}
+}
+
+static int slot_map(struct ra_state *st, int slot, int32_t id)
+{
+	bool fresh;
+	int *at = ra_map_put(&st->win_slots, (uint64_t)id + 1, &fresh);
+
+	if (!at) {
+		ra_set_error(RA_ERR_IO, "out of memory");
+		return -1;
+	}
+	*at = slot;
+	st->slots[slot].id = id;
+	slot_pin(st, slot);
+	return 0;
+}
+
+/* A new window, zeroed: its id, or -1. */
+static int win_new(struct ra_state *st)
+{
+	int slot = slot_take(st);
+
+	if (slot < 0 || slot_map(st, slot, st->nwins) < 0)
+		return -1;
+	memset(&st->slots[slot].w, 0, sizeof(st->slots[slot].w));
+	return st->nwins++;
+}
+
+/* Window @id, read back when it was written out. On failure the pass fails at
+ * the end of the event (st->failed), and a scratch window stands in. */
+static struct window *win_at(struct ra_state *st, int id)
+{
+	const int *at = ra_map_get(&st->win_slots, (uint64_t)id + 1);
+	const void *blob = NULL;
+	size_t len = 0;
+	int slot, rc;
+
+	if (at) {
+		slot_pin(st, *at);
+		return &st->slots[*at].w;
+	}
+	slot = id >= 0 && id < st->nwins && st->spilled ? slot_take(st) : -1;
+	if (slot < 0)
+		goto fail;
+	if (ra_sql_bind(st->win_in, "x", id) < 0 || (rc = ra_sql_step(st->win_in)) < 0)
+		goto fail;
+	if (rc)
+		ra_sql_row(st->win_in, "b", &blob, &len);
+	if (!rc || len != sizeof(st->slots[slot].w)) {
+		ra_sql_reset(st->win_in);
+		ra_set_error(RA_ERR_IO, "window %d was not kept", id + 1);
+		goto fail;
+	}
+	memcpy(&st->slots[slot].w, blob, len);
+	ra_sql_reset(st->win_in);
+	if (slot_map(st, slot, id) < 0)
+		goto fail;
+	return &st->slots[slot].w;
+fail:
+	st->failed = true;
+	memset(&st->none, 0, sizeof(st->none));
+	return &st->none;
 }
 
 static int cmp_known(const void *a, const void *b)
@@ -509,8 +675,8 @@ static const char *pattern_of(const struct window *w, const struct trigger *tr,
 
 static void close_window(struct ra_state *st, struct task *t, int64_t ts)
 {
-	if (t->win >= 0 && !st->wins[t->win].end_ts)
-		st->wins[t->win].end_ts = ts;
+	if (t->win >= 0 && !win_at(st, t->win)->end_ts)
+		win_at(st, t->win)->end_ts = ts;
 	t->win = -1;
 }
 
@@ -561,12 +727,15 @@ static int open_window(struct ra_state *st, const struct ra_event *ev, int64_t s
 	bool unbounded = ev->type == RA_EV_RA_UNBOUNDED, exact, random;
 	struct trigger *tr;
 	struct window *w;
+	int id;
 
-	if (!t || grow_array((void **)&st->wins, &st->cap_wins, st->nwins + 1, sizeof(*w)))
+	if (!t)
 		return -1;
 	tr = t->pending.kind != TRIG_NONE && t->pending.file == file ? &t->pending : NULL;
 	close_window(st, t, (int64_t)ev->ts_ns);
-	w = &st->wins[st->nwins];
+	if ((id = win_new(st)) < 0)
+		return -1;
+	w = win_at(st, id);
 	*w = (struct window){ .seq = seq, .ts = (int64_t)ev->ts_ns, .pid = ev->pid, .file = file,
 			      .start = ev->ra.index, .size = ev->ra.size,
 			      .async = ev->ra.async_size };
@@ -581,7 +750,7 @@ static int open_window(struct ra_state *st, const struct ra_event *ev, int64_t s
 	if (stream_add(&st->streams[w->stream], w, random) < 0)
 		return -1;
 	t->pending.kind = TRIG_NONE;
-	t->win = st->nwins++;
+	t->win = id;
 	t->read_since_win = false;
 	t->last_was_order = !unbounded;
 	return 0;
@@ -595,7 +764,7 @@ static bool is_fallback(struct ra_state *st, struct task *t, const struct ra_eve
 
 	if (!t->last_was_order || t->win < 0 || t->pending.kind != TRIG_NONE)
 		return false;
-	w = &st->wins[t->win];
+	w = win_at(st, t->win);
 	return w->file == file && ev->ra.index >= w->start && ev->ra.index < w->start + w->size;
 }
 
@@ -643,7 +812,7 @@ static int on_readahead(struct ra_state *st, const struct ra_event *ev, int64_t 
 		return 0;
 	case RA_EV_RA_UNBOUNDED:
 		if (is_fallback(st, t, ev, file)) {
-			st->wins[t->win].fallback = true;
+			win_at(st, t->win)->fallback = true;
 			t->last_was_order = false;
 			return 0;
 		}
@@ -679,7 +848,7 @@ static void ghost_settle(struct ra_state *st, uint64_t key, bool read_in)
 	for (int g = *ghost - 1, next; g >= 0; g = next) {
 		next = st->ghost[g].next;
 		if (read_in)
-			st->wins[st->ghost[g].win].thrashed++;
+			win_at(st, st->ghost[g].win)->thrashed++;
 		st->ghost[g].next = st->free_ghost;
 		st->free_ghost = g;
 	}
@@ -700,8 +869,8 @@ static int on_add(struct ra_state *st, const struct ra_event *ev, int file)
 		st->files[file].tracked_end = first + n;
 	/* a window's pages are added before its task's next read() returns: an add
 	 * after it is the task's own write (a rewrite after a truncation), not a read */
-	if (t->win >= 0 && st->wins[t->win].file == file && !t->read_since_win)
-		w = &st->wins[t->win];
+	if (t->win >= 0 && win_at(st, t->win)->file == file && !t->read_since_win)
+		w = win_at(st, t->win);
 	for (uint64_t i = first; i < first + n; i++) {
 		bool win_page = w && i >= w->start && i < w->start + w->size;
 
@@ -710,6 +879,7 @@ static int on_add(struct ra_state *st, const struct ra_event *ev, int file)
 	}
 	if (!inside)
 		return 0;
+	w = win_at(st, t->win);	/* the ghosts' windows may have taken its slot */
 	for (uint64_t i = first; i < first + n; i++) {
 		bool win_page = i >= w->start && i < w->start + w->size;
 		bool ra = win_page && !in_demand(w, i);
@@ -769,13 +939,13 @@ static int on_delete(struct ra_state *st, const struct ra_event *ev, int file)
 			continue;
 		if (p->state == PG_RA_UNUSED && pmd_unseen(st, file, p)) {
 			p->state = PG_RA_MAPPED;
-			st->wins[p->win].mapped++;
+			win_at(st, p->win)->mapped++;
 		}
 		if (p->state == PG_RA_UNUSED) {
 			/* evicted before any access: remembered to see it thrash */
 			int g = ghost_alloc(st);
 
-			st->wins[p->win].evicted++;
+			win_at(st, p->win)->evicted++;
 			ghost = ra_map_put(&st->ghosts, key, &fresh);
 			if (!ghost || g < 0)
 				return -1;
@@ -798,9 +968,9 @@ static bool touch(struct ra_state *st, int file, uint64_t index)
 	if (!p || (p->state != PG_RA_UNUSED && p->state != PG_RA_MAPPED))
 		return false;
 	if (p->state == PG_RA_MAPPED)
-		st->wins[p->win].mapped--;
+		win_at(st, p->win)->mapped--;
 	p->state = PG_RA_USED;
-	st->wins[p->win].used++;
+	win_at(st, p->win)->used++;
 	return true;
 }
 
@@ -812,7 +982,7 @@ static bool touch_inferred(struct ra_state *st, int file, uint64_t index)
 
 	if (!touch(st, file, index))
 		return false;
-	st->wins[win].inferred++;
+	win_at(st, win)->inferred++;
 	return true;
 }
 
@@ -835,7 +1005,7 @@ static uint64_t map_folio(struct ra_state *st, int file, uint64_t index)
 		p = ra_map_get(&st->cache, KEY(file, i));
 		if (p && p->state == PG_RA_UNUSED) {
 			p->state = PG_RA_MAPPED;
-			st->wins[p->win].mapped++;
+			win_at(st, p->win)->mapped++;
 		}
 	}
 	return first + n;
@@ -924,7 +1094,7 @@ static bool unmarked_tail(struct ra_state *st, const struct task *t, const struc
 
 	if (!p || p->win < 0 || !st->has_done || st->done <= tf->done[k])
 		return false;
-	w = &st->wins[p->win];
+	w = win_at(st, p->win);
 	mark = w->start + w->size - w->async;
 	if (w->file != file || w->pid != t->pid ||
 	    (w->async && mark > tf->last[k] && mark <= first &&
@@ -1056,7 +1226,7 @@ static void read_end(struct ra_state *st, const struct taskfile *tf, int k, int 
 
 		if (!p || p->win < 0)
 			continue;
-		w = &st->wins[p->win];
+		w = win_at(st, p->win);
 		if (w->seq > tf->seq[k] &&
 		    (w->pid != pid || !w->has_req || w->trigger_index + w->req_count - 1 != tf->last[k]))
 			continue;
@@ -1251,9 +1421,9 @@ static int64_t eof_of(const struct ra_state *st, int file)
 	return f->size_pages >= 0 ? f->size_pages : (int64_t)f->eof;
 }
 
-static int put_window(struct ra_state *st, struct ra_stmt *q, int64_t run_id, int id)
+static int put_window(struct ra_state *st, struct ra_stmt *q, int64_t run_id, int id,
+		      const struct window *w)
 {
-	const struct window *w = &st->wins[id];
 	const struct file *f = &st->files[w->file];
 	static const char *const trig[] = { "none", "sync", "async" };
 	int64_t pending = (int64_t)(w->ra_added - w->used - w->evicted - w->mapped);
@@ -1281,7 +1451,7 @@ static int settle_pmd(struct ra_state *st)
 
 		if (st->cache.keys[i] && p->state == PG_RA_UNUSED && pmd_unseen(st, file, p)) {
 			p->state = PG_RA_MAPPED;
-			st->wins[p->win].mapped++;
+			win_at(st, p->win)->mapped++;
 		}
 	}
 	return 0;
@@ -1296,11 +1466,44 @@ static int write_windows(struct ra_state *st, struct ra_db *db, int64_t run_id)
 			       " ra_pages_added, used, evicted_unused, thrashed, pending, end_ts_ns,"
 			       " mapped, used_inferred) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?,"
 			       " ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+	struct ra_stmt *all = NULL;
 	int ret = q ? 0 : -1;
 
-	for (int i = 0; i < st->nwins && ret == 0; i++)
-		ret = put_window(st, q, run_id, i);
+	if (!st->spilled) {	/* slot i holds window i */
+		for (int i = 0; i < st->nwins && ret == 0; i++)
+			ret = put_window(st, q, run_id, i, &st->slots[i].w);
+		ra_sql_finalize(q);
+		return ret;
+	}
+	for (int i = 0; i < st->nslots && ret == 0; i++)
+		if (ra_map_get(&st->win_slots, (uint64_t)st->slots[i].id + 1))
+			ret = slot_out(st, i);
+	all = ret == 0 ? ra_sql_prepare(db, "SELECT id, w FROM temp.ra_wins ORDER BY id") : NULL;
+	for (int rc = all ? 1 : (ret = -1, 0); ret == 0 && (rc = ra_sql_step(all)) != 0;) {
+		struct window w;
+		const void *blob = NULL;
+		size_t len = 0;
+		int id = -1;
+
+		if (rc < 0) {
+			ret = -1;
+			break;
+		}
+		ra_sql_row(all, "xb", &id, &blob, &len);
+		if (len != sizeof(w)) {
+			ra_set_error(RA_ERR_IO, "window %d was not kept", id + 1);
+			ret = -1;
+			break;
+		}
+		memcpy(&w, blob, len);
+		ret = put_window(st, q, run_id, id, &w);
+	}
+	ra_sql_finalize(all);
 	ra_sql_finalize(q);
+	spill_end(st);
+	if (ret == 0)
+		ret = ra_sql_exec(db, "DROP TABLE temp.ra_wins", "");
+	st->spilled = false;
 	return ret;
 }
 
@@ -1437,7 +1640,9 @@ static void state_release(struct ra_state *st)
 		free(st->streams[i].sizes);
 	free(st->streams);
 	free(st->files);
-	free(st->wins);
+	spill_end(st);
+	free(st->slots);
+	ra_map_release(&st->win_slots);
 	free(st->ghost);
 	free(st->dev_pids);
 	free(st->tf_keys);
@@ -1452,16 +1657,19 @@ static void state_release(struct ra_state *st)
 	free(st->sizes);
 }
 
-static int state_init(struct ra_state *st)
+static int state_init(struct ra_state *st, int window_slots)
 {
 	memset(st, 0, sizeof(*st));
 	st->free_ghost = -1;
+	st->max_slots = window_slots <= 0 ? WIN_SLOTS : window_slots > WIN_PINNED ?
+			window_slots : WIN_PINNED + 1;
 	if (ra_map_init(&st->files_by_key, sizeof(int)) < 0 ||
 	    ra_map_init(&st->tasks, sizeof(struct task)) < 0 ||
 	    ra_map_init(&st->taskfiles, sizeof(struct taskfile)) < 0 ||
 	    ra_map_init(&st->tgids, sizeof(int)) < 0 ||
 	    ra_map_init(&st->cache, sizeof(struct page)) < 0 ||
-	    ra_map_init(&st->ghosts, sizeof(int)) < 0) {
+	    ra_map_init(&st->ghosts, sizeof(int)) < 0 ||
+	    ra_map_init(&st->win_slots, sizeof(int)) < 0) {
 		ra_set_error(RA_ERR_IO, "out of memory");
 		return -1;
 	}
@@ -1473,16 +1681,20 @@ static int call_event(struct ra_state *st, const struct ra_event *ev, int64_t se
 static int on_event(const struct ra_event *ev, int64_t seq, void *arg)
 {
 	struct ra_state *st = arg;
+	int ret;
 
 	switch (ra_event_class(ev->type)) {
 	case RA_CLASS_RA:
-		return call_event(st, ev, seq) < 0 ? -1 : on_readahead(st, ev, seq);
+		ret = call_event(st, ev, seq) < 0 ? -1 : on_readahead(st, ev, seq);
+		break;
 	case RA_CLASS_PAGE:
-		return on_page(st, ev, seq);
+		ret = on_page(st, ev, seq);
+		break;
 	default:
 		st->done++;	/* a block completion */
 		return 0;
 	}
+	return st->failed ? -1 : ret;	/* a window not read back (win_at) */
 }
 
 /*
@@ -1629,7 +1841,7 @@ struct ra_live *ra_live_begin(struct ra_db *db, int64_t run_id, const struct ra_
 		ra_set_error(RA_ERR_IO, "out of memory");
 		return NULL;
 	}
-	if (state_init(&lv->st) < 0) {
+	if (state_init(&lv->st, in->window_slots) < 0) {
 		free(lv);
 		return NULL;
 	}
@@ -1639,6 +1851,7 @@ struct ra_live *ra_live_begin(struct ra_db *db, int64_t run_id, const struct ra_
 	lv->st.page_shift = shift_of(in->page_size);
 	lv->st.pmd_order = (unsigned int)lv->st.page_shift - 3;
 	lv->st.has_done = in->completions;
+	lv->st.db = db;
 	if (calls_begin(&lv->st, db, run_id) < 0) {
 		ra_live_free(lv);
 		return NULL;
@@ -1704,7 +1917,7 @@ static int live_check(struct ra_live *lv, struct ra_db *db, int64_t run_id, char
 		f->size_pages = pages;
 	}
 	/* the processes asked against the run's */
-	if (state_init(&fin) < 0)
+	if (state_init(&fin, 0) < 0)
 		return -1;
 	fin.page_shift = st->page_shift;
 	if (load_tgids(&fin, db, run_id) < 0) {
@@ -1734,12 +1947,18 @@ static int live_check(struct ra_live *lv, struct ra_db *db, int64_t run_id, char
 static int readahead_end(struct ra_state *st, struct ra_db *db, int64_t run_id,
 			 const struct ra_analyze_opts *o)
 {
+	bool spilled;
+
 	reads_end(st);
-	if (settle_pmd(st) < 0 || write_windows(st, db, run_id) < 0 ||
+	if (settle_pmd(st) < 0 || st->failed)
+		return -1;
+	spilled = st->spilled;
+	if (write_windows(st, db, run_id) < 0 ||
 	    write_streams(st, db, run_id) < 0 || advice_calls(st, db, run_id) < 0)
 		return -1;
-	ra_pass_say(o, "readahead: %d windows, %d streams, %d files", st->nwins, st->nstreams,
-		    st->nfiles);
+	ra_pass_say(o, "readahead: %d windows, %d streams, %d files%s", st->nwins, st->nstreams,
+		    st->nfiles, spilled ? "; windows beyond those in memory kept in a temporary table"
+					: "");
 	return 0;
 }
 
@@ -1760,14 +1979,16 @@ static int run_readahead(struct ra_db *db, int64_t run_id, const struct ra_analy
 			return readahead_end(&o->live->st, db, run_id, o);
 		}
 		ra_pass_say(o, "readahead: reading the stored events again: %s", why);
-		ra_sql_finalize(o->live->st.calls);	/* its table is made again */
+		ra_sql_finalize(o->live->st.calls);	/* its tables are made again */
 		o->live->st.calls = NULL;
+		spill_end(&o->live->st);
 	}
-	if (state_init(&st) < 0)
+	if (state_init(&st, o ? o->window_slots : 0) < 0)
 		goto out;
 	st.page_shift = page_shift(db, run_id);
 	st.pmd_order = (unsigned int)st.page_shift - 3;	/* a page table holds a page / 8 entries */
 	st.has_done = records_completions(db, run_id);
+	st.db = db;
 	if (load_sizes(&st, db, run_id) < 0 || load_tgids(&st, db, run_id) < 0 ||
 	    calls_begin(&st, db, run_id) < 0 ||
 	    ra_evstream_each(db, run_id, RA_STREAM_RA | RA_STREAM_PAGE | RA_STREAM_BLK_DONE, on_event,

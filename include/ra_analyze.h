@@ -20,6 +20,9 @@ struct ra_analyze_opts {
 	struct ra_progress *progress;	/* each pass's reading of the events, or NULL */
 	/* the readahead pass fed as the run was stored (ra_live_begin), or NULL */
 	struct ra_live *live;
+	/* readahead windows the pass holds in memory, the others kept in a
+	 * temporary table until the end; 0: 16384 (about 3 MiB), at least 5 */
+	int window_slots;
 };
 
 /*
@@ -40,6 +43,7 @@ struct ra_live_inputs {
 	/* the size in bytes of the file the run will name (dev, ino) with, -1 when not known */
 	int64_t (*size)(uint32_t dev, uint64_t ino, void *arg);
 	void *arg;
+	int window_slots;	/* as ra_analyze_opts' */
 };
 
 /** ra_live_begin - follow run @run_id's events from now on; NULL on error */

@@ -19,6 +19,9 @@
  *   s  const char*, size_t  bound only: a text of that many bytes (copied)
  *   T  char *      read only: a copy of the text to free() (NULL reads NULL),
  *                  the form ra_sql_one() reads text in
+ *   b  const void*, size_t  bound: a blob of that many bytes (copied); read
+ *                  into const void ** and size_t * (NULL reads NULL and 0;
+ *                  valid until the next step)
  *   n  NULL        bound, no argument; a column skipped when read
  */
 #ifndef RA_SQL_H

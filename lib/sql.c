@@ -103,6 +103,12 @@ static int bind_va(struct ra_stmt *st, const char *fmt, va_list *ap)
 			rc = v > INT32_MAX ? SQLITE_TOOBIG :
 			     sqlite3_bind_text(st->st, i, s, (int)v, SQLITE_TRANSIENT);
 			break;
+		case 'b':
+			s = va_arg(*ap, const void *);
+			v = (int64_t)va_arg(*ap, size_t);
+			rc = v > INT32_MAX ? SQLITE_TOOBIG :
+			     sqlite3_bind_blob(st->st, i, s, (int)v, SQLITE_TRANSIENT);
+			break;
 		case 'n':
 			rc = sqlite3_bind_null(st->st, i);
 			break;
@@ -153,6 +159,8 @@ static void row_va(struct ra_stmt *st, const char *fmt, va_list *ap)
 		if (c >= ncols) {	/* past the row: the pointer untouched */
 			if (*fmt != 'n')
 				(void)va_arg(*ap, void *);
+			if (*fmt == 'b')
+				(void)va_arg(*ap, size_t *);
 			continue;
 		}
 		switch (*fmt) {
@@ -175,6 +183,10 @@ static void row_va(struct ra_stmt *st, const char *fmt, va_list *ap)
 		case 'T':
 			*va_arg(*ap, char **) =
 				null ? NULL : strdup((const char *)sqlite3_column_text(st->st, c));
+			break;
+		case 'b':
+			*va_arg(*ap, const void **) = null ? NULL : sqlite3_column_blob(st->st, c);
+			*va_arg(*ap, size_t *) = null ? 0 : (size_t)sqlite3_column_bytes(st->st, c);
 			break;
 		default:	/* 'n': skipped */
 			break;

@@ -34,6 +34,9 @@ static uint64_t now;
 static int live_mode;
 static struct ra_live *live;
 static int live_runs, live_followed, live_again_size, live_again_tgid, live_again_other;
+/* The windows the readahead pass holds in memory (0: its default), and the
+ * runs where it kept some in its temporary table. */
+static int window_slots, windows_kept;
 static int tgids[16][2];	/* the processes of threads, thread_of() */
 static int ntgids;
 
@@ -56,6 +59,8 @@ static int live_tgid(int pid, void *arg)
 static void live_said(const char *line, void *arg)
 {
 	(void)arg;
+	if (strstr(line, "kept in a temporary table"))
+		windows_kept++;
 	if (strstr(line, "followed as the events were stored"))
 		live_followed++;
 	else if (strstr(line, "again") && strstr(line, "size of file"))
@@ -109,7 +114,8 @@ static void begin(const char *name)
 	now = 1000;
 	if (live_mode) {
 		struct ra_live_inputs in = { .page_size = 4096, .completions = true,
-					     .tgid = live_tgid, .size = live_size };
+					     .tgid = live_tgid, .size = live_size,
+					     .window_slots = window_slots };
 
 		live = ra_live_begin(db, run_id, &in);
 		CHECK(live != NULL);
@@ -200,7 +206,8 @@ static __attribute__((unused)) const char *result(const char *sql)
 	if (!db)
 		return "";
 	if (w) {	/* the first query of a run analyses it */
-		struct ra_analyze_opts o = { .verbose = 1, .notice = live_said, .live = live };
+		struct ra_analyze_opts o = { .verbose = 1, .notice = live_said, .live = live,
+					     .window_slots = window_slots };
 
 		CHECK_INT(ra_writer_finish(w), 0);
 		ra_writer_free(w);

@@ -424,9 +424,45 @@ static void test_unavailable(void)
 		  " (Linux 6.18+)");
 }
 
+/*
+ * A random reader of three files, 300 windows of two pages (the demanded one
+ * and one read ahead): the read-ahead page of every third window is read
+ * later, both pages of every fifth are evicted, and every tenth window's
+ * pages are read again by a window of their own. Pages read ahead: 330;
+ * used 100; evicted unused: every fifth, less those read before (40); of
+ * those, read again (thrashed): every tenth (20); pending: 330 - 100 - 40.
+ */
+static void test_many_windows(void)
+{
+	begin("many");
+	for (uint64_t i = 0; i < 300; i++) {
+		trig(1, 10, 5 + i % 3, 100 * i + 50, 1, 32);
+		order(10, 5 + i % 3, 100 * i + 50, 2, 0);
+		add(10, 5 + i % 3, 100 * i + 50, 2, 0);
+		access_ev(RA_EV_GET_PAGES, 10, 5 + i % 3, 100 * i + 50, 100 * i + 50);
+	}
+	for (uint64_t i = 0; i < 300; i += 3)
+		access_ev(RA_EV_GET_PAGES, 10, 5 + i % 3, 100 * i + 51, 100 * i + 51);
+	for (uint64_t i = 0; i < 300; i += 5)
+		del(5 + i % 3, 100 * i + 50, 2);
+	for (uint64_t i = 0; i < 300; i += 10) {
+		trig(1, 10, 5 + i % 3, 100 * i + 50, 1, 32);
+		order(10, 5 + i % 3, 100 * i + 50, 2, 0);
+		add(10, 5 + i % 3, 100 * i + 50, 2, 0);
+	}
+	CHECK_STR(result("SELECT COUNT(*), SUM(pages_added), SUM(ra_pages_added), SUM(used),"
+			 " SUM(evicted_unused), SUM(thrashed), SUM(pending),"
+			 " COUNT(DISTINCT window_id), MIN(window_id), MAX(window_id) FROM windows"),
+		  "330|660|330|100|40|20|190|330|1|330");
+	CHECK_STR(result("SELECT window_id, start_page, used, evicted_unused, thrashed FROM windows"
+			 " WHERE window_id IN (1, 2, 4, 11, 301, 330) ORDER BY window_id"),
+		  "1|50|1|0|0;2|150|0|0|0;4|350|1|0|0;11|1050|0|1|1;301|50|0|0|0;330|29050|0|0|0");
+}
+
 static const struct test_case *all_cases;
 static void test_followed(void);
 static void test_followed_wrong(void);
+static void test_windows_kept(void);
 
 /* Every case again, the pass following the events as they are stored. */
 static void run_followed(int mode)
@@ -434,7 +470,8 @@ static void run_followed(int mode)
 	live_mode = mode;
 	live_runs = live_followed = live_again_size = live_again_tgid = live_again_other = 0;
 	for (const struct test_case *c = all_cases; c->fn; c++)
-		if (c->fn != test_followed && c->fn != test_followed_wrong)
+		if (c->fn != test_followed && c->fn != test_followed_wrong &&
+		    c->fn != test_windows_kept)
 			c->fn();
 	live_mode = 0;
 }
@@ -461,6 +498,26 @@ static void test_followed_wrong(void)
 	CHECK_INT(live_followed + live_again_size + live_again_tgid, live_runs);
 }
 
+/*
+ * The random reader again with five windows in memory, the others kept in
+ * the pass's temporary table and read back when an event needs them: the
+ * same rows, after the load and followed as stored.
+ */
+static void test_windows_kept(void)
+{
+	window_slots = 5;
+	windows_kept = 0;
+	test_many_windows();
+	CHECK_INT(windows_kept, 1);
+	live_mode = 1;
+	test_many_windows();
+	live_mode = 0;
+	CHECK_INT(windows_kept, 2);
+	window_slots = 0;
+	test_many_windows();
+	CHECK_INT(windows_kept, 2);	/* 330 windows fit the default */
+}
+
 int main(void)
 {
 	static const struct test_case cases[] = {
@@ -480,8 +537,10 @@ int main(void)
 		{ "threads share a stream, processes do not", test_threads },
 		{ "damaged values", test_damaged_values },
 		{ "kernel without readahead events", test_unavailable },
+		{ "a random reader's 330 windows", test_many_windows },
 		{ "followed while stored: the same rows", test_followed },
 		{ "followed, told wrong: read again, the same rows", test_followed_wrong },
+		{ "windows beyond those in memory: the same rows", test_windows_kept },
 		{ NULL, NULL },
 	};
 	all_cases = cases;

@@ -96,6 +96,30 @@ static void test_round_trip(void)
 	ra_sql_row(sel, "t", &c);
 	CHECK_STR(c, "one");
 	ra_sql_finalize(sel);
+
+	/* a blob with a zero byte in it, read back whole; NULL reads NULL and 0 */
+	{
+		static const unsigned char bytes[5] = { 1, 0, 2, 255, 3 };
+		const void *blob = bytes;
+		size_t len = 99;
+
+		CHECK_INT(ra_sql_exec(db, "CREATE TABLE b (v BLOB)", ""), 0);
+		sel = ra_sql_prepare(db, "INSERT INTO b VALUES (?)");
+		CHECK_INT(ra_sql_put(sel, "b", bytes, sizeof(bytes)), 0);
+		CHECK_INT(ra_sql_put(sel, "n"), 0);
+		ra_sql_finalize(sel);
+		sel = ra_sql_prepare(db, "SELECT v, typeof(v) FROM b ORDER BY rowid");
+		CHECK_INT(ra_sql_step(sel), 1);
+		ra_sql_row(sel, "bt", &blob, &len, &c);
+		CHECK_INT(len, sizeof(bytes));
+		CHECK(blob != bytes && memcmp(blob, bytes, sizeof(bytes)) == 0);
+		CHECK_STR(c, "blob");
+		CHECK_INT(ra_sql_step(sel), 1);
+		ra_sql_row(sel, "b", &blob, &len);
+		CHECK(blob == NULL);
+		CHECK_INT(len, 0);
+		ra_sql_finalize(sel);
+	}
 	ra_db_close(db);
 }
 
