@@ -93,6 +93,37 @@ int ra_span_union(struct ra_span *s, int n);
  */
 int64_t ra_span_cover(const struct ra_span *u, int n, int *cur, int64_t lo, int64_t hi);
 
+/* ---- slots.c: a pass's records by id, in bounded memory ---- */
+
+struct ra_slots;
+
+/**
+ * ra_slots_new - records of @size bytes, at most @max (at least 5) in memory,
+ * the others in temp.@table of @db (a name of the pass's own)
+ */
+struct ra_slots *ra_slots_new(struct ra_db *db, const char *table, size_t size, int max);
+/** ra_slots_make - record @id, zeroed: ids are made 0, 1, 2...; NULL on error */
+void *ra_slots_make(struct ra_slots *s, int64_t id);
+/**
+ * ra_slots_get - record @id, read back if it was written out; NULL when it was
+ * never made, or on error (ra_slots_failed). A pointer stays valid for the
+ * next three calls of ra_slots_make or ra_slots_get.
+ */
+void *ra_slots_get(struct ra_slots *s, int64_t id);
+/** ra_slots_failed - whether a call failed (ra_last_error() said why) */
+bool ra_slots_failed(const struct ra_slots *s);
+/** ra_slots_spilled - whether some record was written out */
+bool ra_slots_spilled(const struct ra_slots *s);
+/**
+ * ra_slots_each - @fn on every record in id order, until it returns nonzero;
+ * changes @fn makes are kept only when nothing was written out
+ */
+int ra_slots_each(struct ra_slots *s, int (*fn)(int64_t id, void *rec, void *arg), void *arg);
+/** ra_slots_detach - give up the records and their table, to another set of the same name */
+void ra_slots_detach(struct ra_slots *s);
+/** ra_slots_free - the records and their table; safe on NULL */
+void ra_slots_free(struct ra_slots *s);
+
 /* ---- analyze.c ---- */
 
 /** ra_analyze_exec - run one SQL statement with the run id bound to ?1 */

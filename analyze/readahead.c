@@ -144,21 +144,12 @@ struct known_size {
 };
 
 /*
- * Windows are kept in memory up to WIN_SLOTS; the least recently used of
- * them (a clock) is written to temp.ra_wins to make room, and read back when
- * an event needs it again, so the pass's memory does not grow with the
- * windows of a run (a random reader opens one per read). A pointer win_at()
- * gave stays valid for the next WIN_PINNED - 1 calls. WIN_SLOTS is the
- * default of max_slots (ra_analyze_opts.window_slots).
+ * The windows the pass holds in memory by default (ra_analyze_opts'
+ * window_slots), about 3 MiB: the others wait in temp.ra_wins (slots.c), so
+ * that the pass's memory does not grow with the windows of a run (a random
+ * reader opens one per read).
  */
 #define WIN_SLOTS 16384
-#define WIN_PINNED 4
-
-struct win_slot {
-	struct window w;
-	int32_t id;
-	bool ref;			/* used since the clock's hand last passed */
-};
 
 struct ra_live;
 
@@ -178,13 +169,8 @@ struct ra_state {
 	struct stream *streams;
 	int nstreams, cap_streams;
 	struct ra_db *db;
-	struct win_slot *slots;		/* the windows held in memory (win_at) */
-	int nslots, cap_slots, hand, max_slots;
-	struct ra_map win_slots;	/* window id + 1 -> slot */
-	int pinned[WIN_PINNED];		/* the slots win_at() gave last, a ring */
-	int npinned;
-	struct ra_stmt *win_out, *win_in;	/* temp.ra_wins: the windows written out */
-	bool spilled;			/* some window is in temp.ra_wins */
+	struct ra_slots *wins;		/* the windows by id */
+	int max_slots;
 	bool failed;			/* win_at() failed: the event fails */
 	struct window none;		/* what win_at() gives when it fails */
 	int nwins;			/* windows opened */
@@ -239,141 +225,15 @@ static int grow_array(void **arr, int *cap, int need, size_t elem)
 	return 0;
 }
 
-/* ---- windows in memory, and written out ---- */
-
-static bool slot_pinned(const struct ra_state *st, int slot)
-{
-	for (int i = 0; i < WIN_PINNED && i < st->npinned; i++)
-		if (st->pinned[i] == slot)
-			return true;
-	return false;
-}
-
-static void slot_pin(struct ra_state *st, int slot)
-{
-	st->slots[slot].ref = true;
-	st->pinned[st->npinned++ % WIN_PINNED] = slot;
-}
-
-/* temp.ra_wins, made when the first window is written out */
-static int spill_begin(struct ra_state *st)
-{
-	if (ra_sql_exec(st->db, "DROP TABLE IF EXISTS temp.ra_wins", "") < 0 ||
-	    ra_sql_exec(st->db, "CREATE TEMP TABLE ra_wins (id INTEGER PRIMARY KEY, w BLOB NOT NULL)",
-			"") < 0)
-		return -1;
-	st->win_out = ra_sql_prepare(st->db, "INSERT OR REPLACE INTO temp.ra_wins VALUES (?1, ?2)");
-	st->win_in = ra_sql_prepare(st->db, "SELECT w FROM temp.ra_wins WHERE id = ?1");
-	st->spilled = true;
-	return st->win_out && st->win_in ? 0 : -1;
-}
-
-static void spill_end(struct ra_state *st)
-{
-	ra_sql_finalize(st->win_out);
-	ra_sql_finalize(st->win_in);
-	st->win_out = st->win_in = NULL;
-}
-
-/*
- * Write window @slot holds to temp.ra_wins. The row holds the structure as
- * it is in memory (its pattern is a pointer to a constant string), for this
- * pass only: the table is dropped with the connection's temporary schema.
- */
-static int slot_out(struct ra_state *st, int slot)
-{
-	const struct win_slot *ws = &st->slots[slot];
-
-	if (!st->spilled && spill_begin(st) < 0)
-		return -1;
-	return ra_sql_put(st->win_out, "ib", (int64_t)ws->id, &ws->w, sizeof(ws->w));
-}
-
-/* A free slot: a new one up to WIN_SLOTS, then the clock's choice, written out. */
-static int slot_take(struct ra_state *st)
-{
-	if (st->nslots < st->max_slots) {
-		if (grow_array((void **)&st->slots, &st->cap_slots, st->nslots + 1,
-			       sizeof(*st->slots))) {
-			ra_set_error(RA_ERR_IO, "out of memory");
-			return -1;
-		}
-		return st->nslots++;
-	}
-	for (;;) {
-		int slot = st->hand;
-
-		st->hand = (st->hand + 1) % st->nslots;
-		if (slot_pinned(st, slot))
-			continue;
-		if (st->slots[slot].ref) {
-			st->slots[slot].ref = false;
-			continue;
-		}
-		if (slot_out(st, slot) < 0)
-			return -1;
-		ra_map_del(&st->win_slots, (uint64_t)st->slots[slot].id + 1);
-		return slot;
-	}
-}
-
-static int slot_map(struct ra_state *st, int slot, int32_t id)
-{
-	bool fresh;
-	int *at = ra_map_put(&st->win_slots, (uint64_t)id + 1, &fresh);
-
-	if (!at) {
-		ra_set_error(RA_ERR_IO, "out of memory");
-		return -1;
-	}
-	*at = slot;
-	st->slots[slot].id = id;
-	slot_pin(st, slot);
-	return 0;
-}
-
-/* A new window, zeroed: its id, or -1. */
-static int win_new(struct ra_state *st)
-{
-	int slot = slot_take(st);
-
-	if (slot < 0 || slot_map(st, slot, st->nwins) < 0)
-		return -1;
-	memset(&st->slots[slot].w, 0, sizeof(st->slots[slot].w));
-	return st->nwins++;
-}
-
-/* Window @id, read back when it was written out. On failure the pass fails at
- * the end of the event (st->failed), and a scratch window stands in. */
+/* Window @id; on failure the event fails (st->failed), a scratch window standing in. */
 static struct window *win_at(struct ra_state *st, int id)
 {
-	const int *at = ra_map_get(&st->win_slots, (uint64_t)id + 1);
-	const void *blob = NULL;
-	size_t len = 0;
-	int slot, rc;
+	struct window *w = ra_slots_get(st->wins, id);
 
-	if (at) {
-		slot_pin(st, *at);
-		return &st->slots[*at].w;
-	}
-	slot = id >= 0 && id < st->nwins && st->spilled ? slot_take(st) : -1;
-	if (slot < 0)
-		goto fail;
-	if (ra_sql_bind(st->win_in, "x", id) < 0 || (rc = ra_sql_step(st->win_in)) < 0)
-		goto fail;
-	if (rc)
-		ra_sql_row(st->win_in, "b", &blob, &len);
-	if (!rc || len != sizeof(st->slots[slot].w)) {
-		ra_sql_reset(st->win_in);
-		ra_set_error(RA_ERR_IO, "window %d was not kept", id + 1);
-		goto fail;
-	}
-	memcpy(&st->slots[slot].w, blob, len);
-	ra_sql_reset(st->win_in);
-	if (slot_map(st, slot, id) < 0)
-		goto fail;
-	return &st->slots[slot].w;
-fail:
+	if (w)
+		return w;
+	if (!ra_slots_failed(st->wins))
+		ra_set_error(RA_ERR_IO, "no window %d", id + 1);
 	st->failed = true;
 	memset(&st->none, 0, sizeof(st->none));
 	return &st->none;
@@ -733,9 +593,10 @@ static int open_window(struct ra_state *st, const struct ra_event *ev, int64_t s
 		return -1;
 	tr = t->pending.kind != TRIG_NONE && t->pending.file == file ? &t->pending : NULL;
 	close_window(st, t, (int64_t)ev->ts_ns);
-	if ((id = win_new(st)) < 0)
+	id = st->nwins;
+	if (!(w = ra_slots_make(st->wins, id)))
 		return -1;
-	w = win_at(st, id);
+	st->nwins++;
 	*w = (struct window){ .seq = seq, .ts = (int64_t)ev->ts_ns, .pid = ev->pid, .file = file,
 			      .start = ev->ra.index, .size = ev->ra.size,
 			      .async = ev->ra.async_size };
@@ -1457,6 +1318,19 @@ static int settle_pmd(struct ra_state *st)
 	return 0;
 }
 
+struct put_ctx {
+	struct ra_state *st;
+	struct ra_stmt *q;
+	int64_t run_id;
+};
+
+static int put_one(int64_t id, void *w, void *arg)
+{
+	struct put_ctx *c = arg;
+
+	return put_window(c->st, c->q, c->run_id, (int)id, w);
+}
+
 static int write_windows(struct ra_state *st, struct ra_db *db, int64_t run_id)
 {
 	struct ra_stmt *q = ra_sql_prepare(db, "INSERT INTO windows (run_id, window_id, seq, ts_ns,"
@@ -1466,44 +1340,10 @@ static int write_windows(struct ra_state *st, struct ra_db *db, int64_t run_id)
 			       " ra_pages_added, used, evicted_unused, thrashed, pending, end_ts_ns,"
 			       " mapped, used_inferred) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?,"
 			       " ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
-	struct ra_stmt *all = NULL;
-	int ret = q ? 0 : -1;
+	struct put_ctx ctx = { st, q, run_id };
+	int ret = q ? ra_slots_each(st->wins, put_one, &ctx) : -1;
 
-	if (!st->spilled) {	/* slot i holds window i */
-		for (int i = 0; i < st->nwins && ret == 0; i++)
-			ret = put_window(st, q, run_id, i, &st->slots[i].w);
-		ra_sql_finalize(q);
-		return ret;
-	}
-	for (int i = 0; i < st->nslots && ret == 0; i++)
-		if (ra_map_get(&st->win_slots, (uint64_t)st->slots[i].id + 1))
-			ret = slot_out(st, i);
-	all = ret == 0 ? ra_sql_prepare(db, "SELECT id, w FROM temp.ra_wins ORDER BY id") : NULL;
-	for (int rc = all ? 1 : (ret = -1, 0); ret == 0 && (rc = ra_sql_step(all)) != 0;) {
-		struct window w;
-		const void *blob = NULL;
-		size_t len = 0;
-		int id = -1;
-
-		if (rc < 0) {
-			ret = -1;
-			break;
-		}
-		ra_sql_row(all, "xb", &id, &blob, &len);
-		if (len != sizeof(w)) {
-			ra_set_error(RA_ERR_IO, "window %d was not kept", id + 1);
-			ret = -1;
-			break;
-		}
-		memcpy(&w, blob, len);
-		ret = put_window(st, q, run_id, id, &w);
-	}
-	ra_sql_finalize(all);
 	ra_sql_finalize(q);
-	spill_end(st);
-	if (ret == 0)
-		ret = ra_sql_exec(db, "DROP TABLE temp.ra_wins", "");
-	st->spilled = false;
 	return ret;
 }
 
@@ -1640,9 +1480,8 @@ static void state_release(struct ra_state *st)
 		free(st->streams[i].sizes);
 	free(st->streams);
 	free(st->files);
-	spill_end(st);
-	free(st->slots);
-	ra_map_release(&st->win_slots);
+	ra_slots_free(st->wins);
+	st->wins = NULL;
 	free(st->ghost);
 	free(st->dev_pids);
 	free(st->tf_keys);
@@ -1661,15 +1500,13 @@ static int state_init(struct ra_state *st, int window_slots)
 {
 	memset(st, 0, sizeof(*st));
 	st->free_ghost = -1;
-	st->max_slots = window_slots <= 0 ? WIN_SLOTS : window_slots > WIN_PINNED ?
-			window_slots : WIN_PINNED + 1;
+	st->max_slots = window_slots > 0 ? window_slots : WIN_SLOTS;
 	if (ra_map_init(&st->files_by_key, sizeof(int)) < 0 ||
 	    ra_map_init(&st->tasks, sizeof(struct task)) < 0 ||
 	    ra_map_init(&st->taskfiles, sizeof(struct taskfile)) < 0 ||
 	    ra_map_init(&st->tgids, sizeof(int)) < 0 ||
 	    ra_map_init(&st->cache, sizeof(struct page)) < 0 ||
-	    ra_map_init(&st->ghosts, sizeof(int)) < 0 ||
-	    ra_map_init(&st->win_slots, sizeof(int)) < 0) {
+	    ra_map_init(&st->ghosts, sizeof(int)) < 0) {
 		ra_set_error(RA_ERR_IO, "out of memory");
 		return -1;
 	}
@@ -1852,6 +1689,11 @@ struct ra_live *ra_live_begin(struct ra_db *db, int64_t run_id, const struct ra_
 	lv->st.pmd_order = (unsigned int)lv->st.page_shift - 3;
 	lv->st.has_done = in->completions;
 	lv->st.db = db;
+	lv->st.wins = ra_slots_new(db, "ra_wins", sizeof(struct window), lv->st.max_slots);
+	if (!lv->st.wins) {
+		ra_live_free(lv);
+		return NULL;
+	}
 	if (calls_begin(&lv->st, db, run_id) < 0) {
 		ra_live_free(lv);
 		return NULL;
@@ -1952,7 +1794,7 @@ static int readahead_end(struct ra_state *st, struct ra_db *db, int64_t run_id,
 	reads_end(st);
 	if (settle_pmd(st) < 0 || st->failed)
 		return -1;
-	spilled = st->spilled;
+	spilled = ra_slots_spilled(st->wins);
 	if (write_windows(st, db, run_id) < 0 ||
 	    write_streams(st, db, run_id) < 0 || advice_calls(st, db, run_id) < 0)
 		return -1;
@@ -1981,7 +1823,7 @@ static int run_readahead(struct ra_db *db, int64_t run_id, const struct ra_analy
 		ra_pass_say(o, "readahead: reading the stored events again: %s", why);
 		ra_sql_finalize(o->live->st.calls);	/* its tables are made again */
 		o->live->st.calls = NULL;
-		spill_end(&o->live->st);
+		ra_slots_detach(o->live->st.wins);
 	}
 	if (state_init(&st, o ? o->window_slots : 0) < 0)
 		goto out;
@@ -1989,7 +1831,8 @@ static int run_readahead(struct ra_db *db, int64_t run_id, const struct ra_analy
 	st.pmd_order = (unsigned int)st.page_shift - 3;	/* a page table holds a page / 8 entries */
 	st.has_done = records_completions(db, run_id);
 	st.db = db;
-	if (load_sizes(&st, db, run_id) < 0 || load_tgids(&st, db, run_id) < 0 ||
+	st.wins = ra_slots_new(db, "ra_wins", sizeof(struct window), st.max_slots);
+	if (!st.wins || load_sizes(&st, db, run_id) < 0 || load_tgids(&st, db, run_id) < 0 ||
 	    calls_begin(&st, db, run_id) < 0 ||
 	    ra_evstream_each(db, run_id, RA_STREAM_RA | RA_STREAM_PAGE | RA_STREAM_BLK_DONE, on_event,
 			     &st) < 0 || readahead_end(&st, db, run_id, o) < 0)
