@@ -32,6 +32,7 @@
 
 #define MAX_DEVS 64
 #define DEFAULT_STALL_NS 1000000
+#define WIO_SLOTS 16384		/* windows' I/O records in memory (slots.c): 2 MiB */
 
 enum { IV_Q2G, IV_G2I, IV_I2D, IV_D2C, IV_Q2C, IV_Q2D_RA, IV_MAX };
 static const char *const iv_names[IV_MAX] = { "Q2G", "G2I", "I2D", "D2C", "Q2C", "Q2D_RA" };
@@ -113,11 +114,13 @@ struct blk_state {
 	int nreqs, cap_reqs;
 	int *free_reqs;
 	int nfree;
-	struct ra_map window_of_seq;	/* seq of a window event -> window id */
+	struct ra_stmt *wins;		/* the run's windows in order, read as their events pass */
+	bool wins_done;			/* all read */
+	int64_t next_win_seq;		/* the seq of the next window, -1 when read first */
 	struct ra_map task_window;	/* pid -> current window id */
 	struct ra_map fs_blk;		/* FS_BLK(s_dev, block device) of the run's file systems */
-	struct window_io *wio;		/* by window id */
-	int nwindows;
+	struct ra_slots *wio;		/* struct window_io by window id - 1 */
+	int nwindows;			/* windows read so far */
 	int owed;			/* oldest window that may still be owed bios */
 	uint64_t acct_seq;		/* completions counted by account_windows() */
 	struct ra_map skipped_devs;	/* those devices */
@@ -130,6 +133,12 @@ struct blk_state {
 	int64_t req_seq;
 	struct ra_db *db;
 };
+
+/* The I/O record of window @id (from 1), NULL when none (or on error: ra_slots_failed) */
+static struct window_io *wio_at(struct blk_state *st, int id)
+{
+	return id > 0 && id <= st->nwindows ? ra_slots_get(st->wio, id - 1) : NULL;
+}
 
 enum { PLUG_NONE, PLUG_OPEN, PLUG_FLUSHING };
 
@@ -515,32 +524,36 @@ static void account_windows(struct blk_state *st, const struct device *d,
 	st->acct_seq++;
 	for (int k = 0; k < r->nbios; k++) {
 		int w = r->bios[k].window;
+		struct window_io *wio = wio_at(st, w);
 		bool seen;
 
-		if (w <= 0 || w > st->nwindows)
+		if (!wio)
 			continue;
 		/* one pass over the bios, however many a request merged */
-		seen = st->wio[w - 1].acct_seq == st->acct_seq;
-		st->wio[w - 1].acct_seq = st->acct_seq;
-		st->wio[w - 1].bios += !r->bios[k].piece;
-		st->wio[w - 1].bytes += (uint64_t)r->bios[k].nr_sector << 9;
+		seen = wio->acct_seq == st->acct_seq;
+		wio->acct_seq = st->acct_seq;
+		wio->bios += !r->bios[k].piece;
+		wio->bytes += (uint64_t)r->bios[k].nr_sector << 9;
 		if (seen)
 			continue;
 		if (!*first)
 			*first = w;
 		(*count)++;
-		st->wio[w - 1].requests++;
-		if (!st->wio[w - 1].last_c || c_ts > st->wio[w - 1].last_c) {
-			st->wio[w - 1].last_c = c_ts;
-			st->wio[w - 1].blkdev = d->dev;
+		wio->requests++;
+		if (!wio->last_c || c_ts > wio->last_c) {
+			wio->last_c = c_ts;
+			wio->blkdev = d->dev;
 		}
-		if (!st->wio[w - 1].first_c || c_ts < st->wio[w - 1].first_c)
-			st->wio[w - 1].first_c = c_ts;
+		if (!wio->first_c || c_ts < wio->first_c)
+			wio->first_c = c_ts;
 	}
 	if (*count > 1)
-		for (int k = 0; k < r->nbios; k++)
-			if (r->bios[k].window > 0 && r->bios[k].window <= st->nwindows)
-				st->wio[r->bios[k].window - 1].ab++;
+		for (int k = 0; k < r->nbios; k++) {
+			struct window_io *wio = wio_at(st, r->bios[k].window);
+
+			if (wio)
+				wio->ab++;
+		}
 }
 
 static int on_complete(struct blk_state *st, struct device *d, const struct ra_event *ev)
@@ -624,12 +637,12 @@ static bool fs_on(struct blk_state *st, uint32_t fsdev, uint32_t blkdev)
 
 static int owed_window(struct blk_state *st, const struct ra_event *ev)
 {
-	while (st->owed < st->nwindows && st->wio[st->owed].outstanding <= 0)
+	const struct window_io *w;
+
+	while (st->owed < st->nwindows && (w = wio_at(st, st->owed + 1)) && w->outstanding <= 0)
 		st->owed++;
 	for (int i = st->owed; i < st->nwindows && i < st->owed + 64; i++) {
-		const struct window_io *w = &st->wio[i];
-
-		if (!w->open_ts || w->open_ts > (int64_t)ev->ts_ns)
+		if (!(w = wio_at(st, i + 1)) || !w->open_ts || w->open_ts > (int64_t)ev->ts_ns)
 			break;
 		if (w->outstanding > 0 && fs_on(st, w->fsdev, ev->blk.dev))
 			return i + 1;
@@ -658,8 +671,10 @@ static int on_queue(struct blk_state *st, struct device *d, const struct ra_even
 	else if (b->ra)
 		b->window = owed_window(st, ev);
 	if (b->window) {
-		struct window_io *wio = &st->wio[b->window - 1];
+		struct window_io *wio = wio_at(st, b->window);
 
+		if (!wio)
+			return -1;
 		if (!wio->first_q)
 			wio->first_q = b->q_ts;
 		wio->outstanding -= (int64_t)ev->blk.nr_sector << 9;
@@ -947,20 +962,66 @@ static int on_block(struct blk_state *st, const struct ra_event *ev)
 }
 
 /* Readahead events open and close the window a task's bios belong to. */
+/*
+ * The run's windows, read in order as the events pass: the window of the
+ * event at @seq (its id), 0 when it opened none, -1 on error. Windows whose
+ * events the pass did not see (up to @seq, or all with INT64_MAX) are made too.
+ */
+static int window_of_seq(struct blk_state *st, int64_t seq)
+{
+	while (!st->wins_done) {
+		int64_t wseq = st->next_win_seq, fsdev, bytes;
+		struct window_io *w;
+		int id, sync, rc;
+
+		if (wseq < 0) {		/* the next row is not read yet */
+			if ((rc = ra_sql_step(st->wins)) < 0)
+				return -1;
+			if (!rc) {
+				st->wins_done = true;
+				break;
+			}
+			ra_sql_row(st->wins, "i", &st->next_win_seq);
+			continue;
+		}
+		if (wseq > seq)
+			break;
+		ra_sql_row(st->wins, "ixxii", &wseq, &id, &sync, &fsdev, &bytes);
+		if (id != st->nwindows + 1) {
+			ra_set_error(RA_ERR_IO, "window %d of run %lld is out of order", id,
+				     (long long)st->run_id);
+			return -1;
+		}
+		if (!(w = ra_slots_make(st->wio, id - 1)))
+			return -1;
+		st->nwindows = id;
+		st->next_win_seq = -1;
+		*w = (struct window_io){ .sync = sync, .fsdev = (uint32_t)fsdev, .outstanding = bytes,
+					 .service = -1, .idle = -1, .held = -1 };
+		if (wseq == seq)
+			return id;
+	}
+	return 0;
+}
+
 static int on_readahead(struct blk_state *st, const struct ra_event *ev, int64_t seq)
 {
 	if (ra_event_is_call(ev->type))
 		return 0;
 
-	int32_t *win = ra_map_get(&st->window_of_seq, (uint64_t)seq);
+	int win = window_of_seq(st, seq);
 	bool fresh;
 	int32_t *cur = ra_map_put(&st->task_window, (uint64_t)(uint32_t)ev->pid + 1, &fresh);
 
-	if (!cur)
+	if (!cur || win < 0)
 		return -1;
 	if (win) {
-		*cur = *win;
-		st->wio[*win - 1].open_ts = (int64_t)ev->ts_ns;
+		struct window_io *w = wio_at(st, win);
+
+		if (!w)
+			return -1;
+		*cur = win;
+		w->open_ts = (int64_t)ev->ts_ns;
 	} else if (ev->type != RA_EV_RA_UNBOUNDED) {
 		*cur = 0;	/* a trigger ends the window's bios */
 	}
@@ -1035,60 +1096,16 @@ out:
 	return rc < 0 ? -1 : 0;
 }
 
-static int load_windows(struct blk_state *st)
+static int windows_begin(struct blk_state *st, int slots)
 {
-	struct ra_stmt *q = ra_sql_prepare(st->db, "SELECT window_id, seq FROM windows"
-					   " WHERE run_id = ? ORDER BY window_id");
-	int rc = -1;
-
-	if (q && ra_sql_bind(q, "i", st->run_id) == 0) {
-		while ((rc = ra_sql_step(q)) == 1) {
-			int64_t seq;
-			int id;
-			bool fresh;
-			int32_t *v;
-
-			ra_sql_row(q, "xi", &id, &seq);
-			v = ra_map_put(&st->window_of_seq, (uint64_t)seq, &fresh);
-			if (!v || id != st->nwindows + 1)
-				break;
-			*v = id;
-			st->nwindows = id;
-		}
-	}
-	ra_sql_finalize(q);
-	if (rc != 0)
-		return -1;
-	st->wio = calloc((size_t)st->nwindows + 1, sizeof(*st->wio));
-	if (!st->wio)
-		return -1;
-	return 0;
-}
-
-static int load_sync_flags(struct blk_state *st)
-{
-	struct ra_stmt *q = ra_sql_prepare(st->db, "SELECT w.window_id, w.trigger = 'sync',"
-					   " w.dev, w.pages_added * COALESCE(r.page_size, 4096)"
-					   " FROM windows w JOIN runs r USING (run_id)"
-					   " WHERE w.run_id = ?");
-
-	if (!q || ra_sql_bind(q, "i", st->run_id) < 0) {
-		ra_sql_finalize(q);
-		return -1;
-	}
-	while (ra_sql_step(q) == 1) {
-		int64_t fsdev, bytes;
-		int id, sync;
-
-		ra_sql_row(q, "xxii", &id, &sync, &fsdev, &bytes);
-		if (id <= 0 || id > st->nwindows)
-			continue;
-		st->wio[id - 1].sync = sync;
-		st->wio[id - 1].fsdev = (uint32_t)fsdev;
-		st->wio[id - 1].outstanding = bytes;
-	}
-	ra_sql_finalize(q);
-	return 0;
+	st->wins = ra_sql_prepare(st->db, "SELECT w.seq, w.window_id, w.trigger = 'sync', w.dev,"
+				  " w.pages_added * COALESCE(r.page_size, 4096)"
+				  " FROM windows w JOIN runs r USING (run_id)"
+				  " WHERE w.run_id = ? ORDER BY w.window_id");
+	st->next_win_seq = -1;
+	st->wio = ra_slots_new(st->db, "ra_blk_wins", sizeof(struct window_io),
+			       slots > 0 ? slots : WIO_SLOTS);
+	return st->wins && st->wio && ra_sql_bind(st->wins, "i", st->run_id) == 0 ? 0 : -1;
 }
 
 static int cmp_i64(const void *a, const void *b)
@@ -1153,129 +1170,263 @@ static int store_device(struct blk_state *st, const struct device *d, struct ra_
 			  (int64_t)d->ra_requests, (int64_t)d->ra_bytes);
 }
 
-static const struct window_io *sort_wio;
+/*
+ * The union of a device's time spans, read in order of their starts from a
+ * query of (lo, hi) rows, and how much of (lo, hi] it covers, for intervals
+ * that come in increasing time (as ra_span_cover): only the merged spans that
+ * reach into the latest interval are held.
+ */
+struct span_feed {
+	struct ra_stmt *q;
+	struct ra_span next;		/* the row read ahead */
+	bool has_next;
+	struct ra_span *u;		/* merged spans, u[head..n) still reach the time */
+	int head, n, cap;
+};
 
-static int cmp_last_c(const void *a, const void *b)
+static int feed_pull(struct span_feed *f)
 {
-	const struct window_io *x = &sort_wio[*(const int *)a], *y = &sort_wio[*(const int *)b];
+	int rc = ra_sql_step(f->q);
 
-	if (x->blkdev != y->blkdev)
-		return x->blkdev < y->blkdev ? -1 : 1;
-	if (x->last_c != y->last_c)
-		return x->last_c < y->last_c ? -1 : 1;
-	return (*(const int *)a > *(const int *)b) - (*(const int *)a < *(const int *)b);
+	if (rc < 0)
+		return -1;
+	f->has_next = rc == 1;
+	if (f->has_next)
+		ra_sql_row(f->q, "ii", &f->next.lo, &f->next.hi);
+	return 0;
 }
 
-/* The in-flight spans (opened to last completed) and held spans (opened to first bio
- * queued) of the windows order[k0..k1), merged. */
-static void device_spans(const struct blk_state *st, const int *order, int k0, int k1,
-			 struct ra_span *fly, int *nfly, struct ra_span *held, int *nheld)
+static int feed_begin(struct span_feed *f, struct ra_db *db, const char *sql, uint32_t blkdev)
 {
-	int nf = 0, nh = 0;
+	memset(f, 0, sizeof(*f));
+	f->q = ra_sql_prepare(db, sql);
+	if (!f->q || ra_sql_bind(f->q, "i", (int64_t)blkdev) < 0)
+		return -1;
+	return feed_pull(f);
+}
 
-	for (int k = k0; k < k1; k++) {
-		const struct window_io *w = &st->wio[order[k]];
-		int64_t open = w->open_ts ? w->open_ts : w->first_q;
+static void feed_end(struct span_feed *f)
+{
+	ra_sql_finalize(f->q);
+	free(f->u);
+}
 
-		if (!open)
-			continue;
-		fly[nf++] = (struct ra_span){ open, w->last_c };
-		if (w->first_q > open)
-			held[nh++] = (struct ra_span){ open, w->first_q };
+static int feed_push(struct span_feed *f, struct ra_span sp)
+{
+	if (f->head == f->n)
+		f->head = f->n = 0;
+	if (f->n == f->cap && f->head) {	/* the spans behind are done: move down */
+		memmove(f->u, f->u + f->head, (size_t)(f->n - f->head) * sizeof(*f->u));
+		f->n -= f->head;
+		f->head = 0;
 	}
-	*nfly = ra_span_union(fly, nf);
-	*nheld = ra_span_union(held, nh);
+	if (f->n == f->cap) {
+		int cap = f->cap ? f->cap * 2 : 16;
+		struct ra_span *p = realloc(f->u, (size_t)cap * sizeof(*p));
+
+		if (!p) {
+			ra_set_error(RA_ERR_IO, "out of memory");
+			return -1;
+		}
+		f->u = p;
+		f->cap = cap;
+	}
+	f->u[f->n++] = sp;
+	return 0;
 }
+
+/* how much of (@lo, @hi] the spans cover; -1 on error */
+static int64_t feed_cover(struct span_feed *f, int64_t lo, int64_t hi)
+{
+	int64_t sum = 0;
+
+	while (f->head < f->n && f->u[f->head].hi <= lo)
+		f->head++;
+	/* every span starting before @hi, merged as ra_span_union() merges */
+	while (f->has_next && f->next.lo < hi) {
+		struct ra_span sp = f->next;
+
+		if (sp.hi > sp.lo) {
+			if (f->n > f->head && sp.lo <= f->u[f->n - 1].hi) {
+				if (sp.hi > f->u[f->n - 1].hi)
+					f->u[f->n - 1].hi = sp.hi;
+			} else if (feed_push(f, sp) < 0) {
+				return -1;
+			}
+		}
+		if (feed_pull(f) < 0)
+			return -1;
+	}
+	for (int i = f->head; i < f->n && f->u[i].lo < hi; i++) {
+		int64_t a = f->u[i].lo > lo ? f->u[i].lo : lo, b = f->u[i].hi < hi ? f->u[i].hi : hi;
+
+		if (b > a)
+			sum += b - a;
+	}
+	return sum;
+}
+
+/* A window completed by one completion of a device, read from temp.ra_blk_order. */
+struct done_win {
+	int id;
+	int64_t open, bytes;
+};
 
 /*
- * The windows of one block device, order[k0..k1) by last completion. Each
- * completion interval, from the previous window's completion to this one's,
- * splits into the time some window was in flight (the service: queueing
- * behind an earlier window left out), the time none was (idle: the device
- * waited for its readers), and, inside the service, the time a window was
- * held above the block layer before its first bio was queued (a throttle).
- * Windows completed together (an "AB" merge) share by their bytes.
+ * The windows of block device @blkdev by last completion. Each completion
+ * interval, from the previous window's completion to this one's, splits into
+ * the time some window was in flight (the service: queueing behind an
+ * earlier window left out), the time none was (idle: the device waited for
+ * its readers), and, inside the service, the time a window was held above
+ * the block layer before its first bio was queued (a throttle). Windows
+ * completed together (an "AB" merge) share by their bytes.
  */
-static void device_service(struct blk_state *st, const int *order, int k0, int k1,
-			   struct ra_span *fly, struct ra_span *held)
+static int device_service(struct blk_state *st, uint32_t blkdev)
 {
-	int nfly, nheld, cf = 0, ch = 0;
-	int64_t prev = 0;
+	struct ra_stmt *q = ra_sql_prepare(st->db, "SELECT id, last_c, open, bytes"
+					   " FROM temp.ra_blk_order WHERE blkdev = ?1"
+					   " ORDER BY last_c, id");
+	struct span_feed fly, held;
+	struct done_win *g = NULL;
+	int ng = 0, cap = 0, rc = 0, ret = -1;
+	int64_t prev = 0, c = 0;
+	bool more;
 
-	device_spans(st, order, k0, k1, fly, &nfly, held, &nheld);
-	for (int k = k0, g; k < k1; k = g) {
-		int64_t c = st->wio[order[k]].last_c, lo = prev, busy, idle, hold;
+	if (feed_begin(&fly, st->db, "SELECT open, last_c FROM temp.ra_blk_order"
+		       " WHERE blkdev = ?1 AND open ORDER BY open, last_c", blkdev) < 0 ||
+	    feed_begin(&held, st->db, "SELECT open, first_q FROM temp.ra_blk_order"
+		       " WHERE blkdev = ?1 AND open AND first_q > open ORDER BY open, first_q",
+		       blkdev) < 0 ||
+	    !q || ra_sql_bind(q, "i", (int64_t)blkdev) < 0)
+		goto out;
+	rc = ra_sql_step(q);
+	for (more = rc == 1; rc >= 0 && (more || ng);) {
+		struct done_win d = { 0 };
+		int64_t dc = 0, lo, busy, idle, hold;
 		uint64_t bytes = 0;
 
-		for (g = k; g < k1 && st->wio[order[g]].last_c == c; g++) {
-			const struct window_io *w = &st->wio[order[g]];
-			int64_t open = w->open_ts ? w->open_ts : w->first_q;
+		if (more)
+			ra_sql_row(q, "xiii", &d.id, &dc, &d.open, &d.bytes);
+		if (more && (!ng || dc == c)) {	/* a window of the group */
+			if (ng == cap) {
+				struct done_win *p = realloc(g, (size_t)(cap = cap ? cap * 2 : 16) *
+							      sizeof(*p));
 
-			if (!prev && open && (!lo || open < lo))
-				lo = open;
-			bytes += w->bytes;
+				if (!p)
+					goto out;
+				g = p;
+			}
+			g[ng++] = d;
+			c = dc;
+			more = (rc = ra_sql_step(q)) == 1;
+			continue;
 		}
-		busy = lo && c >= lo ? ra_span_cover(fly, nfly, &cf, lo, c) : -1;
+		/* the group of completion c is whole */
+		lo = prev;
+		for (int j = 0; j < ng; j++) {
+			if (!prev && g[j].open && (!lo || g[j].open < lo))
+				lo = g[j].open;
+			bytes += (uint64_t)g[j].bytes;
+		}
+		busy = lo && c >= lo ? feed_cover(&fly, lo, c) : -1;
 		idle = busy >= 0 ? c - lo - busy : -1;
-		hold = busy >= 0 ? ra_span_cover(held, nheld, &ch, lo, c) : -1;
-		for (int j = k; j < g; j++) {
-			struct window_io *w = &st->wio[order[j]];
-			double share = bytes ? (double)w->bytes / (double)bytes : 1.0 / (g - k);
+		hold = busy >= 0 ? feed_cover(&held, lo, c) : -1;
+		if ((lo && c >= lo && busy < 0) || (busy >= 0 && hold < 0))
+			goto out;
+		for (int j = 0; j < ng; j++) {
+			struct window_io *w = wio_at(st, g[j].id);
+			double share = bytes ? (double)g[j].bytes / (double)bytes : 1.0 / ng;
 
+			if (!w)
+				goto out;
 			w->service = busy < 0 ? -1 : (int64_t)((double)busy * share);
 			w->idle = idle < 0 ? -1 : (int64_t)((double)idle * share);
 			w->held = hold < 0 ? -1 : (int64_t)((double)hold * share);
 		}
 		prev = c;
+		ng = 0;
 	}
+	ret = rc < 0 ? -1 : 0;
+out:
+	ra_sql_finalize(q);
+	feed_end(&fly);
+	feed_end(&held);
+	free(g);
+	return ret;
 }
 
-/* The device time of every window with I/O: device_service() per block device. */
+static int order_row(int64_t id, void *rec, void *arg)
+{
+	const struct window_io *w = rec;
+
+	if (!w->bios || !w->last_c)
+		return 0;
+	return ra_sql_put(arg, "iiiiii", id + 1, (int64_t)w->blkdev, w->last_c,
+			  w->open_ts ? w->open_ts : w->first_q, w->first_q, (int64_t)w->bytes);
+}
+
+/*
+ * The device time of every window with I/O: device_service() per block
+ * device, the windows ordered in temp.ra_blk_order (the order the device
+ * completed them) rather than in memory.
+ */
 static int window_service(struct blk_state *st)
 {
-	size_t n1 = (size_t)st->nwindows + 1;
-	int *order = malloc(n1 * sizeof(*order)), n = 0;
-	struct ra_span *fly = malloc(n1 * sizeof(*fly)), *held = malloc(n1 * sizeof(*held));
-	int ret = -1;
+	struct ra_stmt *ins = NULL, *devs = NULL;
+	int ret = -1, rc;
 
-	if (!order || !fly || !held)
+	if (ra_sql_exec(st->db, "DROP TABLE IF EXISTS temp.ra_blk_order", "") < 0 ||
+	    ra_sql_exec(st->db, "CREATE TEMP TABLE ra_blk_order (id INTEGER PRIMARY KEY,"
+			" blkdev INTEGER, last_c INTEGER, open INTEGER, first_q INTEGER,"
+			" bytes INTEGER)", "") < 0 ||
+	    !(ins = ra_sql_prepare(st->db, "INSERT INTO temp.ra_blk_order VALUES (?, ?, ?, ?, ?, ?)")) ||
+	    ra_slots_each(st->wio, order_row, ins) < 0 ||
+	    ra_sql_exec(st->db, "CREATE INDEX temp.ra_blk_order_c ON ra_blk_order (blkdev, last_c, id)",
+			"") < 0 ||
+	    !(devs = ra_sql_prepare(st->db, "SELECT DISTINCT blkdev FROM temp.ra_blk_order"
+				    " ORDER BY blkdev")))
 		goto out;
-	for (int i = 0; i < st->nwindows; i++) {
-		st->wio[i].service = st->wio[i].idle = st->wio[i].held = -1;
-		if (st->wio[i].bios && st->wio[i].last_c)
-			order[n++] = i;
+	while ((rc = ra_sql_step(devs)) == 1) {
+		int64_t dev;
+
+		ra_sql_row(devs, "i", &dev);
+		if (device_service(st, (uint32_t)dev) < 0)
+			goto out;
 	}
-	sort_wio = st->wio;
-	qsort(order, (size_t)n, sizeof(*order), cmp_last_c);
-	for (int k = 0, e; k < n; k = e) {
-		for (e = k; e < n && st->wio[order[e]].blkdev == st->wio[order[k]].blkdev; e++)
-			;
-		device_service(st, order, k, e, fly, held);
-	}
-	ret = 0;
+	ret = rc < 0 ? -1 : 0;
 out:
-	free(order);
-	free(fly);
-	free(held);
+	ra_sql_finalize(ins);
+	ra_sql_finalize(devs);
+	if (ra_sql_exec(st->db, "DROP TABLE IF EXISTS temp.ra_blk_order", "") < 0)
+		ret = -1;
 	return ret;
+}
+
+struct row_ctx {
+	struct ra_stmt *q;
+	int64_t run_id;
+};
+
+static int window_row(int64_t id, void *rec, void *arg)
+{
+	const struct window_io *w = rec;
+	const struct row_ctx *c = arg;
+
+	if (!w->bios)
+		return 0;
+	return ra_sql_put(c->q, "ixiiizzjijjj", c->run_id, (int)id + 1, (int64_t)w->bios,
+			  (int64_t)w->requests, (int64_t)w->bytes, w->first_q, w->last_c,
+			  w->sync && w->first_c && w->open_ts ? w->first_c - w->open_ts : -1,
+			  (int64_t)w->ab, w->service, w->idle, w->held);
 }
 
 static int store_windows_io(struct blk_state *st, struct ra_stmt *q)
 {
+	struct row_ctx c = { q, st->run_id };
+
 	if (window_service(st) < 0)
 		return -1;
-	for (int i = 0; i < st->nwindows; i++) {
-		const struct window_io *w = &st->wio[i];
-
-		if (!w->bios)
-			continue;
-		if (ra_sql_put(q, "ixiiizzjijjj", st->run_id, i + 1, (int64_t)w->bios,
-			       (int64_t)w->requests, (int64_t)w->bytes, w->first_q, w->last_c,
-			       w->sync && w->first_c && w->open_ts ? w->first_c - w->open_ts : -1,
-			       (int64_t)w->ab, w->service, w->idle, w->held) < 0)
-			return -1;
-	}
-	return 0;
+	return ra_slots_each(st->wio, window_row, &c);
 }
 
 /* A row per device with plugs: explicit and timer unplugs NULL when the source does not say. */
@@ -1352,9 +1503,9 @@ static void state_release(struct blk_state *st)
 		free(st->reqs[i].bios);
 	free(st->reqs);
 	free(st->free_reqs);
-	free(st->wio);
+	ra_slots_free(st->wio);
+	ra_sql_finalize(st->wins);
 	free(st->splits);
-	ra_map_release(&st->window_of_seq);
 	ra_map_release(&st->task_window);
 	ra_map_release(&st->plug_tasks);
 	ra_map_release(&st->fs_blk);
@@ -1366,10 +1517,10 @@ static void state_release(struct blk_state *st)
 static int on_event(const struct ra_event *ev, int64_t seq, void *arg)
 {
 	struct blk_state *st = arg;
+	int ret = ra_event_class(ev->type) == RA_CLASS_RA ? on_readahead(st, ev, seq) :
+							     on_block(st, ev);
 
-	if (ra_event_class(ev->type) == RA_CLASS_RA)
-		return on_readahead(st, ev, seq);
-	return on_block(st, ev);
+	return ra_slots_failed(st->wio) ? -1 : ret;	/* a record not read back */
 }
 
 static int run_block(struct ra_db *db, int64_t run_id, const struct ra_analyze_opts *o,
@@ -1385,8 +1536,7 @@ static int run_block(struct ra_db *db, int64_t run_id, const struct ra_analyze_o
 	st->db = db;
 	st->run_id = run_id;
 	st->stall_ns = o && o->stall_ns > 0 ? o->stall_ns : DEFAULT_STALL_NS;
-	if (ra_map_init(&st->window_of_seq, sizeof(int32_t)) < 0 ||
-	    ra_map_init(&st->task_window, sizeof(int32_t)) < 0 ||
+	if (ra_map_init(&st->task_window, sizeof(int32_t)) < 0 ||
 	    ra_map_init(&st->plug_tasks, sizeof(struct plug_task)) < 0 ||
 	    ra_map_init(&st->fs_blk, 1) < 0 || ra_map_init(&st->skipped_devs, 1) < 0)
 		goto out;
@@ -1399,9 +1549,10 @@ static int run_block(struct ra_db *db, int64_t run_id, const struct ra_analyze_o
 				       " VALUES (?, ?, ?, ?, ?, ?, ?, ?)");
 	if (!st->ins_req || !st->ins_stall)
 		goto out;
-	if (load_parts(st) < 0 || load_fs_devices(st) < 0 || load_windows(st) < 0 ||
-	    load_sync_flags(st) < 0 ||
-	    ra_evstream_each(db, run_id, RA_STREAM_RA | RA_STREAM_BLK, on_event, st) < 0)
+	if (load_parts(st) < 0 || load_fs_devices(st) < 0 ||
+	    windows_begin(st, o ? o->window_slots : 0) < 0 ||
+	    ra_evstream_each(db, run_id, RA_STREAM_RA | RA_STREAM_BLK, on_event, st) < 0 ||
+	    window_of_seq(st, INT64_MAX) < 0 || ra_slots_failed(st->wio))
 		goto out;
 	plugs_finish(st);
 	if (store_all(st) < 0)

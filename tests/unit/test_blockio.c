@@ -417,6 +417,61 @@ static void test_many_devices(void)
 	CHECK_STR(result("SELECT state, message FROM analyses WHERE pass = 'block'"), want);
 }
 
+/*
+ * A reader of 40 windows, each opened on an idle device and read by one
+ * request: each window's service is its time from opening to completion,
+ * its idle time the gap since the window before completed, and every tenth
+ * window waited 1 ms before its bio was queued (held).
+ */
+static void test_windows_in_turn(void)
+{
+	uint64_t service = 0, idle = 0, held = 0, last_c = 0;
+	char want[128];
+
+	begin("in turn");
+	for (uint64_t i = 0; i < 40; i++) {
+		uint64_t o, q, c;
+
+		now += 500000 + 1000 * i;
+		trig(1, 10, 5, 100 * i + 50, 1, 32);
+		o = now;
+		order(10, 5, 100 * i + 50, 4, 0);
+		if (i % 10 == 0)
+			now += 1000000;
+		q = now;
+		blk(RA_EV_BIO_QUEUE, 10, 10000 + 64 * i, 32, "RA");
+		blk(RA_EV_GETRQ, 10, 10000 + 64 * i, 32, "RA");
+		blk(RA_EV_RQ_ISSUE, 10, 10000 + 64 * i, 32, "RA");
+		now += 2000000 + 7000 * i;
+		c = now;
+		blk(RA_EV_RQ_COMPLETE, 10, 10000 + 64 * i, 32, "RA");
+		service += c - o;
+		idle += i ? o - last_c : 0;
+		held += q - o;
+		last_c = c;
+	}
+	snprintf(want, sizeof(want), "40|%llu|%llu|%llu|40", (unsigned long long)service,
+		 (unsigned long long)idle, (unsigned long long)held);
+	CHECK_STR(result("SELECT COUNT(*), SUM(service_ns), SUM(idle_ns), SUM(held_ns),"
+			 " SUM(bios) FROM window_io"), want);
+	CHECK_STR(result("SELECT window_id, bytes FROM window_io WHERE window_id IN (1, 40)"
+			 " ORDER BY window_id"), "1|16384;40|16384");
+}
+
+static const struct test_case *all_cases;
+static void test_records_kept(void);
+
+/* Every case again with five windows' records in memory, the others kept in
+ * the pass's temporary table: the same rows. */
+static void test_records_kept(void)
+{
+	window_slots = 5;
+	for (const struct test_case *c = all_cases; c->fn; c++)
+		if (c->fn != test_records_kept)
+			c->fn();
+	window_slots = 0;
+}
+
 int main(void)
 {
 	static const struct test_case cases[] = {
@@ -431,7 +486,10 @@ int main(void)
 		{ "a bio split twice", test_split_twice },
 		{ "a request of 20000 merged bios; a latency of 2^62 ns", test_many_merges },
 		{ "events of more devices than the pass follows", test_many_devices },
+		{ "40 windows in turn", test_windows_in_turn },
+		{ "five windows' records in memory: the same rows", test_records_kept },
 		{ NULL, NULL },
 	};
+	all_cases = cases;
 	return test_run_in_tmpdir("test_blockio", cases, dir);
 }
