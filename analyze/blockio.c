@@ -33,13 +33,17 @@
 #define MAX_DEVS 64
 #define DEFAULT_STALL_NS 1000000
 #define WIO_SLOTS 16384		/* windows' I/O records in memory (slots.c): 2 MiB */
+#define SAMPLES_MAX 524288	/* latencies held before they are written out: 4 MiB */
 
 enum { IV_Q2G, IV_G2I, IV_I2D, IV_D2C, IV_Q2C, IV_Q2D_RA, IV_MAX };
 static const char *const iv_names[IV_MAX] = { "Q2G", "G2I", "I2D", "D2C", "Q2C", "Q2D_RA" };
 
+/* An interval's latencies: in memory, or (once the pass holds SAMPLES_MAX of
+ * them) also in temp.ra_blk_samples. */
 struct samples {
 	int64_t *v;
-	size_t n, cap;
+	size_t n, cap;			/* in memory */
+	uint64_t total;			/* with those written out */
 };
 
 struct bio {
@@ -129,6 +133,9 @@ struct blk_state {
 	bool unplug_kind_unknown;	/* an unplug did not say explicit or timer (ftrace) */
 	int64_t stall_ns;
 	struct ra_stmt *ins_req, *ins_stall;
+	struct ra_stmt *ins_sample;	/* into temp.ra_blk_samples, once some are written out */
+	size_t held_samples;		/* latencies in memory, all devices */
+	size_t max_samples;		/* and how many it may hold */
 	int64_t run_id;
 	int64_t req_seq;
 	struct ra_db *db;
@@ -167,10 +174,39 @@ struct plug_task {
 	int32_t pending_explicit;
 };
 
-static int sample(struct samples *s, int64_t v)
+/* Every device's latencies in memory into temp.ra_blk_samples. */
+static int samples_out(struct blk_state *st)
 {
+	if (!st->ins_sample) {
+		if (ra_sql_exec(st->db, "DROP TABLE IF EXISTS temp.ra_blk_samples", "") < 0 ||
+		    ra_sql_exec(st->db, "CREATE TEMP TABLE ra_blk_samples (dev INTEGER, iv INTEGER,"
+				" v INTEGER)", "") < 0 ||
+		    !(st->ins_sample = ra_sql_prepare(st->db, "INSERT INTO temp.ra_blk_samples"
+						      " VALUES (?, ?, ?)")))
+			return -1;
+	}
+	for (int i = 0; i < st->ndevs; i++)
+		for (int iv = 0; iv < IV_MAX; iv++) {
+			struct samples *s = &st->devs[i].iv[iv];
+
+			for (size_t k = 0; k < s->n; k++)
+				if (ra_sql_put(st->ins_sample, "iii", (int64_t)st->devs[i].dev,
+					       (int64_t)iv, s->v[k]) < 0)
+					return -1;
+			s->n = 0;
+		}
+	st->held_samples = 0;
+	return 0;
+}
+
+static int sample(struct blk_state *st, struct device *d, int iv, int64_t v)
+{
+	struct samples *s = &d->iv[iv];
+
 	if (v < 0)
 		return 0;	/* clock skew between CPUs: not a latency */
+	if (st->held_samples >= st->max_samples && samples_out(st) < 0)
+		return -1;
 	if (s->n == s->cap) {
 		size_t cap = s->cap ? s->cap * 2 : 1024;
 		int64_t *p = realloc(s->v, cap * sizeof(*p));
@@ -181,6 +217,8 @@ static int sample(struct samples *s, int64_t v)
 		s->cap = cap;
 	}
 	s->v[s->n++] = v;
+	s->total++;
+	st->held_samples++;
 	return 0;
 }
 
@@ -431,7 +469,7 @@ static int on_getrq(struct blk_state *st, struct device *d, const struct ra_even
 	r = &st->reqs[i];
 	r->g_ts = (int64_t)ev->ts_ns;
 	d->getrq++;
-	if (b.q_ts && !b.piece && sample(&d->iv[IV_Q2G], r->g_ts - b.q_ts) < 0)
+	if (b.q_ts && !b.piece && sample(st, d, IV_Q2G, r->g_ts - b.q_ts) < 0)
 		return -1;
 	return req_add_bio(r, &b);
 }
@@ -483,7 +521,7 @@ static int on_issue(struct blk_state *st, struct device *d, const struct ra_even
 		return -1;
 	r = &st->reqs[i];
 	r->d_ts = (int64_t)ev->ts_ns;
-	if (r->i_ts && sample(&d->iv[IV_I2D], r->d_ts - r->i_ts) < 0)
+	if (r->i_ts && sample(st, d, IV_I2D, r->d_ts - r->i_ts) < 0)
 		return -1;
 	/* stalls: readahead bio queued to its (last piece's) request issued */
 	for (int k = 0; k < r->nbios; k++) {
@@ -493,7 +531,7 @@ static int on_issue(struct blk_state *st, struct device *d, const struct ra_even
 
 		if (!bio_issued(st, b) || !b->ra || !b->q_ts)
 			continue;
-		if (sample(&d->iv[IV_Q2D_RA], stall) < 0)
+		if (sample(st, d, IV_Q2D_RA, stall) < 0)
 			return -1;
 		if (stall >= st->stall_ns &&
 		    store_stall(st, d, r, b, sp ? sp->nr_sector : b->nr_sector, stall) < 0)
@@ -605,12 +643,12 @@ static int on_complete(struct blk_state *st, struct device *d, const struct ra_e
 		d->ra_requests++;
 		d->ra_bytes += r->nr << 9;
 	}
-	if (r->d_ts && sample(&d->iv[IV_D2C], c_ts - r->d_ts) < 0)
+	if (r->d_ts && sample(st, d, IV_D2C, c_ts - r->d_ts) < 0)
 		return -1;
 	for (int k = 0; k < r->nbios; k++) {
 		int64_t end = bio_done(st, &r->bios[k], c_ts);
 
-		if (r->bios[k].q_ts && end && sample(&d->iv[IV_Q2C], end - r->bios[k].q_ts) < 0)
+		if (r->bios[k].q_ts && end && sample(st, d, IV_Q2C, end - r->bios[k].q_ts) < 0)
 			return -1;
 	}
 	account_windows(st, d, r, c_ts, &first, &count);
@@ -938,8 +976,7 @@ static int on_block(struct blk_state *st, const struct ra_event *ev)
 		if (i >= 0) {
 			st->reqs[i].i_ts = (int64_t)ev->ts_ns;
 			if (st->reqs[i].g_ts)
-				return sample(&d->iv[IV_G2I],
-					      st->reqs[i].i_ts - st->reqs[i].g_ts);
+				return sample(st, d, IV_G2I, st->reqs[i].i_ts - st->reqs[i].g_ts);
 		}
 		return 0;
 	case RA_EV_RQ_ISSUE:
@@ -1115,47 +1152,85 @@ static int cmp_i64(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-/* Nearest-rank percentile of sorted samples. */
-static int64_t pct(const struct samples *s, int p)
-{
-	size_t rank = (s->n * (size_t)p + 99) / 100;
+/* An interval's latencies in increasing order: from memory, or from the table. */
+struct sorted {
+	const int64_t *v;
+	size_t n, i;
+	struct ra_stmt *q;
+};
 
-	return s->v[rank ? rank - 1 : 0];
+static int sorted_next(struct sorted *so, int64_t *v)
+{
+	int rc;
+
+	if (!so->q) {
+		if (so->i == so->n)
+			return 0;
+		*v = so->v[so->i++];
+		return 1;
+	}
+	rc = ra_sql_step(so->q);
+	if (rc == 1)
+		ra_sql_row(so->q, "i", v);
+	return rc;
 }
 
+/*
+ * The row of one interval's latencies (nearest-rank percentiles) and its
+ * log2 histogram: bucket b holds [2^b, 2^(b+1)) ns, bucket 0 also 0, and the
+ * last, [2^62, 2^63), ends at INT64_MAX.
+ */
 static int store_latency(struct blk_state *st, const struct device *d, int iv,
-			 struct ra_stmt *q, struct ra_stmt *h)
+			 struct ra_stmt *q, struct ra_stmt *h, struct ra_stmt *sq)
 {
 	struct samples *s = (struct samples *)&d->iv[iv];
+	struct sorted so = { .v = s->v, .n = s->n };
+	uint64_t n = s->total, rank[3], count[63] = { 0 };
+	int64_t at[3] = { 0 }, min = 0, max = 0, v;
+	static const int ps[3] = { 50, 95, 99 };
 	long double sum = 0;
+	int rc;
 
-	if (!s->n)
+	if (!n)
 		return 0;
-	qsort(s->v, s->n, sizeof(*s->v), cmp_i64);
-	for (size_t i = 0; i < s->n; i++)
-		sum += s->v[i];
-	if (ra_sql_put(q, "iitiidiiii", st->run_id, (int64_t)d->dev, iv_names[iv], (int64_t)s->n,
-		       s->v[0], (double)(sum / s->n), pct(s, 50), pct(s, 95), pct(s, 99),
-		       s->v[s->n - 1]) < 0)
-		return -1;
-	/* log2 histogram: bucket b holds [2^b, 2^(b+1)) ns, bucket 0 also 0 */
-	for (size_t i = 0; i < s->n;) {
-		int b = 0;
-		size_t j = i;
-
-		int64_t hi;
-
-		while (b < 62 && (s->v[i] >> (b + 1)) > 0)
-			b++;
-		/* the last bucket, [2^62, 2^63), ends at INT64_MAX */
-		hi = b < 62 ? (int64_t)1 << (b + 1) : INT64_MAX;
-		while (j < s->n && (b == 62 || s->v[j] < hi))
-			j++;
-		if (ra_sql_put(h, "iitiii", st->run_id, (int64_t)d->dev, iv_names[iv],
-			       (int64_t)(b ? 1LL << b : 0), hi, (int64_t)(j - i)) < 0)
+	if (st->ins_sample) {	/* some were written out: all are read back in order */
+		so.q = sq;
+		if (ra_sql_bind(sq, "ii", (int64_t)d->dev, (int64_t)iv) < 0)
 			return -1;
-		i = j;
+	} else {
+		qsort(s->v, s->n, sizeof(*s->v), cmp_i64);
 	}
+	for (int k = 0; k < 3; k++) {
+		rank[k] = (n * (uint64_t)ps[k] + 99) / 100;
+		rank[k] = rank[k] ? rank[k] - 1 : 0;
+	}
+	for (uint64_t i = 0; (rc = sorted_next(&so, &v)) == 1; i++) {
+		int b = 0;
+
+		while (b < 62 && (v >> (b + 1)) > 0)
+			b++;
+		count[b]++;
+		sum += v;
+		if (!i)
+			min = v;
+		max = v;
+		for (int k = 0; k < 3; k++)
+			if (rank[k] == i)
+				at[k] = v;
+	}
+	if (so.q)
+		ra_sql_reset(sq);
+	if (rc < 0)
+		return -1;
+	if (ra_sql_put(q, "iitiidiiii", st->run_id, (int64_t)d->dev, iv_names[iv], (int64_t)n, min,
+		       (double)(sum / n), at[0], at[1], at[2], max) < 0)
+		return -1;
+	for (int b = 0; b < 63; b++)
+		if (count[b] && ra_sql_put(h, "iitiii", st->run_id, (int64_t)d->dev, iv_names[iv],
+					   (int64_t)(b ? 1LL << b : 0),
+					   b < 62 ? (int64_t)1 << (b + 1) : INT64_MAX,
+					   (int64_t)count[b]) < 0)
+			return -1;
 	return 0;
 }
 
@@ -1450,8 +1525,15 @@ static int store_plugs(struct blk_state *st, struct ra_stmt *q)
 
 static int store_all(struct blk_state *st)
 {
-	struct ra_stmt *dq = NULL, *lq = NULL, *hq = NULL, *wq = NULL, *pq = NULL;
+	struct ra_stmt *dq = NULL, *lq = NULL, *hq = NULL, *wq = NULL, *pq = NULL, *sq = NULL;
 	int ret = -1;
+
+	if (st->ins_sample && (samples_out(st) < 0 ||
+			       ra_sql_exec(st->db, "CREATE INDEX temp.ra_blk_samples_v ON"
+					   " ra_blk_samples (dev, iv, v)", "") < 0 ||
+			       !(sq = ra_sql_prepare(st->db, "SELECT v FROM temp.ra_blk_samples"
+						     " WHERE dev = ?1 AND iv = ?2 ORDER BY v"))))
+		goto out;
 
 	dq = ra_sql_prepare(st->db, "INSERT INTO device_io (run_id, dev, reads_completed,"
 			    " sectors_read, writes_completed, sectors_written, bios_queued, getrq,"
@@ -1475,7 +1557,7 @@ static int store_all(struct blk_state *st)
 		if (store_device(st, &st->devs[i], dq) < 0)
 			goto out;
 		for (int iv = 0; iv < IV_MAX; iv++)
-			if (store_latency(st, &st->devs[i], iv, lq, hq) < 0)
+			if (store_latency(st, &st->devs[i], iv, lq, hq, sq) < 0)
 				goto out;
 	}
 	if (store_windows_io(st, wq) < 0 || store_plugs(st, pq) < 0)
@@ -1487,6 +1569,9 @@ out:
 	ra_sql_finalize(hq);
 	ra_sql_finalize(wq);
 	ra_sql_finalize(pq);
+	ra_sql_finalize(sq);
+	if (st->ins_sample && ra_sql_exec(st->db, "DROP TABLE IF EXISTS temp.ra_blk_samples", "") < 0)
+		ret = -1;
 	return ret;
 }
 
@@ -1512,6 +1597,7 @@ static void state_release(struct blk_state *st)
 	ra_map_release(&st->skipped_devs);
 	ra_sql_finalize(st->ins_req);
 	ra_sql_finalize(st->ins_stall);
+	ra_sql_finalize(st->ins_sample);
 }
 
 static int on_event(const struct ra_event *ev, int64_t seq, void *arg)
@@ -1536,6 +1622,7 @@ static int run_block(struct ra_db *db, int64_t run_id, const struct ra_analyze_o
 	st->db = db;
 	st->run_id = run_id;
 	st->stall_ns = o && o->stall_ns > 0 ? o->stall_ns : DEFAULT_STALL_NS;
+	st->max_samples = o && o->latencies_held > 0 ? (size_t)o->latencies_held : SAMPLES_MAX;
 	if (ra_map_init(&st->task_window, sizeof(int32_t)) < 0 ||
 	    ra_map_init(&st->plug_tasks, sizeof(struct plug_task)) < 0 ||
 	    ra_map_init(&st->fs_blk, 1) < 0 || ra_map_init(&st->skipped_devs, 1) < 0)

@@ -23,6 +23,9 @@ struct ra_analyze_opts {
 	/* readahead windows the pass holds in memory, the others kept in a
 	 * temporary table until the end; 0: 16384 (about 3 MiB), at least 5 */
 	int window_slots;
+	/* block latencies held in memory before they are written to a temporary
+	 * table, sorted there at the end; 0: 524288 (4 MiB) */
+	int latencies_held;
 };
 
 /*

@@ -36,7 +36,7 @@ static struct ra_live *live;
 static int live_runs, live_followed, live_again_size, live_again_tgid, live_again_other;
 /* The windows the readahead pass holds in memory (0: its default), and the
  * runs where it kept some in its temporary table. */
-static int window_slots, windows_kept;
+static int window_slots, windows_kept, latencies_held;
 static int tgids[16][2];	/* the processes of threads, thread_of() */
 static int ntgids;
 
@@ -207,7 +207,8 @@ static __attribute__((unused)) const char *result(const char *sql)
 		return "";
 	if (w) {	/* the first query of a run analyses it */
 		struct ra_analyze_opts o = { .verbose = 1, .notice = live_said, .live = live,
-					     .window_slots = window_slots };
+					     .window_slots = window_slots,
+					     .latencies_held = latencies_held };
 
 		CHECK_INT(ra_writer_finish(w), 0);
 		ra_writer_free(w);

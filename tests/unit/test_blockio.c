@@ -456,20 +456,28 @@ static void test_windows_in_turn(void)
 			 " SUM(bios) FROM window_io"), want);
 	CHECK_STR(result("SELECT window_id, bytes FROM window_io WHERE window_id IN (1, 40)"
 			 " ORDER BY window_id"), "1|16384;40|16384");
+	/* D2C of window i: 2 ms + 7 us * i, and the 1 ns each event takes; nearest
+	 * ranks 20, 38 and 40 of 40 */
+	CHECK_STR(result("SELECT n, min_ns, avg_ns, p50_ns, p95_ns, p99_ns, max_ns FROM"
+			 " device_latency WHERE interval = 'D2C'"),
+		  "40|2000001|2136501.0|2133001|2259001|2273001|2273001");
+	CHECK_STR(result("SELECT lo_ns, hi_ns, n FROM latency_hist WHERE interval = 'D2C'"
+			 " ORDER BY lo_ns"), "1048576|2097152|14;2097152|4194304|26");
 }
 
 static const struct test_case *all_cases;
 static void test_records_kept(void);
 
-/* Every case again with five windows' records in memory, the others kept in
- * the pass's temporary table: the same rows. */
+/* Every case again with five windows' records and three latencies in
+ * memory, the others kept in the pass's temporary tables: the same rows. */
 static void test_records_kept(void)
 {
 	window_slots = 5;
+	latencies_held = 3;
 	for (const struct test_case *c = all_cases; c->fn; c++)
 		if (c->fn != test_records_kept)
 			c->fn();
-	window_slots = 0;
+	window_slots = latencies_held = 0;
 }
 
 int main(void)
