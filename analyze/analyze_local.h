@@ -110,6 +110,8 @@ void *ra_slots_make(struct ra_slots *s, int64_t id);
  * next three calls of ra_slots_make or ra_slots_get.
  */
 void *ra_slots_get(struct ra_slots *s, int64_t id);
+/** ra_slots_peek - the same, to read only: a record not changed is not written again */
+const void *ra_slots_peek(struct ra_slots *s, int64_t id);
 /** ra_slots_failed - whether a call failed (ra_last_error() said why) */
 bool ra_slots_failed(const struct ra_slots *s);
 /** ra_slots_spilled - whether some record was written out */

@@ -98,9 +98,6 @@ struct window_io {
 	uint64_t bios, requests, bytes, ab;
 	int64_t first_q, first_c, last_c, open_ts;
 	int64_t outstanding;	/* bytes of the pages it added that no bio carried yet */
-	int64_t service;	/* device time (window_service), -1 unknown */
-	int64_t idle;		/* device idle before it, in its completion interval; -1 unknown */
-	int64_t held;		/* of its service, the time a window was held before its first Q */
 	uint32_t fsdev;		/* device of the window's file */
 	uint32_t blkdev;	/* block device of its last completed request */
 	uint64_t acct_seq;	/* the last completion that counted it (account_windows) */
@@ -134,6 +131,7 @@ struct blk_state {
 	int64_t stall_ns;
 	struct ra_stmt *ins_req, *ins_stall;
 	struct ra_stmt *ins_sample;	/* into temp.ra_blk_samples, once some are written out */
+	struct ra_stmt *ins_service;	/* into temp.ra_blk_service: windows' device time */
 	size_t held_samples;		/* latencies in memory, all devices */
 	size_t max_samples;		/* and how many it may hold */
 	int64_t run_id;
@@ -145,6 +143,11 @@ struct blk_state {
 static struct window_io *wio_at(struct blk_state *st, int id)
 {
 	return id > 0 && id <= st->nwindows ? ra_slots_get(st->wio, id - 1) : NULL;
+}
+
+static const struct window_io *wio_peek(struct blk_state *st, int id)
+{
+	return id > 0 && id <= st->nwindows ? ra_slots_peek(st->wio, id - 1) : NULL;
 }
 
 enum { PLUG_NONE, PLUG_OPEN, PLUG_FLUSHING };
@@ -677,10 +680,10 @@ static int owed_window(struct blk_state *st, const struct ra_event *ev)
 {
 	const struct window_io *w;
 
-	while (st->owed < st->nwindows && (w = wio_at(st, st->owed + 1)) && w->outstanding <= 0)
+	while (st->owed < st->nwindows && (w = wio_peek(st, st->owed + 1)) && w->outstanding <= 0)
 		st->owed++;
 	for (int i = st->owed; i < st->nwindows && i < st->owed + 64; i++) {
-		if (!(w = wio_at(st, i + 1)) || !w->open_ts || w->open_ts > (int64_t)ev->ts_ns)
+		if (!(w = wio_peek(st, i + 1)) || !w->open_ts || w->open_ts > (int64_t)ev->ts_ns)
 			break;
 		if (w->outstanding > 0 && fs_on(st, w->fsdev, ev->blk.dev))
 			return i + 1;
@@ -1033,8 +1036,7 @@ static int window_of_seq(struct blk_state *st, int64_t seq)
 			return -1;
 		st->nwindows = id;
 		st->next_win_seq = -1;
-		*w = (struct window_io){ .sync = sync, .fsdev = (uint32_t)fsdev, .outstanding = bytes,
-					 .service = -1, .idle = -1, .held = -1 };
+		*w = (struct window_io){ .sync = sync, .fsdev = (uint32_t)fsdev, .outstanding = bytes };
 		if (wseq == seq)
 			return id;
 	}
@@ -1409,14 +1411,13 @@ static int device_service(struct blk_state *st, uint32_t blkdev)
 		if ((lo && c >= lo && busy < 0) || (busy >= 0 && hold < 0))
 			goto out;
 		for (int j = 0; j < ng; j++) {
-			struct window_io *w = wio_at(st, g[j].id);
 			double share = bytes ? (double)g[j].bytes / (double)bytes : 1.0 / ng;
 
-			if (!w)
+			if (ra_sql_put(st->ins_service, "ijjj", (int64_t)g[j].id,
+				       busy < 0 ? -1 : (int64_t)((double)busy * share),
+				       idle < 0 ? -1 : (int64_t)((double)idle * share),
+				       hold < 0 ? -1 : (int64_t)((double)hold * share)) < 0)
 				goto out;
-			w->service = busy < 0 ? -1 : (int64_t)((double)busy * share);
-			w->idle = idle < 0 ? -1 : (int64_t)((double)idle * share);
-			w->held = hold < 0 ? -1 : (int64_t)((double)hold * share);
 		}
 		prev = c;
 		ng = 0;
@@ -1451,9 +1452,14 @@ static int window_service(struct blk_state *st)
 	int ret = -1, rc;
 
 	if (ra_sql_exec(st->db, "DROP TABLE IF EXISTS temp.ra_blk_order", "") < 0 ||
+	    ra_sql_exec(st->db, "DROP TABLE IF EXISTS temp.ra_blk_service", "") < 0 ||
 	    ra_sql_exec(st->db, "CREATE TEMP TABLE ra_blk_order (id INTEGER PRIMARY KEY,"
 			" blkdev INTEGER, last_c INTEGER, open INTEGER, first_q INTEGER,"
 			" bytes INTEGER)", "") < 0 ||
+	    ra_sql_exec(st->db, "CREATE TEMP TABLE ra_blk_service (id INTEGER PRIMARY KEY,"
+			" service INTEGER, idle INTEGER, held INTEGER)", "") < 0 ||
+	    !(st->ins_service = ra_sql_prepare(st->db, "INSERT INTO temp.ra_blk_service"
+					       " VALUES (?, ?, ?, ?)")) ||
 	    !(ins = ra_sql_prepare(st->db, "INSERT INTO temp.ra_blk_order VALUES (?, ?, ?, ?, ?, ?)")) ||
 	    ra_slots_each(st->wio, order_row, ins) < 0 ||
 	    ra_sql_exec(st->db, "CREATE INDEX temp.ra_blk_order_c ON ra_blk_order (blkdev, last_c, id)",
@@ -1472,36 +1478,69 @@ static int window_service(struct blk_state *st)
 out:
 	ra_sql_finalize(ins);
 	ra_sql_finalize(devs);
+	ra_sql_finalize(st->ins_service);
+	st->ins_service = NULL;
 	if (ra_sql_exec(st->db, "DROP TABLE IF EXISTS temp.ra_blk_order", "") < 0)
 		ret = -1;
 	return ret;
 }
 
+/* The windows' rows, in id order, with their device time read alongside. */
 struct row_ctx {
-	struct ra_stmt *q;
+	struct ra_stmt *q, *service;
 	int64_t run_id;
+	int64_t next[4];		/* the service row read ahead: id, service, idle, held */
+	int rc;				/* of its step: 1 a row, 0 none left */
 };
 
 static int window_row(int64_t id, void *rec, void *arg)
 {
 	const struct window_io *w = rec;
-	const struct row_ctx *c = arg;
+	struct row_ctx *c = arg;
+	int64_t service = -1, idle = -1, held = -1;
 
+	while (c->rc == 1 && c->next[0] <= id + 1) {
+		if (c->next[0] == id + 1) {
+			service = c->next[1];
+			idle = c->next[2];
+			held = c->next[3];
+		}
+		c->rc = ra_sql_step(c->service);
+		if (c->rc == 1)
+			ra_sql_row(c->service, "iiii", &c->next[0], &c->next[1], &c->next[2],
+				   &c->next[3]);
+	}
+	if (c->rc < 0)
+		return -1;
 	if (!w->bios)
 		return 0;
 	return ra_sql_put(c->q, "ixiiizzjijjj", c->run_id, (int)id + 1, (int64_t)w->bios,
 			  (int64_t)w->requests, (int64_t)w->bytes, w->first_q, w->last_c,
 			  w->sync && w->first_c && w->open_ts ? w->first_c - w->open_ts : -1,
-			  (int64_t)w->ab, w->service, w->idle, w->held);
+			  (int64_t)w->ab, service, idle, held);
 }
 
 static int store_windows_io(struct blk_state *st, struct ra_stmt *q)
 {
-	struct row_ctx c = { q, st->run_id };
+	struct row_ctx c = { .q = q, .run_id = st->run_id };
+	int ret = -1;
 
 	if (window_service(st) < 0)
 		return -1;
-	return ra_slots_each(st->wio, window_row, &c);
+	/* NULL columns (none measured) read as -1 */
+	c.service = ra_sql_prepare(st->db, "SELECT id, COALESCE(service, -1), COALESCE(idle, -1),"
+				   " COALESCE(held, -1) FROM temp.ra_blk_service ORDER BY id");
+	if (c.service) {
+		c.rc = ra_sql_step(c.service);
+		if (c.rc == 1)
+			ra_sql_row(c.service, "iiii", &c.next[0], &c.next[1], &c.next[2],
+				   &c.next[3]);
+		ret = c.rc < 0 ? -1 : ra_slots_each(st->wio, window_row, &c);
+	}
+	ra_sql_finalize(c.service);
+	if (ra_sql_exec(st->db, "DROP TABLE IF EXISTS temp.ra_blk_service", "") < 0)
+		ret = -1;
+	return ret;
 }
 
 /* A row per device with plugs: explicit and timer unplugs NULL when the source does not say. */
@@ -1598,6 +1637,7 @@ static void state_release(struct blk_state *st)
 	ra_sql_finalize(st->ins_req);
 	ra_sql_finalize(st->ins_stall);
 	ra_sql_finalize(st->ins_sample);
+	ra_sql_finalize(st->ins_service);
 }
 
 static int on_event(const struct ra_event *ev, int64_t seq, void *arg)

@@ -225,18 +225,29 @@ static int grow_array(void **arr, int *cap, int need, size_t elem)
 	return 0;
 }
 
-/* Window @id; on failure the event fails (st->failed), a scratch window standing in. */
-static struct window *win_at(struct ra_state *st, int id)
+static struct window *win_none(struct ra_state *st, int id)
 {
-	struct window *w = ra_slots_get(st->wins, id);
-
-	if (w)
-		return w;
 	if (!ra_slots_failed(st->wins))
 		ra_set_error(RA_ERR_IO, "no window %d", id + 1);
 	st->failed = true;
 	memset(&st->none, 0, sizeof(st->none));
 	return &st->none;
+}
+
+/* Window @id; on failure the event fails (st->failed), a scratch window standing in. */
+static struct window *win_at(struct ra_state *st, int id)
+{
+	struct window *w = ra_slots_get(st->wins, id);
+
+	return w ? w : win_none(st, id);
+}
+
+/* The same, to read only. */
+static const struct window *win_peek(struct ra_state *st, int id)
+{
+	const struct window *w = ra_slots_peek(st->wins, id);
+
+	return w ? w : win_none(st, id);
 }
 
 static int cmp_known(const void *a, const void *b)
@@ -535,7 +546,7 @@ static const char *pattern_of(const struct window *w, const struct trigger *tr,
 
 static void close_window(struct ra_state *st, struct task *t, int64_t ts)
 {
-	if (t->win >= 0 && !win_at(st, t->win)->end_ts)
+	if (t->win >= 0 && !win_peek(st, t->win)->end_ts)
 		win_at(st, t->win)->end_ts = ts;
 	t->win = -1;
 }
@@ -621,11 +632,11 @@ static int open_window(struct ra_state *st, const struct ra_event *ev, int64_t s
  * that window's fallback path (page_cache_ra_order -> do_page_cache_ra). */
 static bool is_fallback(struct ra_state *st, struct task *t, const struct ra_event *ev, int file)
 {
-	struct window *w;
+	const struct window *w;
 
 	if (!t->last_was_order || t->win < 0 || t->pending.kind != TRIG_NONE)
 		return false;
-	w = win_at(st, t->win);
+	w = win_peek(st, t->win);
 	return w->file == file && ev->ra.index >= w->start && ev->ra.index < w->start + w->size;
 }
 
@@ -719,9 +730,9 @@ static void ghost_settle(struct ra_state *st, uint64_t key, bool read_in)
 static int on_add(struct ra_state *st, const struct ra_event *ev, int file)
 {
 	struct task *t = task_of(st, ev->pid);
-	uint64_t first = ev->page.index, n = 1ULL << ev->page.order;
-	struct window *w = NULL;
-	bool inside = false;
+	uint64_t first = ev->page.index, n = 1ULL << ev->page.order, start = 0, size = 0;
+	struct window *w;
+	bool inside = false, mine = false;
 
 	if (!t)
 		return -1;
@@ -730,17 +741,25 @@ static int on_add(struct ra_state *st, const struct ra_event *ev, int file)
 		st->files[file].tracked_end = first + n;
 	/* a window's pages are added before its task's next read() returns: an add
 	 * after it is the task's own write (a rewrite after a truncation), not a read */
-	if (t->win >= 0 && win_at(st, t->win)->file == file && !t->read_since_win)
-		w = win_at(st, t->win);
+	if (t->win >= 0 && !t->read_since_win) {
+		const struct window *tw = win_peek(st, t->win);
+
+		if (tw->file == file) {
+			mine = true;
+			start = tw->start;
+			size = tw->size;
+		}
+	}
+	/* (the ghosts' windows may take the slot of the window: its bounds are copied) */
 	for (uint64_t i = first; i < first + n; i++) {
-		bool win_page = w && i >= w->start && i < w->start + w->size;
+		bool win_page = mine && i >= start && i < start + size;
 
 		inside |= win_page;
 		ghost_settle(st, KEY(file, i), win_page);
 	}
 	if (!inside)
 		return 0;
-	w = win_at(st, t->win);	/* the ghosts' windows may have taken its slot */
+	w = win_at(st, t->win);
 	for (uint64_t i = first; i < first + n; i++) {
 		bool win_page = i >= w->start && i < w->start + w->size;
 		bool ra = win_page && !in_demand(w, i);
@@ -955,7 +974,7 @@ static bool unmarked_tail(struct ra_state *st, const struct task *t, const struc
 
 	if (!p || p->win < 0 || !st->has_done || st->done <= tf->done[k])
 		return false;
-	w = win_at(st, p->win);
+	w = win_peek(st, p->win);
 	mark = w->start + w->size - w->async;
 	if (w->file != file || w->pid != t->pid ||
 	    (w->async && mark > tf->last[k] && mark <= first &&
@@ -1087,7 +1106,7 @@ static void read_end(struct ra_state *st, const struct taskfile *tf, int k, int 
 
 		if (!p || p->win < 0)
 			continue;
-		w = win_at(st, p->win);
+		w = win_peek(st, p->win);
 		if (w->seq > tf->seq[k] &&
 		    (w->pid != pid || !w->has_req || w->trigger_index + w->req_count - 1 != tf->last[k]))
 			continue;

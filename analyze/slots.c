@@ -37,6 +37,7 @@ struct ra_slots {
 struct slot_head {
 	int64_t id;
 	bool ref;			/* used since the clock's hand last passed */
+	bool dirty;			/* changed since the table's copy (or new) */
 };
 
 #define HEAD(s, i) ((struct slot_head *)((s)->mem + (size_t)(i) * (s)->stride))
@@ -181,7 +182,7 @@ static int slot_take(struct ra_slots *s)
 			HEAD(s, slot)->ref = false;
 			continue;
 		}
-		if (slot_out(s, slot) < 0)
+		if (HEAD(s, slot)->dirty && slot_out(s, slot) < 0)
 			return -1;
 		ra_map_del(&s->at, (uint64_t)HEAD(s, slot)->id + 1);
 		return slot;
@@ -219,11 +220,12 @@ void *ra_slots_make(struct ra_slots *s, int64_t id)
 		return NULL;
 	}
 	s->made++;
+	HEAD(s, slot)->dirty = true;
 	memset(REC(s, slot), 0, s->size);
 	return REC(s, slot);
 }
 
-void *ra_slots_get(struct ra_slots *s, int64_t id)
+static void *lookup(struct ra_slots *s, int64_t id, bool change)
 {
 	const int *at = ra_map_get(&s->at, (uint64_t)id + 1);
 	const void *blob = NULL;
@@ -232,6 +234,7 @@ void *ra_slots_get(struct ra_slots *s, int64_t id)
 
 	if (at) {
 		pin(s, *at);
+		HEAD(s, *at)->dirty |= change;
 		return REC(s, *at);
 	}
 	if (id < 0 || id >= s->made)
@@ -251,10 +254,21 @@ void *ra_slots_get(struct ra_slots *s, int64_t id)
 	ra_sql_reset(s->in);
 	if (slot_map(s, slot, id) < 0)
 		goto fail;
+	HEAD(s, slot)->dirty = change;
 	return REC(s, slot);
 fail:
 	s->failed = true;
 	return NULL;
+}
+
+void *ra_slots_get(struct ra_slots *s, int64_t id)
+{
+	return lookup(s, id, true);
+}
+
+const void *ra_slots_peek(struct ra_slots *s, int64_t id)
+{
+	return lookup(s, id, false);
 }
 
 int ra_slots_each(struct ra_slots *s, int (*fn)(int64_t id, void *rec, void *arg), void *arg)
@@ -268,7 +282,7 @@ int ra_slots_each(struct ra_slots *s, int (*fn)(int64_t id, void *rec, void *arg
 		return ret;
 	}
 	for (int i = 0; i < s->n && ret == 0; i++)
-		if (ra_map_get(&s->at, (uint64_t)HEAD(s, i)->id + 1))
+		if (HEAD(s, i)->dirty && ra_map_get(&s->at, (uint64_t)HEAD(s, i)->id + 1))
 			ret = slot_out(s, i);
 	all = ret == 0 ? table_stmt(s, "SELECT id, r FROM ", " ORDER BY id") : NULL;
 	if (!all)
