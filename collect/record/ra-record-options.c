@@ -44,6 +44,17 @@ void rec_notice(const char *msg, void *arg)
 		fprintf(stderr, "ra-record: %s\n", msg);
 }
 
+void rec_step(struct rec *r, const char *what)
+{
+	int64_t now;
+
+	if (r->opt->verbose < 2)
+		return;
+	now = ra_clock_ns(CLOCK_MONOTONIC);
+	fprintf(stderr, "ra-record: %-36s %7.3f s\n", what, (double)(now - r->step_ns) / 1e9);
+	r->step_ns = now;
+}
+
 static const char usage_text[] =
 	"usage: ra-record [options] -o DB -- CMD [ARGS...]\n"
 	"\n"
@@ -106,7 +117,8 @@ static const char usage_text[] =
 	"      --no-capture            do not store the workload's output\n"
 	"      --no-analyze            store the events only (run ra-analyze later)\n"
 	"  -q, --quiet                 print errors only\n"
-	"  -v, --verbose               say what is set up\n"
+	"  -v, --verbose               say what is set up; twice: the time of each\n"
+	"                              step after the workload ended\n"
 	"  -h, --help                  this text\n"
 	"      --version               print the version\n"
 	"\n"

@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/signalfd.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -189,6 +190,7 @@ static int record_loop(struct rec *r)
 	}
 	free(pfd);
 	r->end_mono = ra_clock_ns(CLOCK_MONOTONIC);
+	r->step_ns = r->end_mono;
 	pthread_mutex_lock(&r->names_lock);
 	r->scan_pid = 0;	/* its processes are gone: nothing more to look at */
 	pthread_mutex_unlock(&r->names_lock);
@@ -220,9 +222,14 @@ static int run_workload(struct rec *r)
 	if (record_loop(r) < 0)
 		return -1;
 	tick(r, true);		/* the settings once more, before they are put back */
+	rec_step(r, "workload's output, settings looked at");
 	wait_inflight(r);
+	rec_step(r, "I/O in flight completed");
 	snapshot(r, true);
-	return ra_tracer_stop(r->tr);
+	if (ra_tracer_stop(r->tr) < 0)
+		return -1;
+	rec_step(r, "counters read, tracing stopped");
+	return 0;
 }
 
 /* ---- storing ---- */
@@ -528,10 +535,20 @@ static int store_trace(struct rec *r, int64_t run_id)
 {
 	if (!r->live && store_begin(r, run_id) < 0)
 		return -1;
-	if (ra_tracer_live_end(r->tr, store_event, r) < 0 || (ra_progress_done(r->progress), 0) ||
-	    ra_writer_finish(r->w) < 0 ||
-	    ra_tracer_tgids(r->tr, store_tgid, r) < 0 || store_paths(r, run_id) < 0 ||
-	    store_filesystems(r, run_id) < 0)
+	if (ra_tracer_live_end(r->tr, store_event, r) < 0)
+		return -1;
+	ra_progress_done(r->progress);
+	rec_step(r, "last events read and stored");
+	if (ra_writer_finish(r->w) < 0)
+		return -1;
+	rec_step(r, "store finished");
+	if (ra_tracer_tgids(r->tr, store_tgid, r) < 0)
+		return -1;
+	rec_step(r, "processes of the tasks");
+	if (store_paths(r, run_id) < 0)
+		return -1;
+	rec_step(r, "file names");
+	if (store_filesystems(r, run_id) < 0)
 		return -1;
 	/* after the replay, which counted the ring buffer's own lost-event marks */
 	if (ra_tracer_store_meta(r->tr, r->db, run_id) < 0)
@@ -580,6 +597,21 @@ int rec_refit_models(struct rec *r)
 	return ret;
 }
 
+/* The recorder's own CPU time so far (its threads, not the workload's), per event stored. */
+static void say_cpu(const struct rec *r)
+{
+	struct rusage ru;
+	double user, sys;
+	uint64_t n = ra_writer_total(r->w);
+
+	if (getrusage(RUSAGE_SELF, &ru) < 0)
+		return;
+	user = (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6;
+	sys = (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec / 1e6;
+	fprintf(stderr, "ra-record: the recorder's own CPU: %.2f s user, %.2f s system, %.2f us an event\n",
+		user, sys, n ? (user + sys) * 1e6 / (double)n : 0.0);
+}
+
 static int store_run(struct rec *r)
 {
 	struct ra_run_info info = { 0 };
@@ -595,8 +627,12 @@ static int store_run(struct rec *r)
 			return -1;
 		run_id = ra_db_run_create(r->db, &info);
 	}
-	if (run_id < 0 || store_meta(r, run_id) < 0 || store_trace(r, run_id) < 0)
+	if (run_id < 0 || store_meta(r, run_id) < 0)
 		goto fail;
+	rec_step(r, "devices, settings, counters stored");
+	if (store_trace(r, run_id) < 0)
+		goto fail;
+	rec_step(r, "file systems, losses, output stored");
 	end.wall_ns = r->end_mono - r->start_mono;
 	end.exit_status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
 	end.exit_signal = WIFSIGNALED(st) ? WTERMSIG(st) : 0;
@@ -611,10 +647,12 @@ static int store_run(struct rec *r)
 
 		if (ra_analyze_in_load(r->db, run_id, &ao) < 0)
 			goto fail;
+		rec_step(r, "analyses");
 	}
 	live_drop(r);
 	if (ra_db_load_commit(r->db) < 0)
 		goto fail;
+	rec_step(r, "committed");
 	if (r->opt->analyze && rec_remember_runs(r, &run_id, 1) < 0)
 		return -1;
 	r->last_run = run_id;
@@ -623,6 +661,8 @@ static int store_run(struct rec *r)
 	if (r->opt->verbose > 0 && r->nticks)
 		fprintf(stderr, "ra-record: %lld looks at settings and open files, %.1f us each\n",
 			(long long)r->nticks, (double)r->tick_ns / (double)r->nticks / 1e3);
+	if (r->opt->verbose > 0)
+		say_cpu(r);
 	if (r->opt->verbose >= 0)
 		fprintf(stderr, "ra-record: run %lld: %llu events in '%s', %llu lost\n",
 			(long long)run_id, (unsigned long long)ra_writer_total(r->w), r->opt->output,
@@ -736,6 +776,7 @@ int rec_record_one(struct rec *r)
 	 * starts on a machine that is not as it was.
 	 */
 	restore_failed = ra_settings_restore(r->settings) < 0;
+	rec_step(r, "settings restored");
 	if (store_runs(r) < 0) {
 		ret = rec_error_status(ra_last_error());
 		goto out;
@@ -746,5 +787,6 @@ int rec_record_one(struct rec *r)
 			  " with the setting marked not restored");
 out:
 	cleanup(r);
+	rec_step(r, "tracing instance removed");
 	return ret;
 }

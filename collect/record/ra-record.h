@@ -126,6 +126,7 @@ struct rec {
 	struct { int pid, tgid; } *tg;	/* the kernel's saved_tgids, sorted by pid */
 	size_t ntg, captg;
 	int64_t tg_ns;			/* when they were read */
+	int64_t step_ns;		/* -vv: when the last step after the workload ended */
 };
 
 /* ra-record-options.c: the messages */
@@ -133,6 +134,11 @@ struct rec {
 int rec_error_status(const char *msg);
 /** rec_notice - a line for the user, unless -q */
 void rec_notice(const char *msg, void *arg);
+/**
+ * rec_step - with -vv, the time the step @what took since the last one (the
+ * first: since the workload ended), on stderr
+ */
+void rec_step(struct rec *r, const char *what);
 /** rec_say_line - a line the analysis says of what it did (-v) */
 void rec_say_line(const char *msg, void *arg);
 /** rec_parse_args - the options and the workload into @r; 0 or -1 (RA_ERR_USAGE) */
