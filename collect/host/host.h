@@ -214,13 +214,24 @@ void ra_names_scan(struct ra_names *nm, int pid);
  */
 int ra_names_unmapped(const struct ra_names *nm, int i, uint32_t *s_dev, const char **path);
 
+/* How the names of a run's files were found. */
+struct ra_name_counts {
+	size_t open;		/* seen open while the workload ran */
+	size_t by_ino;		/* from the inode number after it (ext2/3/4, btrfs) */
+	size_t walked;		/* by a walk of the file system after it */
+	size_t before;		/* gone at the end: the name the walk before the run saw */
+	size_t unnamed;
+};
+
 /**
  * ra_paths_resolve - names of the run's @files (ra_writer_files(), in order)
- * into the files table: a name seen open, else found after the run, else
- * before it; 0 or -1
+ * into the files table: a name seen open, else the name at the end of the
+ * run (from the inode number where the file system can tell it, else from a
+ * walk), else the name before it; how each was found into @counts (zeroed
+ * by the caller; may be NULL). 0 or -1
  */
 int ra_paths_resolve(struct ra_db *db, int64_t run_id, const struct ra_names *nm,
-		     const struct ra_file_id *files, size_t nfiles);
+		     const struct ra_file_id *files, size_t nfiles, struct ra_name_counts *counts);
 
 /* ---- settings.c: the read_ahead_kb files a run sets or watches ---- */
 

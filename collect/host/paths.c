@@ -9,8 +9,10 @@
  *  - while it runs, the regular files its processes have open
  *    (/proc/PID/fd, each file read once; readlink still names a file
  *    unlinked since, with " (deleted)" after it);
- *  - after it, a walk for the inodes still without a name (files created and
- *    closed between two looks).
+ *  - after it, for the inodes still without a name (files created and
+ *    closed between two looks), the name the inode number gives: ext2/3/4
+ *    open it by a file handle, btrfs lists its paths; a walk where the file
+ *    system cannot tell (xfs and others).
  *
  * A name seen open wins, then the name at the end, then the one at the start.
  * Walks stay on one file system (nested mounts are skipped, btrfs
@@ -22,12 +24,14 @@
  * mount: the mount walked, or an open file's mnt_id (/proc/PID/fdinfo).
  */
 #include <dirent.h>
+#include <linux/btrfs.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
@@ -217,6 +221,7 @@ struct want {
 	char *path;
 	int64_t size;
 	bool pref;
+	bool gone;	/* its inode number names no file at the end */
 };
 
 static int cmp_str(const void *a, const void *b)
@@ -529,6 +534,112 @@ int ra_names_unmapped(const struct ra_names *nm, int i, uint32_t *s_dev, const c
 	return 1;
 }
 
+/* ---- a name from the inode number, without a walk ---- */
+
+#define FILEID_INO32_GEN 1	/* the handle of ext2/3/4: inode number, generation */
+
+/*
+ * The name file @fd (@ino) has now, checked: a path whose stat is the same
+ * inode. A file deleted but still open keeps the name it had. 1, or -1.
+ */
+static int fd_name(int fd, uint64_t ino, struct want *w)
+{
+	char link[64], path[PATH_MAX];
+	struct stat fsb, psb;
+	size_t dl = strlen(DELETED);
+	ssize_t len;
+
+	snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
+	len = readlink(link, path, sizeof(path) - 1);
+	if (len <= 0 || path[0] != '/' || fstat(fd, &fsb) < 0 || fsb.st_ino != ino ||
+	    !S_ISREG(fsb.st_mode))
+		return -1;
+	path[len] = '\0';
+	if ((size_t)len > dl && strcmp(path + len - dl, DELETED) == 0) {
+		path[len - (ssize_t)dl] = '\0';
+	} else if (stat(path, &psb) < 0 || psb.st_ino != fsb.st_ino || psb.st_dev != fsb.st_dev) {
+		return -1;	/* a dentry not connected to the tree: no usable path */
+	}
+	w->path = strdup(path);
+	w->size = fsb.st_size;
+	w->pref = true;
+	return w->path ? 1 : -1;
+}
+
+/* ext2/3/4: a handle of the inode number and generation 0, which is not checked. */
+static int name_by_handle(const struct ra_mount *mnt, uint64_t ino, struct want *w)
+{
+	struct {
+		struct file_handle fh;
+		uint32_t id[2];
+	} h = { .fh = { .handle_bytes = sizeof(h.id), .handle_type = FILEID_INO32_GEN } };
+	int mfd, fd, ret;
+
+	if (ino > UINT32_MAX)
+		return -1;
+	h.id[0] = (uint32_t)ino;
+	mfd = open(mnt->point, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (mfd < 0)
+		return -1;
+	fd = open_by_handle_at(mfd, &h.fh, O_PATH | O_CLOEXEC);
+	ret = fd < 0 ? (errno == ESTALE ? 0 : -1) : fd_name(fd, ino, w);
+	if (fd >= 0)
+		close(fd);
+	close(mfd);
+	return ret;
+}
+
+/* btrfs: the paths of an inode number in the subvolume mounted at @mnt. */
+static int name_by_ino_paths(const struct ra_mount *mnt, uint64_t ino, struct want *w)
+{
+	uint64_t buf[(4096 + sizeof(struct btrfs_data_container)) / sizeof(uint64_t)];
+	struct btrfs_data_container *dc = (void *)buf;
+	struct btrfs_ioctl_ino_path_args a = {
+		.inum = ino, .size = sizeof(buf), .fspath = (uintptr_t)buf,
+	};
+	char path[PATH_MAX];
+	struct stat sb;
+	int mfd, rc;
+
+	mfd = open(mnt->point, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (mfd < 0)
+		return -1;
+	rc = ioctl(mfd, BTRFS_IOC_INO_PATHS, &a);
+	close(mfd);
+	if (rc < 0)
+		return errno == ENOENT ? 0 : -1;
+	if (dc->elem_cnt < 1 || dc->val[0] >= sizeof(buf) - sizeof(*dc))
+		return -1;
+	((char *)buf)[sizeof(buf) - 1] = '\0';
+	snprintf(path, sizeof(path), "%s/%s", strcmp(mnt->point, "/") ? mnt->point : "",
+		 (const char *)dc->val + dc->val[0]);
+	if (stat(path, &sb) < 0 || sb.st_ino != ino || !S_ISREG(sb.st_mode))
+		return -1;
+	w->path = strdup(path);
+	w->size = sb.st_size;
+	w->pref = true;
+	return w->path ? 1 : -1;
+}
+
+/*
+ * The name of inode @ino of file system @fs at the end of the run, from the
+ * inode number where the file system can tell it: 1 named, 0 the file is
+ * gone (no walk finds it), -1 not known (the walk looks).
+ */
+static int name_by_ino(const struct ra_fs *fs, uint64_t ino, struct want *w)
+{
+	const char *t;
+
+	if (!fs || fs->pseudo || !fs->mnt || strcmp(fs->mnt->root, "/") != 0)
+		return -1;
+	t = fs->mnt->fstype;
+	if (!strcmp(t, "ext4") || !strcmp(t, "ext3") || !strcmp(t, "ext2"))
+		return name_by_handle(fs->mnt, ino, w);
+	if (!strcmp(t, "btrfs"))
+		return name_by_ino_paths(fs->mnt, ino, w);
+	return -1;
+}
+
 /* ---- into the database ---- */
 
 struct resolve {
@@ -536,37 +647,54 @@ struct resolve {
 	int64_t run_id;
 	const struct ra_names *nm;
 	struct ra_fsmap *now;		/* the mounts after the run, for the walk at the end */
+	struct ra_name_counts *counts;
 };
 
-static int store(const struct resolve *rs, uint32_t dev, struct want *w, size_t n)
+static int store(struct resolve *rs, uint32_t dev, struct want *w, size_t n)
 {
 	const struct ra_names *nm = rs->nm;
+	const struct ra_fs *fs = rs->now ? ra_fsmap_find(rs->now, dev) : NULL;
 	struct walk wk = { .w = w, .src = SRC_END };
 	int ret = 0;
 	size_t nw = 0;
 
-	/* names seen open are final; the others are looked for at the end */
+	/*
+	 * Names seen open are final; the others are the names the files have
+	 * at the end: from the inode number where the file system tells it,
+	 * else from a walk. A file gone by then keeps the name it had before.
+	 */
 	for (size_t i = 0; i < n; i++) {
 		const struct name *e = lookup(nm, dev, w[i].ino);
+		int got = -1;
 
 		if (e && e->src == SRC_OPEN) {
 			w[i].path = strdup(name_path(nm, e));
 			w[i].size = e->size;
 			w[i].pref = true;	/* not replaced by the walk */
+			rs->counts->open++;
+			continue;
 		}
+		got = name_by_ino(fs, w[i].ino, &w[i]);
+		rs->counts->by_ino += got == 1;
+		w[i].gone = got == 0;
 	}
 	qsort(w, n, sizeof(*w), cmp_ino);
 	for (size_t i = 0; i < n; i++)
-		nw += !w[i].path;
+		nw += !w[i].path && !w[i].gone;
 	wk.nw = n;
 	wk.found = n - nw;
-	if (nw && rs->now)
+	if (nw && rs->now) {
 		walk_fs(rs->now, dev, &wk);
+		rs->counts->walked += wk.found - (n - nw);
+	}
 	for (size_t i = 0; i < n; i++) {
 		const struct name *e = lookup(nm, dev, w[i].ino);
 
-		if (!w[i].path && e && (w[i].path = strdup(name_path(nm, e))))
+		if (!w[i].path && e && (w[i].path = strdup(name_path(nm, e)))) {
 			w[i].size = e->size;
+			rs->counts->before++;
+		}
+		rs->counts->unnamed += !w[i].path;
 		if (!ret && ra_db_add_file(rs->db, rs->run_id, dev, w[i].ino, w[i].path,
 					   w[i].path ? w[i].size : -1) < 0)
 			ret = -1;
@@ -577,9 +705,11 @@ static int store(const struct resolve *rs, uint32_t dev, struct want *w, size_t 
 }
 
 int ra_paths_resolve(struct ra_db *db, int64_t run_id, const struct ra_names *nm,
-		     const struct ra_file_id *files, size_t nfiles)
+		     const struct ra_file_id *files, size_t nfiles, struct ra_name_counts *counts)
 {
-	struct resolve rs = { .db = db, .run_id = run_id, .nm = nm, .now = ra_fsmap_read() };
+	struct ra_name_counts none;
+	struct resolve rs = { .db = db, .run_id = run_id, .nm = nm, .now = ra_fsmap_read(),
+			      .counts = counts ? counts : &none };
 	struct want *w = calloc(nfiles + 1, sizeof(*w));
 	size_t n = 0;
 	uint32_t dev = 0;

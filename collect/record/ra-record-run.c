@@ -518,6 +518,7 @@ static int live_begin(struct rec *r)
  */
 static int store_paths(struct rec *r, int64_t run_id)
 {
+	struct ra_name_counts nc = { 0 };
 	struct ra_file_id *files;
 	size_t n;
 	int ret;
@@ -525,8 +526,12 @@ static int store_paths(struct rec *r, int64_t run_id)
 	if (ra_writer_files(r->w, &files, &n) < 0)
 		return -1;
 	ra_names_scan(r->names, getpid());
-	ret = ra_paths_resolve(r->db, run_id, r->names, files, n);
+	ret = ra_paths_resolve(r->db, run_id, r->names, files, n, &nc);
 	free(files);
+	if (r->opt->verbose > 0)
+		fprintf(stderr, "ra-record: file names: %zu seen open, %zu from the inode number,"
+			" %zu by a walk, %zu from before the run, %zu not found\n",
+			nc.open, nc.by_ino, nc.walked, nc.before, nc.unnamed);
 	return ret;
 }
 

@@ -1,9 +1,11 @@
 # Files the workload deletes keep their names: one it creates (in two parts,
 # open meanwhile), drops from the page cache, reads (throttled, so that it is open for about a second) and
 # deletes; one that existed before the run, which it reads and deletes at
-# once. On ext4, and on btrfs, whose stat st_dev is not the s_dev of its
-# events. The names and sizes are those the files had; their windows read
-# each file once.
+# once; and one it creates, reads, closes and renames at once, between two
+# of the recorder's looks, which is named from its inode number after the
+# run (its name at the end) with no walk of the file system. On ext4, and on
+# btrfs, whose stat st_dev is not the s_dev of its events. The names and
+# sizes are those the files had; their windows read each file once.
 # test: needs=root,tracefs budget=10
 . "$(dirname "$0")/lib.sh"
 need_tracefs
@@ -19,12 +21,14 @@ deleted_on() {
 	# 8 MiB read at 4 MiB/s: open for two seconds, seen by the recorder's looks
 	# it is written in two parts, open meanwhile: a look sees it at 2 MiB, and
 	# its size is the largest seen
-	rec -q -o "$DB" -d "$LOOP_NAME" "${COLD[@]}" --throttle "$LOOP_NAME=bps:4194304" -- sh -c "
+	rec -v -o "$DB" -d "$LOOP_NAME" "${COLD[@]}" --throttle "$LOOP_NAME=bps:4194304" -- sh -c "
+		head -c 64k /dev/urandom > $MNT/quick && cat $MNT/quick > /dev/null &&
+		mv $MNT/quick $MNT/dir/moved &&
 		{ head -c 2M /dev/urandom && sleep 0.5 && head -c 6M /dev/urandom; } > $new && sync $new &&
 		stat -c %i $new > $TMP/new.ino &&
 		dd if=$new iflag=nocache count=0 status=none &&
 		dd if=$new of=/dev/null bs=4k status=none && rm $new &&
-		dd if=$MNT/old of=/dev/null bs=4k status=none && rm $MNT/old"
+		dd if=$MNT/old of=/dev/null bs=4k status=none && rm $MNT/old" 2> "$TMP/rec.err"
 	check_eq "$?" 0 "$fs: ra-record exit status"
 	check_eq "$(instance_left $REC_PID)" 0 "$fs: tracefs instance left"
 	[ -e "$new" ] || [ -e "$MNT/old" ] && fail "$fs: the workload did not delete its files"
@@ -38,6 +42,9 @@ deleted_on() {
 	check_eq "$(q "$DB" "SELECT SUM(pages_added) FROM windows WHERE dev = $FS_KDEV AND ino = $old_ino")" 1024 \
 		"$fs: the old file read from the device once"
 	check_eq "$(q "$DB" "SELECT COUNT(*) FROM files WHERE path LIKE '% (deleted)'")" 0 "$fs: no ' (deleted)' in names"
+	check_eq "$(q "$DB" "SELECT path, size_bytes FROM files WHERE dev = $FS_KDEV AND ino = $(stat -c %i "$MNT/dir/moved")")" \
+		"$MNT/dir/moved|65536" "$fs: the file renamed at once: its name at the end"
+	check_grep "file names: .*, 0 by a walk" "$TMP/rec.err" "$fs: named without a walk"
 }
 
 deleted_on ext4
