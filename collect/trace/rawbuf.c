@@ -28,6 +28,105 @@ struct cpu_reader {
 	unsigned long long ts;
 };
 
+static int write_at(struct ra_rawcpu *rc, const void *buf, size_t len, uint64_t at)
+{
+	const char *p = buf;
+
+	while (len) {
+		ssize_t n = pwrite(rc->fd, p, len, (off_t)at);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			ra_set_error(RA_ERR_IO, "cannot save the cpu%d ring buffer: %s", rc->cpu,
+				     n < 0 ? strerror(errno) : "short write");
+			return -1;
+		}
+		p += n;
+		at += (uint64_t)n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+int ra_rawcpu_keep(struct ra_rawcpu *rc, size_t cap)
+{
+	rc->tail = malloc(cap);
+	if (!rc->tail) {
+		ra_set_error(RA_ERR_IO, "out of memory");
+		return -1;
+	}
+	rc->tail_cap = cap;
+	rc->tail_len = 0;
+	rc->tail_at = rc->read_at = rc->end;
+	return 0;
+}
+
+/* The bytes in memory the merge has read are dropped; the rest to the file if @all. */
+static int make_room(struct ra_rawcpu *rc, bool all)
+{
+	if (rc->read_at > rc->tail_at) {
+		size_t k = rc->read_at - rc->tail_at < rc->tail_len ?
+			   (size_t)(rc->read_at - rc->tail_at) : rc->tail_len;
+
+		memmove(rc->tail, rc->tail + k, rc->tail_len - k);
+		rc->tail_len -= k;
+		rc->tail_at += k;
+	}
+	if (!all || !rc->tail_len)
+		return 0;
+	if (write_at(rc, rc->tail, rc->tail_len, rc->tail_at) < 0)
+		return -1;
+	rc->tail_at += rc->tail_len;
+	rc->tail_len = 0;
+	return 0;
+}
+
+int ra_rawcpu_append(struct ra_rawcpu *rc, const void *buf, size_t len)
+{
+	if (rc->tail && rc->tail_len + len > rc->tail_cap &&
+	    make_room(rc, false) == 0 && rc->tail_len + len > rc->tail_cap &&
+	    make_room(rc, true) < 0)
+		return -1;
+	if (!rc->tail || len > rc->tail_cap) {
+		if (write_at(rc, buf, len, rc->end) < 0)
+			return -1;
+		if (rc->tail)
+			rc->tail_at = rc->end + len;
+	} else {
+		memcpy(rc->tail + rc->tail_len, buf, len);
+		rc->tail_len += len;
+	}
+	rc->end += len;
+	return 0;
+}
+
+int ra_rawcpu_release(struct ra_rawcpu *rc)
+{
+	int ret = rc->tail ? make_room(rc, true) : 0;
+
+	free(rc->tail);
+	rc->tail = NULL;
+	rc->tail_cap = rc->tail_len = 0;
+	return ret;
+}
+
+/* Bytes [@off, @off + @len) of the stream, from memory or the file; the bytes read. */
+static ssize_t read_at(const struct ra_rawcpu *rc, char *buf, size_t len, uint64_t off)
+{
+	if (rc->tail_len && off >= rc->tail_at) {
+		uint64_t in = rc->tail_at + rc->tail_len > off ? rc->tail_at + rc->tail_len - off : 0;
+
+		if (len > in)
+			len = (size_t)in;
+		memcpy(buf, rc->tail + (off - rc->tail_at), len);
+		return (ssize_t)len;
+	}
+	if (rc->tail_len && off + len > rc->tail_at)	/* the file's part only, this time */
+		len = (size_t)(rc->tail_at - off);
+	return pread(rc->fd, buf, len, (off_t)off);
+}
+
 /*
  * Read the next sub-buffer into the kbuffer; 1 loaded, 0 end of file, -1
  * error. @whole: only a whole one (the file is still being written: a short
@@ -38,7 +137,8 @@ static int load_page(struct cpu_reader *r, bool whole)
 	ssize_t n, got = 0;
 
 	while (got < r->page_size) {
-		n = pread(r->rc->fd, r->page + got, (size_t)(r->page_size - got), r->off + got);
+		n = read_at(r->rc, r->page + got, (size_t)(r->page_size - got),
+			    (uint64_t)(r->off + got));
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0) {
@@ -54,6 +154,7 @@ static int load_page(struct cpu_reader *r, bool whole)
 		return 0;
 	memset(r->page + got, 0, (size_t)(r->page_size - got));
 	r->off += got;
+	r->rc->read_at = (uint64_t)r->off;
 	r->rc->done += (uint64_t)got;
 	if (kbuffer_load_subbuffer(r->kbuf, r->page) < 0) {
 		ra_set_error(RA_ERR_DATA, "corrupt sub-buffer in the cpu%d buffer file",
@@ -153,12 +254,10 @@ nomem:
 int ra_rawmerge_step(struct ra_rawmerge *m, uint64_t below, uint64_t max_events, bool final,
 		     ra_event_cb cb, void *arg)
 {
-	struct stat sb;
-
 	for (int i = 0; i < m->ncpus; i++) {
 		struct cpu_reader *r = &m->rd[i];
 
-		r->rc->size = fstat(r->rc->fd, &sb) == 0 ? (uint64_t)sb.st_size : 0;
+		r->rc->size = r->rc->end;
 		/* a CPU whose data had ended: what was written since */
 		if (!r->data && next_event(r, 1, !final) < 0)
 			return -1;

@@ -23,11 +23,36 @@ struct tep_record;
 struct ra_rawcpu {
 	int cpu;
 	int fd;			/* file of sub-buffers, read from offset 0 */
+	uint64_t end;		/* the stream's bytes so far (file and memory) */
+	/*
+	 * Live: the newest sub-buffers, bytes [tail_at, tail_at + tail_len) of
+	 * the stream, wait in memory for the merge; what it has not read when
+	 * they fill goes to the file at the same offsets. A merge that keeps up
+	 * never touches the file.
+	 */
+	char *tail;
+	size_t tail_len, tail_cap;
+	uint64_t tail_at;
+	uint64_t read_at;	/* the merge has read the bytes before this */
 	uint64_t missed;	/* out: events the ring buffer marked as lost */
 	uint64_t events;	/* out: events read */
 	int missed_unknown;	/* out: sub-buffers that lost an unknown number */
-	uint64_t size, done;	/* out: the file's bytes, and those replayed so far */
+	uint64_t size, done;	/* out: the stream's bytes, and those replayed so far */
 };
+
+/**
+ * ra_rawcpu_keep - keep up to @cap bytes of @rc's newest sub-buffers in
+ * memory (freed by ra_rawcpu_release()); 0, or -1 when out of memory
+ */
+int ra_rawcpu_keep(struct ra_rawcpu *rc, size_t cap);
+/**
+ * ra_rawcpu_append - @len bytes of whole sub-buffers at the end of @rc's
+ * stream: in memory while there is room, else in the file. 0, or -1 with
+ * ra_last_error() set
+ */
+int ra_rawcpu_append(struct ra_rawcpu *rc, const void *buf, size_t len);
+/** ra_rawcpu_release - the memory of ra_rawcpu_keep(), what it held written out first */
+int ra_rawcpu_release(struct ra_rawcpu *rc);
 
 /**
  * ra_rawbuf_replay - merge the per-CPU files by time and decode every record

@@ -22,6 +22,10 @@
 #include "trace.h"
 #include "host.h"
 
+/* live: how often the partly filled sub-buffers are read to move the mark on */
+#define FLUSH_NS 50000000
+/* live: memory for the sub-buffers read and not yet stored, all CPUs together */
+#define LIVE_TAIL (8 << 20)
 #define INSTANCE_PREFIX "ra-record."
 #define TRACEFS_DIR "/sys/kernel/tracing"
 
@@ -42,6 +46,7 @@ struct ra_tracer {
 	/* storing while the workload runs: each drain reads every CPU empty */
 	bool live;
 	uint64_t drained_below;		/* every event before this time is in the files */
+	int64_t flushed_at;		/* when the partly filled sub-buffers were last read */
 	struct ra_rawmerge *merge;
 	char *page;			/* a sub-buffer read */
 	struct cpu_cap *cpu;
@@ -702,11 +707,8 @@ static int read_empty(struct ra_tracer *tr, struct cpu_cap *c, struct ra_rawcpu 
 			return 0;
 		}
 		memset(tr->page + n, 0, (size_t)(tr->subbuf - n > 0 ? tr->subbuf - n : 0));
-		if (write(raw->fd, tr->page, (size_t)tr->subbuf) != tr->subbuf) {
-			ra_set_error(RA_ERR_IO, "cannot save the cpu%d ring buffer: %s", raw->cpu,
-				     strerror(errno));
+		if (ra_rawcpu_append(raw, tr->page, (size_t)tr->subbuf) < 0)
 			return -1;
-		}
 		c->bytes += (uint64_t)tr->subbuf;
 		*total += tr->subbuf;
 	}
@@ -718,11 +720,16 @@ static int read_empty(struct ra_tracer *tr, struct cpu_cap *c, struct ra_rawcpu 
  * then in the files; an event being written as it began (reserved, its time
  * taken, not committed yet) is done within microseconds: 20 ms is the margin.
  */
+static int64_t drain_full(struct ra_tracer *tr);
+
 static int64_t drain_live(struct ra_tracer *tr)
 {
 	int64_t total = 0, start = ra_clock_ns(CLOCK_MONOTONIC);
 	bool emptied = true;
 
+	if (start - tr->flushed_at < FLUSH_NS)
+		return drain_full(tr);
+	tr->flushed_at = start;
 	for (int i = 0; i < tr->ncpus; i++) {
 		int rc = read_empty(tr, &tr->cpu[i], &tr->raw[i], 4096, &total);
 
@@ -737,19 +744,43 @@ static int64_t drain_live(struct ra_tracer *tr)
 
 int64_t ra_tracer_drain(struct ra_tracer *tr)
 {
-	int64_t total = 0;
-
 	if (tr->live)
 		return drain_live(tr);
+	return drain_full(tr);
+}
+
+/*
+ * Whole sub-buffers only (a partly filled one stays with its writer): into
+ * memory while the workload runs, else to the file.
+ */
+static int drain_one(struct ra_tracer *tr, struct cpu_cap *c, struct ra_rawcpu *raw)
+{
+	int n;
+
+	if (!tr->live)
+		n = tracefs_cpu_write(c->tcpu, raw->fd, true);
+	else if ((n = tracefs_cpu_buffered_read(c->tcpu, tr->page, true)) > 0 &&
+		 ra_rawcpu_append(raw, tr->page, (size_t)n) < 0)
+		return -2;
+	if (n > 0)
+		raw->end += tr->live ? 0 : (uint64_t)n;
+	return n;
+}
+
+static int64_t drain_full(struct ra_tracer *tr)
+{
+	int64_t total = 0;
 
 	for (int i = 0; i < tr->ncpus; i++) {
 		struct cpu_cap *c = &tr->cpu[i];
 		int n;
 
-		while ((n = tracefs_cpu_write(c->tcpu, tr->raw[i].fd, true)) > 0) {
+		while ((n = drain_one(tr, c, &tr->raw[i])) > 0) {
 			c->bytes += (uint64_t)n;
 			total += n;
 		}
+		if (n == -2)
+			return -1;
 		if (n < 0 && errno != EAGAIN && errno != EINTR) {
 			ra_set_error(RA_ERR_IO, "cannot save the cpu%d ring buffer: %s",
 				     tr->raw[i].cpu, strerror(errno));
@@ -769,9 +800,7 @@ static int flush_cpu(struct ra_tracer *tr, struct cpu_cap *c, struct ra_rawcpu *
 		return -1;
 	while ((n = tracefs_cpu_flush(c->tcpu, buf)) > 0) {
 		memset(buf + n, 0, (size_t)(tr->subbuf - n > 0 ? tr->subbuf - n : 0));
-		if (write(raw->fd, buf, (size_t)tr->subbuf) != tr->subbuf) {
-			ra_set_error(RA_ERR_IO, "cannot save the cpu%d ring buffer: %s",
-				     raw->cpu, strerror(errno));
+		if (ra_rawcpu_append(raw, buf, (size_t)tr->subbuf) < 0) {
 			ret = -1;
 			break;
 		}
@@ -828,6 +857,19 @@ void ra_tracer_side(struct ra_tracer *tr, int side)
 	ra_decoder_side(tr->dec, side);
 }
 
+/*
+ * Memory for the sub-buffers not yet stored: LIVE_TAIL in all (or
+ * RATRACE_LIVE_MEMORY_KB), at least one sub-buffer a CPU.
+ */
+static size_t live_tail(const struct ra_tracer *tr)
+{
+	const char *env = getenv("RATRACE_LIVE_MEMORY_KB");
+	size_t all = env && *env ? (size_t)strtoull(env, NULL, 10) << 10 : LIVE_TAIL;
+	size_t n = all / (size_t)tr->subbuf / (size_t)tr->ncpus;
+
+	return (n < 1 ? 1 : n) * (size_t)tr->subbuf;
+}
+
 int ra_tracer_live_begin(struct ra_tracer *tr)
 {
 	if (strcmp(tr->clock, "mono") != 0)
@@ -840,8 +882,12 @@ int ra_tracer_live_begin(struct ra_tracer *tr)
 		ra_set_error(RA_ERR_IO, "out of memory");
 		return -1;
 	}
+	for (int i = 0; i < tr->ncpus; i++)
+		if (ra_rawcpu_keep(&tr->raw[i], live_tail(tr)) < 0)
+			return -1;
 	tr->live = true;
 	tr->drained_below = 0;
+	tr->flushed_at = 0;
 	return 0;
 }
 
@@ -866,6 +912,9 @@ int ra_tracer_live_end(struct ra_tracer *tr, ra_event_cb cb, void *arg)
 	ra_rawmerge_free(tr->merge);
 	tr->merge = NULL;
 	tr->live = false;
+	for (int i = 0; i < tr->ncpus; i++)
+		if (ra_rawcpu_release(&tr->raw[i]) < 0)
+			ret = -1;
 	return ret < 0 ? -1 : 0;
 }
 
@@ -1083,6 +1132,7 @@ int ra_tracer_destroy(struct ra_tracer *tr)
 			close(c->fd);
 		if (tr->raw[i].fd >= 0)
 			close(tr->raw[i].fd);
+		free(tr->raw[i].tail);
 	}
 	free(tr->cpu);
 	free(tr->raw);

@@ -1,7 +1,8 @@
 # A recording whose ring buffers overflow (4 KiB per CPU under a real-time
 # reader) stores what it got and counts the lost events per CPU; every report
 # of it says its numbers are incomplete, and ra-compare refuses to judge such
-# runs unless told to (--incomplete=skip or judge).
+# runs unless told to (--incomplete=skip or judge). And a recording whose
+# data waits in a small memory and in the files stores every event once.
 # test: needs=root,tracefs budget=3
 . "$(dirname "$0")/lib.sh"
 need_tracefs
@@ -16,6 +17,24 @@ for label in ok ok; do
 done
 check_eq "$(q "$DB" "SELECT COUNT(*) FROM v_runs WHERE label = 'ok' AND lost_events = 0")" 2 \
 	"16 MiB per CPU: nothing lost"
+# Stored while the workload runs, the ring buffers' data waits in memory
+# until it is stored, and goes to --tmpdir when that is full: with 16 KiB
+# for it, most of it passes through the files, in turns with the memory.
+# Either way every event is there, once: a cached read of 64 MiB in 4 KiB
+# reads is 16384 mm_filemap_get_pages events (one per read), twice.
+cat "$MNT/f" > /dev/null
+ino=$(stat -c %i "$MNT/f")
+for kb in 16 8192; do
+	rm -f "$TMP/live.db"
+	RATRACE_LIVE_MEMORY_KB=$kb ra-record -q -o "$TMP/live.db" -d "$LOOP_NAME" -- \
+		sh -c "dd if='$MNT/f' of=/dev/null bs=4k status=none && dd if='$MNT/f' of=/dev/null bs=4k status=none"
+	check_eq "$?" 0 "ra-record with $kb KiB for the data not yet stored"
+	check_eq "$(q "$TMP/live.db" "SELECT lost_events FROM v_runs")" 0 "$kb KiB: lost events"
+	check_eq "$(q "$TMP/live.db" "SELECT COUNT(*) FROM page_events WHERE event_id = 12 AND ino = $ino")" \
+		32768 "$kb KiB: one mm_filemap_get_pages per read"
+	check_eq "$(q "$TMP/live.db" "SELECT COUNT(*) FROM (SELECT ts_ns, LAG(ts_ns) OVER (ORDER BY seq) AS p
+		FROM page_events) WHERE ts_ns < p")" 0 "$kb KiB: events in time order"
+done
 # A real-time reader of a cached file on the recorder's CPU: the recorder
 # cannot run to empty its 4 KiB buffer while the reader fills it.
 # shellcheck disable=SC2015 # skip when either is missing
