@@ -2,12 +2,14 @@
 # Recording cost of ra-record, as throughput ratios measured in one run.
 #
 # A dd bs=4k read of a 1 GiB file on an ext4 loop device (direct I/O, backed by
-# a file in /dev/shm), in two
-# cases: the file in the page cache, and a cold read from the loop device.
-# Each case runs under three conditions, interleaved, N times each:
+# a file in /dev/shm), in two cases: the file in the page cache (8 passes a
+# run), and cold reads from the loop device (4 a run, each after the
+# file is dropped from the page cache). Each case runs under three
+# conditions, interleaved, N times each; MB/s from dd's own times:
 #   none     no tracing
-#   kernel   the same events and device filters enabled by hand in a tracefs
-#            instance that nothing reads (the kernel's own tracing cost)
+#   kernel   the events ra-record enables, with its filters (read from the
+#            instance of a short recording first), enabled by hand in a
+#            tracefs instance that nothing reads (the kernel's own cost)
 #   record   under ra-record (its default buffer size)
 # The figure of merit is record/kernel: what ra-record adds to the kernel's
 # tracing cost. Lost events of every ra-record run are reported, and the cost
@@ -46,29 +48,39 @@ mkfs.ext4 -q -F -E lazy_itable_init=0,lazy_journal_init=0 "$LOOP"
 mkdir "$work/mnt"
 mount "$LOOP" "$work/mnt"
 dd if=/dev/urandom of="$work/mnt/big" bs=1M count=1024 status=none conv=fsync
-DEV=$(cat "/sys/block/$NAME/dev")
-KDEV=$(( (${DEV%:*} << 20) | ${DEV#*:} ))
 
-kernel_tracing() {	# on|off: the events of ra-record, same filters, nobody reading
-	local i=$T/instances/ra-bench
+# The events ra-record enables on this kernel, and each one's filter, read
+# from the tracefs instance of a short recording (device filters, its own
+# pid left out): the reference traces exactly what ra-record traces.
+learn_events() {
+	local d i e
+	d=$(mktemp -d "$work/learn.XXXXXX")
+	"$REC" -q --no-capture -o "$d/l.db" -d "$NAME" -- sleep 1.5 &
+	for i in $(seq 50); do
+		sleep 0.1
+		e=$(find $T/instances -maxdepth 1 -name 'ra-record.*' | head -1)
+		[ -n "$e" ] && grep -q . "$e/set_event" 2>/dev/null && break
+	done
+	sleep 0.2
+	while read -r ev; do
+		printf '%s\t%s\n' "$ev" "$(cat "$e/events/${ev%%:*}/${ev#*:}/filter")"
+	done < "$e/set_event" > "$work/events.tsv"
+	wait
+	rm -rf "$d"
+	[ -s "$work/events.tsv" ] || { echo "cannot learn ra-record's events" >&2; exit 2; }
+}
+
+kernel_tracing() {	# on|off: ra-record's events and filters, nobody reading
+	local i=$T/instances/ra-bench ev filter
 	if [ "$1" = on ]; then
 		mkdir $i
 		echo 0 > $i/tracing_on
 		echo 16384 > $i/buffer_size_kb
 		echo mono > $i/trace_clock
-		for e in "$i"/events/readahead/*/ "$i"/events/filemap/mm_filemap_*/ \
-			$i/events/block/block_{bio_queue,bio_backmerge,bio_frontmerge,bio_complete}/ \
-			$i/events/block/block_{bio_remap,bio_bounce,getrq,rq_insert,rq_issue}/ \
-			$i/events/block/block_{rq_merge,rq_complete,rq_requeue,rq_remap,rq_error}/ \
-			$i/events/block/block_{plug,unplug,split}/; do
-			[ -f "$e/enable" ] || continue
-			case $(basename "$e") in
-			block_plug|block_unplug) ;;
-			block_*) echo "dev == $KDEV" > "$e/filter" ;;
-			*) echo "s_dev == $KDEV" > "$e/filter" ;;
-			esac
-			echo 1 > "$e/enable"
-		done
+		while IFS=$'\t' read -r ev filter; do
+			[ "$filter" = none ] || echo "$filter" > "$i/events/${ev%%:*}/${ev#*:}/filter"
+			echo "$ev" >> $i/set_event
+		done < "$work/events.tsv"
 		echo 1 > $i/tracing_on
 	else
 		echo 0 > $i/tracing_on
@@ -76,33 +88,48 @@ kernel_tracing() {	# on|off: the events of ra-record, same filters, nobody readi
 	fi
 }
 
-# run_dd MODE: prints MB/s of one dd of the file
+# dd bs=4k of the file PASSES times (cached: 8; cold: 4, each after the
+# file is dropped from the page cache): the MB/s of the workload's own
+# reads, from dd's own times
+passes() {
+	local k
+	for ((k = 0; k < $1; k++)); do
+		[ "$kind" = cold ] && dd if="$work/mnt/big" iflag=nocache count=0 status=none
+		dd if="$work/mnt/big" of=/dev/null bs=4k 2>&1
+	done
+}
+export -f passes
+
+# run_dd MODE PASSES: prints MB/s of the passes
 run_dd() {
 	local out
 	case $1 in
-	none)	out=$(dd if="$work/mnt/big" of=/dev/null bs=4k 2>&1) ;;
+	none)	out=$(passes "$2") ;;
 	kernel)	kernel_tracing on
-		out=$(dd if="$work/mnt/big" of=/dev/null bs=4k 2>&1)
+		out=$(passes "$2")
 		kernel_tracing off ;;
-	record)	out=$("$REC" -q --no-capture -o "$work/rec.db" -d "$NAME" -- \
-			dd if="$work/mnt/big" of=/dev/null bs=4k 2>&1) ;;
+	record)	out=$("$REC" -q -o "$work/rec.db" -d "$NAME" -- bash -c "passes $2") ;;
 	esac
-	# "1073741824 bytes (1.1 GB, 1.0 GiB) copied, 0.51 s, 2.1 GB/s"
-	echo "$out" | awk '/bytes .* copied/ { printf "%.1f\n", $1 / $(NF-3) / 1e6 }'
+	# "1073741824 bytes (1.1 GB, 1.0 GiB) copied, 0.51 s, 2.1 GB/s" per pass
+	echo "$out" | awk '/bytes .* copied/ { b += $1; s += $(NF-3) } END { printf "%.1f\n", b / s / 1e6 }'
 }
 
 median() { sort -n | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 
-echo "ratrace recording cost: dd bs=4k of a 1 GiB file on $NAME, $N runs per condition"
+learn_events
+echo "ratrace recording cost: dd bs=4k of a 1 GiB file on $NAME (8 cached or 4 cold passes a run), $N runs per condition"
+echo "the reference traces ra-record's $(wc -l < "$work/events.tsv") events with its filters"
 echo "kernel $(uname -r), $(nproc) CPUs"
 for kind in cached cold; do
 	declare -A res=()
-	[ $kind = cached ] && cat "$work/mnt/big" > /dev/null
+	npass=4
+	export kind work
+	[ $kind = cached ] && { cat "$work/mnt/big" > /dev/null; npass=8; }
 	for ((r = 0; r < N; r++)); do
 		for mode in none kernel record; do
 			# after a drop, let reclaim settle so that no mode starts in its wake
 			[ $kind = cold ] && { sync; echo 3 > /proc/sys/vm/drop_caches; sleep 1; }
-			res[$mode]+="$(run_dd $mode) "
+			res[$mode]+="$(run_dd $mode "$npass") "
 		done
 	done
 	lost=$(sqlite3 "$work/rec.db" "SELECT SUM(lost_events) FROM v_runs")
