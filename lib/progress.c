@@ -20,17 +20,22 @@ struct ra_progress {
 	int64_t start_ns;	/* when it began */
 	int64_t drawn_ns;	/* when its line was last drawn, 0 never */
 	int width;		/* of the line drawn, to clear it */
+	int64_t delay_ns;	/* work shorter than this draws nothing */
 };
 
 struct ra_progress *ra_progress_new(FILE *out, const char *cmd)
 {
 	struct ra_progress *p = calloc(1, sizeof(*p));
+	const char *env;
 
 	if (!p)
 		return NULL;
 	p->out = out;
 	snprintf(p->cmd, sizeof(p->cmd), "%s", cmd);
 	p->start_ns = ra_clock_ns(CLOCK_MONOTONIC);
+	/* RATRACE_PROGRESS_DELAY_MS: the tests show the lines of short work too */
+	env = getenv("RATRACE_PROGRESS_DELAY_MS");
+	p->delay_ns = env && *env ? strtoll(env, NULL, 10) * 1000000 : REDRAW_NS;
 	return p;
 }
 
@@ -91,7 +96,7 @@ void ra_progress_update(struct ra_progress *p, const char *what, uint64_t events
 	}
 	if (p->drawn_ns && now - p->drawn_ns < REDRAW_NS)
 		return;
-	if (!p->drawn_ns && now - p->start_ns < REDRAW_NS)
+	if (!p->drawn_ns && now - p->start_ns < p->delay_ns)
 		return;	/* short work draws nothing */
 	p->drawn_ns = now;
 	secs = (double)(now - p->start_ns) / 1e9;
