@@ -150,8 +150,10 @@ static void tick(struct rec *r, bool force)
 	r->nticks++;
 }
 
-/* events stored at most in one turn of the recording loop, between drains */
+/* events stored at most in one turn of the recording loop, between looks */
 #define LIVE_STEP 65536
+/* live: the longest a turn waits for a signal or output before storing more */
+#define LIVE_WAIT_MS 20
 
 static int store_event(const struct ra_event *ev, void *arg);
 static int live_begin(struct rec *r);
@@ -167,13 +169,16 @@ static int record_loop(struct rec *r)
 		return -1;
 	}
 	while (!r->wl.reaped) {
+		/* live, a thread of the tracer empties the ring buffers: not polled here */
 		for (n = 0; n < ncpus; n++)
-			pfd[n] = (struct pollfd){ .fd = ra_tracer_fd(r->tr, n), .events = POLLIN };
+			pfd[n] = (struct pollfd){ .fd = r->live ? -1 : ra_tracer_fd(r->tr, n),
+						  .events = POLLIN };
 		pfd[n++] = (struct pollfd){ .fd = r->sigfd, .events = POLLIN };
 		pfd[n++] = (struct pollfd){ .fd = r->wl.out_fd, .events = POLLIN };
 		pfd[n++] = (struct pollfd){ .fd = r->wl.errout_fd, .events = POLLIN };
 		/* with events still to store, only a look at what came */
-		if (poll(pfd, (nfds_t)n, backlog ? 0 : TICK_NS / 1000000) < 0 && errno != EINTR)
+		if (poll(pfd, (nfds_t)n, backlog ? 0 : r->live ? LIVE_WAIT_MS : TICK_NS / 1000000) < 0 &&
+		    errno != EINTR)
 			break;
 		if (ra_tracer_drain(r->tr) < 0 ||
 		    (r->live && (backlog = ra_tracer_live_step(r->tr, LIVE_STEP, store_event, r)) < 0)) {

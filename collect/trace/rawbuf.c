@@ -62,10 +62,15 @@ int ra_rawcpu_keep(struct ra_rawcpu *rc, size_t cap)
 	return 0;
 }
 
-/* The bytes in memory the merge has read are dropped; the rest to the file if @all. */
+/*
+ * The bytes in memory the merge has read are dropped when they are half of
+ * it or more (moving the rest down costs no more than they took to come);
+ * the rest goes to the file if @all.
+ */
 static int make_room(struct ra_rawcpu *rc, bool all)
 {
-	if (rc->read_at > rc->tail_at) {
+	if (rc->read_at > rc->tail_at &&
+	    (all || rc->read_at - rc->tail_at >= rc->tail_cap / 2)) {
 		size_t k = rc->read_at - rc->tail_at < rc->tail_len ?
 			   (size_t)(rc->read_at - rc->tail_at) : rc->tail_len;
 
@@ -82,7 +87,19 @@ static int make_room(struct ra_rawcpu *rc, bool all)
 	return 0;
 }
 
-int ra_rawcpu_append(struct ra_rawcpu *rc, const void *buf, size_t len)
+static void lock(const struct ra_rawcpu *rc)
+{
+	if (rc->lock)
+		pthread_mutex_lock(rc->lock);
+}
+
+static void unlock(const struct ra_rawcpu *rc)
+{
+	if (rc->lock)
+		pthread_mutex_unlock(rc->lock);
+}
+
+static int append(struct ra_rawcpu *rc, const void *buf, size_t len)
 {
 	if (rc->tail && rc->tail_len + len > rc->tail_cap &&
 	    make_room(rc, false) == 0 && rc->tail_len + len > rc->tail_cap &&
@@ -101,30 +118,65 @@ int ra_rawcpu_append(struct ra_rawcpu *rc, const void *buf, size_t len)
 	return 0;
 }
 
-int ra_rawcpu_release(struct ra_rawcpu *rc)
+int ra_rawcpu_append(struct ra_rawcpu *rc, const void *buf, size_t len)
 {
-	int ret = rc->tail ? make_room(rc, true) : 0;
+	int ret;
 
-	free(rc->tail);
-	rc->tail = NULL;
-	rc->tail_cap = rc->tail_len = 0;
+	lock(rc);
+	ret = append(rc, buf, len);
+	unlock(rc);
 	return ret;
 }
 
-/* Bytes [@off, @off + @len) of the stream, from memory or the file; the bytes read. */
-static ssize_t read_at(const struct ra_rawcpu *rc, char *buf, size_t len, uint64_t off)
+int ra_rawcpu_release(struct ra_rawcpu *rc)
 {
+	int ret;
+
+	lock(rc);
+	ret = rc->tail ? make_room(rc, true) : 0;
+	free(rc->tail);
+	rc->tail = NULL;
+	rc->tail_cap = rc->tail_len = 0;
+	unlock(rc);
+	rc->lock = NULL;
+	return ret;
+}
+
+static uint64_t stream_end(const struct ra_rawcpu *rc)
+{
+	uint64_t end;
+
+	lock(rc);
+	end = rc->end;
+	unlock(rc);
+	return end;
+}
+
+/*
+ * Bytes [@off, @off + @len) of the stream, from memory or the file; the
+ * bytes read. The bytes before @off are read: the memory may drop them.
+ */
+static ssize_t read_at(struct ra_rawcpu *rc, char *buf, size_t len, uint64_t off)
+{
+	ssize_t n;
+
+	lock(rc);
+	rc->read_at = off;
 	if (rc->tail_len && off >= rc->tail_at) {
 		uint64_t in = rc->tail_at + rc->tail_len > off ? rc->tail_at + rc->tail_len - off : 0;
 
 		if (len > in)
 			len = (size_t)in;
 		memcpy(buf, rc->tail + (off - rc->tail_at), len);
+		unlock(rc);
 		return (ssize_t)len;
 	}
 	if (rc->tail_len && off + len > rc->tail_at)	/* the file's part only, this time */
 		len = (size_t)(rc->tail_at - off);
-	return pread(rc->fd, buf, len, (off_t)off);
+	/* in the file: appends go after it, or write it first under the lock */
+	n = pread(rc->fd, buf, len, (off_t)off);
+	unlock(rc);
+	return n;
 }
 
 /*
@@ -154,7 +206,6 @@ static int load_page(struct cpu_reader *r, bool whole)
 		return 0;
 	memset(r->page + got, 0, (size_t)(r->page_size - got));
 	r->off += got;
-	r->rc->read_at = (uint64_t)r->off;
 	r->rc->done += (uint64_t)got;
 	if (kbuffer_load_subbuffer(r->kbuf, r->page) < 0) {
 		ra_set_error(RA_ERR_DATA, "corrupt sub-buffer in the cpu%d buffer file",
@@ -257,7 +308,7 @@ int ra_rawmerge_step(struct ra_rawmerge *m, uint64_t below, uint64_t max_events,
 	for (int i = 0; i < m->ncpus; i++) {
 		struct cpu_reader *r = &m->rd[i];
 
-		r->rc->size = r->rc->end;
+		r->rc->size = stream_end(r->rc);
 		/* a CPU whose data had ended: what was written since */
 		if (!r->data && next_event(r, 1, !final) < 0)
 			return -1;

@@ -7,6 +7,7 @@
 #ifndef RA_COLLECT_TRACE_H
 #define RA_COLLECT_TRACE_H
 
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -34,6 +35,7 @@ struct ra_rawcpu {
 	size_t tail_len, tail_cap;
 	uint64_t tail_at;
 	uint64_t read_at;	/* the merge has read the bytes before this */
+	pthread_mutex_t *lock;	/* of the above and end, when another thread appends */
 	uint64_t missed;	/* out: events the ring buffer marked as lost */
 	uint64_t events;	/* out: events read */
 	int missed_unknown;	/* out: sub-buffers that lost an unknown number */

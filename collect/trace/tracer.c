@@ -7,9 +7,14 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
+#include <pthread.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <sys/mount.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -26,6 +31,9 @@
 #define FLUSH_NS 50000000
 /* live: memory for the sub-buffers read and not yet stored, all CPUs together */
 #define LIVE_TAIL (8 << 20)
+/* live: the longest the ring buffers wait for their thread when no wakeup comes */
+#define DRAIN_NS 20000000
+#define DRAIN_NICE -10
 #define INSTANCE_PREFIX "ra-record."
 #define TRACEFS_DIR "/sys/kernel/tracing"
 
@@ -45,8 +53,15 @@ struct ra_tracer {
 	int subbuf;
 	/* storing while the workload runs: each drain reads every CPU empty */
 	bool live;
-	uint64_t drained_below;		/* every event before this time is in the files */
+	_Atomic uint64_t drained_below;	/* every event before this time is read */
 	int64_t flushed_at;		/* when the partly filled sub-buffers were last read */
+	/* live: a thread of its own empties the ring buffers, the merge lags behind it */
+	pthread_t drainer;
+	bool drainer_on;
+	atomic_bool drainer_stop;
+	atomic_bool drainer_failed;
+	char drainer_error[256];
+	pthread_mutex_t raw_lock;	/* the memory part of the CPUs' data (ra_rawcpu) */
 	struct ra_rawmerge *merge;
 	char *page;			/* a sub-buffer read */
 	struct cpu_cap *cpu;
@@ -648,6 +663,7 @@ struct ra_tracer *ra_tracer_create(const struct ra_tracer_opts *o)
 		return NULL;
 	}
 	tr->verbose = o->verbose;
+	pthread_mutex_init(&tr->raw_lock, NULL);
 	snprintf(name, sizeof(name), INSTANCE_PREFIX "%d", (int)getpid());
 	tr->inst = tracefs_instance_create(name);
 	if (!tr->inst) {
@@ -744,9 +760,77 @@ static int64_t drain_live(struct ra_tracer *tr)
 
 int64_t ra_tracer_drain(struct ra_tracer *tr)
 {
+	if (tr->drainer_on) {	/* its thread drains: only say how it fares */
+		if (!atomic_load(&tr->drainer_failed))
+			return 0;
+		ra_set_error(RA_ERR_IO, "%s", tr->drainer_error);
+		return -1;
+	}
 	if (tr->live)
 		return drain_live(tr);
 	return drain_full(tr);
+}
+
+/*
+ * The thread that empties the ring buffers while the workload runs: woken
+ * when one is filling (buffer_percent) and every DRAIN_NS, it moves whole
+ * sub-buffers into memory and every FLUSH_NS the partly filled ones too, so
+ * that no event is overwritten however far the merge lags behind.
+ */
+static void *drain_thread(void *arg)
+{
+	struct ra_tracer *tr = arg;
+	struct pollfd *pfd = calloc((size_t)tr->ncpus, sizeof(*pfd));
+
+	/*
+	 * Ahead of the workload and of the merge when the CPUs are all busy:
+	 * it needs little CPU, but late it loses events (best effort: root)
+	 */
+	setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), DRAIN_NICE);
+	for (int i = 0; pfd && i < tr->ncpus; i++)
+		pfd[i] = (struct pollfd){ .fd = tr->cpu[i].fd, .events = POLLIN };
+	while (pfd && !atomic_load(&tr->drainer_stop)) {
+		if (poll(pfd, (nfds_t)tr->ncpus, DRAIN_NS / 1000000) < 0 && errno != EINTR)
+			break;
+		if (drain_live(tr) < 0) {
+			snprintf(tr->drainer_error, sizeof(tr->drainer_error), "%s", ra_last_error());
+			atomic_store(&tr->drainer_failed, true);
+			break;
+		}
+	}
+	if (!pfd) {
+		snprintf(tr->drainer_error, sizeof(tr->drainer_error), "out of memory");
+		atomic_store(&tr->drainer_failed, true);
+	}
+	free(pfd);
+	return NULL;
+}
+
+static int drainer_start(struct ra_tracer *tr)
+{
+	atomic_store(&tr->drainer_stop, false);
+	atomic_store(&tr->drainer_failed, false);
+	if (pthread_create(&tr->drainer, NULL, drain_thread, tr) != 0) {
+		ra_set_error(RA_ERR_IO, "cannot start the thread that reads the ring buffers");
+		return -1;
+	}
+	tr->drainer_on = true;
+	return 0;
+}
+
+/* The thread stopped; 0, or -1 when an error had stopped it (set if @say). */
+static int drainer_join(struct ra_tracer *tr, bool say)
+{
+	if (!tr->drainer_on)
+		return 0;
+	atomic_store(&tr->drainer_stop, true);
+	pthread_join(tr->drainer, NULL);
+	tr->drainer_on = false;
+	if (!atomic_load(&tr->drainer_failed))
+		return 0;
+	if (say)
+		ra_set_error(RA_ERR_IO, "%s", tr->drainer_error);
+	return -1;
 }
 
 /*
@@ -839,7 +923,7 @@ int ra_tracer_stop(struct ra_tracer *tr)
 
 	tracefs_trace_off(tr->inst);
 	tr->missed = ra_dyn_missed(tr->dyn);
-	if (ra_tracer_drain(tr) < 0)
+	if (drainer_join(tr, true) < 0 || ra_tracer_drain(tr) < 0)
 		ret = -1;
 	for (int i = 0; i < tr->ncpus; i++) {
 		if (flush_cpu(tr, &tr->cpu[i], &tr->raw[i]) < 0)
@@ -882,13 +966,15 @@ int ra_tracer_live_begin(struct ra_tracer *tr)
 		ra_set_error(RA_ERR_IO, "out of memory");
 		return -1;
 	}
-	for (int i = 0; i < tr->ncpus; i++)
+	for (int i = 0; i < tr->ncpus; i++) {
+		tr->raw[i].lock = &tr->raw_lock;
 		if (ra_rawcpu_keep(&tr->raw[i], live_tail(tr)) < 0)
 			return -1;
+	}
 	tr->live = true;
 	tr->drained_below = 0;
 	tr->flushed_at = 0;
-	return 0;
+	return drainer_start(tr);
 }
 
 int ra_tracer_live_step(struct ra_tracer *tr, uint64_t max_events, ra_event_cb cb, void *arg)
@@ -1121,6 +1207,8 @@ int ra_tracer_destroy(struct ra_tracer *tr)
 
 	if (!tr)
 		return 0;
+	drainer_join(tr, false);	/* an error stopped the run with it still reading */
+	pthread_mutex_destroy(&tr->raw_lock);
 	ra_rawmerge_free(tr->merge);
 	free(tr->page);
 	for (int i = 0; i < tr->ncpus; i++) {
