@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "analyze_local.h"
 #include "ra_progress.h"
@@ -170,6 +171,7 @@ static int run_pass(struct ra_db *db, int64_t run_id, const struct ra_pass *p,
 {
 	char sql[128], why[256], note[RA_PASS_NOTE] = "";
 	int missing, ret;
+	int64_t t0;
 
 	for (const char *const *t = p->tables; *t; t++) {
 		snprintf(sql, sizeof(sql), "DELETE FROM %s WHERE run_id = ?1", *t);
@@ -182,11 +184,13 @@ static int run_pass(struct ra_db *db, int64_t run_id, const struct ra_pass *p,
 	if (missing)
 		return record(db, run_id, p, "unavailable", why);
 	ra_db_set_progress(db, o ? o->progress : NULL, p->name);
+	t0 = ra_clock_ns(CLOCK_MONOTONIC);
 	ret = p->run(db, run_id, o, note);
 	ra_db_set_progress(db, NULL, NULL);
 	ra_progress_done(o ? o->progress : NULL);
 	if (ret < 0)
 		return -1;
+	ra_pass_say(o, "%s: %.3f s", p->name, (double)(ra_clock_ns(CLOCK_MONOTONIC) - t0) / 1e9);
 	return record(db, run_id, p, "ok", note[0] ? note : NULL);
 }
 
