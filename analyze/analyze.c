@@ -18,6 +18,7 @@ static const struct ra_pass *const passes[] = {
 	&ra_pass_readahead,
 	&ra_pass_block,
 	&ra_pass_model,
+	&ra_pass_replay,
 	NULL
 };
 
@@ -196,7 +197,7 @@ static int run_pass(struct ra_db *db, int64_t run_id, const struct ra_pass *p,
 
 int ra_analyze_in_load(struct ra_db *db, int64_t run_id, const struct ra_analyze_opts *o)
 {
-	int64_t exists;
+	int64_t exists, whatif;
 
 	if (query_int(db, "SELECT COUNT(*) FROM runs WHERE run_id = ?1", run_id, NULL, &exists) < 0)
 		return -1;
@@ -205,9 +206,20 @@ int ra_analyze_in_load(struct ra_db *db, int64_t run_id, const struct ra_analyze
 			     ra_db_path(db));
 		return -1;
 	}
-	for (int i = 0; passes[i]; i++)
+	if (query_int(db, "SELECT COUNT(*) FROM runs WHERE run_id = ?1 AND origin = 'whatif'",
+		      run_id, NULL, &whatif) < 0)
+		return -1;
+	for (int i = 0; passes[i]; i++) {
+		/* a what-if's model is its source's, and it is a replay already */
+		if (whatif && (passes[i] == &ra_pass_model || passes[i] == &ra_pass_replay)) {
+			if (record(db, run_id, passes[i], "unavailable",
+				   "a what-if run: predicted with its source's device model") < 0)
+				return -1;
+			continue;
+		}
 		if (run_pass(db, run_id, passes[i], o) < 0)
 			return -1;
+	}
 	return 0;
 }
 
@@ -239,6 +251,17 @@ int ra_analyze_models(struct ra_db *db, const int64_t *ids, size_t n,
 
 int ra_analyze_run(struct ra_db *db, int64_t run_id, const struct ra_analyze_opts *o)
 {
+	int64_t whatif;
+
+	/* a what-if's accesses are its source's: ra-whatif makes it again */
+	if (query_int(db, "SELECT COUNT(*) FROM runs WHERE run_id = ?1 AND origin = 'whatif'",
+		      run_id, NULL, &whatif) < 0)
+		return -1;
+	if (whatif) {
+		ra_pass_say(o, "run %lld: a what-if run, left as ra-whatif made it",
+			    (long long)run_id);
+		return 0;
+	}
 	if (ra_db_load_begin(db) < 0)
 		return -1;
 	if (ra_analyze_in_load(db, run_id, o) < 0) {

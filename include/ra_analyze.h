@@ -55,6 +55,23 @@ struct ra_live *ra_live_begin(struct ra_db *db, int64_t run_id, const struct ra_
 int ra_live_event(const struct ra_event *ev, int64_t seq, void *live);
 void ra_live_free(struct ra_live *live);
 
+/* A what-if: a run's accesses replayed at another series, size or policy. */
+struct ra_whatif {
+	int series;		/* the kernel series (its RA_KS_* number); -1 the run's own */
+	int policy;		/* 0 the kernel's, 1 a fixed window, 2 a device-scaled one */
+	int read_ahead_kb;	/* 0: the run's own */
+	int window_kb;		/* the window of policies 1 and 2 */
+};
+
+/**
+ * ra_whatif_make - the what-if run of run @src under @wi, inside a load the
+ * caller began (ra_db_load_begin()): a run of origin 'whatif' with its
+ * readahead and block events, analysed, and its row in the whatif table;
+ * its id in *@run_id. 0, or -1 with ra_last_error().
+ */
+int ra_whatif_make(struct ra_db *db, int64_t src, const struct ra_whatif *wi,
+		   const struct ra_analyze_opts *o, int64_t *run_id);
+
 /**
  * ra_analyze_run - (re)compute every analysis of @run_id
  *

@@ -57,6 +57,29 @@ static const struct section sections[] = {
 	  " io_size, ra_pages, used, mapped, evicted_unused, pending, thrashed, hit_ratio,"
 	  " hit_ratio_max, readahead_pages FROM v_readahead_stats WHERE run_id = ?1"
 	  " ORDER BY pattern = 'all', readahead DESC" },
+	{ "replay", "Replay of the run's accesses",
+	  "through its own kernel series' readahead at its settings: the share of its windows"
+	  " given back exactly; doubts: what the replay cannot know (metrics.md)",
+	  "SELECT series, windows, replayed, exact, ROUND(share, 4) AS share, doubts"
+	  " FROM replay_checks WHERE run_id = ?1" },
+	{ "replay_files", "Files the replay does not give back exactly",
+	  "first_difference: the first recorded window, and the replayed one in its place",
+	  "SELECT COALESCE(f.path, " RA_SQL_DEV("r.dev") " || ' ino ' || r.ino) AS file,"
+	  " r.windows, r.replayed, r.exact, r.doubts, r.first_difference FROM replay_files r"
+	  " LEFT JOIN files f ON f.run_id = r.run_id AND f.dev = r.dev AND f.ino = r.ino"
+	  " WHERE r.run_id = ?1 AND (r.exact < r.windows OR r.replayed != r.windows)"
+	  " ORDER BY r.windows - r.exact DESC LIMIT ?2" },
+	{ "whatif", "What-if runs of this run's workload (ra-whatif)",
+	  "the accesses replayed at other settings; fixed and scaling are hypothetical policies;"
+	  " MiB/s from the device model",
+	  "SELECT w.run_id, w.series, w.policy, w.read_ahead_kb, w.window_kb,"
+	  " (SELECT COUNT(*) FROM windows x WHERE x.run_id = w.run_id) AS windows,"
+	  " (SELECT ROUND(AVG(size_pages) * 4, 1) FROM windows x WHERE x.run_id = w.run_id)"
+	  " AS avg_window_kb, w.requests, ROUND(w.request_bytes / 1024, 1) AS request_kb,"
+	  " ROUND(w.device_busy_ns / 1e9, 3) AS device_s, ROUND(w.duration_ns / 1e9, 3)"
+	  " AS duration_s, ROUND(w.read_bps / 1048576, 2) AS read_mib_s, w.doubts"
+	  " FROM whatif w WHERE w.source_run_id = ?1"
+	  " ORDER BY w.series, w.policy, w.read_ahead_kb, w.window_kb" },
 	{ "files", "Files by readahead volume", NULL,
 	  "SELECT COALESCE(path, dev || ' ino ' || ino) AS file, dev, ino, windows,"
 	  " ra_pages AS readahead_pages, used, mapped, evicted_unused, pending, thrashed,"
