@@ -35,8 +35,9 @@ static const char usage_text[] =
 	"  -K, --kernel LIST       kernel series: 6.1, 6.12, 6.16, 6.17, 6.18, 7.2\n"
 	"                          (default: the run's own)\n"
 	"  -p, --policy LIST       kernel (default); fixed:KB, a window of KB with no\n"
-	"                          ramp; scaling:KB, the device-scaled window (both\n"
-	"                          hypothetical, not any kernel's)\n"
+	"                          ramp; scaling[:KB], the window scaled to the device\n"
+	"                          (4 x access time x bandwidth of its model, shrunk by\n"
+	"                          the pages evicted unused); both hypothetical\n"
 	"      --store             keep the what-if runs in DB\n"
 	"  -j, --json              JSON instead of the table\n"
 	"  -q, --quiet             print errors only\n"
@@ -115,7 +116,7 @@ static int parse_policies(struct opts *o, const char *arg)
 			!strncmp(t, "fixed", 5) ? RA_POLICY_FIXED :
 			!strncmp(t, "scaling", 7) ? RA_POLICY_SCALING : -1;
 
-		if (p < 0 || o->npol == MAX_LIST || (p != RA_POLICY_KERNEL && !kb) ||
+		if (p < 0 || o->npol == MAX_LIST || (p == RA_POLICY_FIXED && !kb) ||
 		    (kb && atoi(kb + 1) < 4)) {
 			ra_set_error(RA_ERR_USAGE, "bad policy '%s' (kernel, fixed:KB, scaling:KB)", t);
 			free(copy);
@@ -209,6 +210,30 @@ static int predict(struct ra_db *db, const struct opts *o, const struct ra_whati
 	return 0;
 }
 
+/*
+ * The device-scaled window of the run's device: the size at which a request
+ * reaches 80% of the bandwidth under the model (4 x access time x
+ * bandwidth), shrunk by the share of read-ahead pages the run saw evicted
+ * unused; 0 without a model.
+ */
+static int scaling_kb(struct ra_db *db, int64_t run)
+{
+	double access = NAN, bps = NAN, evicted = 0, added = 0, kb;
+
+	if (ra_sql_one(db, "SELECT access_ns, bandwidth_bps FROM device_models WHERE run_id = ?1"
+			   " AND chosen AND status = 'ok' ORDER BY timing = 'window' DESC LIMIT 1",
+		       "i", "dd", run, &access, &bps) < 0 ||
+	    ra_sql_one(db, "SELECT SUM(evicted_unused), SUM(ra_pages_added) FROM windows"
+			   " WHERE run_id = ?1", "i", "ff", run, &evicted, &added) < 0)
+		return -1;
+	if (!isfinite(access) || !isfinite(bps) || access <= 0 || bps <= 0)
+		return 0;
+	kb = 4.0 * access / 1e9 * bps / 1024.0;
+	if (added > 0)
+		kb *= 1.0 - evicted / added;
+	return kb < 16 ? 16 : kb > 32768 ? 32768 : (int)(kb / 4) * 4;
+}
+
 static int predict_all(struct ra_db *db, const struct opts *o, int64_t *ids, int *n)
 {
 	int nser = o->nseries ? o->nseries : 1;
@@ -219,6 +244,14 @@ static int predict_all(struct ra_db *db, const struct opts *o, int64_t *ids, int
 						.policy = o->pol[p].policy,
 						.window_kb = o->pol[p].kb };
 
+			if (wi.policy == RA_POLICY_SCALING && !wi.window_kb &&
+			    (wi.window_kb = scaling_kb(db, o->run)) <= 0) {
+				if (!wi.window_kb)
+					ra_set_error(RA_ERR_DATA, "run %lld has no device model to"
+						     " scale a window by: give scaling:KB",
+						     (long long)o->run);
+				return -1;
+			}
 			if (wi.policy != RA_POLICY_KERNEL) {
 				if (predict(db, o, &wi, ids, n) < 0)
 					return -1;
@@ -370,9 +403,41 @@ static void print_json(const struct row *r, int64_t id, bool first)
 	printf("}");
 }
 
+/* What the sizes predicted for the kernel's own policy say, as the device model's advice does. */
+struct advice {
+	int kb, best_kb, n;
+	double bps, best_bps;
+	double fraction;
+	struct { int kb; double bps; } pt[MAX_LIST * MAX_LIST];
+};
+
+static void advice_add(struct advice *a, const struct row *r)
+{
+	if (strcmp(r->policy, "kernel") || !r->timed || !isfinite(r->bps) ||
+	    a->n == MAX_LIST * MAX_LIST)
+		return;
+	a->pt[a->n].kb = (int)r->kb;
+	a->pt[a->n++].bps = r->bps;
+	if (r->bps > a->best_bps) {
+		a->best_bps = r->bps;
+		a->best_kb = (int)r->kb;
+	}
+}
+
+/* The smallest read_ahead_kb predicted to reach the fraction of the best. */
+static void advice_pick(struct advice *a)
+{
+	for (int i = 0; i < a->n; i++)
+		if (a->pt[i].bps >= a->fraction * a->best_bps && (!a->kb || a->pt[i].kb < a->kb)) {
+			a->kb = a->pt[i].kb;
+			a->bps = a->pt[i].bps;
+		}
+}
+
 static int show(struct ra_db *db, const struct opts *o, const int64_t *ids, int n)
 {
 	struct ra_stmt *st = ra_sql_prepare(db, row_sql);
+	static struct advice adv = { .fraction = 0.8 };
 	int rc = 0;
 
 	if (!st)
@@ -397,11 +462,25 @@ static int show(struct ra_db *db, const struct opts *o, const int64_t *ids, int 
 			print_json(&r, ids[i], i == 0);
 		else
 			print_row(&r);
+		advice_add(&adv, &r);
 		ra_sql_reset(st);
 		rc = 0;
 	}
-	if (o->json && rc == 0)
-		printf("]}\n");
+	if (rc == 0 && adv.n >= 2)
+		advice_pick(&adv);
+	if (o->json && rc == 0) {
+		printf("], \"advice\": ");
+		if (adv.kb)
+			printf("{\"read_ahead_kb\": %d, \"read_bps\": %.17g, \"best_read_ahead_kb\":"
+			       " %d, \"best_read_bps\": %.17g, \"fraction\": %.2f}}\n", adv.kb,
+			       adv.bps, adv.best_kb, adv.best_bps, adv.fraction);
+		else
+			printf("null}\n");
+	} else if (rc == 0 && adv.kb) {
+		printf("\nadvice: read_ahead_kb=%d, the smallest predicted to reach %.0f%% of the best"
+		       " (%.1f MB/s at %d; %.1f MB/s at %d)\n", adv.kb, adv.fraction * 100,
+		       adv.best_bps / 1e6, adv.best_kb, adv.bps / 1e6, adv.kb);
+	}
 	ra_sql_finalize(st);
 	return rc;
 }
