@@ -2,11 +2,11 @@
 /*
  * The kernel the replay runs: mm/readahead.c and the read paths of
  * mm/filemap.c (filemap_read(), filemap_fault(), fault-around) of one
- * series, as the project's notes on each series describe them, written
- * anew. The names of the kernel's functions are given where a function
- * here plays their part. I/O completes at once: a folio is uptodate as soon
- * as it is added, so a batch is cut short only by a hole, a mark or its
- * size, never by a folio still being read.
+ * series, the algorithm of each series' sources written anew. The names
+ * of the kernel's functions are given where a function here plays their
+ * part. I/O completes at once: a folio is uptodate as soon as it is added,
+ * so a batch is cut short only by a hole, a mark or its size, never by a
+ * folio still being read.
  *
  * Everything a function here does to the page cache or the readahead state
  * is emitted as the events that kernel emits for it, in its order.
