@@ -43,6 +43,16 @@ int ra_kseries_of(const char *release);
 /** ra_kseries_name - "6.1", "6.12", ... of a series; NULL for an unknown one */
 const char *ra_kseries_name(int series);
 
+/*
+ * The hypothetical policies run the 6.18 paths whatever the series, with
+ * other window sizes: FIXED makes every window a trigger opens fixed_pages
+ * long with its mark on its first page (async_size = size: the next window
+ * is read when the reader enters this one), no ramp and no trim; SCALING is
+ * the kernel's ramp up to scaling_pages, the device's window, in place of
+ * ra_pages (twice that after POSIX_FADV_SEQUENTIAL, as the kernel doubles).
+ * Both leave small random reads, read-around (of ra_pages = the policy's
+ * window) and WILLNEED calls as the kernel does them.
+ */
 enum ra_policy {
 	RA_POLICY_KERNEL,	/* the series' own algorithm */
 	RA_POLICY_FIXED,	/* hypothetical: every window fixed_pages, no ramp */
@@ -71,14 +81,32 @@ struct ra_replay_params {
 	/*
 	 * The events the replayed kernel emits, in order, with the time of the
 	 * access that caused them; ev->pid the task's. < 0 stops the replay.
+	 * Fields as the 6.18 tracepoints give them, in every series: a
+	 * trigger's order is ra->order (0 before 6.17, which has none); a
+	 * window's is the ra->order it asks from 6.17, before that the order
+	 * its folios are asked at. 6.1 has no mm_filemap_get_pages: one per
+	 * read() stands for it, as the project's probes record it there.
 	 */
 	int (*emit)(const struct ra_event *ev, void *arg);
 };
 
 struct ra_replay;
 
-/** ra_replay_alloc - a replay with @p (copied); NULL when out of memory */
+/**
+ * ra_replay_alloc - a replay with @p (copied); NULL with ra_last_error() set
+ * when out of memory or @p lacks emit, a series or the policy's size
+ */
 struct ra_replay *ra_replay_alloc(const struct ra_replay_params *p);
+/**
+ * ra_replay_scan - the first pass, optional: every event of the run, in seq
+ * order, before the first ra_replay_event(). It finds what only the whole
+ * run shows: the pages cached before the run began (accessed, never added),
+ * the end of a file of unknown size (the highest page seen), and the files
+ * the run has no access events of (then their triggers stand for the reads).
+ * Without it the first two are learnt as the events come, which is exact
+ * only where the replay reads no further ahead than the run. 0 or -1.
+ */
+int ra_replay_scan(struct ra_replay *r, const struct ra_event *ev);
 /**
  * ra_replay_event - one event of the recorded run, in seq order: the accesses
  * are replayed, the rest tells the replay what it cannot see otherwise

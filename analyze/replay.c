@@ -1,0 +1,1027 @@
+// SPDX-License-Identifier: LGPL-2.1
+/*
+ * The replay of a recorded run (replay.h): its accesses rebuilt from the
+ * events, and given in order to the model of the kernel (replay_kernel.c).
+ *
+ * - A read() is the mm_filemap_get_pages events of one task and file with
+ *   one last page and rising first pages: replayed whole at its first event
+ *   (the kernel's batches of another readahead size are others), the rest
+ *   only checked. Its byte position comes from the recorded trigger before it
+ *   (prev_pos, exact from 6.18) or from the read before it; a read that shows
+ *   only its tail (its first batch met a folio under I/O) is read from where
+ *   the one before ended.
+ * - A touch of a mapping is its fault-around range and the fault after it,
+ *   replayed at the task's next access: the readahead events that follow a
+ *   fault tell how the mapping was advised (MADV_SEQUENTIAL, MADV_RANDOM).
+ * - A WILLNEED call names no file: the forced window its task opens next
+ *   does (docs/metrics.md, "WILLNEED calls").
+ * - The run's own windows are never copied: its triggers give only what the
+ *   accesses do not (byte positions, the file's ra_pages, the advice).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "ra_db.h"
+#include "replay_local.h"
+
+/* A trigger of the run, waiting for the access it belongs to. */
+struct hint {
+	bool valid;
+	int type;
+	struct rp_file *f;
+	uint64_t index, req;
+	int64_t prev_pos;
+	bool has_prev;
+};
+
+/* A touch of a mapping: fault-around over [a, b], then a fault. */
+struct touch {
+	bool valid, has_range, has_fault;
+	bool rec_major;			/* the run did not have the page cached */
+	bool rec_ra;			/* the run read ahead for it */
+	struct rp_ofile *of;
+	uint64_t a, b, fault, ts;
+};
+
+/* A WILLNEED call waiting for the forced window that names its file. */
+struct call {
+	bool valid;
+	int type;
+	uint64_t index, nr, ts;
+};
+
+struct rp_task {
+	int pid, tgid;
+	bool reading;			/* the read() of its latest get_pages */
+	struct rp_ofile *read_of;
+	uint64_t read_idx, read_last;
+	bool batch_cut;			/* its latest batch ended at a mark (an async trigger) */
+	struct hint sync, async;
+	struct touch touch;
+	bool listed;			/* in the replay's touching tasks */
+	struct call call;
+	bool call_tied;			/* the call's forced window met: its chunks follow */
+	struct rp_file *in_ra;		/* its latest event was readahead of this file */
+};
+
+/* A file and its open files. */
+struct rp_fent {
+	struct rp_file f;
+	struct rp_ofile **of;
+	size_t nof, capof;
+};
+
+struct ra_replay {
+	struct ra_replay_params p;
+	struct rp_kernel k;
+	struct ra_map files;		/* hash of (dev, ino) -> struct rp_fent * */
+	struct ra_map tasks;		/* pid + 1 -> struct rp_task * */
+	struct rp_fent **all;		/* every file, to free */
+	size_t nall, capall;
+	struct rp_task **touching;	/* the tasks with a touch not yet replayed */
+	size_t ntouching, captouching;
+	bool scanned;			/* the first pass ran (ra_replay_scan) */
+	bool started;			/* the replay began: the first pass is over */
+};
+
+static const struct {
+	int major, minor;
+	const char *name;
+} series_table[RA_KS_N] = {
+	[RA_KS_6_1] = { 6, 1, "6.1" },	 [RA_KS_6_12] = { 6, 12, "6.12" },
+	[RA_KS_6_16] = { 6, 16, "6.16" }, [RA_KS_6_17] = { 6, 17, "6.17" },
+	[RA_KS_6_18] = { 6, 18, "6.18" }, [RA_KS_7_2] = { 7, 2, "7.2" },
+};
+
+int ra_kseries_of(const char *release)
+{
+	char *end;
+	long major, minor;
+	int s;
+
+	if (!release || *release < '0' || *release > '9')
+		return -1;
+	major = strtol(release, &end, 10);
+	if (*end != '.' || end[1] < '0' || end[1] > '9')
+		return -1;
+	minor = strtol(end + 1, &end, 10);
+	for (s = RA_KS_N - 1; s >= 0; s--)
+		if (major > series_table[s].major ||
+		    (major == series_table[s].major && minor >= series_table[s].minor))
+			return s;
+	return -1;
+}
+
+const char *ra_kseries_name(int series)
+{
+	return series >= 0 && series < RA_KS_N ? series_table[series].name : NULL;
+}
+
+static int oom(void)
+{
+	ra_set_error(RA_ERR_IO, "out of memory");
+	return -1;
+}
+
+static int grow(void **p, size_t *cap, size_t need, size_t size)
+{
+	size_t n = *cap ? *cap * 2 : 16;
+	void *q;
+
+	if (need <= *cap)
+		return 0;
+	while (n < need)
+		n *= 2;
+	q = realloc(*p, n * size);
+	if (!q)
+		return oom();
+	*p = q;
+	*cap = n;
+	return 0;
+}
+
+/* ---- files, open files, tasks ---- */
+
+/*
+ * Which folio orders the file system gives files in this series: xfs
+ * always, ext4 from 6.16, btrfs from 7.2 (64 blocks; before, only with
+ * CONFIG_BTRFS_EXPERIMENTAL, which Debian leaves off), up to the PMD's 9
+ */
+static void file_folios(const struct ra_replay *r, struct rp_file *f)
+{
+	int s = r->k.series;
+
+	f->large = false;
+	f->max_order = 0;
+	if (!f->fstype)
+		return;
+	if (!strcmp(f->fstype, "xfs") || (!strcmp(f->fstype, "ext4") && s >= RA_KS_6_16)) {
+		f->large = true;
+		f->max_order = RP_MAX_ORDER;
+	} else if (!strcmp(f->fstype, "btrfs") && s >= RA_KS_7_2) {
+		f->large = true;
+		f->max_order = 6;	/* BTRFS_MAX_FOLIO_ORDER with 4 KiB blocks */
+	}
+}
+
+/* What the run says of the file: its size, file system and bdi */
+static void file_info(struct ra_replay *r, struct rp_file *f)
+{
+	struct ra_replay_file info = { .size_bytes = -1 };
+
+	f->info_asked = true;
+	if (!r->p.file || r->p.file(f->dev, f->ino, &info, r->p.arg) < 0) {
+		f->doubts |= RA_DOUBT_UNKNOWN;
+		info.size_bytes = -1;
+		info.fstype = NULL;
+	}
+	f->size = info.size_bytes;
+	f->fstype = info.fstype;
+	f->ra_pages = info.ra_pages;
+	/* io_pages not known: the block layer's default max_sectors_kb, 1280 */
+	f->io_pages = info.io_pages ? info.io_pages : 320;
+	if (f->size < 0 || !info.fstype || !info.io_pages)
+		f->doubts |= RA_DOUBT_UNKNOWN;
+	file_folios(r, f);
+}
+
+static uint64_t file_key(uint32_t dev, uint64_t ino)
+{
+	return ((uint64_t)dev << 32) ^ ino ^ (ino >> 32 << 12) ^ 1;
+}
+
+static struct rp_fent *fent_new(struct ra_replay *r, uint32_t dev, uint64_t ino)
+{
+	struct rp_fent *fe = calloc(1, sizeof(*fe));
+
+	if (!fe || ra_rp_pages_init(&fe->f.pages) < 0 ||
+	    grow((void **)&r->all, &r->capall, r->nall + 1, sizeof(*r->all)) < 0) {
+		if (fe)
+			ra_rp_pages_release(&fe->f.pages);
+		free(fe);
+		oom();
+		return NULL;
+	}
+	fe->f.dev = dev;
+	fe->f.ino = ino;
+	fe->f.size = -1;
+	r->all[r->nall++] = fe;
+	return fe;
+}
+
+/* File (dev, ino), made when new; NULL when out of memory */
+static struct rp_fent *fent_of(struct ra_replay *r, uint32_t dev, uint64_t ino)
+{
+	uint64_t key = file_key(dev, ino);
+	struct rp_fent **slot;
+	bool fresh;
+
+	for (;; key += 0x9e3779b97f4a7c15ULL) {	/* a pair never collides with another */
+		slot = ra_map_put(&r->files, key ? key : 1, &fresh);
+		if (!slot) {
+			oom();
+			return NULL;
+		}
+		if (fresh || ((*slot)->f.dev == dev && (*slot)->f.ino == ino))
+			break;
+	}
+	if (fresh && !(*slot = fent_new(r, dev, ino))) {
+		ra_map_del(&r->files, key ? key : 1);
+		return NULL;
+	}
+	return *slot;
+}
+
+/* The file, with what the run says of it asked once (not in the first pass) */
+static struct rp_file *file_of(struct ra_replay *r, uint32_t dev, uint64_t ino)
+{
+	struct rp_fent *fe = fent_of(r, dev, ino);
+
+	if (fe && !fe->f.info_asked)
+		file_info(r, &fe->f);
+	return fe ? &fe->f : NULL;
+}
+
+/* The readahead size of an open file: the policy's, the replay's, the run's */
+static void choose_ra_pages(const struct ra_replay *r, struct rp_ofile *of)
+{
+	uint32_t base = r->p.ra_pages ? r->p.ra_pages : of->f->ra_pages;
+
+	if (of->rec_ra_pages && of->f->ra_pages)
+		of->ra_mult = of->rec_ra_pages == 2 * of->f->ra_pages ? 2 : 1;
+	if (r->p.policy == RA_POLICY_FIXED)
+		of->ra.ra_pages = r->p.fixed_pages;
+	else if (r->p.policy == RA_POLICY_SCALING)
+		of->ra.ra_pages = r->p.scaling_pages * of->ra_mult;
+	else if (!r->p.ra_pages && of->rec_ra_pages)
+		of->ra.ra_pages = of->rec_ra_pages;	/* as the run had it */
+	else
+		of->ra.ra_pages = base * of->ra_mult;
+}
+
+static struct rp_ofile *ofile_new(struct ra_replay *r, struct rp_fent *fe, int tgid)
+{
+	struct rp_ofile *of = calloc(1, sizeof(*of));
+
+	if (!of || grow((void **)&fe->of, &fe->capof, fe->nof + 1,
+			sizeof(*fe->of)) < 0) {
+		free(of);
+		oom();
+		return NULL;
+	}
+	of->f = &fe->f;
+	of->tgid = tgid;
+	of->ra.prev_pos = -1;	/* file_ra_state_init */
+	of->ra_mult = 1;
+	of->map_slot = -1;
+	choose_ra_pages(r, of);
+	fe->of[fe->nof++] = of;
+	return of;
+}
+
+/* The open file of process @tgid on (dev, ino) */
+static struct rp_ofile *ofile_of(struct ra_replay *r, uint32_t dev, uint64_t ino, int tgid)
+{
+	struct rp_fent *fe = fent_of(r, dev, ino);
+
+	if (!fe)
+		return NULL;
+	if (!fe->f.info_asked)
+		file_info(r, &fe->f);
+	for (size_t i = 0; i < fe->nof; i++)
+		if (fe->of[i]->tgid == tgid)
+			return fe->of[i];
+	return ofile_new(r, fe, tgid);
+}
+
+static struct rp_task *task_of(struct ra_replay *r, int pid)
+{
+	bool fresh;
+	struct rp_task **slot = ra_map_put(&r->tasks, (uint64_t)(uint32_t)pid + 1, &fresh);
+	int tgid;
+
+	if (!slot) {
+		oom();
+		return NULL;
+	}
+	if (!fresh)
+		return *slot;
+	if (!(*slot = calloc(1, sizeof(**slot)))) {
+		ra_map_del(&r->tasks, (uint64_t)(uint32_t)pid + 1);
+		oom();
+		return NULL;
+	}
+	tgid = r->p.tgid ? r->p.tgid(pid, r->p.arg) : 0;
+	(*slot)->pid = pid;
+	(*slot)->tgid = tgid > 0 ? tgid : pid;
+	return *slot;
+}
+
+/* The end of the file as far as the run showed it, for a file of unknown size */
+static void seen(struct rp_file *f, uint64_t end)
+{
+	if (end > f->seen_end && end < RP_NO_EOF)
+		f->seen_end = end;
+}
+
+/* Two processes reading the file at once: one read between two of the other's */
+static void note_reader(struct rp_file *f, int tgid, uint64_t ts)
+{
+	int i, slot = 0;
+	uint64_t mine = 0;
+
+	for (i = 0; i < 4; i++)
+		if (f->recent_tgid[i] == tgid)
+			mine = f->recent_ts[i];
+	for (i = 0; i < 4; i++) {
+		if (f->recent_tgid[i] && f->recent_tgid[i] != tgid && mine &&
+		    f->recent_ts[i] > mine)
+			f->doubts |= RA_DOUBT_SHARED;
+		if (f->recent_tgid[i] == tgid || f->recent_ts[i] < f->recent_ts[slot])
+			slot = i;
+	}
+	for (i = 0; i < 4; i++)
+		if (f->recent_tgid[i] == tgid)
+			slot = i;
+	f->recent_tgid[slot] = tgid;
+	f->recent_ts[slot] = ts ? ts : 1;
+}
+
+/* The replay acts for task @t at time @ts */
+static struct rp_kernel *kernel_for(struct ra_replay *r, const struct rp_task *t, uint64_t ts)
+{
+	r->k.pid = t->pid;
+	r->k.ts = ts;
+	return &r->k;
+}
+
+/* ---- touches of a mapping ---- */
+
+/* The process's bit of mapped pages of the file */
+static void map_slot(struct rp_ofile *of)
+{
+	int i, free_slot = -1;
+
+	if (of->map_slot >= 0)
+		return;
+	for (i = 0; i < RP_MAP_SLOTS; i++) {
+		if (of->f->map_tgid[i] == of->tgid) {
+			of->map_slot = i;
+			return;
+		}
+		if (!of->f->map_tgid[i] && free_slot < 0)
+			free_slot = i;
+	}
+	/* more processes than slots share the last one */
+	of->map_slot = free_slot >= 0 ? free_slot : RP_MAP_SLOTS - 1;
+	of->f->map_tgid[of->map_slot] = of->tgid;
+}
+
+/*
+ * The page a touch without a fault touched: fault-around mapped it, so it
+ * was cached, not marked and not yet mapped; the first such page of the
+ * range (a sequential toucher's), else the range's first.
+ */
+static uint64_t touched_page(const struct touch *t)
+{
+	struct rp_pages *p = &t->of->f->pages;
+	uint16_t mine = (uint16_t)(RP_MAPPED0 << t->of->map_slot);
+
+	for (uint64_t i = t->a; i <= t->b && i < t->a + 512; i++) {
+		uint16_t v = ra_rp_page(p, i);
+
+		if ((v & RP_PRESENT) && !(v & (RP_MARK | mine)))
+			return i;
+	}
+	return t->a;
+}
+
+/*
+ * What the run's readahead for the fault says of the mapping's advice: a
+ * miss with no readahead where the model would read around is MADV_RANDOM
+ */
+static void touch_advice(const struct touch *t)
+{
+	struct rp_ofile *of = t->of;
+
+	if (t->has_fault && t->rec_major && !t->rec_ra && of->vm == RP_VM_NORMAL &&
+	    of->ra.ra_pages && of->ra.mmap_miss < 100)
+		of->vm = RP_VM_RAND;
+}
+
+/* Replay the task's touch: its page, and the fault-around block around it */
+static int touch_flush(struct ra_replay *r, struct rp_task *t)
+{
+	struct touch *tc = &t->touch;
+	struct rp_ofile *of = tc->of;
+	uint64_t page, a, b;
+
+	if (!tc->valid)
+		return 0;
+	tc->valid = false;
+	map_slot(of);
+	touch_advice(tc);
+	page = tc->has_fault ? tc->fault : touched_page(tc);
+	if (tc->has_range) {
+		a = tc->a;
+		b = tc->b;
+	} else {
+		a = page >= (uint64_t)of->fa_phase ?
+			    ((page - (uint64_t)of->fa_phase) & ~15ULL) + (uint64_t)of->fa_phase : 0;
+		b = a + 15;
+	}
+	note_reader(of->f, of->tgid, tc->ts);
+	return ra_rp_touch(kernel_for(r, t, tc->ts), of, page, a, b);
+}
+
+static int touching_add(struct ra_replay *r, struct rp_task *t)
+{
+	if (t->listed)
+		return 0;
+	if (grow((void **)&r->touching, &r->captouching, r->ntouching + 1,
+		 sizeof(*r->touching)) < 0)
+		return -1;
+	r->touching[r->ntouching++] = t;
+	t->listed = true;
+	return 0;
+}
+
+/*
+ * The touches not yet replayed, of file @f (all for NULL), but task @except's:
+ * an access of the file by another task comes after them
+ */
+static int touches_flush(struct ra_replay *r, const struct rp_file *f, const struct rp_task *except)
+{
+	size_t keep = 0;
+
+	for (size_t i = 0; i < r->ntouching; i++) {
+		struct rp_task *t = r->touching[i];
+
+		if (t->touch.valid && t != except && (!f || t->touch.of->f == f) &&
+		    touch_flush(r, t) < 0)
+			return -1;
+		if (t->touch.valid)
+			r->touching[keep++] = t;
+		else
+			t->listed = false;
+	}
+	r->ntouching = keep;
+	return 0;
+}
+
+/* The task's access is over: the triggers and calls before it are spent */
+static void access_begins(struct rp_task *t)
+{
+	t->in_ra = NULL;
+	t->call.valid = false;
+	t->call_tied = false;
+}
+
+/* mm_filemap_fault: the fault of the task's touch, or a retry of it, or a new touch */
+static int on_fault(struct ra_replay *r, struct rp_task *t, struct rp_ofile *of,
+		    const struct ra_event *ev)
+{
+	struct touch *tc = &t->touch;
+	uint64_t index = ev->page.index;
+
+	seen(of->f, index + 1);
+	if (tc->valid && tc->of == of && tc->has_fault && tc->fault == index)
+		return 0;	/* the same fault again, after a retry */
+	if (tc->valid && tc->of == of && !tc->has_fault && tc->has_range && tc->a <= index &&
+	    index <= tc->b) {
+		tc->has_fault = true;	/* fault-around did not map it */
+	} else {
+		if (touch_flush(r, t) < 0)
+			return -1;
+		*tc = (struct touch){ .valid = true, .of = of, .has_fault = true, .ts = ev->ts_ns };
+	}
+	tc->fault = index;
+	tc->rec_major = !(ra_rp_page(&of->f->pages, index) & RP_REC);
+	t->sync.valid = t->async.valid = false;
+	return touching_add(r, t);
+}
+
+/* mm_filemap_map_pages: fault-around of a new touch, or the retry of the task's */
+static int on_map(struct ra_replay *r, struct rp_task *t, struct rp_ofile *of,
+		  const struct ra_event *ev)
+{
+	struct touch *tc = &t->touch;
+	uint64_t a = ev->page.index, b = ev->page.last_index;
+
+	if (b < a || b - a > 4096)
+		return 0;	/* not a fault-around range */
+	seen(of->f, b + 1);
+	if (b - a + 1 == 16)
+		of->fa_phase = (int)(a & 15);
+	if (tc->valid && tc->of == of && tc->has_fault && a <= tc->fault && tc->fault <= b)
+		return 0;	/* the retry mapped the page of the fault */
+	if (touch_flush(r, t) < 0)
+		return -1;
+	*tc = (struct touch){ .valid = true, .of = of, .has_range = true, .a = a, .b = b,
+			      .ts = ev->ts_ns };
+	return touching_add(r, t);
+}
+
+/* ---- read() ---- */
+
+/* The run's trigger for a read at @index, if any */
+static const struct hint *hint_for(const struct rp_task *t, const struct rp_file *f,
+				   uint64_t index)
+{
+	if (t->sync.valid && t->sync.f == f && t->sync.index == index)
+		return &t->sync;
+	if (t->async.valid && t->async.f == f && t->async.index == index)
+		return &t->async;
+	return NULL;
+}
+
+/*
+ * Where a read of pages [@index, @last] starts and ends, in bytes, and the
+ * open file's prev_pos before it. The run's trigger gives prev_pos exactly;
+ * else a guessed end (a whole page) is corrected by a read that starts in
+ * that page. A read that starts where the previous one ended continues it
+ * in its page. A read whose range starts at a mark the trigger hit, after a
+ * gap no wider than a read, is the tail of a read from the previous end.
+ */
+static void read_span(struct rp_task *t, struct rp_ofile *of, uint64_t index, uint64_t last,
+		      int64_t *pos, int64_t *end)
+{
+	const struct hint *h = hint_for(t, of->f, index);
+	int64_t start = (int64_t)(index << RP_PAGE_SHIFT), prev;
+
+	*pos = start;
+	*end = (int64_t)((last + 1) << RP_PAGE_SHIFT);
+	if (h && h->has_prev) {
+		of->ra.prev_pos = h->prev_pos;
+		of->prev_exact = true;
+	} else if (!of->prev_exact && of->ra.prev_pos == start + RP_PAGE_SIZE) {
+		of->ra.prev_pos = start + 1;	/* it ended inside this page */
+	}
+	prev = of->ra.prev_pos;
+	if (prev > start && prev >> RP_PAGE_SHIFT == (int64_t)index)
+		*pos = prev;
+	if (h && h->type == RA_EV_ASYNC_RA && h->req == last + 1 - index && prev >= 0 &&
+	    prev < start && last + 1 - ((uint64_t)prev >> RP_PAGE_SHIFT) <= of->width + 1) {
+		*pos = prev;
+		of->f->doubts |= RA_DOUBT_INFLIGHT;
+	}
+}
+
+/* Whether the run's latest batch of the task's read() ended at a mark it hit */
+static bool cut_at_mark(const struct rp_task *t, const struct rp_file *f, uint64_t index,
+			uint64_t last)
+{
+	return t->async.valid && t->async.f == f && t->async.index >= index &&
+	       t->async.index <= last;
+}
+
+/*
+ * A batch of the task's read() after its first: the kernel's batches end at
+ * a mark (an async trigger in the batch), before a hole (a sync trigger at
+ * the next) or when full; one that ended elsewhere met a folio under I/O.
+ */
+static void on_batch(struct rp_task *t, const struct rp_file *f, uint64_t index)
+{
+	bool hole = t->sync.valid && t->sync.f == f && t->sync.index == index;
+
+	if (!t->batch_cut && !hole && index - t->read_idx < 15)
+		t->read_of->f->doubts |= RA_DOUBT_INFLIGHT;
+	t->read_idx = index;
+	t->batch_cut = cut_at_mark(t, f, index, t->read_last);
+}
+
+/* Pages cached before the run that the first pass did not tell: the page read */
+static void early_page(struct rp_file *f, uint64_t index)
+{
+	uint16_t *v, bits = ra_rp_page(&f->pages, index);
+
+	if (bits & (RP_REC | RP_REC_ADDED | RP_PRESENT))
+		return;
+	v = ra_rp_page_at(&f->pages, index);
+	if (v)
+		*v |= RP_PRESENT | RP_REC | RP_EARLY;
+}
+
+/* mm_filemap_get_pages: a read(), or the next batch of the task's read() */
+static int on_read(struct ra_replay *r, struct rp_task *t, struct rp_ofile *of,
+		   const struct ra_event *ev)
+{
+	uint64_t index = ev->page.index, last = ev->page.last_index;
+	int64_t pos, end;
+	int rc;
+
+	seen(of->f, index + 1);
+	if (last < index || last - index >= (1ULL << 19))
+		return 0;	/* beyond what one read() moves */
+	if (touch_flush(r, t) < 0)
+		return -1;
+	if (t->reading && t->read_of == of && last == t->read_last && index > t->read_idx) {
+		on_batch(t, of->f, index);
+		t->sync.valid = t->async.valid = false;
+		return 0;
+	}
+	if (!r->scanned)
+		early_page(of->f, index);
+	read_span(t, of, index, last, &pos, &end);
+	note_reader(of->f, of->tgid, ev->ts_ns);
+	rc = ra_rp_read(kernel_for(r, t, ev->ts_ns), of, pos, end);
+	if (last + 1 - index > of->width && of->width < 1024)
+		of->width = (uint32_t)(last + 1 - index);
+	*t = (struct rp_task){ .pid = t->pid, .tgid = t->tgid, .reading = true, .read_of = of,
+			       .read_idx = index, .read_last = last, .touch = t->touch,
+			       .listed = t->listed,
+			       .batch_cut = cut_at_mark(t, of->f, index, last) };
+	return rc;
+}
+
+/* ---- what the run's readahead events tell ---- */
+
+/* The run's ra_pages for an open file (POSIX_FADV_SEQUENTIAL doubles it) */
+static void learn_ra_pages(const struct ra_replay *r, struct rp_ofile *of, uint32_t ra_pages)
+{
+	if (of->rec_ra_pages == ra_pages)
+		return;
+	of->rec_ra_pages = ra_pages;
+	choose_ra_pages(r, of);
+}
+
+/*
+ * Runs without access events (no mm_filemap_get_pages before 6.12, as the
+ * first pass found): a trigger stands for the read that made it, of the
+ * pages it asked
+ */
+static int read_from_trigger(struct ra_replay *r, struct rp_task *t, struct rp_ofile *of,
+			     const struct ra_event *ev)
+{
+	int64_t pos = (int64_t)(ev->ra.index << RP_PAGE_SHIFT);
+	uint64_t req = ev->ra.req_count ? ev->ra.req_count : 1;
+
+	of->f->doubts |= RA_DOUBT_NOACCESS;
+	if (ev->has_mask & RA_HAS_PREV_POS) {
+		of->ra.prev_pos = ev->ra.prev_pos;
+		of->prev_exact = true;
+		if (ev->ra.prev_pos > pos &&
+		    ev->ra.prev_pos >> RP_PAGE_SHIFT == pos >> RP_PAGE_SHIFT)
+			pos = ev->ra.prev_pos;	/* it continues the read before in its page */
+	}
+	return ra_rp_read(kernel_for(r, t, ev->ts_ns), of, pos,
+			  (int64_t)((ev->ra.index + req) << RP_PAGE_SHIFT));
+}
+
+/* page_cache_sync_ra, page_cache_async_ra of the run: hints for the access they belong to */
+static int on_trigger(struct ra_replay *r, struct rp_task *t, struct rp_ofile *of,
+		      const struct ra_event *ev)
+{
+	struct touch *tc = &t->touch;
+	struct hint *h = ev->type == RA_EV_SYNC_RA ? &t->sync : &t->async;
+
+	learn_ra_pages(r, of, ev->ra.ra_pages);
+	t->in_ra = of->f;
+	t->call.valid = false;
+	t->call_tied = false;
+	if (tc->valid && tc->of == of && tc->has_fault && tc->fault == ev->ra.index) {
+		tc->rec_ra = true;	/* the fault's own readahead */
+		if (ev->type == RA_EV_SYNC_RA && ev->ra.req_count == ev->ra.ra_pages &&
+		    tc->rec_major)
+			of->vm = RP_VM_SEQ;	/* MADV_SEQUENTIAL: a miss reads ra_pages */
+		return 0;
+	}
+	if (r->scanned && !of->f->scan_access)
+		return read_from_trigger(r, t, of, ev);
+	*h = (struct hint){ .valid = true, .type = ev->type, .f = of->f, .index = ev->ra.index,
+			    .req = ev->ra.req_count, .prev_pos = ev->ra.prev_pos,
+			    .has_prev = (ev->has_mask & RA_HAS_PREV_POS) != 0 };
+	return 0;
+}
+
+/* A WILLNEED call's forced window names its file: force_page_cache_ra from there */
+static int call_replay(struct ra_replay *r, struct rp_task *t, struct rp_ofile *of,
+		       const struct ra_event *ev)
+{
+	struct call *c = &t->call;
+	uint64_t index = c->type == RA_EV_MADVISE ? ev->ra.index : c->index;
+
+	c->valid = false;
+	t->call_tied = true;
+	note_reader(of->f, of->tgid, c->ts);
+	return ra_rp_force(kernel_for(r, t, c->ts), of, index, c->nr ? c->nr : UINT64_MAX);
+}
+
+/* page_cache_ra_order, page_cache_ra_unbounded of the run */
+static int on_window(struct ra_replay *r, struct rp_task *t, struct rp_ofile *of,
+		     const struct ra_event *ev)
+{
+	struct touch *tc = &t->touch;
+	bool forced = ev->type == RA_EV_RA_UNBOUNDED;
+
+	if (!forced)
+		learn_ra_pages(r, of, ev->ra.ra_pages);
+	t->in_ra = of->f;
+	if (forced && t->call.valid)
+		return call_replay(r, t, of, ev);
+	if (forced && t->call_tied)
+		return 0;	/* the call's next 2 MiB */
+	t->call.valid = false;
+	t->call_tied = false;
+	if (!forced && tc->valid && tc->of == of && tc->has_fault && !tc->rec_ra) {
+		tc->rec_ra = true;	/* read-around: the mapping has no advice */
+		if (of->vm == RP_VM_RAND)
+			of->vm = RP_VM_NORMAL;
+	}
+	return 0;
+}
+
+/* fadvise64(WILLNEED), readahead(2), madvise(WILLNEED): the range, waiting for its file */
+static int on_call(struct ra_replay *r, struct rp_task *t, const struct ra_event *ev)
+{
+	if (touch_flush(r, t) < 0)
+		return -1;
+	t->call = (struct call){ .valid = true, .type = ev->type, .index = ev->ra.index,
+				 .nr = ev->ra.req_count, .ts = ev->ts_ns };
+	t->call_tied = false;
+	t->in_ra = NULL;
+	return 0;
+}
+
+/* ---- the run's page cache ---- */
+
+/*
+ * Whether the task's add of @index is of its read (its readahead, its
+ * fault, or the page its read() is at); any other is a write's, and goes
+ * into the model as the run made it
+ */
+static bool add_explained(const struct rp_task *t, const struct rp_file *f, uint64_t index)
+{
+	if (t->in_ra == f)
+		return true;
+	if (t->touch.valid && t->touch.of->f == f)
+		return true;
+	return t->reading && t->read_of->f == f && index >= t->read_idx && index <= t->read_last;
+}
+
+static int on_add(struct ra_replay *r, struct rp_task *t, struct rp_file *f,
+		  const struct ra_event *ev)
+{
+	unsigned int order = ev->page.order <= RP_MAX_ORDER ? ev->page.order : 0;
+	uint64_t n = 1ULL << order;
+
+	if (ra_rp_set_bits(&f->pages, ev->page.index, n, RP_REC | RP_REC_ADDED, true) < 0)
+		return oom();
+	seen(f, ev->page.index + n);
+	if (add_explained(t, f, ev->page.index))
+		return 0;
+	if (touches_flush(r, f, NULL) < 0)
+		return -1;
+	return ra_rp_written(kernel_for(r, t, ev->ts_ns), f, ev->page.index, order);
+}
+
+/* A deletion of the run (reclaim, truncation, DONTNEED): the model's folios there go too */
+static int on_delete(struct ra_replay *r, struct rp_task *t, struct rp_file *f,
+		     const struct ra_event *ev)
+{
+	unsigned int order = ev->page.order <= RP_MAX_ORDER ? ev->page.order : 0;
+
+	if (ra_rp_set_bits(&f->pages, ev->page.index, 1ULL << order, RP_REC, false) < 0)
+		return oom();
+	if (touches_flush(r, f, NULL) < 0)
+		return -1;
+	return ra_rp_evict(kernel_for(r, t, ev->ts_ns), f, ev->page.index, order);
+}
+
+/* ---- the first pass: what only the whole run shows ---- */
+
+/* A page accessed before the run added it, and never added since, was cached already */
+static int scan_access(struct rp_file *f, uint64_t index, uint64_t last)
+{
+	f->scan_access = true;
+	for (uint64_t i = index; i <= last; i++) {
+		uint16_t *v;
+
+		if (ra_rp_page(&f->pages, i) & RP_REC_ADDED)
+			continue;
+		v = ra_rp_page_at(&f->pages, i);
+		if (!v)
+			return oom();
+		*v |= RP_CAND;
+	}
+	return 0;
+}
+
+static int scan_folio(struct rp_file *f, const struct ra_event *ev)
+{
+	unsigned int order = ev->page.order <= RP_MAX_ORDER ? ev->page.order : 0;
+
+	for (uint64_t i = 0; i < 1ULL << order; i++) {
+		uint16_t *v = ra_rp_page_at(&f->pages, ev->page.index + i);
+
+		if (!v)
+			return oom();
+		if (ev->type == RA_EV_PAGE_DELETE && !(*v & RP_REC_ADDED))
+			*v |= RP_EARLY;	/* deleted, never added: it was cached */
+		if (ev->type == RA_EV_PAGE_ADD)
+			*v = (uint16_t)((*v | RP_REC_ADDED) & ~RP_CAND);
+	}
+	if (ev->type == RA_EV_PAGE_ADD)
+		seen(f, ev->page.index + (1ULL << order));
+	return 0;
+}
+
+int ra_replay_scan(struct ra_replay *r, const struct ra_event *ev)
+{
+	struct rp_file *f;
+	uint64_t index = ev->page.index, last;
+
+	if (r->started) {
+		ra_set_error(RA_ERR_USAGE, "the replay's first pass after its events");
+		return -1;
+	}
+	r->scanned = true;
+	if (ra_event_class(ev->type) != RA_CLASS_PAGE)
+		return 0;
+	if (!(f = file_of(r, ev->page.dev, ev->page.ino)))
+		return -1;
+	last = ev->has_mask & RA_HAS_LAST_INDEX ? ev->page.last_index : index;
+	switch (ev->type) {
+	case RA_EV_PAGE_ADD:
+	case RA_EV_PAGE_DELETE:
+		return scan_folio(f, ev);
+	case RA_EV_GET_PAGES:
+		seen(f, index + 1);
+		if (last < index || last - index >= (1ULL << 19))
+			return 0;	/* beyond what one read() moves */
+		return scan_access(f, index, last);
+	case RA_EV_FAULT:
+		seen(f, index + 1);
+		return scan_access(f, index, index);
+	case RA_EV_MAP_PAGES:	/* fault-around maps cached pages only */
+		seen(f, last + 1);
+		return last >= index && last - index < 4096 ? scan_access(f, index, last) : 0;
+	}
+	return 0;
+}
+
+/* The first pass's finding for a page: cached from the start, or nothing */
+static int scan_page(uint64_t index, uint16_t *v, void *arg)
+{
+	const struct rp_file *f = arg;
+
+	if (*v & RP_CAND)
+		*v |= RP_EARLY;
+	*v &= (uint16_t)~(RP_CAND | RP_REC_ADDED | RP_REC);
+	if ((*v & RP_EARLY) && index < ra_rp_eof(f))
+		*v |= RP_PRESENT | RP_REC;	/* an order-0 folio with no mark */
+	else
+		*v &= (uint16_t)~RP_EARLY;
+	return 0;
+}
+
+static void scan_finish(struct ra_replay *r)
+{
+	r->started = true;
+	if (!r->scanned)
+		return;
+	for (size_t i = 0; i < r->nall; i++)
+		ra_rp_pages_each(&r->all[i]->f.pages, scan_page, &r->all[i]->f);
+}
+
+/* ---- the replay ---- */
+
+struct ra_replay *ra_replay_alloc(const struct ra_replay_params *p)
+{
+	struct ra_replay *r;
+
+	if (!p->emit || p->series < 0 || p->series >= RA_KS_N ||
+	    (p->policy == RA_POLICY_FIXED && !p->fixed_pages) ||
+	    (p->policy == RA_POLICY_SCALING && !p->scaling_pages)) {
+		ra_set_error(RA_ERR_USAGE,
+			     "a replay needs emit, a kernel series and the policy's size");
+		return NULL;
+	}
+	r = calloc(1, sizeof(*r));
+	if (!r || ra_map_init(&r->files, sizeof(struct rp_fent *)) < 0 ||
+	    ra_map_init(&r->tasks, sizeof(struct rp_task *)) < 0) {
+		ra_replay_free(r);
+		oom();
+		return NULL;
+	}
+	r->p = *p;
+	/* the policies are the 6.18 paths with other window sizes */
+	r->k = (struct rp_kernel){ .series = p->policy == RA_POLICY_KERNEL ? p->series : RA_KS_6_18,
+				   .policy = p->policy, .fixed_pages = p->fixed_pages,
+				   .scaling_pages = p->scaling_pages, .emit = p->emit,
+				   .arg = p->arg };
+	return r;
+}
+
+/* An access event: the touches of others on the file go first */
+static int on_access(struct ra_replay *r, struct rp_task *t, const struct ra_event *ev)
+{
+	struct rp_ofile *of = ofile_of(r, ev->page.dev, ev->page.ino, t->tgid);
+	struct ra_event e = *ev;
+
+	if (!of || touches_flush(r, of->f, t) < 0)
+		return -1;
+	access_begins(t);
+	if (!(e.has_mask & RA_HAS_LAST_INDEX))
+		e.page.last_index = e.page.index;
+	if (ev->type == RA_EV_GET_PAGES)
+		return on_read(r, t, of, &e);
+	if (ev->type == RA_EV_FAULT)
+		return on_fault(r, t, of, &e);
+	return on_map(r, t, of, &e);
+}
+
+static int on_ra(struct ra_replay *r, struct rp_task *t, const struct ra_event *ev)
+{
+	struct rp_ofile *of;
+
+	if (ra_event_is_call(ev->type))
+		return on_call(r, t, ev);
+	if (!ev->ra.dev && !ev->ra.ino)
+		return 0;
+	of = ofile_of(r, ev->ra.dev, ev->ra.ino, t->tgid);
+	if (!of)
+		return -1;
+	if (ev->type == RA_EV_SYNC_RA || ev->type == RA_EV_ASYNC_RA)
+		return on_trigger(r, t, of, ev);
+	return on_window(r, t, of, ev);
+}
+
+static int on_page(struct ra_replay *r, struct rp_task *t, const struct ra_event *ev)
+{
+	struct rp_file *f;
+
+	if (ev->type != RA_EV_PAGE_ADD && ev->type != RA_EV_PAGE_DELETE)
+		return on_access(r, t, ev);
+	f = file_of(r, ev->page.dev, ev->page.ino);
+	if (!f)
+		return -1;
+	if (ev->type == RA_EV_PAGE_ADD)
+		return on_add(r, t, f, ev);
+	return on_delete(r, t, f, ev);
+}
+
+int ra_replay_event(struct ra_replay *r, const struct ra_event *ev)
+{
+	int cls = ra_event_class(ev->type), rc;
+	struct rp_task *t;
+
+	if (!r->started)
+		scan_finish(r);
+	if (r->k.err)
+		return r->k.err;
+	if (cls != RA_CLASS_RA && cls != RA_CLASS_PAGE)
+		return 0;
+	t = task_of(r, ev->pid);
+	if (!t)
+		return -1;
+	rc = cls == RA_CLASS_RA ? on_ra(r, t, ev) : on_page(r, t, ev);
+	return rc < 0 && r->k.err ? r->k.err : rc;
+}
+
+int ra_replay_end(struct ra_replay *r)
+{
+	if (!r->started)
+		scan_finish(r);
+	if (touches_flush(r, NULL, NULL) < 0)
+		return r->k.err ? r->k.err : -1;
+	return r->k.err ? r->k.err : 0;
+}
+
+static void fent_free(struct rp_fent *fe)
+{
+	for (size_t i = 0; i < fe->nof; i++)
+		free(fe->of[i]);
+	free(fe->of);
+	ra_rp_file_release(&fe->f);
+	free(fe);
+}
+
+void ra_replay_free(struct ra_replay *r)
+{
+	if (!r)
+		return;
+	for (size_t i = 0; i < r->nall; i++)
+		fent_free(r->all[i]);
+	for (size_t i = 0; i < r->tasks.cap && r->tasks.keys; i++)
+		if (r->tasks.keys[i])
+			free(*(struct rp_task **)((char *)r->tasks.vals + i * sizeof(void *)));
+	ra_map_release(&r->files);
+	ra_map_release(&r->tasks);
+	free(r->all);
+	free(r->touching);
+	free(r);
+}
+
+unsigned int ra_replay_doubts(const struct ra_replay *r, uint32_t dev, uint64_t ino)
+{
+	unsigned int all = 0;
+
+	for (size_t i = 0; i < r->nall; i++) {
+		const struct rp_file *f = &r->all[i]->f;
+
+		if ((!dev && !ino) || (f->dev == dev && f->ino == ino))
+			all |= f->doubts;
+	}
+	return all;
+}
