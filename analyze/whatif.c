@@ -33,12 +33,22 @@
 #define SWEEP_AT 1000000	/* pages in flight past which the completed are dropped */
 #define PAGE_SECTORS 8
 
-/* A task: its recorded and predicted clocks. */
+#define RECENT 16		/* a task's recorded windows looked at for an access */
+
+/* A recorded window: its pages, and when the last of its I/O completed. */
+struct rwin {
+	int file;
+	uint64_t start, end;
+	int64_t done;		/* 0: no I/O */
+};
+
+/* A task: its recorded and predicted clocks, and its latest recorded windows. */
 struct wtask {
 	int64_t rec_last;	/* its latest recorded access */
-	int64_t rec_done;	/* the latest completion of its own recorded I/O */
 	double pred_last;	/* its latest predicted access, ended */
 	bool seen;
+	struct rwin recent[RECENT];	/* a ring, the newest at next - 1 */
+	int next;
 };
 
 /* A request being gathered from the replay's page adds, or in flight. */
@@ -62,7 +72,11 @@ struct whatif {
 	struct ra_replay *rp;
 	struct ra_writer *w;
 	struct ra_live *live;
-	struct ra_map tasks, tgids, inflight_rec, ready;
+	struct ra_map tasks, tgids, ready;
+	/* the recorded windows in seq order, with their I/O's last completion */
+	struct ra_stmt *wins;
+	int64_t win_seq;		/* the next one's seq, INT64_MAX past the last */
+	struct { int pid; struct rwin w; } win_next;
 	struct ra_fileset files;
 	int64_t *file_size;		/* bytes, per file of the fileset; -1 not known */
 	size_t cap_size;
@@ -386,41 +400,68 @@ fail:
 
 /* ---- the recorded run's events: the think times ---- */
 
-static void recorded_io(struct whatif *x, const struct ra_event *ev)
+/* The next recorded window into its task's ring once the events reach its seq. */
+static int recorded_windows(struct whatif *x, int64_t seq)
 {
-	uint64_t key = ((uint64_t)ev->blk.dev << 40 ^ ev->blk.sector) + 1;
-	bool fresh;
+	while (x->win_seq <= seq) {
+		struct wtask *t = task_of(x, x->win_next.pid);
+		int64_t wseq, pid, dev, ino, start, size, done;
+		int rc;
 
-	if (ev->type == RA_EV_BIO_QUEUE) {
-		int *pid = ra_map_put(&x->inflight_rec, key, &fresh);
-
-		if (pid)
-			*pid = ev->pid;
-	} else if (ev->type == RA_EV_RQ_COMPLETE || ev->type == RA_EV_BIO_COMPLETE) {
-		int *pid = ra_map_get(&x->inflight_rec, key);
-		struct wtask *t = pid ? task_of(x, *pid) : NULL;
-
-		if (t && (int64_t)ev->ts_ns > t->rec_done)
-			t->rec_done = (int64_t)ev->ts_ns;
-		if (pid)
-			ra_map_del(&x->inflight_rec, key);
+		if (!t)
+			return -1;
+		t->recent[t->next] = x->win_next.w;
+		t->next = (t->next + 1) % RECENT;
+		rc = ra_sql_step(x->wins);
+		if (rc < 0)
+			return -1;
+		if (rc == 0) {
+			x->win_seq = INT64_MAX;
+			break;
+		}
+		ra_sql_row(x->wins, "iiiiiii", &wseq, &pid, &dev, &ino, &start, &size, &done);
+		x->win_seq = wseq;
+		x->win_next.pid = (int)pid;
+		x->win_next.w = (struct rwin){ .file = file_index(x, (uint32_t)dev, (uint64_t)ino),
+					       .start = (uint64_t)start,
+					       .end = (uint64_t)(start + size), .done = done };
 	}
+	return 0;
 }
 
-/* The predicted start of recorded access @ev: the task's think time after its last. */
+/* When the recorded I/O of page @index of @file completed, as the task's windows say; 0 not known. */
+static int64_t recorded_ready(const struct wtask *t, int file, uint64_t index)
+{
+	for (int k = 1; k <= RECENT; k++) {
+		const struct rwin *w = &t->recent[(t->next - k + RECENT) % RECENT];
+
+		if (w->file == file && index >= w->start && index < w->end)
+			return w->done;
+	}
+	return 0;
+}
+
+/*
+ * The predicted start of recorded access @ev: the task's think time after its
+ * last, which ends at its previous access, or later when the pages it reads
+ * came from the device after that (it waited for them).
+ */
 static double predicted_start(struct whatif *x, const struct ra_event *ev)
 {
 	struct wtask *t = task_of(x, ev->pid);
-	int64_t ts = (int64_t)ev->ts_ns, from;
+	int64_t ts = (int64_t)ev->ts_ns, from, ready;
+	int file = file_index(x, ev->page.dev, ev->page.ino);
+	uint64_t last = ev->has_mask & RA_HAS_LAST_INDEX ? ev->page.last_index : ev->page.index;
 
-	if (!t)
+	if (!t || file < 0)
 		return (double)ts;
 	if (!t->seen) {
 		t->seen = true;
 		t->rec_last = ts;
 		t->pred_last = (double)ts;
 	}
-	from = t->rec_done > t->rec_last && t->rec_done <= ts ? t->rec_done : t->rec_last;
+	ready = recorded_ready(t, file, last);
+	from = ready > t->rec_last && ready <= ts ? ready : t->rec_last;
 	t->rec_last = ts;
 	return t->pred_last + (double)(ts - from);
 }
@@ -430,11 +471,8 @@ static int on_source(const struct ra_event *ev, int64_t seq, void *arg)
 	struct whatif *x = arg;
 	struct wtask *t;
 
-	(void)seq;
-	if (ra_event_class(ev->type) == RA_CLASS_BLK) {
-		recorded_io(x, ev);
-		return 0;
-	}
+	if (recorded_windows(x, seq) < 0)
+		return -1;
 	x->cur_pid = ev->pid;
 	x->cur_start = is_access(ev->type) && x->timed ? predicted_start(x, ev) : (double)ev->ts_ns;
 	if (x->first_ts < 0)
@@ -631,7 +669,7 @@ static void whatif_release(struct whatif *x)
 	ra_live_free(x->live);
 	ra_map_release(&x->tasks);
 	ra_map_release(&x->tgids);
-	ra_map_release(&x->inflight_rec);
+	ra_sql_finalize(x->wins);
 	ra_map_release(&x->ready);
 	ra_fileset_release(&x->files);
 	free(x->file_size);
@@ -642,7 +680,6 @@ static int whatif_init(struct whatif *x)
 {
 	if (ra_map_init(&x->tasks, sizeof(struct wtask)) < 0 ||
 	    ra_map_init(&x->tgids, sizeof(int)) < 0 ||
-	    ra_map_init(&x->inflight_rec, sizeof(int)) < 0 ||
 	    ra_map_init(&x->ready, sizeof(double)) < 0 || ra_fileset_init(&x->files) < 0) {
 		ra_set_error(RA_ERR_IO, "out of memory");
 		return -1;
@@ -675,6 +712,20 @@ static int start(struct whatif *x, const struct ra_whatif *wi, int series)
 	return 0;
 }
 
+/* The source's windows in seq order, read as its events pass. */
+static int open_windows(struct whatif *x)
+{
+	x->wins = ra_sql_prepare(x->db, "SELECT w.seq, w.pid, w.dev, w.ino, w.start_page,"
+				 " w.size_pages, COALESCE(i.last_c_ts_ns, 0) FROM windows w"
+				 " LEFT JOIN window_io i USING (run_id, window_id)"
+				 " WHERE w.run_id = ?1 ORDER BY w.seq");
+	x->win_seq = INT64_MIN;
+	x->win_next.w.file = -1;
+	if (!x->wins || ra_sql_bind(x->wins, "i", x->src) < 0)
+		return -1;
+	return recorded_windows(x, INT64_MIN);
+}
+
 /* The run's own series when @wi does not say, from its kernel. */
 static int series_of(struct whatif *x, const struct ra_whatif *wi)
 {
@@ -704,9 +755,9 @@ int ra_whatif_make(struct ra_db *db, int64_t src, const struct ra_whatif *wi,
 
 	if (whatif_init(&x) < 0 || (series = series_of(&x, wi)) < 0 ||
 	    load_source(&x, wi) < 0 || load_tgids(&x) < 0 || load_model(&x) < 0 ||
-	    make_run(&x, wi, series) < 0 || start(&x, wi, series) < 0)
+	    open_windows(&x) < 0 || make_run(&x, wi, series) < 0 || start(&x, wi, series) < 0)
 		goto out;
-	if (ra_evstream_each(db, src, RA_STREAM_RA | RA_STREAM_PAGE | RA_STREAM_BLK, on_source,
+	if (ra_evstream_each(db, src, RA_STREAM_RA | RA_STREAM_PAGE, on_source,
 			     &x) < 0 || x.failed || ra_replay_end(x.rp) < 0 || issue(&x) < 0 ||
 	    flush_until(&x, INFINITY) < 0 || ra_writer_finish(x.w) < 0 ||
 	    finish_run(&x, wi, series) < 0)
