@@ -7,8 +7,9 @@
  * would have done with the recorded workload.
  *
  * Time. Each access keeps the think time the recording shows before it: the
- * time since the task's previous access, or since the completion of its own
- * I/O that it waited for, whichever is later. The replay's I/O goes to the
+ * time since the task's previous access, or since the recorded completion of
+ * the I/O that read its pages (the last request of the recorded window that
+ * holds them, window_io), whichever is later: the reader waited until then. The replay's I/O goes to the
  * device's model (the source run's device_models: access time and
  * bandwidth), one request after the other, split at the device's largest
  * request (max_sectors_kb); an access waits for the pages it reads. The
