@@ -237,12 +237,16 @@ static int scaling_kb(struct ra_db *db, int64_t run)
 static int predict_all(struct ra_db *db, const struct opts *o, int64_t *ids, int *n)
 {
 	int nser = o->nseries ? o->nseries : 1;
+	int64_t lead;
+
+	if (ra_whatif_calibrate(db, o->run, &lead) < 0)
+		return -1;
 
 	for (int s = 0; s < nser; s++) {
 		for (int p = 0; p < o->npol; p++) {
 			struct ra_whatif wi = { .series = o->nseries ? o->series[s] : -1,
 						.policy = o->pol[p].policy,
-						.window_kb = o->pol[p].kb };
+						.window_kb = o->pol[p].kb, .device_lead_ns = lead };
 
 			if (wi.policy == RA_POLICY_SCALING && !wi.window_kb &&
 			    (wi.window_kb = scaling_kb(db, o->run)) <= 0) {

@@ -88,12 +88,13 @@ static int on_recorded(const struct ra_event *ev, int64_t seq, void *arg)
 	struct check *c = arg;
 
 	(void)seq;
-	if (ev->type == RA_EV_GET_PAGES && ev->page.last_index >= ev->page.index) {
+	/* the reads' span: from the first readahead or read event to the last read */
+	if (c->first_read < 0 && (ra_wincmp_takes(ev) || ev->type == RA_EV_GET_PAGES))
+		c->first_read = (int64_t)ev->ts_ns;
+	if (ev->type == RA_EV_GET_PAGES && ev->page.last_index >= ev->page.index)
 		c->bytes_read += (ev->page.last_index - ev->page.index + 1) * 4096;
-		if (c->first_read < 0)
-			c->first_read = (int64_t)ev->ts_ns;
+	if (ev->type == RA_EV_GET_PAGES || ev->type == RA_EV_FAULT || ev->type == RA_EV_MAP_PAGES)
 		c->last_read = (int64_t)ev->ts_ns;
-	}
 	if (ra_wincmp_event(c->cmp, 0, ev, tgid_of(c, ev->pid)) < 0)
 		return -1;
 	return ra_replay_event(c->rp, ev);

@@ -80,11 +80,14 @@ struct whatif {
 	struct { int pid; struct rwin w; } win_next;
 	struct ra_fileset files;
 	int64_t *file_size;		/* bytes, per file of the fileset; -1 not known */
+	uint32_t src_ra_pages;		/* the source's read_ahead_kb / 4 */
 	size_t cap_size;
 	char fstype[16];
 	uint32_t ra_pages, io_pages, max_req_pages, blkdev;
 	/* the device model */
 	bool timed;
+	bool throttle;		/* the model is the throttle's limits */
+	double lead;		/* the device's head start (ra_whatif.device_lead_ns) */
 	bool form_max;
 	double access_ns, bps;
 	double dev_free, busy_ns;
@@ -156,8 +159,10 @@ static int replay_file(uint32_t dev, uint64_t ino, struct ra_replay_file *out, v
 
 	if (i < 0)
 		return -1;
+	/* the source's setting: a file whose windows the program doubled (fadvise
+	 * SEQUENTIAL) the replay tells by its recorded ones, and doubles the new */
 	*out = (struct ra_replay_file){ .size_bytes = x->file_size[i], .fstype = x->fstype,
-					.ra_pages = x->ra_pages, .io_pages = x->io_pages };
+					.ra_pages = x->src_ra_pages, .io_pages = x->io_pages };
 	return 0;
 }
 
@@ -282,14 +287,21 @@ static int mark_ready(struct whatif *x, const struct wreq *q)
 static int issue(struct whatif *x)
 {
 	struct wreq *q = &x->req;
-	double bytes = (double)q->pages * 4096.0;
+	double bytes = (double)q->pages * 4096.0, service, start;
 
 	if (!q->pages)
 		return 0;
-	q->issued = fmax(q->queued, x->dev_free);
-	q->done = q->issued + (x->timed ? service_ns(x, bytes) : 0);
-	x->dev_free = q->done;
-	x->busy_ns += q->done - q->issued;
+	/*
+	 * The device as a token bucket: its own time runs @lead ahead of the
+	 * clock at most (a throttle's slice granted at once), and catches up
+	 * with it while idle; a request ends when both have passed its service.
+	 */
+	service = x->timed ? service_ns(x, bytes) : 0;
+	start = fmax(x->dev_free, q->queued - x->lead);
+	x->dev_free = start + service;
+	q->issued = fmax(q->queued, start);
+	q->done = fmax(q->queued, x->dev_free);
+	x->busy_ns += service;
 	x->requests++;
 	x->req_bytes += bytes;
 	if (block_event(x, RA_EV_BIO_QUEUE, q->queued, q) < 0 ||
@@ -476,14 +488,15 @@ static int on_source(const struct ra_event *ev, int64_t seq, void *arg)
 		return -1;
 	x->cur_pid = ev->pid;
 	x->cur_start = is_access(ev->type) && x->timed ? predicted_start(x, ev) : (double)ev->ts_ns;
-	if (x->first_ts < 0)
+	/* the reads' span as replay_checks takes it: from the first readahead or read */
+	if (x->first_ts < 0 && (ra_wincmp_takes(ev) || ev->type == RA_EV_GET_PAGES))
 		x->first_ts = x->cur_start;
 	if (ra_replay_event(x->rp, ev) < 0 || x->failed || issue(x) < 0)
 		return -1;
 	t = task_of(x, ev->pid);
 	if (t && is_access(ev->type) && x->timed && x->cur_start > t->pred_last)
 		t->pred_last = x->cur_start;
-	if (x->cur_start > x->last_ts)
+	if (is_access(ev->type) && x->cur_start > x->last_ts)
 		x->last_ts = x->cur_start;
 	sweep_ready(x);
 	return 0;
@@ -556,6 +569,7 @@ static int load_source(struct whatif *x, const struct ra_whatif *wi)
 		return -1;
 	snprintf(x->fstype, sizeof(x->fstype), "%s", fstype ? fstype : "");
 	free(fstype);
+	x->src_ra_pages = (uint32_t)((ra_kb > 0 ? ra_kb : 128) / 4);
 	x->ra_pages = (uint32_t)((wi->read_ahead_kb > 0 ? wi->read_ahead_kb : ra_kb > 0 ? ra_kb : 128) / 4);
 	x->io_pages = max_kb > 0 ? (uint32_t)(max_kb / 4) : 0;
 	x->max_req_pages = x->io_pages ? x->io_pages : 256;
@@ -588,6 +602,32 @@ static int load_tgids(struct whatif *x)
 	return rc == 0 ? 0 : -1;
 }
 
+/*
+ * A run whose device model the analysis could not fit (one I/O size: its
+ * steady windows) on a device it throttled: the throttle is the device the
+ * workload saw, a request served at most IOPS times a second and at BPS
+ * bytes a second, the larger of the two times (the model's max form).
+ */
+static int throttle_model(struct whatif *x)
+{
+	double iops = NAN, bps = NAN;
+
+	if (ra_sql_one(x->db, "SELECT (SELECT CAST(new_value AS REAL) FROM settings WHERE run_id = ?1"
+			      " AND name = 'blkio.throttle.read_iops_device'),"
+			      " (SELECT CAST(new_value AS REAL) FROM settings WHERE run_id = ?1"
+			      " AND name = 'blkio.throttle.read_bps_device')", "i", "dd", x->src,
+		       &iops, &bps) < 0)
+		return -1;
+	if (!(iops > 0) && !(bps > 0))
+		return 0;
+	x->access_ns = iops > 0 ? 1e9 / iops : 0;
+	x->bps = bps > 0 ? bps : INFINITY;
+	x->form_max = true;
+	x->timed = true;
+	x->throttle = true;
+	return 0;
+}
+
 /* The model of the source's device the source's analysis chose, if it has one. */
 static int load_model(struct whatif *x)
 {
@@ -604,7 +644,7 @@ static int load_model(struct whatif *x)
 	if (!isfinite(x->access_ns) || x->access_ns < 0)
 		x->access_ns = 0;
 	free(form);
-	return 0;
+	return x->timed ? 0 : throttle_model(x);
 }
 
 static const char *policy_name(int policy)
@@ -650,17 +690,19 @@ static int finish_run(struct whatif *x, const struct ra_whatif *wi, int series)
 	return ra_sql_exec(x->db,
 		"INSERT INTO whatif (run_id, source_run_id, series, policy, read_ahead_kb, window_kb,"
 		" timed, model_form, access_ns, bandwidth_bps, duration_ns, bytes_read, read_bps,"
-		" device_busy_ns, requests, request_bytes, doubts) VALUES (?1, ?2, ?3, ?4, ?5, ?6,"
-		" ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17)",
-		"iittiixtddjidjidt", x->run, x->src, ra_kseries_name(series), policy_name(wi->policy),
+		" device_busy_ns, requests, request_bytes, doubts, device_lead_ns) VALUES (?1, ?2,"
+		" ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18)",
+		"iittiixtddjidjidtj", x->run, x->src, ra_kseries_name(series), policy_name(wi->policy),
 		(int64_t)x->ra_pages * 4, (int64_t)(wi->policy == RA_POLICY_KERNEL ? 0 : wi->window_kb),
-		(int)x->timed, x->timed ? (x->form_max ? "max" : "sum") : NULL,
-		x->timed ? x->access_ns : (double)NAN, x->timed ? x->bps : (double)NAN,
+		(int)x->timed,
+		x->throttle ? "throttle" : x->timed ? (x->form_max ? "max" : "sum") : NULL,
+		x->timed ? x->access_ns : (double)NAN,
+		x->timed && isfinite(x->bps) ? x->bps : (double)NAN,
 		end.wall_ns, (int64_t)x->bytes_read,
 		x->timed && len > 0 ? (double)x->bytes_read / len * 1e9 : (double)NAN,
 		x->timed ? (int64_t)llround(x->busy_ns) : (int64_t)-1, x->requests,
 		x->requests ? x->req_bytes / (double)x->requests : (double)NAN,
-		doubts[0] ? doubts : NULL);
+		doubts[0] ? doubts : NULL, x->timed ? (int64_t)llround(x->lead) : (int64_t)-1);
 }
 
 static void whatif_release(struct whatif *x)
@@ -750,7 +792,8 @@ static int series_of(struct whatif *x, const struct ra_whatif *wi)
 int ra_whatif_make(struct ra_db *db, int64_t src, const struct ra_whatif *wi,
 		   const struct ra_analyze_opts *o, int64_t *run_id)
 {
-	struct whatif x = { .db = db, .src = src };
+	struct whatif x = { .db = db, .src = src,
+			    .lead = wi->device_lead_ns > 0 ? (double)wi->device_lead_ns : 0 };
 	struct ra_analyze_opts ao = o ? *o : (struct ra_analyze_opts){ 0 };
 	int series, ret = -1;
 
@@ -772,4 +815,31 @@ int ra_whatif_make(struct ra_db *db, int64_t src, const struct ra_whatif *wi,
 out:
 	whatif_release(&x);
 	return ret;
+}
+
+/*
+ * The device's head start that makes the replay at the run's own settings
+ * last as long as the run's reads did (replay_checks): what the model misses
+ * of the device the run saw, as time. A blkio throttle is one slice (100 ms)
+ * of bytes and I/Os ahead of its limits from the first bio on (a new slice
+ * grants a whole slice's allowance at once), so a throttled run is that much
+ * shorter than its limits say, at any setting. *@lead_ns 0 where the run
+ * cannot tell (no timed model, no reads), at most half the replay's length.
+ */
+int ra_whatif_calibrate(struct ra_db *db, int64_t src, int64_t *lead_ns)
+{
+	struct ra_whatif own = { .series = -1 };
+	int64_t run = 0, read_ns = 0, pred_ns = 0, timed = 0;
+
+	*lead_ns = 0;
+	if (ra_sql_one(db, "SELECT read_ns FROM replay_checks WHERE run_id = ?1", "i", "i", src,
+		       &read_ns) < 0 ||
+	    ra_whatif_make(db, src, &own, NULL, &run) < 0 ||
+	    ra_sql_one(db, "SELECT duration_ns, timed FROM whatif WHERE run_id = ?1", "i", "ii",
+		       run, &pred_ns, &timed) < 0 ||
+	    ra_sql_exec(db, "DELETE FROM runs WHERE run_id = ?1", "i", run) < 0)
+		return -1;
+	if (timed && read_ns > 0 && pred_ns > read_ns)
+		*lead_ns = pred_ns - read_ns < pred_ns / 2 ? pred_ns - read_ns : pred_ns / 2;
+	return 0;
 }

@@ -61,6 +61,7 @@ struct ra_whatif {
 	int policy;		/* 0 the kernel's, 1 a fixed window, 2 a device-scaled one */
 	int read_ahead_kb;	/* 0: the run's own */
 	int window_kb;		/* the window of policies 1 and 2 */
+	int64_t device_lead_ns;	/* the device's head start (ra_whatif_calibrate) */
 };
 
 /**
@@ -71,6 +72,14 @@ struct ra_whatif {
  */
 int ra_whatif_make(struct ra_db *db, int64_t src, const struct ra_whatif *wi,
 		   const struct ra_analyze_opts *o, int64_t *run_id);
+
+/**
+ * ra_whatif_calibrate - the head start of the device model of run @src's
+ * what-if runs that makes the replay at its own settings last as long as its
+ * reads did, into *@lead_ns (0 where the run cannot tell), inside a load.
+ * 0 or -1
+ */
+int ra_whatif_calibrate(struct ra_db *db, int64_t src, int64_t *lead_ns);
 
 /**
  * ra_analyze_run - (re)compute every analysis of @run_id

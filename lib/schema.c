@@ -652,7 +652,8 @@ const char ra_schema_v11_sql[] =
 	"  device_busy_ns INTEGER,\n"
 	"  requests INTEGER NOT NULL,\n"
 	"  request_bytes REAL,\n"
-	"  doubts TEXT\n"
+	"  doubts TEXT,\n"
+	"  device_lead_ns INTEGER\n"
 	");\n";
 
 /* Each version's step from the one before: ra_schema_steps[v - 2] makes v from v - 1. */
