@@ -87,6 +87,7 @@ struct whatif {
 	/* the device model */
 	bool timed;
 	bool throttle;		/* the model is the throttle's limits */
+	bool throttled;		/* the source's device was throttled (ra-record --throttle) */
 	double lead;		/* the device's head start (ra_whatif.device_lead_ns) */
 	bool form_max;
 	double access_ns, bps;
@@ -287,7 +288,7 @@ static int mark_ready(struct whatif *x, const struct wreq *q)
 static int issue(struct whatif *x)
 {
 	struct wreq *q = &x->req;
-	double bytes = (double)q->pages * 4096.0, service, start;
+	double bytes = (double)q->pages * 4096.0, service, start, queued;
 
 	if (!q->pages)
 		return 0;
@@ -304,9 +305,11 @@ static int issue(struct whatif *x)
 	x->busy_ns += service;
 	x->requests++;
 	x->req_bytes += bytes;
-	if (block_event(x, RA_EV_BIO_QUEUE, q->queued, q) < 0 ||
-	    block_event(x, RA_EV_GETRQ, q->queued, q) < 0 ||
-	    block_event(x, RA_EV_RQ_INSERT, q->queued, q) < 0 ||
+	/* a throttle holds a bio before it is queued: no wait in the queue */
+	queued = x->throttled ? q->issued : q->queued;
+	if (block_event(x, RA_EV_BIO_QUEUE, queued, q) < 0 ||
+	    block_event(x, RA_EV_GETRQ, queued, q) < 0 ||
+	    block_event(x, RA_EV_RQ_INSERT, queued, q) < 0 ||
 	    block_event(x, RA_EV_RQ_ISSUE, q->issued, q) < 0 ||
 	    block_event(x, RA_EV_RQ_COMPLETE, q->done, q) < 0 || mark_ready(x, q) < 0)
 		return -1;
@@ -524,6 +527,9 @@ static const char *const copied[] = {
 	" size_bytes FROM files WHERE run_id = ?2",
 	"INSERT INTO run_args (run_id, pos, arg) SELECT ?1, pos, arg FROM run_args"
 	" WHERE run_id = ?2",
+	"INSERT INTO settings (run_id, dev, name, old_value, new_value, restored, path)"
+	" SELECT ?1, dev, name, old_value, new_value, restored, path FROM settings"
+	" WHERE run_id = ?2 AND name != 'read_ahead_kb'",
 	NULL
 };
 
@@ -603,10 +609,11 @@ static int load_tgids(struct whatif *x)
 }
 
 /*
- * A run whose device model the analysis could not fit (one I/O size: its
- * steady windows) on a device it throttled: the throttle is the device the
- * workload saw, a request served at most IOPS times a second and at BPS
- * bytes a second, the larger of the two times (the model's max form).
+ * A run on a device it throttled: its bios waited in the throttle, before
+ * they were queued. When the analysis could not fit a model (one I/O size:
+ * the steady windows), the throttle is the device the workload saw, a
+ * request served at most IOPS times a second and at BPS bytes a second, the
+ * larger of the two times (the model's max form).
  */
 static int throttle_model(struct whatif *x)
 {
@@ -620,6 +627,9 @@ static int throttle_model(struct whatif *x)
 		return -1;
 	if (!(iops > 0) && !(bps > 0))
 		return 0;
+	x->throttled = true;
+	if (x->timed)
+		return 0;	/* the model the analysis fitted to it is kept */
 	x->access_ns = iops > 0 ? 1e9 / iops : 0;
 	x->bps = bps > 0 ? bps : INFINITY;
 	x->form_max = true;
@@ -644,7 +654,7 @@ static int load_model(struct whatif *x)
 	if (!isfinite(x->access_ns) || x->access_ns < 0)
 		x->access_ns = 0;
 	free(form);
-	return x->timed ? 0 : throttle_model(x);
+	return throttle_model(x);
 }
 
 static const char *policy_name(int policy)
@@ -653,22 +663,37 @@ static const char *policy_name(int policy)
 									"kernel";
 }
 
-/* The what-if run's row, its params and the rows it keeps of its source. */
+/*
+ * The what-if run's row, its params and the rows it keeps of its source: its
+ * kernel the source's when it replays the source's series, else the series.
+ */
 static int make_run(struct whatif *x, const struct ra_whatif *wi, int series)
 {
-	char label[128], kb[16];
+	char label[128], kb[16], *kernel = NULL;
 	struct ra_run_info info = { .origin = "whatif", .label = label,
 				    .kernel = ra_kseries_name(series), .page_size = 4096,
 				    .trace_clock = "whatif" };
 
+	if (ra_sql_one(x->db, "SELECT kernel FROM runs WHERE run_id = ?1", "i", "T", x->src,
+		       &kernel) < 0)
+		return -1;
+	if (kernel && ra_kseries_of(kernel) == series)
+		info.kernel = kernel;
 	snprintf(label, sizeof(label), "whatif:run=%lld", (long long)x->src);
 	x->run = ra_db_run_create(x->db, &info);
+	free(kernel);
 	if (x->run < 0 || copy_rows(x) < 0)
 		return -1;
 	snprintf(kb, sizeof(kb), "%u", x->ra_pages * 4);
-	return ra_sql_exec(x->db, "INSERT INTO run_params VALUES (?1, 'whatif', '', ?2),"
-				  " (?1, 'read_ahead_kb', '', ?3), (?1, 'policy', 'whatif', ?4)",
-			   "itt" "t", x->run, "predicted", kb, policy_name(wi->policy));
+	/* predicted beside measured: the what-if runs are a run set of their own */
+	if (ra_sql_exec(x->db, "INSERT INTO run_params VALUES (?1, 'whatif', '', 'predicted'),"
+			       " (?1, 'read_ahead_kb', '', ?2)", "it", x->run, kb) < 0)
+		return -1;
+	if (wi->policy == RA_POLICY_KERNEL)
+		return 0;
+	snprintf(kb, sizeof(kb), "%s:%d", policy_name(wi->policy), wi->window_kb);
+	return ra_sql_exec(x->db, "INSERT INTO run_params VALUES (?1, 'policy', '', ?2)", "it",
+			   x->run, kb);
 }
 
 /* The what-if run's end: its length, its processes, its summary row. */

@@ -782,6 +782,10 @@ const char ra_schema_views_sql[] =
 	"  UNION ALL\n"
 	"  SELECT run_id, 'wall_s', wall_ns / 1e9 FROM runs WHERE wall_ns > 0\n"
 	"  UNION ALL\n"
+	/* a what-if run reads what its requests read, in its predicted time */
+	"  SELECT run_id, 'device_read_bw_bytes', requests * request_bytes / (duration_ns / 1e9)\n"
+	"    FROM whatif WHERE timed AND duration_ns > 0 AND requests > 0\n"
+	"  UNION ALL\n"
 	/* each read once: a device-mapper or md device's are its members' (the devices under it) */
 	"  SELECT d.run_id, 'device_read_bw_bytes',\n"
 	"         SUM(d.stat_sectors_delta) * 512.0 / (r.wall_ns / 1e9)\n"
