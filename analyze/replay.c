@@ -378,9 +378,10 @@ static void map_slot(struct rp_ofile *of)
 }
 
 /*
- * The page a touch without a fault touched: fault-around mapped it, so it
- * was cached, not marked and not yet mapped; the first such page of the
- * range (a sequential toucher's), else the range's first.
+ * The page a touch without a fault touched: fault-around mapped it in the
+ * run, so the run had it cached, and the process had not mapped it yet.
+ * The first such page of the range (a sequential toucher's); the model may
+ * have marked it or not have it, and then faults where the run did not.
  */
 static uint64_t touched_page(const struct touch *t)
 {
@@ -390,9 +391,12 @@ static uint64_t touched_page(const struct touch *t)
 	for (uint64_t i = t->a; i <= t->b && i < t->a + 512; i++) {
 		uint16_t v = ra_rp_page(p, i);
 
-		if ((v & RP_PRESENT) && !(v & (RP_MARK | mine)))
+		if ((v & RP_REC) && !(v & mine))
 			return i;
 	}
+	for (uint64_t i = t->a; i <= t->b && i < t->a + 512; i++)
+		if (!(ra_rp_page(p, i) & mine))
+			return i;
 	return t->a;
 }
 
