@@ -229,6 +229,12 @@ static void finish(struct ra_replay *r)
 {
 	CHECK_INT(ra_replay_end(r), 0);
 	windows();
+	if (getenv("DBG"))
+		for (size_t i = 0; i < nout && i < 200; i++)
+			fprintf(stderr, "E %d pid %d i=%llu l=%llu sz=%u as=%u o=%u req=%llu mm=%u\n", out[i].type, out[i].pid,
+				(unsigned long long)(out[i].type < 10 ? out[i].ra.index : out[i].page.index),
+				(unsigned long long)out[i].page.last_index, out[i].ra.size, out[i].ra.async_size,
+				out[i].type < 10 ? out[i].ra.order : out[i].page.order, (unsigned long long)out[i].ra.req_count, out[i].ra.mmap_miss);
 }
 
 /* ---- the sequential read of 16 MiB in 4 KiB reads at 128 KiB (the notes' §13) ---- */
@@ -521,6 +527,235 @@ static void test_stride(void)
 	ra_replay_free(r);
 }
 
+/* ---- mappings ---- */
+
+/* A trigger the run recorded after a fault: what the kernel did for it */
+static void trig_ev(struct ra_replay *r, int type, int pid, uint64_t index, uint64_t req,
+		    uint32_t ra_pages)
+{
+	struct ra_event ev = { .has_mask = RA_HAS_PREV_POS,
+			       .ra = { .dev = DEV, .ino = INO, .index = index, .req_count = req,
+				       .ra_pages = ra_pages, .prev_pos = -1 } };
+
+	feed(r, &ev, type, pid);
+}
+
+/* A window the run read for task @pid: its event, then its pages added */
+static void rec_window(struct ra_replay *r, int pid, uint64_t start, uint64_t n)
+{
+	struct ra_event ev = { .has_mask = RA_HAS_ORDER, .page = { .dev = DEV, .ino = INO } };
+
+	raev(r, RA_EV_RA_ORDER, pid, DEV, start, n);
+	for (uint64_t i = start; i < start + n; i++) {
+		ev.page.index = i;
+		feed(r, &ev, RA_EV_PAGE_ADD, pid);
+	}
+}
+
+/*
+ * A mapping touched page after page, no advice, 6.18, as the run records
+ * it: the fault on page 0 reads around it (start 0, ra_pages, a quarter
+ * after the mark at 24) and its retry maps 0..15; touching 16 maps 16..31
+ * but the marked 24; the fault on 24 hits the mark (async with ra_pages
+ * asked: (32, 32, 32), order 0 + 2); the fault on 32 (a marked order-2
+ * folio) opens (64, 32, 32) at order 4, and the one on 64 (96, 32, 32).
+ */
+static const struct want around[] = {
+	{ '-', 0, 0, 0, 32, 8, 0 },	    { 'A', 24, 32, 32, 32, 32, 2 },
+	{ 'A', 32, 32, 64, 32, 32, 4 },	    { 'A', 64, 32, 96, 32, 32, 6 },
+};
+
+/* The fault on @page hit a mark: the run's async readahead of ra_pages */
+static void fault_async(struct ra_replay *r, uint64_t page, uint64_t next, uint32_t ra_pages)
+{
+	acc(r, RA_EV_FAULT, 10, page, page);
+	trig_ev(r, RA_EV_ASYNC_RA, 10, page, ra_pages, ra_pages);
+	rec_window(r, 10, next, ra_pages);
+}
+
+static void test_mmap_around(void)
+{
+	struct ra_replay *r = start(RA_KS_6_18, NULL, 32);
+
+	cold(r, 0, FILE_PAGES);
+	acc(r, RA_EV_FAULT, 10, 0, 0);
+	rec_window(r, 10, 0, 32);
+	acc(r, RA_EV_MAP_PAGES, 10, 0, 15);	/* the retry */
+	acc(r, RA_EV_MAP_PAGES, 10, 16, 31);
+	acc(r, RA_EV_MAP_PAGES, 10, 16, 31);	/* touching 24 */
+	fault_async(r, 24, 32, 32);
+	acc(r, RA_EV_MAP_PAGES, 10, 16, 31);
+	fault_async(r, 32, 64, 32);
+	acc(r, RA_EV_MAP_PAGES, 10, 32, 47);
+	acc(r, RA_EV_MAP_PAGES, 10, 48, 63);
+	fault_async(r, 64, 96, 32);
+	finish(r);
+	check_windows("read-around", around, 4);
+	CHECK_INT(nwins, 4);
+	/* the touches of 0, 24, 32 and 64 fault; 32's and 64's folios are marked, not mapped */
+	CHECK_INT(count(RA_EV_FAULT), 4);
+	/* one miss counted, then 16 pages mapped by fault-around: mmap_miss 0 */
+	CHECK_INT(wins[1].mmap_miss, 0);
+	CHECK_INT(ra_replay_doubts(r, DEV, INO), 0);
+	ra_replay_free(r);
+}
+
+/*
+ * mmap_miss: every fault of a touch far from the others misses. Up to 7.1
+ * the retry's fault-around takes the 16 pages it maps off the count; from
+ * 7.2 a retry takes nothing off, so after 100 misses read-around stops and
+ * a miss reads its page alone.
+ */
+static void test_mmap_miss(void)
+{
+	static const int series[] = { RA_KS_6_18, RA_KS_7_2 };
+	struct ra_event add = { .has_mask = RA_HAS_ORDER, .page = { .dev = DEV, .ino = INO } };
+
+	for (int k = 0; k < 2; k++) {
+		struct ra_replay *r = start(series[k], NULL, 32);
+
+		cfg.size = 16384LL * 4096;
+		cold(r, 0, 16384);
+		for (uint64_t i = 0; i < 120; i++) {
+			acc(r, RA_EV_FAULT, 10, i * 128 + 16, i * 128 + 16);
+			if (series[k] == RA_KS_7_2 && i >= 100) {
+				add.page.index = i * 128 + 16;
+				feed(r, &add, RA_EV_PAGE_ADD, 10);
+			} else {
+				rec_window(r, 10, i * 128, 32);
+			}
+		}
+		finish(r);
+		CHECK_INT(nwins, series[k] == RA_KS_7_2 ? 100 : 120);
+		CHECK_INT(count(RA_EV_PAGE_ADD), series[k] == RA_KS_7_2 ? 100 * 32 + 20 : 120 * 32);
+		ra_replay_free(r);
+	}
+}
+
+/*
+ * MADV_SEQUENTIAL (fio's mmap engine, which also asks POSIX_FADV_SEQUENTIAL:
+ * ra_pages 64 of the bdi's 32), as the fixture mmapread recorded it: the
+ * run's sync trigger after the first fault asks ra_pages. A miss reads
+ * init(64, 64) = 64 with 32 after the mark, the marks then come every 64
+ * pages. At read_ahead_kb 64 (16 pages, doubled to 32) the same touches
+ * meet the marks of 32-page windows: (0, 32, 16), then the touch of 16
+ * faults on its mark, and each window after is 32 pages.
+ */
+static const struct want seqmap64[] = {
+	{ 'S', 0, 64, 0, 64, 32, 0 },	{ 'A', 32, 64, 64, 64, 64, 2 },
+	{ 'A', 64, 64, 128, 64, 64, 4 }, { 'A', 128, 64, 192, 64, 64, 6 },
+};
+static const struct want seqmap32[] = {
+	{ 'S', 0, 32, 0, 32, 16, 0 },	 { 'A', 16, 32, 32, 32, 32, 2 },
+	{ 'A', 32, 32, 64, 32, 32, 4 },	 { 'A', 64, 32, 96, 32, 32, 6 },
+	{ 'A', 96, 32, 128, 32, 32, 7 }, { 'A', 128, 32, 160, 32, 32, 7 },
+};
+
+static void seqmap_run(uint32_t what_if)
+{
+	struct ra_replay_params p = { .series = RA_KS_6_18, .ra_pages = what_if, .file = file_cb,
+				      .tgid = tgid_cb, .emit = collect };
+	struct ra_replay *r = ra_replay_alloc(&p);
+
+	nout = 0;
+	cold(r, 0, FILE_PAGES);
+	acc(r, RA_EV_FAULT, 10, 0, 0);
+	trig_ev(r, RA_EV_SYNC_RA, 10, 0, 64, 64);
+	rec_window(r, 10, 0, 64);
+	for (uint64_t b = 0; b < 128; b += 16) {
+		acc(r, RA_EV_MAP_PAGES, 10, b, b + 15);
+		if (b == 32 || b == 64)
+			fault_async(r, b, b + 32 + (b == 64 ? 32 : 0), 64);
+	}
+	fault_async(r, 128, 192, 64);
+	finish(r);
+	ra_replay_free(r);
+}
+
+static void test_mmap_sequential(void)
+{
+	start(RA_KS_6_18, NULL, 32);
+	seqmap_run(0);
+	check_windows("MADV_SEQUENTIAL", seqmap64, 4);
+	CHECK_INT(nwins, 4);
+	seqmap_run(16);
+	check_windows("MADV_SEQUENTIAL at 64 KiB", seqmap32, 6);
+	CHECK_INT(nwins, 6);
+}
+
+/*
+ * MADV_RANDOM: the run read nothing ahead for a miss where read-around
+ * would have; the replay reads the page alone
+ */
+static void test_mmap_random(void)
+{
+	struct ra_event add = { .has_mask = RA_HAS_ORDER, .page = { .dev = DEV, .ino = INO } };
+	struct ra_replay *r = start(RA_KS_6_18, NULL, 32);
+
+	cold(r, 0, FILE_PAGES);
+	for (uint64_t p = 100; p < 1000; p += 400) {
+		acc(r, RA_EV_FAULT, 10, p, p);
+		add.page.index = p;
+		feed(r, &add, RA_EV_PAGE_ADD, 10);
+	}
+	finish(r);
+	CHECK_INT(nwins, 0);
+	CHECK_INT(count(RA_EV_PAGE_ADD), 3);
+	ra_replay_free(r);
+}
+
+/* ---- WILLNEED ---- */
+
+/*
+ * fadvise(WILLNEED) of the whole file: force_page_cache_ra reads at most
+ * max(io_pages, ra_pages) = 320 pages, no mark, no state; the reads then
+ * hit until page 320, whose miss is sequential (prev_pos at 320): initial.
+ */
+static const struct want fadv[] = {
+	{ '-', 0, 0, 0, 320, 0, 0 },	 { 'S', 320, 1, 320, 4, 3, 0 },
+	{ 'A', 321, 1, 324, 8, 8, 2 },	 { 'A', 324, 1, 332, 4, 4, 4 },
+};
+
+static void test_willneed(void)
+{
+	struct ra_replay *r = start(RA_KS_6_18, NULL, 32);
+
+	cold(r, 0, FILE_PAGES);
+	raev(r, RA_EV_FADVISE, 20, 0, 0, 0);
+	raev(r, RA_EV_RA_UNBOUNDED, 20, DEV, 0, 320);	/* the run's forced window: the file */
+	read_seq(r, 20, 0, 400, 1);
+	finish(r);
+	check_windows("fadvise", fadv, 4);
+	CHECK_INT(out[0].ts_ns, out[0].type == RA_EV_RA_UNBOUNDED ? out[0].ts_ns : 0);
+	ra_replay_free(r);
+
+	/* readahead(2) of 1 MiB; then 4.7 MiB with io_pages 1280: chunks of 2 MiB */
+	r = start(RA_KS_6_18, NULL, 32);
+	cfg.io_pages = 1280;
+	cold(r, 0, FILE_PAGES);
+	raev(r, RA_EV_SYS_READAHEAD, 20, 0, 0, 256);
+	raev(r, RA_EV_RA_UNBOUNDED, 20, DEV, 0, 256);
+	raev(r, RA_EV_FADVISE, 21, 0, 1024, 1200);
+	raev(r, RA_EV_RA_UNBOUNDED, 21, DEV, 1024, 512);
+	raev(r, RA_EV_RA_UNBOUNDED, 21, DEV, 1536, 512);
+	raev(r, RA_EV_RA_UNBOUNDED, 21, DEV, 2048, 176);
+	/* madvise names an address: its file and offset are its forced window's */
+	raev(r, RA_EV_MADVISE, 22, 0, 0x7f0000, 16);
+	raev(r, RA_EV_RA_UNBOUNDED, 22, DEV, 3000, 16);
+	finish(r);
+	CHECK_INT(nwins, 5);
+	CHECK_INT(wins[0].size, 256);
+	CHECK_INT(wins[1].start, 1024);
+	CHECK_INT(wins[1].size, 512);
+	CHECK_INT(wins[2].start, 1536);
+	CHECK_INT(wins[3].start, 2048);
+	CHECK_INT(wins[3].size, 176);
+	CHECK_INT(wins[4].start, 3000);
+	CHECK_INT(wins[4].size, 16);
+	CHECK_INT(count(RA_EV_PAGE_ADD), 256 + 1200 + 16);
+	ra_replay_free(r);
+}
+
 static const struct test_case cases[] = {
 	{ "seq_4k", test_seq_4k },
 	{ "pass_rebuilds", test_pass_rebuilds },
@@ -528,6 +763,11 @@ static const struct test_case cases[] = {
 	{ "ra_sizes", test_ra_sizes },
 	{ "random", test_random },
 	{ "stride", test_stride },
+	{ "mmap_around", test_mmap_around },
+	{ "mmap_miss", test_mmap_miss },
+	{ "mmap_sequential", test_mmap_sequential },
+	{ "mmap_random", test_mmap_random },
+	{ "willneed", test_willneed },
 	{ NULL, NULL },
 };
 
