@@ -59,19 +59,25 @@ static int tgid_cb(int pid, void *arg)
 	return pid >= 1000 ? 1000 : 0;
 }
 
-/* A replay of @series on ext4 (unless told otherwise), 128 KiB, 16 MiB */
-static struct ra_replay *start(int series, const char *fstype, uint32_t ra_pages)
+/* The file: on ext4 (unless told otherwise), 128 KiB (unless told), 16 MiB */
+static void setup(const char *fstype, uint32_t ra_pages)
 {
-	struct ra_replay_params p = { .series = series, .policy = RA_POLICY_KERNEL,
-				      .file = file_cb, .tgid = tgid_cb, .emit = collect };
-	struct ra_replay *r;
-
 	nout = 0;
 	clock_ns = 1000;
 	cfg.fstype = fstype ? fstype : "ext4";
 	cfg.size = (int64_t)FILE_PAGES * 4096;
 	cfg.ra_pages = ra_pages ? ra_pages : 32;
 	cfg.io_pages = 320;
+}
+
+/* A replay of @series of that file */
+static struct ra_replay *start(int series, const char *fstype, uint32_t ra_pages)
+{
+	struct ra_replay_params p = { .series = series, .policy = RA_POLICY_KERNEL,
+				      .file = file_cb, .tgid = tgid_cb, .emit = collect };
+	struct ra_replay *r;
+
+	setup(fstype, ra_pages);
 	r = ra_replay_alloc(&p);
 	CHECK(r != NULL);
 	return r;
@@ -137,6 +143,7 @@ struct win {
 	uint32_t size, async, order;
 	int kind;		/* RA_EV_RA_ORDER or RA_EV_RA_UNBOUNDED */
 	uint32_t mmap_miss;	/* of the trigger */
+	int pid;
 };
 
 static struct win wins[8192];
@@ -169,6 +176,7 @@ static void windows(void)
 		wins[nwins].size = ev->ra.size;
 		wins[nwins].async = ev->ra.async_size;
 		wins[nwins].order = ev->type == RA_EV_RA_ORDER ? ev->ra.order : 0;
+		wins[nwins].pid = ev->pid;
 		wins[nwins++].kind = ev->type;
 		pend = (struct win){ 0 };
 		last_order = ev->type == RA_EV_RA_ORDER ? ev : NULL;
@@ -229,12 +237,6 @@ static void finish(struct ra_replay *r)
 {
 	CHECK_INT(ra_replay_end(r), 0);
 	windows();
-	if (getenv("DBG"))
-		for (size_t i = 0; i < nout && i < 200; i++)
-			fprintf(stderr, "E %d pid %d i=%llu l=%llu sz=%u as=%u o=%u req=%llu mm=%u\n", out[i].type, out[i].pid,
-				(unsigned long long)(out[i].type < 10 ? out[i].ra.index : out[i].page.index),
-				(unsigned long long)out[i].page.last_index, out[i].ra.size, out[i].ra.async_size,
-				out[i].type < 10 ? out[i].ra.order : out[i].page.order, (unsigned long long)out[i].ra.req_count, out[i].ra.mmap_miss);
 }
 
 /* ---- the sequential read of 16 MiB in 4 KiB reads at 128 KiB (the notes' §13) ---- */
@@ -674,7 +676,7 @@ static void seqmap_run(uint32_t what_if)
 
 static void test_mmap_sequential(void)
 {
-	start(RA_KS_6_18, NULL, 32);
+	setup(NULL, 32);
 	seqmap_run(0);
 	check_windows("MADV_SEQUENTIAL", seqmap64, 4);
 	CHECK_INT(nwins, 4);
@@ -756,6 +758,385 @@ static void test_willneed(void)
 	ra_replay_free(r);
 }
 
+/* ---- several readers ---- */
+
+/*
+ * Two processes read the two halves of one file in turn, a page each: two
+ * readahead states. The first ramps as a lone reader; the second's first
+ * read at 2048 has no history (prev_pos -1, 2047 not cached): a small
+ * random read; its next is sequential: (2049, 4, 3); its mark at 2050 gives
+ * (2053, 8) trimmed to end on 2060 (order 2), then (2060, 14 -> 4).
+ */
+static const struct want second_half[] = {
+	{ 'S', 2048, 1, 2048, 1, 0, 0 },   { 'S', 2049, 1, 2049, 4, 3, 0 },
+	{ 'A', 2050, 1, 2053, 7, 7, 2 },   { 'A', 2053, 1, 2060, 4, 4, 4 },
+};
+
+/* The windows of task @pid only */
+static void windows_of(int pid)
+{
+	int n = 0;
+
+	windows();
+	for (int i = 0; i < nwins; i++)
+		if (wins[i].pid == pid)
+			wins[n++] = wins[i];
+	nwins = n;
+}
+
+static void test_two_readers(void)
+{
+	struct ra_replay *r = start(RA_KS_6_18, NULL, 32);
+
+	cold(r, 0, FILE_PAGES);
+	for (uint64_t i = 0; i < 2048; i++) {
+		acc(r, RA_EV_GET_PAGES, 30, i, i);
+		acc(r, RA_EV_GET_PAGES, 40, 2048 + i, 2048 + i);
+	}
+	CHECK_INT(ra_replay_end(r), 0);
+	windows_of(30);
+	check_windows("first half", seq_617, 8);
+	windows_of(40);
+	check_windows("second half", second_half, 4);
+	CHECK(ra_replay_doubts(r, DEV, INO) & RA_DOUBT_SHARED);
+	ra_replay_free(r);
+
+	/* two threads of one process, one descriptor, pages in turn: one state, one stream */
+	r = start(RA_KS_6_18, NULL, 32);
+	cold(r, 0, FILE_PAGES);
+	for (uint64_t i = 0; i < FILE_PAGES; i++)
+		acc(r, RA_EV_GET_PAGES, 1000 + (int)(i & 1), i, i);
+	finish(r);
+	check_windows("threads", seq_617, 8);
+	CHECK_INT(nwins, 134);
+	CHECK_INT(ra_replay_doubts(r, DEV, INO), 0);
+	ra_replay_free(r);
+}
+
+/* ---- the end of a file ---- */
+
+/*
+ * A file of 10000 bytes: pages 0..2, the last partial. On 6.18 the first
+ * window (0, 4, 3) is cut at page 2 and its mark at 1 kept; the read of 1
+ * opens (4, 8, 8), all past the end: no page. On 6.12 the window is read
+ * in order-0 pages by do_page_cache_ra, which cuts it to 3 pages and its
+ * lookahead with it: the mark moves to page 0, hit by the first read,
+ * where the state does not expect it (1): the next miss after it, 3, opens
+ * (3, next(3 + 1) = 8). From 7.2 the first window reaches the end and has
+ * no mark. A 64 KiB read of the file: (0, 32, 16), three pages, one batch;
+ * a read past the end reads nothing.
+ */
+static void test_odd_size(void)
+{
+	static const int series[] = { RA_KS_6_12, RA_KS_6_18, RA_KS_7_2 };
+
+	for (int k = 0; k < 3; k++) {
+		struct ra_replay *r = start(series[k], NULL, 32);
+
+		cfg.size = 10000;
+		cold(r, 0, 3);
+		read_seq(r, 10, 0, 3, 1);
+		finish(r);
+		CHECK_INT(nwins, series[k] == RA_KS_7_2 ? 1 : 2);
+		CHECK_INT(wins[0].size, 4);
+		CHECK_INT(count(RA_EV_PAGE_ADD), 3);
+		if (series[k] != RA_KS_7_2) {
+			CHECK_INT(wins[1].tindex, series[k] == RA_KS_6_12 ? 0 : 1);
+			CHECK_INT(wins[1].start, series[k] == RA_KS_6_12 ? 3 : 4);
+		}
+		ra_replay_free(r);
+	}
+
+	struct ra_replay *r = start(RA_KS_6_18, NULL, 32);
+
+	cfg.size = 10000;
+	cold(r, 0, 3);
+	acc(r, RA_EV_GET_PAGES, 10, 0, 15);
+	acc(r, RA_EV_GET_PAGES, 10, 3, 18);	/* past the end: no read of the kernel's */
+	acc(r, RA_EV_GET_PAGES, 10, 1, 1);
+	finish(r);
+	CHECK_INT(nwins, 1);
+	CHECK_INT(wins[0].size, 32);
+	CHECK_INT(wins[0].async, 16);
+	CHECK_INT(count(RA_EV_PAGE_ADD), 3);
+	CHECK_INT(count(RA_EV_GET_PAGES), 2);
+	ra_replay_free(r);
+}
+
+/* ---- xfs: large folios in every series ---- */
+
+/*
+ * 6.1 on xfs: the first window is one marked order-2 folio, so the first
+ * read hits its mark at once, at page 0, where ondemand_readahead always
+ * starts over: (0, 4, 3) again, its folio there already (the order-0
+ * fallback finds all cached). The miss at 4 is where the state's window
+ * ends: 6.1 continues it, (4, 8, 8), which the read would reach at once:
+ * merged with the next to (4, 24, 16) (order 2, mark on 12's folio). From
+ * there as 6.16: the marked folio's order + 2.
+ */
+static const struct want xfs_61[] = {
+	{ 'S', 0, 1, 0, 4, 3, 2 },	{ 'A', 0, 1, 0, 4, 3, 2 },	{ 'S', 4, 1, 4, 24, 16, 2 },
+	{ 'A', 12, 1, 28, 32, 32, 4 },	{ 'A', 28, 1, 60, 32, 32, 4 },
+};
+
+/* 1 MiB reads on xfs at 6.18: the orders ramp 0 2 4 6 8, then stay at log2(256) */
+static const unsigned int xfs_1m_used[] = { 0, 2, 4, 6, 8, 8 };
+
+static void test_xfs(void)
+{
+	struct ra_replay *r = start(RA_KS_6_12, "xfs", 32);
+
+	cold(r, 0, FILE_PAGES);
+	read_seq(r, 10, 0, FILE_PAGES, 1);
+	finish(r);
+	check_windows("xfs 6.12", seq_616, 8);	/* large folios, the old order logic */
+	CHECK_INT(nwins, 132);
+	ra_replay_free(r);
+
+	r = start(RA_KS_6_1, "xfs", 32);
+	cold(r, 0, FILE_PAGES);
+	read_seq(r, 10, 0, FILE_PAGES, 1);
+	finish(r);
+	check_windows("xfs 6.1", xfs_61, 5);
+	ra_replay_free(r);
+
+	r = start(RA_KS_6_18, "xfs", 32);
+	cold(r, 0, FILE_PAGES);
+	read_seq(r, 10, 0, FILE_PAGES, 256);
+	finish(r);
+	check_windows("xfs 1 MiB reads", seq_1m, 5);
+	for (int i = 0; i < 6; i++)
+		CHECK_INT(order_used(&wins[i]), xfs_1m_used[i]);
+	ra_replay_free(r);
+
+	/* btrfs has large folios from 7.2 only (64 blocks at most) */
+	r = start(RA_KS_6_18, "btrfs", 32);
+	cold(r, 0, FILE_PAGES);
+	read_seq(r, 10, 0, FILE_PAGES, 256);
+	finish(r);
+	CHECK_INT(order_used(&wins[4]), 0);
+	ra_replay_free(r);
+	r = start(RA_KS_7_2, "btrfs", 32);
+	cold(r, 0, FILE_PAGES);
+	read_seq(r, 10, 0, FILE_PAGES, 256);
+	finish(r);
+	CHECK_INT(order_used(&wins[4]), 6);
+	ra_replay_free(r);
+}
+
+/* ---- the series, the policies ---- */
+
+static void test_kseries(void)
+{
+	static const struct {
+		const char *release;
+		int series;
+	} k[] = {
+		{ "6.1.0-50-cloud-amd64", RA_KS_6_1 },	{ "6.12.94+deb12-cloud-amd64", RA_KS_6_12 },
+		{ "6.13", RA_KS_6_12 },			{ "6.16.12+deb13-cloud-amd64", RA_KS_6_16 },
+		{ "6.17.8", RA_KS_6_17 },		{ "6.18.44-fc-v782", RA_KS_6_18 },
+		{ "6.19.6", RA_KS_6_18 },		{ "7.1.13", RA_KS_6_18 },
+		{ "7.2.12+deb13-cloud-amd64", RA_KS_7_2 }, { "7.3", RA_KS_7_2 },
+		{ "10.1", RA_KS_7_2 },			{ "6.0.12", -1 },
+		{ "5.15.0-91-generic", -1 },		{ "linux", -1 },
+		{ "6", -1 },				{ "", -1 },
+	};
+
+	for (size_t i = 0; i < sizeof(k) / sizeof(k[0]); i++)
+		CHECK_INT(ra_kseries_of(k[i].release), k[i].series);
+	CHECK_INT(ra_kseries_of(NULL), -1);
+	CHECK_STR(ra_kseries_name(RA_KS_6_1), "6.1");
+	CHECK_STR(ra_kseries_name(RA_KS_6_16), "6.16");
+	CHECK_STR(ra_kseries_name(RA_KS_7_2), "7.2");
+	CHECK(ra_kseries_name(RA_KS_N) == NULL);
+	CHECK(ra_kseries_name(-1) == NULL);
+}
+
+/*
+ * FIXED at 16 pages: every window 16 pages with its mark on its first page,
+ * so the first read enters the second window at once; no ramp, no trim,
+ * whatever series was asked (the 6.18 paths). SCALING at 64 pages is the
+ * kernel's ramp up to 64.
+ */
+static const struct want fixed16[] = {
+	{ 'S', 0, 1, 0, 16, 16, 0 },	{ 'A', 0, 1, 16, 16, 16, 2 },
+	{ 'A', 16, 1, 32, 16, 16, 4 },	{ 'A', 32, 1, 48, 16, 16, 6 },
+};
+
+static void policy_run(int series, enum ra_policy policy, uint32_t pages, uint32_t what_if)
+{
+	struct ra_replay_params p = { .series = series, .policy = policy, .ra_pages = what_if,
+				      .fixed_pages = pages, .scaling_pages = pages,
+				      .file = file_cb, .tgid = tgid_cb, .emit = collect };
+	struct ra_replay *r;
+
+	setup(NULL, 32);
+	r = ra_replay_alloc(&p);
+	cold(r, 0, FILE_PAGES);
+	read_seq(r, 10, 0, FILE_PAGES, 1);
+	finish(r);
+	ra_replay_free(r);
+}
+
+static void test_policies(void)
+{
+	struct ra_replay_params bad = { .series = RA_KS_6_18, .policy = RA_POLICY_FIXED,
+					.emit = collect };
+	static struct win kernel64[8192];
+	int n;
+
+	policy_run(RA_KS_6_1, RA_POLICY_FIXED, 16, 0);
+	check_windows("fixed", fixed16, 4);
+	CHECK_INT(nwins, 257);
+	policy_run(RA_KS_6_18, RA_POLICY_KERNEL, 0, 64);
+	memcpy(kernel64, wins, sizeof(wins));
+	n = nwins;
+	policy_run(RA_KS_6_18, RA_POLICY_SCALING, 64, 0);
+	CHECK_INT(nwins, n);
+	for (int i = 0; i < n && i < nwins; i++)
+		CHECK(!memcmp(&wins[i], &kernel64[i], sizeof(wins[i])));
+	CHECK_INT(wins[20].size, 64);
+	CHECK(ra_replay_alloc(&bad) == NULL);	/* FIXED needs its size */
+}
+
+/* ---- what the run shows beyond the accesses ---- */
+
+/*
+ * Pages cached before the run (read, never added) are in the model from
+ * the first pass on: the windows that reach them add none of them, and
+ * the reader's first miss is at 100. A file of unknown size ends, for the
+ * replay, at the highest page the run added.
+ */
+static void test_scan(void)
+{
+	struct ra_replay *r = start(RA_KS_6_18, NULL, 32);
+	struct ra_event ev = { .has_mask = RA_HAS_LAST_INDEX, .page = { .dev = DEV, .ino = INO } };
+	int early = 0;
+
+	cfg.size = -1;
+	/* the run: pages 100..149 and 200.. read in (and dropped), then the reads */
+	for (int pass = 0; pass < 2; pass++) {
+		clock_ns = 1000;
+		if (pass)
+			cold(r, 100, 50), cold(r, 200, FILE_PAGES - 200);
+		for (uint64_t i = 0; i < FILE_PAGES; i++) {
+			ev.page.index = ev.page.last_index = i;
+			ev.type = RA_EV_GET_PAGES;
+			ev.pid = 10;
+			if (!pass)
+				CHECK_INT(ra_replay_scan(r, &ev), 0);
+			else
+				acc(r, RA_EV_GET_PAGES, 10, i, i);
+		}
+		if (!pass) {	/* the adds the second pass will show */
+			struct ra_event add = { .has_mask = RA_HAS_ORDER,
+						.type = RA_EV_PAGE_ADD,
+						.page = { .dev = DEV, .ino = INO } };
+
+			for (uint64_t i = 100; i < FILE_PAGES; i += i == 149 ? 51 : 1) {
+				add.page.index = i;
+				CHECK_INT(ra_replay_scan(r, &add), 0);
+			}
+		}
+	}
+	finish(r);
+	CHECK_INT(wins[0].start, 100);
+	CHECK_INT(wins[0].size, 4);
+	for (size_t i = 0; i < nout; i++)
+		early += out[i].type == RA_EV_PAGE_ADD &&
+			 ((out[i].page.index >= 150 && out[i].page.index < 200) || out[i].page.index < 100);
+	CHECK_INT(early, 0);
+	CHECK(ra_replay_doubts(r, DEV, INO) & RA_DOUBT_UNKNOWN);
+	/* the last window, from the mark of the one ending at 4095: past the end, nothing added */
+	CHECK_INT(wins[nwins - 1].start, FILE_PAGES);
+	CHECK_INT(count(RA_EV_PAGE_ADD) > 0, 1);
+	ra_replay_free(r);
+}
+
+/* A writer's pages are in the model as it added them: the reader's first miss is after them */
+static void test_writes(void)
+{
+	struct ra_event add = { .has_mask = RA_HAS_ORDER, .page = { .dev = DEV, .ino = INO } };
+	struct ra_replay *r = start(RA_KS_6_18, NULL, 32);
+
+	cold(r, 0, FILE_PAGES);
+	for (uint64_t i = 0; i < 64; i += 4) {
+		add.page.index = i;
+		add.page.order = 2;
+		feed(r, &add, RA_EV_PAGE_ADD, 50);
+	}
+	read_seq(r, 10, 0, 128, 1);
+	finish(r);
+	CHECK_INT(wins[0].trig, RA_EV_SYNC_RA);
+	CHECK_INT(wins[0].start, 64);
+	CHECK_INT(wins[0].size, 4);
+	CHECK_INT(out[0].type, RA_EV_PAGE_ADD);
+	CHECK_INT(out[0].pid, 50);
+	CHECK_INT(out[0].page.order, 2);
+	ra_replay_free(r);
+}
+
+/*
+ * The doubts: a page deleted before it was read and read again (reclaim);
+ * a read whose next batch starts where no mark, hole or full batch ended
+ * the one before (a folio under I/O); a run without access events, whose
+ * triggers stand for the reads (6.1 without probes of get_pages); a file
+ * the run does not describe.
+ */
+static void test_doubts(void)
+{
+	struct ra_event del = { .has_mask = RA_HAS_ORDER, .page = { .dev = DEV, .ino = INO } };
+	struct ra_replay *r = start(RA_KS_6_18, NULL, 32);
+
+	cold(r, 0, FILE_PAGES);
+	read_seq(r, 10, 0, 32, 1);
+	for (uint64_t i = 32; i < 96; i++) {
+		del.page.index = i;
+		feed(r, &del, RA_EV_PAGE_DELETE, 1);
+	}
+	CHECK_INT(ra_replay_doubts(r, DEV, INO), 0);
+	read_seq(r, 10, 32, 64, 1);
+	finish(r);
+	CHECK_INT(ra_replay_doubts(r, DEV, INO), RA_DOUBT_RECLAIM);
+	CHECK_INT(count(RA_EV_PAGE_DELETE), 1);	/* the model had 32..47: one order-4 folio */
+	CHECK_INT(wins[6].trig, RA_EV_SYNC_RA);		/* read again from 32: initial */
+	CHECK_INT(wins[6].start, 32);
+	ra_replay_free(r);
+
+	r = start(RA_KS_6_18, NULL, 32);
+	cold(r, 0, FILE_PAGES);
+	acc(r, RA_EV_GET_PAGES, 10, 0, 15);
+	acc(r, RA_EV_GET_PAGES, 10, 5, 15);
+	finish(r);
+	CHECK_INT(ra_replay_doubts(r, 0, 0), RA_DOUBT_INFLIGHT);
+	ra_replay_free(r);
+
+	r = start(RA_KS_6_1, NULL, 32);
+	{
+		struct ra_event ev = { .has_mask = RA_HAS_PREV_POS, .type = RA_EV_SYNC_RA,
+				       .pid = 10, .ra = { .dev = DEV, .ino = INO, .req_count = 1,
+							  .prev_pos = -1, .ra_pages = 32 } };
+
+		CHECK_INT(ra_replay_scan(r, &ev), 0);
+		cold(r, 0, FILE_PAGES);
+		trig_ev(r, RA_EV_SYNC_RA, 10, 0, 1, 32);
+		trig_ev(r, RA_EV_ASYNC_RA, 10, 1, 1, 32);
+	}
+	finish(r);
+	check_windows("from triggers", seq_612, 2);
+	CHECK_INT(ra_replay_doubts(r, DEV, INO), RA_DOUBT_NOACCESS);
+	ra_replay_free(r);
+
+	r = start(RA_KS_6_18, NULL, 32);
+	cfg.fstype = NULL;
+	cfg.io_pages = 0;
+	cold(r, 0, 64);
+	read_seq(r, 10, 0, 64, 1);
+	finish(r);
+	CHECK_INT(ra_replay_doubts(r, 0, 0), RA_DOUBT_UNKNOWN);
+	ra_replay_free(r);
+}
+
 static const struct test_case cases[] = {
 	{ "seq_4k", test_seq_4k },
 	{ "pass_rebuilds", test_pass_rebuilds },
@@ -768,6 +1149,14 @@ static const struct test_case cases[] = {
 	{ "mmap_sequential", test_mmap_sequential },
 	{ "mmap_random", test_mmap_random },
 	{ "willneed", test_willneed },
+	{ "two_readers", test_two_readers },
+	{ "odd_size", test_odd_size },
+	{ "xfs", test_xfs },
+	{ "kseries", test_kseries },
+	{ "policies", test_policies },
+	{ "scan", test_scan },
+	{ "writes", test_writes },
+	{ "doubts", test_doubts },
 	{ NULL, NULL },
 };
 
