@@ -603,7 +603,8 @@ static void early_page(struct rp_file *f, uint64_t index)
 		return;
 	v = ra_rp_page_at(&f->pages, index);
 	if (v)
-		*v |= RP_PRESENT | RP_REC | RP_EARLY;
+		*v |= RP_REC | RP_EARLY;
+	ra_rp_set_folio(&f->pages, index, 0, false);
 }
 
 /* mm_filemap_get_pages: a read(), or the next batch of the task's read() */
@@ -867,15 +868,18 @@ int ra_replay_scan(struct ra_replay *r, const struct ra_event *ev)
 /* The first pass's finding for a page: cached from the start, or nothing */
 static int scan_page(uint64_t index, uint16_t *v, void *arg)
 {
-	const struct rp_file *f = arg;
+	struct rp_file *f = arg;
 
 	if (*v & RP_CAND)
 		*v |= RP_EARLY;
 	*v &= (uint16_t)~(RP_CAND | RP_REC_ADDED | RP_REC);
-	if ((*v & RP_EARLY) && index < ra_rp_eof(f))
+	if ((*v & RP_EARLY) && index < ra_rp_eof(f)) {
 		*v |= RP_PRESENT | RP_REC;	/* an order-0 folio with no mark */
-	else
+		if (index >= f->pages.top)
+			f->pages.top = index + 1;
+	} else {
 		*v &= (uint16_t)~RP_EARLY;
+	}
 	return 0;
 }
 
