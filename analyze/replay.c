@@ -32,7 +32,12 @@ struct hint {
 	uint64_t index, req;
 	int64_t prev_pos;
 	bool has_prev;
+	uint32_t size, async_size;	/* the state of the descriptor it came from */
+	uint32_t ra_pages;
 };
+
+/* The descriptors of one process on one file the replay keeps apart */
+#define DESCS 4
 
 /* A touch of a mapping: fault-around over [a, b], then a fault. */
 struct touch {
@@ -80,6 +85,7 @@ struct ra_replay {
 	size_t nall, capall;
 	struct rp_task **touching;	/* the tasks with a touch not yet replayed */
 	size_t ntouching, captouching;
+	uint64_t clock;			/* the open files' use, in order */
 	bool scanned;			/* the first pass ran (ra_replay_scan) */
 	bool started;			/* the replay began: the first pass is over */
 };
@@ -259,6 +265,15 @@ static void choose_ra_pages(const struct ra_replay *r, struct rp_ofile *of)
 		of->ra.ra_pages = base * of->ra_mult;
 }
 
+/* The run's ra_pages for an open file (POSIX_FADV_SEQUENTIAL doubles it) */
+static void learn_ra_pages(const struct ra_replay *r, struct rp_ofile *of, uint32_t ra_pages)
+{
+	if (of->rec_ra_pages == ra_pages)
+		return;
+	of->rec_ra_pages = ra_pages;
+	choose_ra_pages(r, of);
+}
+
 static struct rp_ofile *ofile_new(struct ra_replay *r, struct rp_fent *fe, int tgid)
 {
 	struct rp_ofile *of = calloc(1, sizeof(*of));
@@ -279,19 +294,94 @@ static struct rp_ofile *ofile_new(struct ra_replay *r, struct rp_fent *fe, int t
 	return of;
 }
 
-/* The open file of process @tgid on (dev, ino) */
+/* The open file of process @tgid on (dev, ino): the descriptor it used last */
 static struct rp_ofile *ofile_of(struct ra_replay *r, uint32_t dev, uint64_t ino, int tgid)
 {
 	struct rp_fent *fe = fent_of(r, dev, ino);
+	struct rp_ofile *last = NULL;
 
 	if (!fe)
 		return NULL;
 	if (!fe->f.info_asked)
 		file_info(r, &fe->f);
 	for (size_t i = 0; i < fe->nof; i++)
-		if (fe->of[i]->tgid == tgid)
-			return fe->of[i];
-	return ofile_new(r, fe, tgid);
+		if (fe->of[i]->tgid == tgid && (!last || fe->of[i]->used > last->used))
+			last = fe->of[i];
+	return last ? last : ofile_new(r, fe, tgid);
+}
+
+/* A descriptor opened anew: at most DESCS per process and file, the oldest given up */
+static struct rp_ofile *desc_new(struct ra_replay *r, struct rp_fent *fe, int tgid)
+{
+	struct rp_ofile *old = NULL;
+	int n = 0;
+
+	for (size_t i = 0; i < fe->nof; i++) {
+		if (fe->of[i]->tgid != tgid)
+			continue;
+		n++;
+		if (!old || fe->of[i]->used < old->used)
+			old = fe->of[i];
+	}
+	if (n < DESCS)
+		return ofile_new(r, fe, tgid);
+	old->ra = (struct rp_ra){ .prev_pos = -1 };	/* file_ra_state_init */
+	old->prev_exact = false;
+	old->width = 0;
+	choose_ra_pages(r, old);
+	return old;
+}
+
+/* Whether descriptor @d, not @best, is the better one for the state the run's trigger had */
+static bool state_fits(const struct rp_ofile *d, const struct rp_ofile *best,
+		       const struct hint *h)
+{
+	bool mine = d->ra.size == h->size && d->ra.async_size == h->async_size;
+
+	if (!best)
+		return true;
+	if (mine != (best->ra.size == h->size && best->ra.async_size == h->async_size))
+		return mine;
+	return d->used > best->used;
+}
+
+/*
+ * The descriptor of a read, among those of its process: the one whose
+ * prev_pos is the one the run's trigger for the read had (exact, else in
+ * the same page: ours may be a guess), or one not yet read for a trigger
+ * of a descriptor not yet read (the process opened the file again), or for
+ * a read without a trigger the one it continues; else the latest.
+ */
+static struct rp_ofile *desc_for_read(struct ra_replay *r, struct rp_ofile *last,
+				      const struct hint *h, uint64_t index)
+{
+	struct rp_fent *fe = (struct rp_fent *)last->f;	/* a file is its entry's first member */
+	struct rp_ofile *exact = NULL, *near = NULL, *unread = NULL, *cont = NULL;
+
+	for (size_t i = 0; i < fe->nof; i++) {
+		struct rp_ofile *d = fe->of[i];
+		int64_t gap;
+
+		if (d->tgid != last->tgid)
+			continue;
+		gap = h && h->has_prev ? d->ra.prev_pos - h->prev_pos : INT64_MAX;
+		if (!gap && state_fits(d, exact, h))
+			exact = d;
+		else if (gap > -RP_PAGE_SIZE && gap < RP_PAGE_SIZE && state_fits(d, near, h))
+			near = d;
+		if (d->ra.prev_pos < 0 && !unread)
+			unread = d;
+		if (d->ra.prev_pos >= 0 && index - ((uint64_t)d->ra.prev_pos >> RP_PAGE_SHIFT) <= 1 &&
+		    (!cont || d->used > cont->used))
+			cont = d;
+	}
+	if (exact || near)
+		return exact ? exact : near;
+	if (h && h->has_prev && h->prev_pos < 0)
+		return unread ? unread : desc_new(r, fe, last->tgid);
+	if (!h && cont)
+		return cont;
+	return last;
 }
 
 static struct rp_task *task_of(struct ra_replay *r, int pid)
@@ -435,6 +525,7 @@ static int touch_flush(struct ra_replay *r, struct rp_task *t)
 		b = a + 15;
 	}
 	note_reader(of->f, of->tgid, tc->ts);
+	of->used = ++r->clock;
 	return ra_rp_touch(kernel_for(r, t, tc->ts), of, page, a, b);
 }
 
@@ -612,6 +703,7 @@ static int on_read(struct ra_replay *r, struct rp_task *t, struct rp_ofile *of,
 		   const struct ra_event *ev)
 {
 	uint64_t index = ev->page.index, last = ev->page.last_index;
+	const struct hint *h;
 	int64_t pos, end;
 	int rc;
 
@@ -620,13 +712,19 @@ static int on_read(struct ra_replay *r, struct rp_task *t, struct rp_ofile *of,
 		return 0;	/* beyond what one read() moves */
 	if (touch_flush(r, t) < 0)
 		return -1;
-	if (t->reading && t->read_of == of && last == t->read_last && index > t->read_idx) {
+	if (t->reading && t->read_of->f == of->f && t->read_of->tgid == of->tgid &&
+	    last == t->read_last && index > t->read_idx) {
 		on_batch(t, of->f, index);
 		t->sync.valid = t->async.valid = false;
 		return 0;
 	}
 	if (!r->scanned)
 		early_page(of->f, index);
+	h = hint_for(t, of->f, index);
+	of = desc_for_read(r, of, h, index);
+	of->used = ++r->clock;
+	if (h)
+		learn_ra_pages(r, of, h->ra_pages);
 	read_span(t, of, index, last, &pos, &end);
 	note_reader(of->f, of->tgid, ev->ts_ns);
 	rc = ra_rp_read(kernel_for(r, t, ev->ts_ns), of, pos, end);
@@ -640,15 +738,6 @@ static int on_read(struct ra_replay *r, struct rp_task *t, struct rp_ofile *of,
 }
 
 /* ---- what the run's readahead events tell ---- */
-
-/* The run's ra_pages for an open file (POSIX_FADV_SEQUENTIAL doubles it) */
-static void learn_ra_pages(const struct ra_replay *r, struct rp_ofile *of, uint32_t ra_pages)
-{
-	if (of->rec_ra_pages == ra_pages)
-		return;
-	of->rec_ra_pages = ra_pages;
-	choose_ra_pages(r, of);
-}
 
 /*
  * Runs without access events (no mm_filemap_get_pages before 6.12, as the
@@ -680,11 +769,11 @@ static int on_trigger(struct ra_replay *r, struct rp_task *t, struct rp_ofile *o
 	struct touch *tc = &t->touch;
 	struct hint *h = ev->type == RA_EV_SYNC_RA ? &t->sync : &t->async;
 
-	learn_ra_pages(r, of, ev->ra.ra_pages);
 	t->in_ra = of->f;
 	t->call.valid = false;
 	t->call_tied = false;
 	if (tc->valid && tc->of == of && tc->has_fault && tc->fault == ev->ra.index) {
+		learn_ra_pages(r, of, ev->ra.ra_pages);
 		tc->rec_ra = true;	/* the fault's own readahead */
 		if (ev->type == RA_EV_SYNC_RA && ev->ra.req_count == ev->ra.ra_pages &&
 		    tc->rec_major)
@@ -695,7 +784,9 @@ static int on_trigger(struct ra_replay *r, struct rp_task *t, struct rp_ofile *o
 		return read_from_trigger(r, t, of, ev);
 	*h = (struct hint){ .valid = true, .type = ev->type, .f = of->f, .index = ev->ra.index,
 			    .req = ev->ra.req_count, .prev_pos = ev->ra.prev_pos,
-			    .has_prev = (ev->has_mask & RA_HAS_PREV_POS) != 0 };
+			    .has_prev = (ev->has_mask & RA_HAS_PREV_POS) != 0,
+			    .size = ev->ra.size, .async_size = ev->ra.async_size,
+			    .ra_pages = ev->ra.ra_pages };
 	return 0;
 }
 
@@ -719,8 +810,6 @@ static int on_window(struct ra_replay *r, struct rp_task *t, struct rp_ofile *of
 	struct touch *tc = &t->touch;
 	bool forced = ev->type == RA_EV_RA_UNBOUNDED;
 
-	if (!forced)
-		learn_ra_pages(r, of, ev->ra.ra_pages);
 	t->in_ra = of->f;
 	if (forced && t->call.valid)
 		return call_replay(r, t, of, ev);
@@ -729,6 +818,7 @@ static int on_window(struct ra_replay *r, struct rp_task *t, struct rp_ofile *of
 	t->call.valid = false;
 	t->call_tied = false;
 	if (!forced && tc->valid && tc->of == of && tc->has_fault && !tc->rec_ra) {
+		learn_ra_pages(r, of, ev->ra.ra_pages);
 		tc->rec_ra = true;	/* read-around: the mapping has no advice */
 		if (of->vm == RP_VM_RAND)
 			of->vm = RP_VM_NORMAL;

@@ -12,8 +12,10 @@
  *
  * The model holds, per file, the pages the replay has in the page cache (as
  * folios, with their PG_readahead marks), and per open file (dev, ino, task's
- * process) a struct file_ra_state. Its memory grows with the files and the
- * cached pages of the replay, never with the events.
+ * process) a struct file_ra_state; a process that reads one file through
+ * several descriptors has one per descriptor, told apart by the prev_pos
+ * the run's triggers carry (up to four). Its memory grows with the files and
+ * the cached pages of the replay, never with the events.
  */
 #ifndef RA_REPLAY_H
 #define RA_REPLAY_H

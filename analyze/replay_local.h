@@ -89,10 +89,14 @@ struct rp_ra {
 	int64_t prev_pos;
 };
 
-/* An open file: a file read by one process. */
+/*
+ * An open file: a file read by one process, through one descriptor (a
+ * process may read a file through several, each with its own state).
+ */
 struct rp_ofile {
 	struct rp_file *f;
 	int tgid;
+	uint64_t used;			/* when it was last used, for the latest one */
 	struct rp_ra ra;
 	bool prev_exact;		/* ra.prev_pos from the run, not guessed */
 	uint32_t rec_ra_pages;		/* the ra_pages the run's events gave it, 0 none */

@@ -818,6 +818,50 @@ static void test_two_readers(void)
 	ra_replay_free(r);
 }
 
+/*
+ * One process reading the two halves through two descriptors (rawl
+ * interleave), as 6.18 records it: each miss's trigger carries the
+ * prev_pos of its descriptor, -1 for one not read yet. The replay keeps
+ * two states: at page 4 the mark of (4, 8, 8) is where the first
+ * descriptor's state expects it, (12, 4, 4), though the second descriptor
+ * read last.
+ */
+static void hinted_read(struct ra_replay *r, int type, uint64_t page, int64_t prev)
+{
+	struct ra_event ev = { .has_mask = RA_HAS_PREV_POS,
+			       .ra = { .dev = DEV, .ino = INO, .index = page, .req_count = 1,
+				       .ra_pages = 32, .prev_pos = prev } };
+
+	if (type)
+		feed(r, &ev, type, 60);
+	acc(r, RA_EV_GET_PAGES, 60, page, page);
+}
+
+static void test_two_descriptors(void)
+{
+	struct ra_replay *r = start(RA_KS_6_18, NULL, 32);
+
+	cold(r, 0, FILE_PAGES);
+	hinted_read(r, RA_EV_SYNC_RA, 0, -1);
+	hinted_read(r, RA_EV_SYNC_RA, 2048, -1);
+	hinted_read(r, RA_EV_ASYNC_RA, 1, 4096);
+	hinted_read(r, RA_EV_SYNC_RA, 2049, 2049 * 4096);
+	hinted_read(r, 0, 2, 0);
+	hinted_read(r, RA_EV_ASYNC_RA, 2050, 2050 * 4096);
+	hinted_read(r, 0, 3, 0);
+	hinted_read(r, 0, 2051, 0);
+	hinted_read(r, RA_EV_ASYNC_RA, 4, 4 * 4096);
+	finish(r);
+	CHECK_INT(nwins, 6);
+	CHECK_INT(wins[4].tindex, 2050);
+	CHECK_INT(wins[4].start, 2053);
+	CHECK_INT(wins[4].size, 7);
+	CHECK_INT(wins[5].tindex, 4);
+	CHECK_INT(wins[5].start, 12);
+	CHECK_INT(wins[5].size, 4);
+	ra_replay_free(r);
+}
+
 /* ---- the end of a file ---- */
 
 /*
@@ -1155,6 +1199,7 @@ static const struct test_case cases[] = {
 	{ "mmap_random", test_mmap_random },
 	{ "willneed", test_willneed },
 	{ "two_readers", test_two_readers },
+	{ "two_descriptors", test_two_descriptors },
 	{ "odd_size", test_odd_size },
 	{ "xfs", test_xfs },
 	{ "kseries", test_kseries },
