@@ -186,6 +186,9 @@ static void file_info(struct ra_replay *r, struct rp_file *f)
 	f->ra_pages = info.ra_pages;
 	/* io_pages not known: the block layer's default max_sectors_kb, 1280 */
 	f->io_pages = info.io_pages ? info.io_pages : 320;
+	/* btrfs reads through a bdi of its own, whose io_pages no queue ever sets */
+	if (f->fstype && !strcmp(f->fstype, "btrfs"))
+		f->io_pages = 32;
 	if (f->size < 0 || !info.fstype || !info.io_pages)
 		f->doubts |= RA_DOUBT_UNKNOWN;
 	file_folios(r, f);

@@ -66,7 +66,7 @@ struct ra_replay_file {
 	int64_t size_bytes;	/* the file's size, -1 not known (then the highest page seen) */
 	const char *fstype;	/* "ext4", "xfs", "btrfs", ...: which folio orders it takes */
 	uint32_t ra_pages;	/* the readahead size in force for it (its bdi's), pages */
-	uint32_t io_pages;	/* its bdi's io_pages (max_sectors_kb / 4) */
+	uint32_t io_pages;	/* its bdi's io_pages (max_sectors_kb / 4; btrfs's own bdi: 32) */
 };
 
 struct ra_replay_params {
