@@ -32,7 +32,12 @@ struct hint {
 	uint64_t index, req;
 	int64_t prev_pos;
 	bool has_prev;
+	uint32_t size, async_size;	/* the state of the descriptor it came from */
+	uint32_t ra_pages;
 };
+
+/* The descriptors of one process on one file the replay keeps apart */
+#define DESCS 4
 
 /* A touch of a mapping: fault-around over [a, b], then a fault. */
 struct touch {
@@ -80,6 +85,7 @@ struct ra_replay {
 	size_t nall, capall;
 	struct rp_task **touching;	/* the tasks with a touch not yet replayed */
 	size_t ntouching, captouching;
+	uint64_t clock;			/* the open files' use, in order */
 	bool scanned;			/* the first pass ran (ra_replay_scan) */
 	bool started;			/* the replay began: the first pass is over */
 };
@@ -180,6 +186,9 @@ static void file_info(struct ra_replay *r, struct rp_file *f)
 	f->ra_pages = info.ra_pages;
 	/* io_pages not known: the block layer's default max_sectors_kb, 1280 */
 	f->io_pages = info.io_pages ? info.io_pages : 320;
+	/* btrfs reads through a bdi of its own, whose io_pages no queue ever sets */
+	if (f->fstype && !strcmp(f->fstype, "btrfs"))
+		f->io_pages = 32;
 	if (f->size < 0 || !info.fstype || !info.io_pages)
 		f->doubts |= RA_DOUBT_UNKNOWN;
 	file_folios(r, f);
@@ -259,6 +268,15 @@ static void choose_ra_pages(const struct ra_replay *r, struct rp_ofile *of)
 		of->ra.ra_pages = base * of->ra_mult;
 }
 
+/* The run's ra_pages for an open file (POSIX_FADV_SEQUENTIAL doubles it) */
+static void learn_ra_pages(const struct ra_replay *r, struct rp_ofile *of, uint32_t ra_pages)
+{
+	if (of->rec_ra_pages == ra_pages)
+		return;
+	of->rec_ra_pages = ra_pages;
+	choose_ra_pages(r, of);
+}
+
 static struct rp_ofile *ofile_new(struct ra_replay *r, struct rp_fent *fe, int tgid)
 {
 	struct rp_ofile *of = calloc(1, sizeof(*of));
@@ -279,19 +297,94 @@ static struct rp_ofile *ofile_new(struct ra_replay *r, struct rp_fent *fe, int t
 	return of;
 }
 
-/* The open file of process @tgid on (dev, ino) */
+/* The open file of process @tgid on (dev, ino): the descriptor it used last */
 static struct rp_ofile *ofile_of(struct ra_replay *r, uint32_t dev, uint64_t ino, int tgid)
 {
 	struct rp_fent *fe = fent_of(r, dev, ino);
+	struct rp_ofile *last = NULL;
 
 	if (!fe)
 		return NULL;
 	if (!fe->f.info_asked)
 		file_info(r, &fe->f);
 	for (size_t i = 0; i < fe->nof; i++)
-		if (fe->of[i]->tgid == tgid)
-			return fe->of[i];
-	return ofile_new(r, fe, tgid);
+		if (fe->of[i]->tgid == tgid && (!last || fe->of[i]->used > last->used))
+			last = fe->of[i];
+	return last ? last : ofile_new(r, fe, tgid);
+}
+
+/* A descriptor opened anew: at most DESCS per process and file, the oldest given up */
+static struct rp_ofile *desc_new(struct ra_replay *r, struct rp_fent *fe, int tgid)
+{
+	struct rp_ofile *old = NULL;
+	int n = 0;
+
+	for (size_t i = 0; i < fe->nof; i++) {
+		if (fe->of[i]->tgid != tgid)
+			continue;
+		n++;
+		if (!old || fe->of[i]->used < old->used)
+			old = fe->of[i];
+	}
+	if (n < DESCS)
+		return ofile_new(r, fe, tgid);
+	old->ra = (struct rp_ra){ .prev_pos = -1 };	/* file_ra_state_init */
+	old->prev_exact = false;
+	old->width = 0;
+	choose_ra_pages(r, old);
+	return old;
+}
+
+/* Whether descriptor @d, not @best, is the better one for the state the run's trigger had */
+static bool state_fits(const struct rp_ofile *d, const struct rp_ofile *best,
+		       const struct hint *h)
+{
+	bool mine = d->ra.size == h->size && d->ra.async_size == h->async_size;
+
+	if (!best)
+		return true;
+	if (mine != (best->ra.size == h->size && best->ra.async_size == h->async_size))
+		return mine;
+	return d->used > best->used;
+}
+
+/*
+ * The descriptor of a read, among those of its process: the one whose
+ * prev_pos is the one the run's trigger for the read had (exact, else in
+ * the same page: ours may be a guess), or one not yet read for a trigger
+ * of a descriptor not yet read (the process opened the file again), or for
+ * a read without a trigger the one it continues; else the latest.
+ */
+static struct rp_ofile *desc_for_read(struct ra_replay *r, struct rp_ofile *last,
+				      const struct hint *h, uint64_t index)
+{
+	struct rp_fent *fe = (struct rp_fent *)last->f;	/* a file is its entry's first member */
+	struct rp_ofile *exact = NULL, *near = NULL, *unread = NULL, *cont = NULL;
+
+	for (size_t i = 0; i < fe->nof; i++) {
+		struct rp_ofile *d = fe->of[i];
+		int64_t gap;
+
+		if (d->tgid != last->tgid)
+			continue;
+		gap = h && h->has_prev ? d->ra.prev_pos - h->prev_pos : INT64_MAX;
+		if (!gap && state_fits(d, exact, h))
+			exact = d;
+		else if (gap > -RP_PAGE_SIZE && gap < RP_PAGE_SIZE && state_fits(d, near, h))
+			near = d;
+		if (d->ra.prev_pos < 0 && !unread)
+			unread = d;
+		if (d->ra.prev_pos >= 0 && index - ((uint64_t)d->ra.prev_pos >> RP_PAGE_SHIFT) <= 1 &&
+		    (!cont || d->used > cont->used))
+			cont = d;
+	}
+	if (exact || near)
+		return exact ? exact : near;
+	if (h && h->has_prev && h->prev_pos < 0)
+		return unread ? unread : desc_new(r, fe, last->tgid);
+	if (!h && cont)
+		return cont;
+	return last;
 }
 
 static struct rp_task *task_of(struct ra_replay *r, int pid)
@@ -378,9 +471,10 @@ static void map_slot(struct rp_ofile *of)
 }
 
 /*
- * The page a touch without a fault touched: fault-around mapped it, so it
- * was cached, not marked and not yet mapped; the first such page of the
- * range (a sequential toucher's), else the range's first.
+ * The page a touch without a fault touched: fault-around mapped it in the
+ * run, so the run had it cached, and the process had not mapped it yet.
+ * The first such page of the range (a sequential toucher's); the model may
+ * have marked it or not have it, and then faults where the run did not.
  */
 static uint64_t touched_page(const struct touch *t)
 {
@@ -390,9 +484,12 @@ static uint64_t touched_page(const struct touch *t)
 	for (uint64_t i = t->a; i <= t->b && i < t->a + 512; i++) {
 		uint16_t v = ra_rp_page(p, i);
 
-		if ((v & RP_PRESENT) && !(v & (RP_MARK | mine)))
+		if ((v & RP_REC) && !(v & mine))
 			return i;
 	}
+	for (uint64_t i = t->a; i <= t->b && i < t->a + 512; i++)
+		if (!(ra_rp_page(p, i) & mine))
+			return i;
 	return t->a;
 }
 
@@ -431,6 +528,7 @@ static int touch_flush(struct ra_replay *r, struct rp_task *t)
 		b = a + 15;
 	}
 	note_reader(of->f, of->tgid, tc->ts);
+	of->used = ++r->clock;
 	return ra_rp_touch(kernel_for(r, t, tc->ts), of, page, a, b);
 }
 
@@ -599,7 +697,8 @@ static void early_page(struct rp_file *f, uint64_t index)
 		return;
 	v = ra_rp_page_at(&f->pages, index);
 	if (v)
-		*v |= RP_PRESENT | RP_REC | RP_EARLY;
+		*v |= RP_REC | RP_EARLY;
+	ra_rp_set_folio(&f->pages, index, 0, false);
 }
 
 /* mm_filemap_get_pages: a read(), or the next batch of the task's read() */
@@ -607,6 +706,7 @@ static int on_read(struct ra_replay *r, struct rp_task *t, struct rp_ofile *of,
 		   const struct ra_event *ev)
 {
 	uint64_t index = ev->page.index, last = ev->page.last_index;
+	const struct hint *h;
 	int64_t pos, end;
 	int rc;
 
@@ -615,13 +715,19 @@ static int on_read(struct ra_replay *r, struct rp_task *t, struct rp_ofile *of,
 		return 0;	/* beyond what one read() moves */
 	if (touch_flush(r, t) < 0)
 		return -1;
-	if (t->reading && t->read_of == of && last == t->read_last && index > t->read_idx) {
+	if (t->reading && t->read_of->f == of->f && t->read_of->tgid == of->tgid &&
+	    last == t->read_last && index > t->read_idx) {
 		on_batch(t, of->f, index);
 		t->sync.valid = t->async.valid = false;
 		return 0;
 	}
 	if (!r->scanned)
 		early_page(of->f, index);
+	h = hint_for(t, of->f, index);
+	of = desc_for_read(r, of, h, index);
+	of->used = ++r->clock;
+	if (h)
+		learn_ra_pages(r, of, h->ra_pages);
 	read_span(t, of, index, last, &pos, &end);
 	note_reader(of->f, of->tgid, ev->ts_ns);
 	rc = ra_rp_read(kernel_for(r, t, ev->ts_ns), of, pos, end);
@@ -635,15 +741,6 @@ static int on_read(struct ra_replay *r, struct rp_task *t, struct rp_ofile *of,
 }
 
 /* ---- what the run's readahead events tell ---- */
-
-/* The run's ra_pages for an open file (POSIX_FADV_SEQUENTIAL doubles it) */
-static void learn_ra_pages(const struct ra_replay *r, struct rp_ofile *of, uint32_t ra_pages)
-{
-	if (of->rec_ra_pages == ra_pages)
-		return;
-	of->rec_ra_pages = ra_pages;
-	choose_ra_pages(r, of);
-}
 
 /*
  * Runs without access events (no mm_filemap_get_pages before 6.12, as the
@@ -675,11 +772,11 @@ static int on_trigger(struct ra_replay *r, struct rp_task *t, struct rp_ofile *o
 	struct touch *tc = &t->touch;
 	struct hint *h = ev->type == RA_EV_SYNC_RA ? &t->sync : &t->async;
 
-	learn_ra_pages(r, of, ev->ra.ra_pages);
 	t->in_ra = of->f;
 	t->call.valid = false;
 	t->call_tied = false;
 	if (tc->valid && tc->of == of && tc->has_fault && tc->fault == ev->ra.index) {
+		learn_ra_pages(r, of, ev->ra.ra_pages);
 		tc->rec_ra = true;	/* the fault's own readahead */
 		if (ev->type == RA_EV_SYNC_RA && ev->ra.req_count == ev->ra.ra_pages &&
 		    tc->rec_major)
@@ -690,7 +787,9 @@ static int on_trigger(struct ra_replay *r, struct rp_task *t, struct rp_ofile *o
 		return read_from_trigger(r, t, of, ev);
 	*h = (struct hint){ .valid = true, .type = ev->type, .f = of->f, .index = ev->ra.index,
 			    .req = ev->ra.req_count, .prev_pos = ev->ra.prev_pos,
-			    .has_prev = (ev->has_mask & RA_HAS_PREV_POS) != 0 };
+			    .has_prev = (ev->has_mask & RA_HAS_PREV_POS) != 0,
+			    .size = ev->ra.size, .async_size = ev->ra.async_size,
+			    .ra_pages = ev->ra.ra_pages };
 	return 0;
 }
 
@@ -714,8 +813,6 @@ static int on_window(struct ra_replay *r, struct rp_task *t, struct rp_ofile *of
 	struct touch *tc = &t->touch;
 	bool forced = ev->type == RA_EV_RA_UNBOUNDED;
 
-	if (!forced)
-		learn_ra_pages(r, of, ev->ra.ra_pages);
 	t->in_ra = of->f;
 	if (forced && t->call.valid)
 		return call_replay(r, t, of, ev);
@@ -724,6 +821,7 @@ static int on_window(struct ra_replay *r, struct rp_task *t, struct rp_ofile *of
 	t->call.valid = false;
 	t->call_tied = false;
 	if (!forced && tc->valid && tc->of == of && tc->has_fault && !tc->rec_ra) {
+		learn_ra_pages(r, of, ev->ra.ra_pages);
 		tc->rec_ra = true;	/* read-around: the mapping has no advice */
 		if (of->vm == RP_VM_RAND)
 			of->vm = RP_VM_NORMAL;
@@ -863,15 +961,18 @@ int ra_replay_scan(struct ra_replay *r, const struct ra_event *ev)
 /* The first pass's finding for a page: cached from the start, or nothing */
 static int scan_page(uint64_t index, uint16_t *v, void *arg)
 {
-	const struct rp_file *f = arg;
+	struct rp_file *f = arg;
 
 	if (*v & RP_CAND)
 		*v |= RP_EARLY;
 	*v &= (uint16_t)~(RP_CAND | RP_REC_ADDED | RP_REC);
-	if ((*v & RP_EARLY) && index < ra_rp_eof(f))
+	if ((*v & RP_EARLY) && index < ra_rp_eof(f)) {
 		*v |= RP_PRESENT | RP_REC;	/* an order-0 folio with no mark */
-	else
+		if (index >= f->pages.top)
+			f->pages.top = index + 1;
+	} else {
 		*v &= (uint16_t)~RP_EARLY;
+	}
 	return 0;
 }
 

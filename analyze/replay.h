@@ -12,8 +12,10 @@
  *
  * The model holds, per file, the pages the replay has in the page cache (as
  * folios, with their PG_readahead marks), and per open file (dev, ino, task's
- * process) a struct file_ra_state. Its memory grows with the files and the
- * cached pages of the replay, never with the events.
+ * process) a struct file_ra_state; a process that reads one file through
+ * several descriptors has one per descriptor, told apart by the prev_pos
+ * the run's triggers carry (up to four). Its memory grows with the files and
+ * the cached pages of the replay, never with the events.
  */
 #ifndef RA_REPLAY_H
 #define RA_REPLAY_H
@@ -64,7 +66,7 @@ struct ra_replay_file {
 	int64_t size_bytes;	/* the file's size, -1 not known (then the highest page seen) */
 	const char *fstype;	/* "ext4", "xfs", "btrfs", ...: which folio orders it takes */
 	uint32_t ra_pages;	/* the readahead size in force for it (its bdi's), pages */
-	uint32_t io_pages;	/* its bdi's io_pages (max_sectors_kb / 4) */
+	uint32_t io_pages;	/* its bdi's io_pages (max_sectors_kb / 4; btrfs's own bdi: 32) */
 };
 
 struct ra_replay_params {

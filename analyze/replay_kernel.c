@@ -171,36 +171,44 @@ static uint64_t eof_last(const struct rp_file *f)
 }
 
 /*
- * page_cache_next_miss: the first hole in [index, index + n), else where the
- * scan ended (6.1: its last page); 0 when it wrapped
+ * page_cache_next_miss: the index where a walk of the xarray up from
+ * @index met a hole within @n steps; 0 when it wrapped; else where the
+ * scan ended (6.1: its last index, 6.12 to 7.1: @index + @n, 7.2: one past
+ * its last index). The walk's index is the kernel's, which a walk that
+ * starts inside a large folio advances ahead of the pages it reads.
  */
 static uint64_t next_miss(const struct rp_kernel *k, struct rp_file *f, uint64_t index,
 			  uint64_t n)
 {
+	struct rp_xas x;
+
+	ra_rp_xas_init(&x, index);
 	for (uint64_t j = 0; j < n; j++) {
-		if (!present(f, index + j))
-			return index + j;
-		if (index + j == 0)
+		if (!ra_rp_xas_next(&f->pages, &x))
+			return x.index;
+		if (!x.index)
 			return 0;
 	}
-	return since(k, RA_KS_6_12) ? index + n : index + n - 1;
+	if (!since(k, RA_KS_6_12))
+		return x.index;
+	return since(k, RA_KS_7_2) ? x.index + 1 : index + n;
 }
 
 /*
- * page_cache_prev_miss: the first hole in (index - n, index] going down,
- * else where the scan ended (before 7.2: its last page); all ones when it
- * went below page 0
+ * page_cache_prev_miss: the same down from @index; all ones when the walk
+ * went below page 0; else where it ended (7.2: one below its last index)
  */
 static uint64_t prev_miss(const struct rp_kernel *k, struct rp_file *f, uint64_t index,
 			  uint64_t n)
 {
-	for (uint64_t j = 0; j < n; j++) {
-		uint64_t i = index - j;
+	struct rp_xas x;
 
-		if (i == UINT64_MAX || !present(f, i))
-			return i;
+	ra_rp_xas_init(&x, index);
+	for (uint64_t j = 0; j < n; j++) {
+		if (!ra_rp_xas_prev(&f->pages, &x) || x.index == UINT64_MAX)
+			return x.index;
 	}
-	return since(k, RA_KS_7_2) ? index - n : index - n + 1;
+	return since(k, RA_KS_7_2) ? x.index - 1 : x.index;
 }
 
 /* ---- mm/readahead.c ---- */

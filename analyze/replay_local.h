@@ -55,6 +55,8 @@ struct rp_pages {
 	struct ra_map chunks;		/* chunk number + 1 -> uint16_t * */
 	uint64_t last_no;		/* the chunk looked up last, + 1 (0: none) */
 	uint16_t *last;
+	uint64_t top;			/* one past the highest page ever in the model:
+					 * how tall the page cache's xarray grew */
 };
 
 /* One file (dev, ino): what the run says of it, and its page cache. */
@@ -87,10 +89,14 @@ struct rp_ra {
 	int64_t prev_pos;
 };
 
-/* An open file: a file read by one process. */
+/*
+ * An open file: a file read by one process, through one descriptor (a
+ * process may read a file through several, each with its own state).
+ */
 struct rp_ofile {
 	struct rp_file *f;
 	int tgid;
+	uint64_t used;			/* when it was last used, for the latest one */
 	struct rp_ra ra;
 	bool prev_exact;		/* ra.prev_pos from the run, not guessed */
 	uint32_t rec_ra_pages;		/* the ra_pages the run's events gave it, 0 none */
@@ -138,6 +144,30 @@ bool ra_rp_clear_folio(struct rp_pages *p, uint64_t head);
 void ra_rp_set_mark(struct rp_pages *p, uint64_t head, bool on);
 /** ra_rp_set_bits - @bits set (@on) or cleared in [@index, @index + @n); -1 out of memory */
 int ra_rp_set_bits(struct rp_pages *p, uint64_t index, uint64_t n, uint16_t bits, bool on);
+
+/*
+ * A walk of the page cache's xarray as xas_prev()/xas_next() make it, one
+ * index at a time from a fresh state: its index, and the slot it reads,
+ * which is not always the index's (a walk that starts inside a large folio
+ * reads from the folio's first slot on while its index counts from where
+ * it started, until it leaves the node).
+ */
+struct rp_xas {
+	uint64_t index;
+	int state;			/* RP_XS_* */
+	unsigned int level;		/* of the node: its slots cover 64^level pages */
+	uint64_t base;			/* the node's first page */
+	unsigned int offset;		/* the slot */
+};
+
+enum { RP_XS_NODE, RP_XS_RESTART, RP_XS_BOUNDS, RP_XS_HEAD };
+
+/** ra_rp_xas_init - a walk from @index */
+void ra_rp_xas_init(struct rp_xas *x, uint64_t index);
+/** ra_rp_xas_prev - the walk one index down: whether an entry is there (not a hole) */
+bool ra_rp_xas_prev(struct rp_pages *p, struct rp_xas *x);
+/** ra_rp_xas_next - the walk one index up: whether an entry is there */
+bool ra_rp_xas_next(struct rp_pages *p, struct rp_xas *x);
 
 /** ra_rp_eof - one past the file's last page: its size, else the highest seen */
 uint64_t ra_rp_eof(const struct rp_file *f);
