@@ -134,6 +134,8 @@ struct ra_wincmp;
 
 struct ra_wincmp *ra_wincmp_alloc(void);
 void ra_wincmp_free(struct ra_wincmp *c);
+/** ra_wincmp_no_order - the folio orders side 0's events give are not the kernel's (kprobes) */
+void ra_wincmp_no_order(struct ra_wincmp *c);
 /** ra_wincmp_takes - whether @ev is one of the readahead events that make windows */
 bool ra_wincmp_takes(const struct ra_event *ev);
 /**

@@ -38,7 +38,12 @@ static const char usage_text[] =
 	"                          ramp; scaling[:KB], the window scaled to the device\n"
 	"                          (4 x access time x bandwidth of its model, shrunk by\n"
 	"                          the pages evicted unused); both hypothetical\n"
+	"      --max-sectors-kb KB the device's largest request (its io_pages: WILLNEED\n"
+	"                          reads that much at once; default: the run's device's)\n"
 	"      --store             keep the what-if runs in DB\n"
+	"      --against IDS       the recorded runs to put beside the predictions (those\n"
+	"                          at their read_ahead_kb and series; default: the runs\n"
+	"                          of the same workload and parameters)\n"
 	"  -j, --json              JSON instead of the table\n"
 	"  -q, --quiet             print errors only\n"
 	"  -h, --help              this text\n"
@@ -57,6 +62,9 @@ struct opts {
 	int series[MAX_LIST], nseries;
 	struct { int policy, kb; } pol[MAX_LIST];
 	int npol;
+	int64_t against[MAX_LIST];
+	int nagainst;
+	int max_sectors_kb;
 	bool store, json, quiet;
 };
 
@@ -129,6 +137,25 @@ static int parse_policies(struct opts *o, const char *arg)
 	return 0;
 }
 
+static int parse_against(struct opts *o, const char *arg)
+{
+	char *copy = strdup(arg), *save = NULL;
+
+	for (char *t = copy ? strtok_r(copy, ",", &save) : NULL; t; t = strtok_r(NULL, ",", &save)) {
+		char *end;
+		long long v = strtoll(t, &end, 10);
+
+		if (*end || v <= 0 || o->nagainst == MAX_LIST) {
+			ra_set_error(RA_ERR_USAGE, "bad run id '%s' of --against", t);
+			free(copy);
+			return -1;
+		}
+		o->against[o->nagainst++] = v;
+	}
+	free(copy);
+	return 0;
+}
+
 static int parse(struct opts *o, int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -137,6 +164,8 @@ static int parse(struct opts *o, int argc, char **argv)
 		{ "kernel", required_argument, NULL, 'K' },
 		{ "policy", required_argument, NULL, 'p' },
 		{ "store", no_argument, NULL, 257 },
+		{ "against", required_argument, NULL, 258 },
+		{ "max-sectors-kb", required_argument, NULL, 259 },
 		{ "json", no_argument, NULL, 'j' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
@@ -162,6 +191,14 @@ static int parse(struct opts *o, int argc, char **argv)
 		case 'K': rc = parse_series(o, optarg); break;
 		case 'p': rc = parse_policies(o, optarg); break;
 		case 257: o->store = true; break;
+		case 258: rc = parse_against(o, optarg); break;
+		case 259:
+			o->max_sectors_kb = atoi(optarg);
+			if (o->max_sectors_kb < 4) {
+				ra_set_error(RA_ERR_USAGE, "bad max_sectors_kb '%s'", optarg);
+				rc = -1;
+			}
+			break;
 		case 'j': o->json = true; break;
 		case 'q': o->quiet = true; break;
 		case 'h': fputs(usage_text, stdout); exit(0);
@@ -246,7 +283,8 @@ static int predict_all(struct ra_db *db, const struct opts *o, int64_t *ids, int
 		for (int p = 0; p < o->npol; p++) {
 			struct ra_whatif wi = { .series = o->nseries ? o->series[s] : -1,
 						.policy = o->pol[p].policy,
-						.window_kb = o->pol[p].kb, .device_lead_ns = lead };
+						.window_kb = o->pol[p].kb, .device_lead_ns = lead,
+						.max_sectors_kb = o->max_sectors_kb };
 
 			if (wi.policy == RA_POLICY_SCALING && !wi.window_kb &&
 			    (wi.window_kb = scaling_kb(db, o->run)) <= 0) {
@@ -281,17 +319,19 @@ static int predict_all(struct ra_db *db, const struct opts *o, int64_t *ids, int
  */
 static const char row_sql[] =
 	"WITH p AS (SELECT * FROM whatif WHERE run_id = ?1),"
-	" m AS (SELECT r.run_id FROM runs r, p, runs s WHERE s.run_id = p.source_run_id"
-	"   AND r.origin IS NOT 'whatif' AND r.workload IS s.workload"
-	"   AND EXISTS (SELECT 1 FROM v_run_params v WHERE v.run_id = r.run_id"
-	"               AND v.name = 'read_ahead_kb' AND v.value = CAST(p.read_ahead_kb AS TEXT))"
-	"   AND p.policy = 'kernel'),"
-	" pw AS (SELECT dev, ino, trigger, start_page, size_pages, async_size_pages,"
-	"        ROW_NUMBER() OVER (PARTITION BY dev, ino ORDER BY window_id) AS k"
-	"        FROM windows WHERE run_id = ?1),"
-	" mw AS (SELECT run_id, dev, ino, trigger, start_page, size_pages, async_size_pages,"
-	"        ROW_NUMBER() OVER (PARTITION BY run_id, dev, ino ORDER BY window_id) AS k"
-	"        FROM windows WHERE run_id IN (SELECT run_id FROM m))"
+	" m AS (SELECT run_id FROM temp.ra_whatif_measured),"
+	/* a file is known by its name (the same workload on another machine, or in
+	 * a guest: other devices, other inodes), else by its device and inode */
+	" fw AS (SELECT w.*, COALESCE(replace(f.path, rtrim(f.path, replace(f.path, '/', '')), ''),"
+	"        w.dev || ':' || w.ino) AS file FROM windows w LEFT JOIN files f"
+	"        ON f.run_id = w.run_id AND f.dev = w.dev AND f.ino = w.ino"
+	"        WHERE w.run_id = ?1 OR w.run_id IN (SELECT run_id FROM m)),"
+	" pw AS (SELECT file, trigger, start_page, size_pages, async_size_pages,"
+	"        ROW_NUMBER() OVER (PARTITION BY file ORDER BY window_id) AS k"
+	"        FROM fw WHERE run_id = ?1),"
+	" mw AS (SELECT run_id, file, trigger, start_page, size_pages, async_size_pages,"
+	"        ROW_NUMBER() OVER (PARTITION BY run_id, file ORDER BY window_id) AS k"
+	"        FROM fw WHERE run_id IN (SELECT run_id FROM m))"
 	" SELECT p.series, p.policy, p.read_ahead_kb, p.window_kb,"
 	"  (SELECT COUNT(*) FROM windows WHERE run_id = ?1),"
 	"  (SELECT AVG(size_pages) * 4 FROM windows WHERE run_id = ?1),"
@@ -306,7 +346,7 @@ static const char row_sql[] =
 	"  (SELECT AVG(c.bytes_read * 1e9 / c.read_ns) FROM replay_checks c"
 	"    WHERE c.run_id IN (SELECT run_id FROM m) AND c.read_ns > 0),"
 	"  (SELECT COUNT(*) FROM mw),"
-	"  (SELECT COUNT(*) FROM mw JOIN pw USING (dev, ino, k) WHERE mw.trigger = pw.trigger"
+	"  (SELECT COUNT(*) FROM mw JOIN pw USING (file, k) WHERE mw.trigger = pw.trigger"
 	"    AND mw.start_page = pw.start_page AND mw.size_pages = pw.size_pages"
 	"    AND mw.async_size_pages = pw.async_size_pages),"
 	"  p.doubts, p.timed"
@@ -438,14 +478,87 @@ static void advice_pick(struct advice *a)
 		}
 }
 
+/*
+ * The recorded runs a prediction is put beside: the same workload and
+ * parameters as its source but read_ahead_kb (and the repeat), recorded at
+ * its read_ahead_kb under a kernel of its series; into temp.ra_whatif_measured.
+ */
+static const char measured_sql[] =
+	"SELECT r.run_id, r.kernel FROM runs r, runs s, whatif p WHERE p.run_id = ?1"
+	" AND s.run_id = p.source_run_id AND p.policy = 'kernel' AND r.origin IS NOT 'whatif'"
+	" AND r.workload IS s.workload"
+	" AND EXISTS (SELECT 1 FROM v_run_params v WHERE v.run_id = r.run_id"
+	"   AND v.name = 'read_ahead_kb' AND v.value = CAST(p.read_ahead_kb AS TEXT))"
+	" AND NOT EXISTS (SELECT name, scope, value FROM run_params WHERE run_id = r.run_id"
+	"   AND name NOT IN ('read_ahead_kb', 'repeat')"
+	"   EXCEPT SELECT name, scope, value FROM run_params WHERE run_id = s.run_id)"
+	" AND NOT EXISTS (SELECT name, scope, value FROM run_params WHERE run_id = s.run_id"
+	"   AND name NOT IN ('read_ahead_kb', 'repeat')"
+	"   EXCEPT SELECT name, scope, value FROM run_params WHERE run_id = r.run_id)";
+
+/* With --against: those of the runs named at the prediction's read_ahead_kb and series. */
+static const char against_sql[] =
+	"SELECT r.run_id, r.kernel FROM runs r, whatif p WHERE p.run_id = ?1 AND r.run_id = ?2"
+	" AND p.policy = 'kernel' AND EXISTS (SELECT 1 FROM v_run_params v"
+	"   WHERE v.run_id = r.run_id AND v.name = 'read_ahead_kb'"
+	"   AND v.value = CAST(p.read_ahead_kb AS TEXT))";
+
+/* The rows of @sel whose kernel is of @series, into @ins; 0 or -1 */
+static int take_measured(struct ra_stmt *sel, struct ra_stmt *ins, const char *series)
+{
+	int rc;
+
+	while ((rc = ra_sql_step(sel)) == 1) {
+		int64_t run;
+		const char *kernel;
+
+		ra_sql_row(sel, "it", &run, &kernel);
+		if (series && kernel && ra_kseries_of(kernel) == ra_kseries_of(series) &&
+		    ra_sql_put(ins, "i", run) < 0)
+			return -1;
+	}
+	return rc;
+}
+
+static int measured_runs(struct ra_db *db, int64_t id, struct ra_stmt *sel, struct ra_stmt *ins,
+			 const struct opts *o)
+{
+	char *series = NULL;
+	int rc = 0;
+
+	if (ra_sql_exec(db, "DELETE FROM temp.ra_whatif_measured", "") < 0 ||
+	    ra_sql_one(db, "SELECT series FROM whatif WHERE run_id = ?1", "i", "T", id,
+		       &series) < 0) {
+		free(series);
+		return -1;
+	}
+	for (int k = 0; k < (o->nagainst ? o->nagainst : 1) && rc >= 0; k++) {
+		if (ra_sql_bind(sel, o->nagainst ? "ii" : "i", id,
+				o->nagainst ? o->against[k] : (int64_t)0) < 0)
+			rc = -1;
+		else
+			rc = take_measured(sel, ins, series);
+		ra_sql_reset(sel);
+	}
+	free(series);
+	return rc < 0 ? -1 : 0;
+}
+
 static int show(struct ra_db *db, const struct opts *o, const int64_t *ids, int n)
 {
-	struct ra_stmt *st = ra_sql_prepare(db, row_sql);
+	struct ra_stmt *st = NULL, *sel = NULL, *ins = NULL;
 	static struct advice adv = { .fraction = 0.8 };
 	int rc = 0;
 
-	if (!st)
+	if (ra_sql_exec(db, "CREATE TEMP TABLE IF NOT EXISTS ra_whatif_measured"
+			" (run_id INTEGER PRIMARY KEY)", "") < 0 ||
+	    !(st = ra_sql_prepare(db, row_sql)) ||
+	    !(sel = ra_sql_prepare(db, o->nagainst ? against_sql : measured_sql)) ||
+	    !(ins = ra_sql_prepare(db, "INSERT INTO temp.ra_whatif_measured VALUES (?1)"))) {
+		ra_sql_finalize(st);
+		ra_sql_finalize(sel);
 		return -1;
+	}
 	if (o->json)
 		printf("{\"run_id\": %lld, \"predictions\": [", (long long)o->run);
 	else
@@ -453,7 +566,8 @@ static int show(struct ra_db *db, const struct opts *o, const int64_t *ids, int 
 	for (int i = 0; i < n && rc == 0; i++) {
 		struct row r = { 0 };
 
-		if (ra_sql_bind(st, "i", ids[i]) < 0 || (rc = ra_sql_step(st)) != 1) {
+		if (measured_runs(db, ids[i], sel, ins, o) < 0 || ra_sql_bind(st, "i", ids[i]) < 0 ||
+		    (rc = ra_sql_step(st)) != 1) {
 			rc = -1;
 			break;
 		}
@@ -486,6 +600,8 @@ static int show(struct ra_db *db, const struct opts *o, const int64_t *ids, int 
 		       adv.best_bps / 1e6, adv.best_kb, adv.bps / 1e6, adv.kb);
 	}
 	ra_sql_finalize(st);
+	ra_sql_finalize(sel);
+	ra_sql_finalize(ins);
 	return rc;
 }
 

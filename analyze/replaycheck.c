@@ -218,6 +218,20 @@ static int load_settings(struct check *c)
 	return 0;
 }
 
+/* A kprobe on page_cache_ra_order does not read the folio order: not compared. */
+static int order_known(struct check *c)
+{
+	int64_t kprobe = 0;
+
+	if (ra_sql_one(c->db, "SELECT COUNT(*) FROM event_sources WHERE run_id = ?1"
+			      " AND name = 'page_cache_ra_order' AND probe = 'kprobe'", "i", "i",
+		       c->run_id, &kprobe) < 0)
+		return -1;
+	if (kprobe)
+		ra_wincmp_no_order(c->cmp);
+	return 0;
+}
+
 /* ---- the rows ---- */
 
 void ra_replay_doubt_names(unsigned int d, char *buf, size_t len)
@@ -332,7 +346,7 @@ static int run_replay(struct ra_db *db, int64_t run_id, const struct ra_analyze_
 	if (c.series < 0)
 		return 0;
 	if (check_init(&c) < 0 || load_settings(&c) < 0 || load_files(&c) < 0 ||
-	    load_tgids(&c) < 0 ||
+	    load_tgids(&c) < 0 || order_known(&c) < 0 ||
 	    ra_evstream_each(db, run_id, RA_STREAM_RA, note_ra_pages, &c) < 0)
 		goto out;
 	if (ra_evstream_each(db, run_id, RA_STREAM_RA | RA_STREAM_PAGE, on_recorded, &c) < 0 ||

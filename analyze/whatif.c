@@ -577,6 +577,8 @@ static int load_source(struct whatif *x, const struct ra_whatif *wi)
 	free(fstype);
 	x->src_ra_pages = (uint32_t)((ra_kb > 0 ? ra_kb : 128) / 4);
 	x->ra_pages = (uint32_t)((wi->read_ahead_kb > 0 ? wi->read_ahead_kb : ra_kb > 0 ? ra_kb : 128) / 4);
+	if (wi->max_sectors_kb > 0)
+		max_kb = wi->max_sectors_kb;
 	x->io_pages = max_kb > 0 ? (uint32_t)(max_kb / 4) : 0;
 	x->max_req_pages = x->io_pages ? x->io_pages : 256;
 	x->blkdev = (uint32_t)blk;

@@ -7,7 +7,7 @@
  * it falls back from is not a window, docs/metrics.md) and met in order per
  * open file (the file, and a process number the caller gives): trigger
  * kind, page and pages asked, window start, size, async size, folio order
- * and the function that read it.
+ * (where the event says it: kprobes do not) and the function that read it.
  *
  * Memory: per open file the windows of one side not yet met by the other,
  * at most QUEUE of each (past that the oldest counts as unmatched).
@@ -57,6 +57,7 @@ struct tside {
 };
 
 struct ra_wincmp {
+	bool no_order;			/* side 0's events do not say the folio order */
 	struct ra_fileset files;
 	struct cfile *cf;
 	size_t capcf;
@@ -130,11 +131,14 @@ static struct ofile *ofile_of(struct ra_wincmp *c, int file, int who)
 	return &c->of[*slot - 1];
 }
 
-static bool same(const struct win *a, const struct win *b)
+#define ORDER_UNKNOWN 0xff	/* a window whose event does not say its folio order (kprobes) */
+
+static bool same(const struct ra_wincmp *c, const struct win *a, const struct win *b)
 {
 	return a->trig == b->trig && a->tindex == b->tindex && a->treq == b->treq &&
 	       a->start == b->start && a->size == b->size && a->async == b->async &&
-	       a->order == b->order && a->kind == b->kind;
+	       (a->order == b->order || a->order == ORDER_UNKNOWN ||
+		b->order == ORDER_UNKNOWN || c->no_order) && a->kind == b->kind;
 }
 
 static void describe(char *buf, size_t len, const struct win *w)
@@ -145,10 +149,11 @@ static void describe(char *buf, size_t len, const struct win *w)
 		snprintf(buf, len, "nothing");
 		return;
 	}
-	snprintf(buf, len, "%s %llu+%llu, %s %llu size %u async %u order %u", trig[w->trig],
+	snprintf(buf, len, "%s %llu+%llu, %s %llu size %u async %u order %d", trig[w->trig],
 		 (unsigned long long)w->tindex, (unsigned long long)w->treq,
 		 w->kind == RA_EV_RA_ORDER ? "ra_order" : "ra_unbounded",
-		 (unsigned long long)w->start, w->size, w->async, w->order);
+		 (unsigned long long)w->start, w->size, w->async,
+		 w->order == ORDER_UNKNOWN ? -1 : w->order);
 }
 
 /* Windows @a (side 0) and @b (side 1) of one open file; either may be NULL. */
@@ -158,7 +163,7 @@ static void compare(struct ra_wincmp *c, const struct ofile *of, const struct wi
 	struct cfile *f = &c->cf[of->file];
 	char x[80], y[80];
 
-	if (a && b && same(a, b)) {
+	if (a && b && same(c, a, b)) {
 		f->exact++;
 		return;
 	}
@@ -213,7 +218,8 @@ static void take_window(struct tside *t, const struct ra_event *ev, struct win *
 	w->start = ev->ra.index;
 	w->size = ev->ra.size;
 	w->async = ev->ra.async_size;
-	w->order = ev->type == RA_EV_RA_ORDER ? (uint8_t)ev->ra.order : 0;
+	w->order = ev->type != RA_EV_RA_ORDER ? 0 : ev->has_mask & RA_HAS_ORDER ?
+		   (uint8_t)ev->ra.order : ORDER_UNKNOWN;
 	t->has_pending = false;
 	t->last_order = ev->type == RA_EV_RA_ORDER;
 	t->last_dev = ev->ra.dev;
@@ -249,6 +255,11 @@ static int window_of(struct ra_wincmp *c, int side, const struct ra_event *ev, i
 		return -1;
 	add_window(c, of, side, &w);
 	return 0;
+}
+
+void ra_wincmp_no_order(struct ra_wincmp *c)
+{
+	c->no_order = true;
 }
 
 bool ra_wincmp_takes(const struct ra_event *ev)

@@ -61,6 +61,7 @@ struct ra_whatif {
 	int policy;		/* 0 the kernel's, 1 a fixed window, 2 a device-scaled one */
 	int read_ahead_kb;	/* 0: the run's own */
 	int window_kb;		/* the window of policies 1 and 2 */
+	int max_sectors_kb;	/* the device's largest request (io_pages); 0: the run's */
 	int64_t device_lead_ns;	/* the device's head start (ra_whatif_calibrate) */
 };
 
