@@ -544,6 +544,26 @@ static int measured_runs(struct ra_db *db, int64_t id, struct ra_stmt *sel, stru
 	return rc < 0 ? -1 : 0;
 }
 
+/* The advice under the table, or the end of the JSON with it. */
+static void print_advice(const struct opts *o, struct advice *adv)
+{
+	if (adv->n >= 2)
+		advice_pick(adv);
+	if (o->json) {
+		printf("], \"advice\": ");
+		if (adv->kb)
+			printf("{\"read_ahead_kb\": %d, \"read_bps\": %.17g, \"best_read_ahead_kb\":"
+			       " %d, \"best_read_bps\": %.17g, \"fraction\": %.2f}}\n", adv->kb,
+			       adv->bps, adv->best_kb, adv->best_bps, adv->fraction);
+		else
+			printf("null}\n");
+	} else if (adv->kb) {
+		printf("\nadvice: read_ahead_kb=%d, the smallest predicted to reach %.0f%% of the best"
+		       " (%.1f MB/s at %d; %.1f MB/s at %d)\n", adv->kb, adv->fraction * 100,
+		       adv->best_bps / 1e6, adv->best_kb, adv->bps / 1e6, adv->kb);
+	}
+}
+
 static int show(struct ra_db *db, const struct opts *o, const int64_t *ids, int n)
 {
 	struct ra_stmt *st = NULL, *sel = NULL, *ins = NULL;
@@ -584,21 +604,8 @@ static int show(struct ra_db *db, const struct opts *o, const int64_t *ids, int 
 		ra_sql_reset(st);
 		rc = 0;
 	}
-	if (rc == 0 && adv.n >= 2)
-		advice_pick(&adv);
-	if (o->json && rc == 0) {
-		printf("], \"advice\": ");
-		if (adv.kb)
-			printf("{\"read_ahead_kb\": %d, \"read_bps\": %.17g, \"best_read_ahead_kb\":"
-			       " %d, \"best_read_bps\": %.17g, \"fraction\": %.2f}}\n", adv.kb,
-			       adv.bps, adv.best_kb, adv.best_bps, adv.fraction);
-		else
-			printf("null}\n");
-	} else if (rc == 0 && adv.kb) {
-		printf("\nadvice: read_ahead_kb=%d, the smallest predicted to reach %.0f%% of the best"
-		       " (%.1f MB/s at %d; %.1f MB/s at %d)\n", adv.kb, adv.fraction * 100,
-		       adv.best_bps / 1e6, adv.best_kb, adv.bps / 1e6, adv.kb);
-	}
+	if (rc == 0)
+		print_advice(o, &adv);
 	ra_sql_finalize(st);
 	ra_sql_finalize(sel);
 	ra_sql_finalize(ins);
