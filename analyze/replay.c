@@ -44,8 +44,9 @@ struct touch {
 	bool valid, has_range, has_fault;
 	bool rec_major;			/* the run did not have the page cached */
 	bool rec_ra;			/* the run read ahead for it */
+	bool after;			/* it came page by page after the task's touch before */
 	struct rp_ofile *of;
-	uint64_t a, b, fault, ts;
+	uint64_t a, b, page, ts;	/* page: the one touched (the fault's, if any) */
 };
 
 /* A WILLNEED call waiting for the forced window that names its file. */
@@ -64,6 +65,9 @@ struct rp_task {
 	struct hint sync, async;
 	struct touch touch;
 	bool listed;			/* in the replay's touching tasks */
+	struct rp_ofile *last_of;	/* its touch before: the page and how far the */
+	uint64_t last_page, last_reach;	/* run's fault-around mapped from its block */
+	bool sequential;		/* its latest touch came page by page after that */
 	struct call call;
 	bool call_tied;			/* the call's forced window met: its chunks follow */
 	struct rp_file *in_ra;		/* its latest event was readahead of this file */
@@ -479,10 +483,10 @@ static void map_slot(struct rp_ofile *of)
 static uint64_t touched_page(const struct touch *t)
 {
 	struct rp_pages *p = &t->of->f->pages;
-	uint16_t mine = (uint16_t)(RP_MAPPED0 << t->of->map_slot);
+	uint32_t mine = (uint32_t)(RP_MAPPED0 << t->of->map_slot);
 
 	for (uint64_t i = t->a; i <= t->b && i < t->a + 512; i++) {
-		uint16_t v = ra_rp_page(p, i);
+		uint32_t v = ra_rp_page(p, i);
 
 		if ((v & RP_REC) && !(v & mine))
 			return i;
@@ -506,11 +510,79 @@ static void touch_advice(const struct touch *t)
 		of->vm = RP_VM_RAND;
 }
 
+/* The fault-around block of a touch of @page: the run's range, else the one around it */
+static void touch_block(const struct touch *tc, uint64_t page, uint64_t *a, uint64_t *b)
+{
+	uint64_t phase = (uint64_t)tc->of->fa_phase;
+
+	if (tc->has_range) {
+		*a = tc->a;
+		*b = tc->b;
+		return;
+	}
+	*a = page >= phase ? ((page - phase) & ~15ULL) + phase : 0;
+	*b = *a + 15;
+}
+
+/* How far the run's fault-around mapped from a block ending at @b: 6.18 maps large folios whole */
+static uint64_t touch_reach(struct rp_ofile *of, uint64_t b)
+{
+	uint32_t v = ra_rp_page(&of->f->pages, b);
+
+	if (!(v & RP_REC))
+		return b;
+	return b | ((1ULL << ((v & RP_REC_MASK) >> RP_REC_SHIFT)) - 1);
+}
+
+/*
+ * Whether a touch of @page came page by page after the task's touch
+ * before: it is in the block after that one's, or right after the run's
+ * folio that held that block's end, and every page between was cached in
+ * the run (a toucher would have faulted on the others) and is not one the
+ * run faults on later (the first pass knows: it was not touched yet). Asked
+ * when the touch is seen, before the run's readahead for it.
+ */
+static bool touch_after(const struct rp_task *t, const struct rp_ofile *of, uint64_t page)
+{
+	if (t->last_of != of || page <= t->last_page || page > t->last_reach + 16)
+		return false;
+	for (uint64_t i = t->last_page + 1; i < page; i++)
+		if ((ra_rp_page(&of->f->pages, i) & (RP_REC | RP_FAULTS_LATER)) != RP_REC)
+			return false;
+	return true;
+}
+
+/*
+ * The pages between the task's last touch and this one, @page, when it
+ * came page by page after it: the toucher touched them too. The run had
+ * them mapped; the model may not (a mark of a smaller window there), and
+ * then they fault.
+ */
+static int touch_between(struct rp_kernel *k, struct rp_task *t, struct rp_ofile *of,
+			 uint64_t page, bool after)
+{
+	uint32_t mine = (uint32_t)(RP_MAPPED0 << of->map_slot);
+	uint64_t phase = (uint64_t)of->fa_phase, fa;
+
+	t->sequential = after;
+	if (!after)
+		return 0;
+	for (uint64_t i = t->last_page + 1; i < page && i < ra_rp_eof(of->f); i++) {
+		if (ra_rp_page(&of->f->pages, i) & mine)
+			continue;
+		fa = i >= phase ? ((i - phase) & ~15ULL) + phase : 0;
+		if (ra_rp_touch(k, of, i, fa, fa + 15) < 0)
+			return -1;
+	}
+	return 0;
+}
+
 /* Replay the task's touch: its page, and the fault-around block around it */
 static int touch_flush(struct ra_replay *r, struct rp_task *t)
 {
 	struct touch *tc = &t->touch;
 	struct rp_ofile *of = tc->of;
+	struct rp_kernel *k;
 	uint64_t page, a, b;
 
 	if (!tc->valid)
@@ -518,18 +590,17 @@ static int touch_flush(struct ra_replay *r, struct rp_task *t)
 	tc->valid = false;
 	map_slot(of);
 	touch_advice(tc);
-	page = tc->has_fault ? tc->fault : touched_page(tc);
-	if (tc->has_range) {
-		a = tc->a;
-		b = tc->b;
-	} else {
-		a = page >= (uint64_t)of->fa_phase ?
-			    ((page - (uint64_t)of->fa_phase) & ~15ULL) + (uint64_t)of->fa_phase : 0;
-		b = a + 15;
-	}
+	page = tc->page;
+	touch_block(tc, page, &a, &b);
 	note_reader(of->f, of->tgid, tc->ts);
 	of->used = ++r->clock;
-	return ra_rp_touch(kernel_for(r, t, tc->ts), of, page, a, b);
+	k = kernel_for(r, t, tc->ts);
+	if (touch_between(k, t, of, page, tc->after) < 0 || ra_rp_touch(k, of, page, a, b) < 0)
+		return -1;
+	t->last_of = of;
+	t->last_page = page;
+	t->last_reach = touch_reach(of, b);
+	return 0;
 }
 
 static int touching_add(struct ra_replay *r, struct rp_task *t)
@@ -583,7 +654,8 @@ static int on_fault(struct ra_replay *r, struct rp_task *t, struct rp_ofile *of,
 	uint64_t index = ev->page.index;
 
 	seen(of->f, index + 1);
-	if (tc->valid && tc->of == of && tc->has_fault && tc->fault == index)
+	ra_rp_set_bits(&of->f->pages, index, 1, RP_FAULTS_LATER, false);
+	if (tc->valid && tc->of == of && tc->has_fault && tc->page == index)
 		return 0;	/* the same fault again, after a retry */
 	if (tc->valid && tc->of == of && !tc->has_fault && tc->has_range && tc->a <= index &&
 	    index <= tc->b) {
@@ -593,8 +665,9 @@ static int on_fault(struct ra_replay *r, struct rp_task *t, struct rp_ofile *of,
 			return -1;
 		*tc = (struct touch){ .valid = true, .of = of, .has_fault = true, .ts = ev->ts_ns };
 	}
-	tc->fault = index;
+	tc->page = index;
 	tc->rec_major = !(ra_rp_page(&of->f->pages, index) & RP_REC);
+	tc->after = touch_after(t, of, index);
 	t->sync.valid = t->async.valid = false;
 	return touching_add(r, t);
 }
@@ -611,12 +684,15 @@ static int on_map(struct ra_replay *r, struct rp_task *t, struct rp_ofile *of,
 	seen(of->f, b + 1);
 	if (b - a + 1 == 16)
 		of->fa_phase = (int)(a & 15);
-	if (tc->valid && tc->of == of && tc->has_fault && a <= tc->fault && tc->fault <= b)
+	if (tc->valid && tc->of == of && tc->has_fault && a <= tc->page && tc->page <= b)
 		return 0;	/* the retry mapped the page of the fault */
 	if (touch_flush(r, t) < 0)
 		return -1;
 	*tc = (struct touch){ .valid = true, .of = of, .has_range = true, .a = a, .b = b,
 			      .ts = ev->ts_ns };
+	map_slot(of);
+	tc->page = touched_page(tc);
+	tc->after = touch_after(t, of, tc->page);
 	return touching_add(r, t);
 }
 
@@ -691,7 +767,7 @@ static void on_batch(struct rp_task *t, const struct rp_file *f, uint64_t index)
 /* Pages cached before the run that the first pass did not tell: the page read */
 static void early_page(struct rp_file *f, uint64_t index)
 {
-	uint16_t *v, bits = ra_rp_page(&f->pages, index);
+	uint32_t *v, bits = ra_rp_page(&f->pages, index);
 
 	if (bits & (RP_REC | RP_REC_ADDED | RP_PRESENT))
 		return;
@@ -735,7 +811,9 @@ static int on_read(struct ra_replay *r, struct rp_task *t, struct rp_ofile *of,
 		of->width = (uint32_t)(last + 1 - index);
 	*t = (struct rp_task){ .pid = t->pid, .tgid = t->tgid, .reading = true, .read_of = of,
 			       .read_idx = index, .read_last = last, .touch = t->touch,
-			       .listed = t->listed,
+			       .listed = t->listed, .last_of = t->last_of,
+			       .last_page = t->last_page, .last_reach = t->last_reach,
+			       .sequential = t->sequential,
 			       .batch_cut = cut_at_mark(t, of->f, index, last) };
 	return rc;
 }
@@ -775,7 +853,7 @@ static int on_trigger(struct ra_replay *r, struct rp_task *t, struct rp_ofile *o
 	t->in_ra = of->f;
 	t->call.valid = false;
 	t->call_tied = false;
-	if (tc->valid && tc->of == of && tc->has_fault && tc->fault == ev->ra.index) {
+	if (tc->valid && tc->of == of && tc->has_fault && tc->page == ev->ra.index) {
 		learn_ra_pages(r, of, ev->ra.ra_pages);
 		tc->rec_ra = true;	/* the fault's own readahead */
 		if (ev->type == RA_EV_SYNC_RA && ev->ra.req_count == ev->ra.ra_pages &&
@@ -857,14 +935,27 @@ static bool add_explained(const struct rp_task *t, const struct rp_file *f, uint
 	return t->reading && t->read_of->f == f && index >= t->read_idx && index <= t->read_last;
 }
 
+/* The run's folio at @index: cached there now, of @order */
+static int rec_folio(struct rp_file *f, uint64_t index, unsigned int order)
+{
+	for (uint64_t i = index; i < index + (1ULL << order); i++) {
+		uint32_t *v = ra_rp_page_at(&f->pages, i);
+
+		if (!v)
+			return oom();
+		*v = (*v & ~RP_REC_MASK) | RP_REC | RP_REC_ADDED | (order << RP_REC_SHIFT);
+	}
+	return 0;
+}
+
 static int on_add(struct ra_replay *r, struct rp_task *t, struct rp_file *f,
 		  const struct ra_event *ev)
 {
 	unsigned int order = ev->page.order <= RP_MAX_ORDER ? ev->page.order : 0;
 	uint64_t n = 1ULL << order;
 
-	if (ra_rp_set_bits(&f->pages, ev->page.index, n, RP_REC | RP_REC_ADDED, true) < 0)
-		return oom();
+	if (rec_folio(f, ev->page.index, order) < 0)
+		return -1;
 	seen(f, ev->page.index + n);
 	if (add_explained(t, f, ev->page.index))
 		return 0;
@@ -879,7 +970,8 @@ static int on_delete(struct ra_replay *r, struct rp_task *t, struct rp_file *f,
 {
 	unsigned int order = ev->page.order <= RP_MAX_ORDER ? ev->page.order : 0;
 
-	if (ra_rp_set_bits(&f->pages, ev->page.index, 1ULL << order, RP_REC, false) < 0)
+	if (ra_rp_set_bits(&f->pages, ev->page.index, 1ULL << order, RP_REC | RP_REC_MASK,
+			   false) < 0)
 		return oom();
 	if (touches_flush(r, f, NULL) < 0)
 		return -1;
@@ -893,7 +985,7 @@ static int scan_access(struct rp_file *f, uint64_t index, uint64_t last)
 {
 	f->scan_access = true;
 	for (uint64_t i = index; i <= last; i++) {
-		uint16_t *v;
+		uint32_t *v;
 
 		if (ra_rp_page(&f->pages, i) & RP_REC_ADDED)
 			continue;
@@ -910,14 +1002,14 @@ static int scan_folio(struct rp_file *f, const struct ra_event *ev)
 	unsigned int order = ev->page.order <= RP_MAX_ORDER ? ev->page.order : 0;
 
 	for (uint64_t i = 0; i < 1ULL << order; i++) {
-		uint16_t *v = ra_rp_page_at(&f->pages, ev->page.index + i);
+		uint32_t *v = ra_rp_page_at(&f->pages, ev->page.index + i);
 
 		if (!v)
 			return oom();
 		if (ev->type == RA_EV_PAGE_DELETE && !(*v & RP_REC_ADDED))
 			*v |= RP_EARLY;	/* deleted, never added: it was cached */
 		if (ev->type == RA_EV_PAGE_ADD)
-			*v = (uint16_t)((*v | RP_REC_ADDED) & ~RP_CAND);
+			*v = (uint32_t)((*v | RP_REC_ADDED) & ~RP_CAND);
 	}
 	if (ev->type == RA_EV_PAGE_ADD)
 		seen(f, ev->page.index + (1ULL << order));
@@ -950,6 +1042,8 @@ int ra_replay_scan(struct ra_replay *r, const struct ra_event *ev)
 		return scan_access(f, index, last);
 	case RA_EV_FAULT:
 		seen(f, index + 1);
+		if (ra_rp_set_bits(&f->pages, index, 1, RP_FAULTS_LATER, true) < 0)
+			return oom();
 		return scan_access(f, index, index);
 	case RA_EV_MAP_PAGES:	/* fault-around maps cached pages only */
 		seen(f, last + 1);
@@ -959,19 +1053,19 @@ int ra_replay_scan(struct ra_replay *r, const struct ra_event *ev)
 }
 
 /* The first pass's finding for a page: cached from the start, or nothing */
-static int scan_page(uint64_t index, uint16_t *v, void *arg)
+static int scan_page(uint64_t index, uint32_t *v, void *arg)
 {
 	struct rp_file *f = arg;
 
 	if (*v & RP_CAND)
 		*v |= RP_EARLY;
-	*v &= (uint16_t)~(RP_CAND | RP_REC_ADDED | RP_REC);
+	*v &= (uint32_t)~(RP_CAND | RP_REC_ADDED | RP_REC);
 	if ((*v & RP_EARLY) && index < ra_rp_eof(f)) {
 		*v |= RP_PRESENT | RP_REC;	/* an order-0 folio with no mark */
 		if (index >= f->pages.top)
 			f->pages.top = index + 1;
 	} else {
-		*v &= (uint16_t)~RP_EARLY;
+		*v &= (uint32_t)~RP_EARLY;
 	}
 	return 0;
 }
@@ -1080,11 +1174,31 @@ int ra_replay_event(struct ra_replay *r, const struct ra_event *ev)
 	return rc < 0 && r->k.err ? r->k.err : rc;
 }
 
+/*
+ * The rest of the last block a task touched, when it touched page by page:
+ * it went on to the end of what the run had mapped for it
+ */
+static int touches_end(struct ra_replay *r)
+{
+	for (size_t i = 0; i < r->tasks.cap; i++) {
+		struct rp_task *t;
+
+		if (!r->tasks.keys[i])
+			continue;
+		t = *(struct rp_task **)((char *)r->tasks.vals + i * sizeof(void *));
+		if (t->last_of && t->sequential &&
+		    touch_between(kernel_for(r, t, r->k.ts), t, t->last_of, t->last_reach + 1,
+				  touch_after(t, t->last_of, t->last_reach + 1)) < 0)
+			return -1;
+	}
+	return 0;
+}
+
 int ra_replay_end(struct ra_replay *r)
 {
 	if (!r->started)
 		scan_finish(r);
-	if (touches_flush(r, NULL, NULL) < 0)
+	if (touches_flush(r, NULL, NULL) < 0 || touches_end(r) < 0)
 		return r->k.err ? r->k.err : -1;
 	return r->k.err ? r->k.err : 0;
 }

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: LGPL-2.1
 /*
- * The replay's store of pages: 16 bits per page of a file (replay_local.h),
+ * The replay's store of pages: 32 bits per page of a file (replay_local.h),
  * in chunks of 4096 pages made when a page of theirs is first written, so
  * that a file costs what the run touched of it, bounded by its size.
  */
@@ -12,13 +12,13 @@
 int ra_rp_pages_init(struct rp_pages *p)
 {
 	memset(p, 0, sizeof(*p));
-	return ra_map_init(&p->chunks, sizeof(uint16_t *));
+	return ra_map_init(&p->chunks, sizeof(uint32_t *));
 }
 
 void ra_rp_pages_release(struct rp_pages *p)
 {
 	for (size_t i = 0; i < p->chunks.cap; i++) {
-		uint16_t **c = (uint16_t **)((char *)p->chunks.vals + i * sizeof(uint16_t *));
+		uint32_t **c = (uint32_t **)((char *)p->chunks.vals + i * sizeof(uint32_t *));
 
 		if (p->chunks.keys[i])
 			free(*c);
@@ -28,10 +28,10 @@ void ra_rp_pages_release(struct rp_pages *p)
 }
 
 /* The chunk of page @index; made when @make, else NULL when there is none. */
-static uint16_t *chunk_of(struct rp_pages *p, uint64_t index, bool make)
+static uint32_t *chunk_of(struct rp_pages *p, uint64_t index, bool make)
 {
 	uint64_t no = (index >> RP_CHUNK_SHIFT) + 1;
-	uint16_t **slot;
+	uint32_t **slot;
 	bool fresh;
 
 	if (no == p->last_no)
@@ -43,7 +43,7 @@ static uint16_t *chunk_of(struct rp_pages *p, uint64_t index, bool make)
 	slot = ra_map_put(&p->chunks, no, &fresh);
 	if (!slot)
 		return NULL;
-	if (fresh && !(*slot = calloc(RP_CHUNK, sizeof(uint16_t)))) {
+	if (fresh && !(*slot = calloc(RP_CHUNK, sizeof(uint32_t)))) {
 		ra_map_del(&p->chunks, no);
 		return NULL;
 	}
@@ -52,31 +52,31 @@ static uint16_t *chunk_of(struct rp_pages *p, uint64_t index, bool make)
 	return *slot;
 }
 
-uint16_t ra_rp_page(struct rp_pages *p, uint64_t index)
+uint32_t ra_rp_page(struct rp_pages *p, uint64_t index)
 {
-	uint16_t *c = chunk_of(p, index, false);
+	uint32_t *c = chunk_of(p, index, false);
 
 	return c ? c[index & (RP_CHUNK - 1)] : 0;
 }
 
-uint16_t *ra_rp_page_at(struct rp_pages *p, uint64_t index)
+uint32_t *ra_rp_page_at(struct rp_pages *p, uint64_t index)
 {
-	uint16_t *c = chunk_of(p, index, true);
+	uint32_t *c = chunk_of(p, index, true);
 
 	return c ? &c[index & (RP_CHUNK - 1)] : NULL;
 }
 
-int ra_rp_pages_each(struct rp_pages *p, int (*fn)(uint64_t index, uint16_t *v, void *arg),
+int ra_rp_pages_each(struct rp_pages *p, int (*fn)(uint64_t index, uint32_t *v, void *arg),
 		     void *arg)
 {
 	for (size_t i = 0; i < p->chunks.cap; i++) {
 		uint64_t no = p->chunks.keys[i];
-		uint16_t *c;
+		uint32_t *c;
 		int rc;
 
 		if (!no)
 			continue;
-		c = *(uint16_t **)((char *)p->chunks.vals + i * sizeof(uint16_t *));
+		c = *(uint32_t **)((char *)p->chunks.vals + i * sizeof(uint32_t *));
 		for (uint32_t k = 0; k < RP_CHUNK; k++) {
 			if (!c[k])
 				continue;
@@ -105,17 +105,17 @@ bool ra_rp_any_present(struct rp_pages *p, uint64_t index, uint64_t n)
 
 int ra_rp_set_folio(struct rp_pages *p, uint64_t index, unsigned int order, bool mark)
 {
-	uint16_t set = RP_PRESENT | (uint16_t)(order << RP_ORDER_SHIFT) | (mark ? RP_MARK : 0);
+	uint32_t set = RP_PRESENT | (uint32_t)(order << RP_ORDER_SHIFT) | (mark ? RP_MARK : 0);
 
 	if (index + (1ULL << order) > p->top)
 		p->top = index + (1ULL << order);
 
 	for (uint64_t i = 0; i < 1ULL << order; i++) {
-		uint16_t *v = ra_rp_page_at(p, index + i);
+		uint32_t *v = ra_rp_page_at(p, index + i);
 
 		if (!v)
 			return -1;
-		*v = (uint16_t)((*v & ~(RP_MARK | RP_ORDER_MASK | RP_READ | RP_GHOST)) | set);
+		*v = (uint32_t)((*v & ~(RP_MARK | RP_ORDER_MASK | RP_READ | RP_GHOST)) | set);
 	}
 	return 0;
 }
@@ -126,15 +126,15 @@ bool ra_rp_clear_folio(struct rp_pages *p, uint64_t head)
 	bool unread = false;
 
 	for (uint64_t i = 0; i < 1ULL << order; i++) {
-		uint16_t *v = ra_rp_page_at(p, head + i);
+		uint32_t *v = ra_rp_page_at(p, head + i);
 
 		if (!v || !(*v & RP_PRESENT))
 			continue;
 		unread |= !(*v & RP_READ);
 		/* a page deleted before it was read: reclaim, if it is read later */
-		*v = (uint16_t)((*v & ~(RP_PRESENT | RP_MARK | RP_ORDER_MASK | RP_READ)) |
+		*v = (uint32_t)((*v & ~(RP_PRESENT | RP_MARK | RP_ORDER_MASK | RP_READ)) |
 				(*v & RP_READ ? 0 : RP_GHOST));
-		*v &= (uint16_t)~(0xfu * RP_MAPPED0);
+		*v &= (uint32_t)~(0xffu * RP_MAPPED0);
 	}
 	return unread;
 }
@@ -144,24 +144,24 @@ void ra_rp_set_mark(struct rp_pages *p, uint64_t head, bool on)
 	unsigned int order = rp_order(ra_rp_page(p, head));
 
 	for (uint64_t i = 0; i < 1ULL << order; i++) {
-		uint16_t *v = ra_rp_page_at(p, head + i);
+		uint32_t *v = ra_rp_page_at(p, head + i);
 
 		if (v)
-			*v = (uint16_t)(on ? *v | RP_MARK : *v & ~RP_MARK);
+			*v = (uint32_t)(on ? *v | RP_MARK : *v & ~RP_MARK);
 	}
 }
 
-int ra_rp_set_bits(struct rp_pages *p, uint64_t index, uint64_t n, uint16_t bits, bool on)
+int ra_rp_set_bits(struct rp_pages *p, uint64_t index, uint64_t n, uint32_t bits, bool on)
 {
 	for (uint64_t i = 0; i < n; i++) {
-		uint16_t *v;
+		uint32_t *v;
 
 		if (!on && !(ra_rp_page(p, index + i) & bits))
 			continue;	/* nothing to clear: no chunk made for it */
 		v = ra_rp_page_at(p, index + i);
 		if (!v)
 			return -1;
-		*v = (uint16_t)(on ? *v | bits : *v & ~bits);
+		*v = (uint32_t)(on ? *v | bits : *v & ~bits);
 	}
 	return 0;
 }
@@ -202,7 +202,7 @@ static unsigned int height(struct rp_pages *p)
 {
 	uint64_t max = p->top ? p->top - 1 : 0;
 	unsigned int h = 1;
-	uint16_t v = ra_rp_page(p, 0);
+	uint32_t v = ra_rp_page(p, 0);
 
 	/* a multi-index entry is never stored at index 0 of a tree of its size */
 	if ((v & RP_PRESENT) && rp_order(v) && max == (1ULL << rp_order(v)) - 1)
@@ -237,7 +237,7 @@ static enum xe slot(struct rp_pages *p, unsigned int level, uint64_t base, unsig
 		    unsigned int *canon)
 {
 	uint64_t s = base + off * span(level), head;
-	uint16_t v = ra_rp_page(p, s);
+	uint32_t v = ra_rp_page(p, s);
 	unsigned int o = rp_order(v);
 
 	if ((v & RP_PRESENT) && o >= XA_SHIFT * level && o < XA_SHIFT * (level + 1)) {
