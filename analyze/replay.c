@@ -378,7 +378,8 @@ static struct rp_ofile *desc_for_read(struct ra_replay *r, struct rp_ofile *last
 			near = d;
 		if (d->ra.prev_pos < 0 && !unread)
 			unread = d;
-		if (d->ra.prev_pos >= 0 && index - ((uint64_t)d->ra.prev_pos >> RP_PAGE_SHIFT) <= 1 &&
+		if (d->ra.prev_pos >= 0 &&
+		    index - ((uint64_t)d->ra.prev_pos >> RP_PAGE_SHIFT) <= 1 &&
 		    (!cont || d->used > cont->used))
 			cont = d;
 	}
