@@ -56,15 +56,25 @@ struct call {
 	uint64_t index, nr, ts;
 };
 
+/* A read() whose trigger the run showed, replayed once its readahead's events are in */
+struct pend_read {
+	bool valid;
+	struct rp_ofile *of;
+	struct hint h;
+	uint64_t first, last, ts;
+};
+
 struct rp_task {
 	int pid, tgid;
 	bool reading;			/* the read() of its latest get_pages */
+	bool early;			/* replayed at its trigger: its first get_pages to come */
 	struct rp_ofile *read_of;
-	uint64_t read_idx, read_last;
+	uint64_t read_first, read_idx, read_last;
 	bool batch_cut;			/* its latest batch ended at a mark (an async trigger) */
 	struct hint sync, async;
 	struct touch touch;
-	bool listed;			/* in the replay's touching tasks */
+	struct pend_read pend;
+	bool listed;			/* in the replay's waiting tasks */
 	struct rp_ofile *last_of;	/* its touch before: the page and how far the */
 	uint64_t last_page, last_reach;	/* run's fault-around mapped from its block */
 	bool sequential;		/* its latest touch came page by page after that */
@@ -87,8 +97,8 @@ struct ra_replay {
 	struct ra_map tasks;		/* pid + 1 -> struct rp_task * */
 	struct rp_fent **all;		/* every file, to free */
 	size_t nall, capall;
-	struct rp_task **touching;	/* the tasks with a touch not yet replayed */
-	size_t ntouching, captouching;
+	struct rp_task **waiting;	/* the tasks with a touch or a read not yet replayed */
+	size_t nwaiting, capwaiting;
 	uint64_t clock;			/* the open files' use, in order */
 	bool scanned;			/* the first pass ran (ra_replay_scan) */
 	bool started;			/* the replay began: the first pass is over */
@@ -604,38 +614,41 @@ static int touch_flush(struct ra_replay *r, struct rp_task *t)
 	return 0;
 }
 
-static int touching_add(struct ra_replay *r, struct rp_task *t)
+static int waiting_add(struct ra_replay *r, struct rp_task *t)
 {
 	if (t->listed)
 		return 0;
-	if (grow((void **)&r->touching, &r->captouching, r->ntouching + 1,
-		 sizeof(*r->touching)) < 0)
+	if (grow((void **)&r->waiting, &r->capwaiting, r->nwaiting + 1, sizeof(*r->waiting)) < 0)
 		return -1;
-	r->touching[r->ntouching++] = t;
+	r->waiting[r->nwaiting++] = t;
 	t->listed = true;
 	return 0;
 }
+static int read_flush(struct ra_replay *r, struct rp_task *t);
 
 /*
- * The touches not yet replayed, of file @f (all for NULL), but task @except's:
- * an access of the file by another task comes after them
+ * The touches and reads not yet replayed, of file @f (all for NULL), but
+ * task @except's: an event of the file by another task comes after them
  */
-static int touches_flush(struct ra_replay *r, const struct rp_file *f, const struct rp_task *except)
+static int waiting_flush(struct ra_replay *r, const struct rp_file *f, const struct rp_task *except)
 {
 	size_t keep = 0;
 
-	for (size_t i = 0; i < r->ntouching; i++) {
-		struct rp_task *t = r->touching[i];
+	for (size_t i = 0; i < r->nwaiting; i++) {
+		struct rp_task *t = r->waiting[i];
 
-		if (t->touch.valid && t != except && (!f || t->touch.of->f == f) &&
+		if (t != except && t->touch.valid && (!f || t->touch.of->f == f) &&
 		    touch_flush(r, t) < 0)
 			return -1;
-		if (t->touch.valid)
-			r->touching[keep++] = t;
+		if (t != except && t->pend.valid && (!f || t->pend.of->f == f) &&
+		    read_flush(r, t) < 0)
+			return -1;
+		if (t->touch.valid || t->pend.valid)
+			r->waiting[keep++] = t;
 		else
 			t->listed = false;
 	}
-	r->ntouching = keep;
+	r->nwaiting = keep;
 	return 0;
 }
 
@@ -670,7 +683,7 @@ static int on_fault(struct ra_replay *r, struct rp_task *t, struct rp_ofile *of,
 	tc->rec_major = !(ra_rp_page(&of->f->pages, index) & RP_REC);
 	tc->after = touch_after(t, of, index);
 	t->sync.valid = t->async.valid = false;
-	return touching_add(r, t);
+	return waiting_add(r, t);
 }
 
 /* mm_filemap_map_pages: fault-around of a new touch, or the retry of the task's */
@@ -694,7 +707,7 @@ static int on_map(struct ra_replay *r, struct rp_task *t, struct rp_ofile *of,
 	map_slot(of);
 	tc->page = touched_page(tc);
 	tc->after = touch_after(t, of, tc->page);
-	return touching_add(r, t);
+	return waiting_add(r, t);
 }
 
 /* ---- read() ---- */
@@ -712,16 +725,15 @@ static const struct hint *hint_for(const struct rp_task *t, const struct rp_file
 
 /*
  * Where a read of pages [@index, @last] starts and ends, in bytes, and the
- * open file's prev_pos before it. The run's trigger gives prev_pos exactly;
+ * open file's prev_pos before it. The run's trigger @h gives prev_pos exactly;
  * else a guessed end (a whole page) is corrected by a read that starts in
  * that page. A read that starts where the previous one ended continues it
  * in its page. A read whose range starts at a mark the trigger hit, after a
  * gap no wider than a read, is the tail of a read from the previous end.
  */
-static void read_span(struct rp_task *t, struct rp_ofile *of, uint64_t index, uint64_t last,
+static void read_span(const struct hint *h, struct rp_ofile *of, uint64_t index, uint64_t last,
 		      int64_t *pos, int64_t *end)
 {
-	const struct hint *h = hint_for(t, of->f, index);
 	int64_t start = (int64_t)(index << RP_PAGE_SHIFT), prev;
 
 	*pos = start;
@@ -778,45 +790,81 @@ static void early_page(struct rp_file *f, uint64_t index)
 	ra_rp_set_folio(&f->pages, index, 0, false);
 }
 
+/*
+ * A new read() of pages [@index, @last] by task @t through @of's process,
+ * replayed whole; @h the run's trigger for it, if any. @early: at the
+ * trigger, before its first mm_filemap_get_pages.
+ */
+static int read_new(struct ra_replay *r, struct rp_task *t, struct rp_ofile *of,
+		    const struct hint *h, uint64_t index, uint64_t last, uint64_t ts, bool early)
+{
+	int64_t pos, end;
+	int rc;
+
+	if (!r->scanned)
+		early_page(of->f, index);
+	of = desc_for_read(r, of, h, index);
+	of->used = ++r->clock;
+	if (h)
+		learn_ra_pages(r, of, h->ra_pages);
+	read_span(h, of, index, last, &pos, &end);
+	note_reader(of->f, of->tgid, ts);
+	rc = ra_rp_read(kernel_for(r, t, ts), of, pos, end);
+	if (last + 1 - index > of->width && of->width < 1024)
+		of->width = (uint32_t)(last + 1 - index);
+	*t = (struct rp_task){ .pid = t->pid, .tgid = t->tgid, .reading = true, .early = early,
+			       .read_of = of, .read_first = index, .read_idx = index,
+			       .read_last = last, .touch = t->touch, .listed = t->listed,
+			       .last_of = t->last_of, .last_page = t->last_page,
+			       .last_reach = t->last_reach, .sequential = t->sequential,
+			       .batch_cut = cut_at_mark(t, of->f, index, last),
+			       .in_ra = early ? of->f : NULL };	/* its readahead's adds follow */
+	return rc;
+}
+
+/* The task's read() known from its trigger, replayed */
+static int read_flush(struct ra_replay *r, struct rp_task *t)
+{
+	struct pend_read p = t->pend;
+
+	if (!p.valid)
+		return 0;
+	t->pend.valid = false;
+	return read_new(r, t, p.of, &p.h, p.first, p.last, p.ts, true);
+}
+
+/* Whether a get_pages of pages [@index, @last] is a batch of the task's read() */
+static bool read_goes_on(const struct rp_task *t, const struct rp_ofile *of, uint64_t index,
+			 uint64_t last)
+{
+	if (!t->reading || t->read_of->f != of->f || t->read_of->tgid != of->tgid ||
+	    last != t->read_last)
+		return false;
+	return t->early ? index >= t->read_first : index > t->read_idx;
+}
+
 /* mm_filemap_get_pages: a read(), or the next batch of the task's read() */
 static int on_read(struct ra_replay *r, struct rp_task *t, struct rp_ofile *of,
 		   const struct ra_event *ev)
 {
 	uint64_t index = ev->page.index, last = ev->page.last_index;
-	const struct hint *h;
-	int64_t pos, end;
-	int rc;
 
 	seen(of->f, index + 1);
 	if (last < index || last - index >= (1ULL << 19))
 		return 0;	/* beyond what one read() moves */
-	if (touch_flush(r, t) < 0)
+	if (touch_flush(r, t) < 0 || read_flush(r, t) < 0)
 		return -1;
-	if (t->reading && t->read_of->f == of->f && t->read_of->tgid == of->tgid &&
-	    last == t->read_last && index > t->read_idx) {
-		on_batch(t, of->f, index);
+	if (read_goes_on(t, of, index, last)) {
+		if (t->early && index != t->read_first)	/* its first batch had no event */
+			of->f->doubts |= RA_DOUBT_INFLIGHT;
+		if (!t->early)
+			on_batch(t, of->f, index);
+		t->early = false;
+		t->read_idx = index;
 		t->sync.valid = t->async.valid = false;
 		return 0;
 	}
-	if (!r->scanned)
-		early_page(of->f, index);
-	h = hint_for(t, of->f, index);
-	of = desc_for_read(r, of, h, index);
-	of->used = ++r->clock;
-	if (h)
-		learn_ra_pages(r, of, h->ra_pages);
-	read_span(t, of, index, last, &pos, &end);
-	note_reader(of->f, of->tgid, ev->ts_ns);
-	rc = ra_rp_read(kernel_for(r, t, ev->ts_ns), of, pos, end);
-	if (last + 1 - index > of->width && of->width < 1024)
-		of->width = (uint32_t)(last + 1 - index);
-	*t = (struct rp_task){ .pid = t->pid, .tgid = t->tgid, .reading = true, .read_of = of,
-			       .read_idx = index, .read_last = last, .touch = t->touch,
-			       .listed = t->listed, .last_of = t->last_of,
-			       .last_page = t->last_page, .last_reach = t->last_reach,
-			       .sequential = t->sequential,
-			       .batch_cut = cut_at_mark(t, of->f, index, last) };
-	return rc;
+	return read_new(r, t, of, hint_for(t, of->f, index), index, last, ev->ts_ns, false);
 }
 
 /* ---- what the run's readahead events tell ---- */
@@ -844,6 +892,40 @@ static int read_from_trigger(struct ra_replay *r, struct rp_task *t, struct rp_o
 			  (int64_t)((ev->ra.index + req) << RP_PAGE_SHIFT));
 }
 
+/*
+ * The read() a trigger of the run comes from, replayed before any other
+ * task's event of the file: a read waits for its I/O after its trigger,
+ * and other tasks' reads of the file in the meantime find what it read
+ * ahead, as in the run. It waits for the events of its own readahead (a
+ * folio that reclaim took for its allocation goes first). The trigger
+ * tells the read's end (req_count) and, for a hit of a mark (async), its
+ * start: where the read before ended (prev_pos), when no wider than a
+ * read; a miss (sync) starts the read. A trigger of the read in progress
+ * is only noted.
+ */
+static int read_at_trigger(struct ra_replay *r, struct rp_task *t, struct rp_ofile *of,
+			   const struct hint *h, uint64_t ts)
+{
+	uint64_t index = h->index, last = index + (h->req ? h->req : 1) - 1, prev, first = index;
+
+	if (!h->has_prev || !h->req)
+		return 0;	/* no req_count: the get_pages will say */
+	if (t->reading && t->read_of->f == of->f && t->read_of->tgid == of->tgid &&
+	    index >= t->read_first && last == t->read_last)
+		return 0;
+	if (t->pend.valid && t->pend.of->f == of->f && index >= t->pend.first &&
+	    last == t->pend.last)
+		return 0;
+	prev = h->prev_pos >= 0 ? (uint64_t)h->prev_pos >> RP_PAGE_SHIFT : UINT64_MAX;
+	if (h->type == RA_EV_ASYNC_RA && prev <= index && index - prev <= (of->width ? of->width : 1))
+		first = prev;
+	if (touch_flush(r, t) < 0 || read_flush(r, t) < 0)
+		return -1;
+	t->pend = (struct pend_read){ .valid = true, .of = of, .h = *h, .first = first,
+				      .last = last, .ts = ts };
+	return waiting_add(r, t);
+}
+
 /* page_cache_sync_ra, page_cache_async_ra of the run: hints for the access they belong to */
 static int on_trigger(struct ra_replay *r, struct rp_task *t, struct rp_ofile *of,
 		      const struct ra_event *ev)
@@ -869,7 +951,7 @@ static int on_trigger(struct ra_replay *r, struct rp_task *t, struct rp_ofile *o
 			    .has_prev = (ev->has_mask & RA_HAS_PREV_POS) != 0,
 			    .size = ev->ra.size, .async_size = ev->ra.async_size,
 			    .ra_pages = ev->ra.ra_pages };
-	return 0;
+	return read_at_trigger(r, t, of, h, ev->ts_ns);
 }
 
 /* A WILLNEED call's forced window names its file: force_page_cache_ra from there */
@@ -911,7 +993,7 @@ static int on_window(struct ra_replay *r, struct rp_task *t, struct rp_ofile *of
 /* fadvise64(WILLNEED), readahead(2), madvise(WILLNEED): the range, waiting for its file */
 static int on_call(struct ra_replay *r, struct rp_task *t, const struct ra_event *ev)
 {
-	if (touch_flush(r, t) < 0)
+	if (touch_flush(r, t) < 0 || read_flush(r, t) < 0)
 		return -1;
 	t->call = (struct call){ .valid = true, .type = ev->type, .index = ev->ra.index,
 				 .nr = ev->ra.req_count, .ts = ev->ts_ns };
@@ -960,7 +1042,7 @@ static int on_add(struct ra_replay *r, struct rp_task *t, struct rp_file *f,
 	seen(f, ev->page.index + n);
 	if (add_explained(t, f, ev->page.index))
 		return 0;
-	if (touches_flush(r, f, NULL) < 0)
+	if (waiting_flush(r, f, t) < 0)
 		return -1;
 	return ra_rp_written(kernel_for(r, t, ev->ts_ns), f, ev->page.index, order);
 }
@@ -974,7 +1056,7 @@ static int on_delete(struct ra_replay *r, struct rp_task *t, struct rp_file *f,
 	if (ra_rp_set_bits(&f->pages, ev->page.index, 1ULL << order, RP_REC | RP_REC_MASK,
 			   false) < 0)
 		return oom();
-	if (touches_flush(r, f, NULL) < 0)
+	if (waiting_flush(r, f, t) < 0)
 		return -1;
 	return ra_rp_evict(kernel_for(r, t, ev->ts_ns), f, ev->page.index, order);
 }
@@ -1115,13 +1197,15 @@ static int on_access(struct ra_replay *r, struct rp_task *t, const struct ra_eve
 	struct rp_ofile *of = ofile_of(r, ev->page.dev, ev->page.ino, t->tgid);
 	struct ra_event e = *ev;
 
-	if (!of || touches_flush(r, of->f, t) < 0)
+	if (!of || waiting_flush(r, of->f, t) < 0)
 		return -1;
 	access_begins(t);
 	if (!(e.has_mask & RA_HAS_LAST_INDEX))
 		e.page.last_index = e.page.index;
 	if (ev->type == RA_EV_GET_PAGES)
 		return on_read(r, t, of, &e);
+	if (read_flush(r, t) < 0)
+		return -1;
 	if (ev->type == RA_EV_FAULT)
 		return on_fault(r, t, of, &e);
 	return on_map(r, t, of, &e);
@@ -1199,7 +1283,7 @@ int ra_replay_end(struct ra_replay *r)
 {
 	if (!r->started)
 		scan_finish(r);
-	if (touches_flush(r, NULL, NULL) < 0 || touches_end(r) < 0)
+	if (waiting_flush(r, NULL, NULL) < 0 || touches_end(r) < 0)
 		return r->k.err ? r->k.err : -1;
 	return r->k.err ? r->k.err : 0;
 }
@@ -1225,7 +1309,7 @@ void ra_replay_free(struct ra_replay *r)
 	ra_map_release(&r->files);
 	ra_map_release(&r->tasks);
 	free(r->all);
-	free(r->touching);
+	free(r->waiting);
 	free(r);
 }
 

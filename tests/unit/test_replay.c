@@ -984,6 +984,30 @@ static void test_two_descriptors(void)
 	ra_replay_free(r);
 }
 
+/*
+ * Two processes start reading one file at once: the first misses (its
+ * trigger, its window's adds), and while it waits for the I/O the second
+ * reads page 0, found cached, before the first's mm_filemap_get_pages. The
+ * first's read is replayed at its trigger, so the second's is a hit, as in
+ * the run: one window, the first's.
+ */
+static void test_read_waits(void)
+{
+	struct ra_replay *r = start(RA_KS_6_18, NULL, 32);
+
+	cold(r, 0, FILE_PAGES);
+	trig_ev(r, RA_EV_SYNC_RA, 30, 0, 1, 32);
+	rec_window(r, 30, 0, 4);
+	acc(r, RA_EV_GET_PAGES, 40, 0, 0);
+	acc(r, RA_EV_GET_PAGES, 30, 0, 0);
+	finish(r);
+	CHECK_INT(nwins, 1);
+	CHECK_INT(wins[0].pid, 30);
+	CHECK_INT(count(RA_EV_GET_PAGES), 2);
+	CHECK_INT(out[nout - 1].pid, 40);	/* the second's read comes last */
+	ra_replay_free(r);
+}
+
 /* ---- the end of a file ---- */
 
 /*
@@ -1378,6 +1402,7 @@ static const struct test_case cases[] = {
 	{ "willneed", test_willneed },
 	{ "two_readers", test_two_readers },
 	{ "two_descriptors", test_two_descriptors },
+	{ "read_waits", test_read_waits },
 	{ "odd_size", test_odd_size },
 	{ "xfs", test_xfs },
 	{ "btrfs", test_btrfs },
