@@ -4,19 +4,23 @@
  * events, and given in order to the model of the kernel (replay_kernel.c).
  *
  * - A read() is the mm_filemap_get_pages events of one task and file with
- *   one last page and rising first pages: replayed whole at its first event
- *   (the kernel's batches of another readahead size are others), the rest
- *   only checked. Its byte position comes from the recorded trigger before it
- *   (prev_pos, exact from 6.18) or from the read before it; a read that shows
- *   only its tail (its first batch met a folio under I/O) is read from where
- *   the one before ended.
+ *   one last page and rising first pages, replayed whole: at its trigger
+ *   when the run shows one (the read waits for its I/O after it, and other
+ *   readers of the file go on), else at its first event; the kernel's
+ *   batches at another readahead size are others. Its byte position comes
+ *   from the trigger's prev_pos (exact from 6.18) or from the read before;
+ *   a read that shows only its tail (its first batch met a folio under
+ *   I/O) is read from where the one before ended. The trigger's prev_pos
+ *   also tells which of a process's descriptors it went through.
  * - A touch of a mapping is its fault-around range and the fault after it,
  *   replayed at the task's next access: the readahead events that follow a
  *   fault tell how the mapping was advised (MADV_SEQUENTIAL, MADV_RANDOM).
+ *   A toucher going page by page touched the pages fault-around mapped for
+ *   it, though the run shows no event of them.
  * - A WILLNEED call names no file: the forced window its task opens next
  *   does (docs/metrics.md, "WILLNEED calls").
  * - The run's own windows are never copied: its triggers give only what the
- *   accesses do not (byte positions, the file's ra_pages, the advice).
+ *   accesses do not (byte positions, descriptors, ra_pages, the advice).
  */
 #include <stdlib.h>
 #include <string.h>
