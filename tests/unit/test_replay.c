@@ -2,13 +2,13 @@
 /*
  * The readahead replay (analyze/replay.h) on hand-built accesses whose
  * windows are known. Every expected value here was derived by hand from
- * the kernel's algorithm as the project's notes on each series state it
- * (get_init_ra_size, get_next_ra_size, the 6.17 alignment trim, the folio
- * orders of page_cache_ra_order, context readahead, read-around,
- * force_page_cache_ra), step by step in the comments; the sequential read
- * of 16 MiB at 128 KiB is the notes' worked example, and its window counts
- * are those docs/kernels.md recorded under each series (131, 131, 132, 134,
- * 134, 133, 133).
+ * the specification of each series' readahead (mm/readahead.c and the read
+ * paths of mm/filemap.c: get_init_ra_size, get_next_ra_size, the 6.17
+ * alignment trim, the folio orders of page_cache_ra_order, context
+ * readahead, read-around, force_page_cache_ra), step by step in the
+ * comments, not taken from the replay's output; the window counts of the
+ * sequential read of 16 MiB at 128 KiB are those docs/kernels.md recorded
+ * under each series (131, 131, 132, 134, 134, 133, 133).
  */
 #include "events.h"
 #include "replay.h"
@@ -243,7 +243,7 @@ static void finish(struct ra_replay *r)
 	windows();
 }
 
-/* ---- the sequential read of 16 MiB in 4 KiB reads at 128 KiB (the notes' §13) ---- */
+/* ---- the sequential read of 16 MiB in 4 KiB reads at 128 KiB ---- */
 
 /* 6.1, 6.12: ext4 without large folios, the ramp 4 8 16 32 */
 static const struct want seq_612[] = {
@@ -278,7 +278,7 @@ static const struct want seq_617[] = {
 	{ 'A', 32, 1, 48, 16, 16, 6 },	 { 'A', 48, 1, 64, 32, 32, 6 },
 };
 
-/* The order its folios had: 0 2 2 3 3 4 4 5 (the notes' "order used") */
+/* The order its folios had: 0 2 2 3 3 4 4 5 */
 static const unsigned int seq_617_used[] = { 0, 2, 2, 3, 3, 4, 4, 5 };
 
 static void test_seq_4k(void)
