@@ -98,6 +98,7 @@ struct ra_replay {
 	struct ra_replay_params p;
 	struct rp_kernel k;
 	struct ra_map files;		/* hash of (dev, ino) -> struct rp_fent * */
+	struct ra_map chunks;		/* the files' pages (replay_store.c) */
 	struct ra_map tasks;		/* pid + 1 -> struct rp_task * */
 	struct rp_fent **all;		/* every file, to free */
 	size_t nall, capall;
@@ -221,14 +222,12 @@ static struct rp_fent *fent_new(struct ra_replay *r, uint32_t dev, uint64_t ino)
 {
 	struct rp_fent *fe = calloc(1, sizeof(*fe));
 
-	if (!fe || ra_rp_pages_init(&fe->f.pages) < 0 ||
-	    grow((void **)&r->all, &r->capall, r->nall + 1, sizeof(*r->all)) < 0) {
-		if (fe)
-			ra_rp_pages_release(&fe->f.pages);
+	if (!fe || grow((void **)&r->all, &r->capall, r->nall + 1, sizeof(*r->all)) < 0) {
 		free(fe);
 		oom();
 		return NULL;
 	}
+	ra_rp_pages_init(&fe->f.pages, &r->chunks, r->nall);
 	fe->f.dev = dev;
 	fe->f.ino = ino;
 	fe->f.size = -1;
@@ -1140,9 +1139,10 @@ int ra_replay_scan(struct ra_replay *r, const struct ra_event *ev)
 }
 
 /* The first pass's finding for a page: cached from the start, or nothing */
-static int scan_page(uint64_t index, uint32_t *v, void *arg)
+static int scan_page(uint64_t id, uint64_t index, uint32_t *v, void *arg)
 {
-	struct rp_file *f = arg;
+	struct ra_replay *r = arg;
+	struct rp_file *f = &r->all[id]->f;
 
 	if (*v & RP_CAND)
 		*v |= RP_EARLY;
@@ -1162,8 +1162,7 @@ static void scan_finish(struct ra_replay *r)
 	r->started = true;
 	if (!r->scanned)
 		return;
-	for (size_t i = 0; i < r->nall; i++)
-		ra_rp_pages_each(&r->all[i]->f.pages, scan_page, &r->all[i]->f);
+	ra_rp_chunks_each(&r->chunks, scan_page, r);
 }
 
 /* ---- the replay ---- */
@@ -1181,6 +1180,7 @@ struct ra_replay *ra_replay_alloc(const struct ra_replay_params *p)
 	}
 	r = calloc(1, sizeof(*r));
 	if (!r || ra_map_init(&r->files, sizeof(struct rp_fent *)) < 0 ||
+	    ra_map_init(&r->chunks, sizeof(uint32_t *)) < 0 ||
 	    ra_map_init(&r->tasks, sizeof(struct rp_task *)) < 0) {
 		ra_replay_free(r);
 		oom();
@@ -1297,7 +1297,6 @@ static void fent_free(struct rp_fent *fe)
 	for (size_t i = 0; i < fe->nof; i++)
 		free(fe->of[i]);
 	free(fe->of);
-	ra_rp_file_release(&fe->f);
 	free(fe);
 }
 
@@ -1311,6 +1310,7 @@ void ra_replay_free(struct ra_replay *r)
 		if (r->tasks.keys[i])
 			free(*(struct rp_task **)((char *)r->tasks.vals + i * sizeof(void *)));
 	ra_map_release(&r->files);
+	ra_rp_chunks_release(&r->chunks);
 	ra_map_release(&r->tasks);
 	free(r->all);
 	free(r->waiting);

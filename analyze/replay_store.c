@@ -9,78 +9,92 @@
 
 #include "replay_local.h"
 
-int ra_rp_pages_init(struct rp_pages *p)
+void ra_rp_pages_init(struct rp_pages *p, struct ra_map *chunks, uint64_t id)
 {
 	memset(p, 0, sizeof(*p));
-	return ra_map_init(&p->chunks, sizeof(uint32_t *));
+	p->chunks = chunks;
+	p->id = id;
 }
 
-void ra_rp_pages_release(struct rp_pages *p)
+static uint32_t *chunk_at(const struct ra_map *m, size_t slot)
 {
-	for (size_t i = 0; i < p->chunks.cap; i++) {
-		uint32_t **c = (uint32_t **)((char *)p->chunks.vals + i * sizeof(uint32_t *));
+	return *(uint32_t **)((char *)m->vals + slot * sizeof(uint32_t *));
+}
 
-		if (p->chunks.keys[i])
-			free(*c);
-	}
-	ra_map_release(&p->chunks);
-	memset(p, 0, sizeof(*p));
+void ra_rp_chunks_release(struct ra_map *chunks)
+{
+	for (size_t i = 0; i < chunks->cap && chunks->keys; i++)
+		if (chunks->keys[i])
+			free(chunk_at(chunks, i));
+	ra_map_release(chunks);
+}
+
+/* The key of a file's chunk: file numbers above the 39 bits of chunk numbers */
+static uint64_t chunk_key(const struct rp_pages *p, uint64_t index)
+{
+	return ((p->id + 1) << 39) | (index >> RP_CHUNK_SHIFT);
 }
 
 /* The chunk of page @index; made when @make, else NULL when there is none. */
 static uint32_t *chunk_of(struct rp_pages *p, uint64_t index, bool make)
 {
-	uint64_t no = (index >> RP_CHUNK_SHIFT) + 1;
+	uint64_t key = chunk_key(p, index);
 	uint32_t **slot;
 	bool fresh;
 
-	if (no == p->last_no)
+	if (key == p->last_no)
 		return p->last;
 	if (!make) {
-		slot = ra_map_get(&p->chunks, no);
+		slot = ra_map_get(p->chunks, key);
 		return slot ? *slot : NULL;
 	}
-	slot = ra_map_put(&p->chunks, no, &fresh);
+	slot = ra_map_put(p->chunks, key, &fresh);
 	if (!slot)
 		return NULL;
 	if (fresh && !(*slot = calloc(RP_CHUNK, sizeof(uint32_t)))) {
-		ra_map_del(&p->chunks, no);
+		ra_map_del(p->chunks, key);
 		return NULL;
 	}
-	p->last_no = no;
+	p->last_no = key;
 	p->last = *slot;
 	return *slot;
 }
 
 uint32_t ra_rp_page(struct rp_pages *p, uint64_t index)
 {
-	uint32_t *c = chunk_of(p, index, false);
+	uint32_t *c = index < RP_PAGES_MAX ? chunk_of(p, index, false) : NULL;
 
 	return c ? c[index & (RP_CHUNK - 1)] : 0;
 }
 
 uint32_t *ra_rp_page_at(struct rp_pages *p, uint64_t index)
 {
-	uint32_t *c = chunk_of(p, index, true);
+	uint32_t *c;
 
+	if (index >= RP_PAGES_MAX) {
+		p->scratch = 0;
+		return &p->scratch;
+	}
+	c = chunk_of(p, index, true);
 	return c ? &c[index & (RP_CHUNK - 1)] : NULL;
 }
 
-int ra_rp_pages_each(struct rp_pages *p, int (*fn)(uint64_t index, uint32_t *v, void *arg),
-		     void *arg)
+int ra_rp_chunks_each(struct ra_map *chunks,
+		      int (*fn)(uint64_t id, uint64_t index, uint32_t *v, void *arg), void *arg)
 {
-	for (size_t i = 0; i < p->chunks.cap; i++) {
-		uint64_t no = p->chunks.keys[i];
+	for (size_t i = 0; i < chunks->cap; i++) {
+		uint64_t key = chunks->keys[i];
 		uint32_t *c;
 		int rc;
 
-		if (!no)
+		if (!key)
 			continue;
-		c = *(uint32_t **)((char *)p->chunks.vals + i * sizeof(uint32_t *));
+		c = chunk_at(chunks, i);
 		for (uint32_t k = 0; k < RP_CHUNK; k++) {
 			if (!c[k])
 				continue;
-			rc = fn(((no - 1) << RP_CHUNK_SHIFT) + k, &c[k], arg);
+			rc = fn((key >> 39) - 1,
+				((key & ((1ULL << 39) - 1)) << RP_CHUNK_SHIFT) + k, &c[k], arg);
 			if (rc)
 				return rc;
 		}
@@ -178,11 +192,6 @@ int64_t ra_rp_isize(const struct rp_file *f)
 	if (f->size >= 0)
 		return f->size;
 	return (int64_t)(ra_rp_eof(f) << RP_PAGE_SHIFT);
-}
-
-void ra_rp_file_release(struct rp_file *f)
-{
-	ra_rp_pages_release(&f->pages);
 }
 
 /* ---- the xarray of the page cache, walked ---- */
