@@ -4,19 +4,23 @@
  * events, and given in order to the model of the kernel (replay_kernel.c).
  *
  * - A read() is the mm_filemap_get_pages events of one task and file with
- *   one last page and rising first pages: replayed whole at its first event
- *   (the kernel's batches of another readahead size are others), the rest
- *   only checked. Its byte position comes from the recorded trigger before it
- *   (prev_pos, exact from 6.18) or from the read before it; a read that shows
- *   only its tail (its first batch met a folio under I/O) is read from where
- *   the one before ended.
+ *   one last page and rising first pages, replayed whole: at its trigger
+ *   when the run shows one (the read waits for its I/O after it, and other
+ *   readers of the file go on), else at its first event; the kernel's
+ *   batches at another readahead size are others. Its byte position comes
+ *   from the trigger's prev_pos (exact from 6.18) or from the read before;
+ *   a read that shows only its tail (its first batch met a folio under
+ *   I/O) is read from where the one before ended. The trigger's prev_pos
+ *   also tells which of a process's descriptors it went through.
  * - A touch of a mapping is its fault-around range and the fault after it,
  *   replayed at the task's next access: the readahead events that follow a
  *   fault tell how the mapping was advised (MADV_SEQUENTIAL, MADV_RANDOM).
+ *   A toucher going page by page touched the pages fault-around mapped for
+ *   it, though the run shows no event of them.
  * - A WILLNEED call names no file: the forced window its task opens next
  *   does (docs/metrics.md, "WILLNEED calls").
  * - The run's own windows are never copied: its triggers give only what the
- *   accesses do not (byte positions, the file's ra_pages, the advice).
+ *   accesses do not (byte positions, descriptors, ra_pages, the advice).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -44,8 +48,9 @@ struct touch {
 	bool valid, has_range, has_fault;
 	bool rec_major;			/* the run did not have the page cached */
 	bool rec_ra;			/* the run read ahead for it */
+	bool after;			/* it came page by page after the task's touch before */
 	struct rp_ofile *of;
-	uint64_t a, b, fault, ts;
+	uint64_t a, b, page, ts;	/* page: the one touched (the fault's, if any) */
 };
 
 /* A WILLNEED call waiting for the forced window that names its file. */
@@ -55,15 +60,28 @@ struct call {
 	uint64_t index, nr, ts;
 };
 
+/* A read() whose trigger the run showed, replayed once its readahead's events are in */
+struct pend_read {
+	bool valid;
+	struct rp_ofile *of;
+	struct hint h;
+	uint64_t first, last, ts;
+};
+
 struct rp_task {
 	int pid, tgid;
 	bool reading;			/* the read() of its latest get_pages */
+	bool early;			/* replayed at its trigger: its first get_pages to come */
 	struct rp_ofile *read_of;
-	uint64_t read_idx, read_last;
+	uint64_t read_first, read_idx, read_last;
 	bool batch_cut;			/* its latest batch ended at a mark (an async trigger) */
 	struct hint sync, async;
 	struct touch touch;
-	bool listed;			/* in the replay's touching tasks */
+	struct pend_read pend;
+	bool listed;			/* in the replay's waiting tasks */
+	struct rp_ofile *last_of;	/* its touch before: the page and how far the */
+	uint64_t last_page, last_reach;	/* run's fault-around mapped from its block */
+	bool sequential;		/* its latest touch came page by page after that */
 	struct call call;
 	bool call_tied;			/* the call's forced window met: its chunks follow */
 	struct rp_file *in_ra;		/* its latest event was readahead of this file */
@@ -80,11 +98,12 @@ struct ra_replay {
 	struct ra_replay_params p;
 	struct rp_kernel k;
 	struct ra_map files;		/* hash of (dev, ino) -> struct rp_fent * */
+	struct ra_map chunks;		/* the files' pages (replay_store.c) */
 	struct ra_map tasks;		/* pid + 1 -> struct rp_task * */
 	struct rp_fent **all;		/* every file, to free */
 	size_t nall, capall;
-	struct rp_task **touching;	/* the tasks with a touch not yet replayed */
-	size_t ntouching, captouching;
+	struct rp_task **waiting;	/* the tasks with a touch or a read not yet replayed */
+	size_t nwaiting, capwaiting;
 	uint64_t clock;			/* the open files' use, in order */
 	bool scanned;			/* the first pass ran (ra_replay_scan) */
 	bool started;			/* the replay began: the first pass is over */
@@ -203,14 +222,12 @@ static struct rp_fent *fent_new(struct ra_replay *r, uint32_t dev, uint64_t ino)
 {
 	struct rp_fent *fe = calloc(1, sizeof(*fe));
 
-	if (!fe || ra_rp_pages_init(&fe->f.pages) < 0 ||
-	    grow((void **)&r->all, &r->capall, r->nall + 1, sizeof(*r->all)) < 0) {
-		if (fe)
-			ra_rp_pages_release(&fe->f.pages);
+	if (!fe || grow((void **)&r->all, &r->capall, r->nall + 1, sizeof(*r->all)) < 0) {
 		free(fe);
 		oom();
 		return NULL;
 	}
+	ra_rp_pages_init(&fe->f.pages, &r->chunks, r->nall);
 	fe->f.dev = dev;
 	fe->f.ino = ino;
 	fe->f.size = -1;
@@ -374,7 +391,8 @@ static struct rp_ofile *desc_for_read(struct ra_replay *r, struct rp_ofile *last
 			near = d;
 		if (d->ra.prev_pos < 0 && !unread)
 			unread = d;
-		if (d->ra.prev_pos >= 0 && index - ((uint64_t)d->ra.prev_pos >> RP_PAGE_SHIFT) <= 1 &&
+		if (d->ra.prev_pos >= 0 &&
+		    index - ((uint64_t)d->ra.prev_pos >> RP_PAGE_SHIFT) <= 1 &&
 		    (!cont || d->used > cont->used))
 			cont = d;
 	}
@@ -479,10 +497,10 @@ static void map_slot(struct rp_ofile *of)
 static uint64_t touched_page(const struct touch *t)
 {
 	struct rp_pages *p = &t->of->f->pages;
-	uint16_t mine = (uint16_t)(RP_MAPPED0 << t->of->map_slot);
+	uint32_t mine = (uint32_t)(RP_MAPPED0 << t->of->map_slot);
 
 	for (uint64_t i = t->a; i <= t->b && i < t->a + 512; i++) {
-		uint16_t v = ra_rp_page(p, i);
+		uint32_t v = ra_rp_page(p, i);
 
 		if ((v & RP_REC) && !(v & mine))
 			return i;
@@ -506,11 +524,79 @@ static void touch_advice(const struct touch *t)
 		of->vm = RP_VM_RAND;
 }
 
+/* The fault-around block of a touch of @page: the run's range, else the one around it */
+static void touch_block(const struct touch *tc, uint64_t page, uint64_t *a, uint64_t *b)
+{
+	uint64_t phase = (uint64_t)tc->of->fa_phase;
+
+	if (tc->has_range) {
+		*a = tc->a;
+		*b = tc->b;
+		return;
+	}
+	*a = page >= phase ? ((page - phase) & ~15ULL) + phase : 0;
+	*b = *a + 15;
+}
+
+/* How far the run's fault-around mapped from a block ending at @b: 6.18 maps large folios whole */
+static uint64_t touch_reach(struct rp_ofile *of, uint64_t b)
+{
+	uint32_t v = ra_rp_page(&of->f->pages, b);
+
+	if (!(v & RP_REC))
+		return b;
+	return b | ((1ULL << ((v & RP_REC_MASK) >> RP_REC_SHIFT)) - 1);
+}
+
+/*
+ * Whether a touch of @page came page by page after the task's touch
+ * before: it is in the block after that one's, or right after the run's
+ * folio that held that block's end, and every page between was cached in
+ * the run (a toucher would have faulted on the others) and is not one the
+ * run faults on later (the first pass knows: it was not touched yet). Asked
+ * when the touch is seen, before the run's readahead for it.
+ */
+static bool touch_after(const struct rp_task *t, const struct rp_ofile *of, uint64_t page)
+{
+	if (t->last_of != of || page <= t->last_page || page > t->last_reach + 16)
+		return false;
+	for (uint64_t i = t->last_page + 1; i < page; i++)
+		if ((ra_rp_page(&of->f->pages, i) & (RP_REC | RP_FAULTS_LATER)) != RP_REC)
+			return false;
+	return true;
+}
+
+/*
+ * The pages between the task's last touch and this one, @page, when it
+ * came page by page after it: the toucher touched them too. The run had
+ * them mapped; the model may not (a mark of a smaller window there), and
+ * then they fault.
+ */
+static int touch_between(struct rp_kernel *k, struct rp_task *t, struct rp_ofile *of,
+			 uint64_t page, bool after)
+{
+	uint32_t mine = (uint32_t)(RP_MAPPED0 << of->map_slot);
+	uint64_t phase = (uint64_t)of->fa_phase, fa;
+
+	t->sequential = after;
+	if (!after)
+		return 0;
+	for (uint64_t i = t->last_page + 1; i < page && i < ra_rp_eof(of->f); i++) {
+		if (ra_rp_page(&of->f->pages, i) & mine)
+			continue;
+		fa = i >= phase ? ((i - phase) & ~15ULL) + phase : 0;
+		if (ra_rp_touch(k, of, i, fa, fa + 15) < 0)
+			return -1;
+	}
+	return 0;
+}
+
 /* Replay the task's touch: its page, and the fault-around block around it */
 static int touch_flush(struct ra_replay *r, struct rp_task *t)
 {
 	struct touch *tc = &t->touch;
 	struct rp_ofile *of = tc->of;
+	struct rp_kernel *k;
 	uint64_t page, a, b;
 
 	if (!tc->valid)
@@ -518,52 +604,54 @@ static int touch_flush(struct ra_replay *r, struct rp_task *t)
 	tc->valid = false;
 	map_slot(of);
 	touch_advice(tc);
-	page = tc->has_fault ? tc->fault : touched_page(tc);
-	if (tc->has_range) {
-		a = tc->a;
-		b = tc->b;
-	} else {
-		a = page >= (uint64_t)of->fa_phase ?
-			    ((page - (uint64_t)of->fa_phase) & ~15ULL) + (uint64_t)of->fa_phase : 0;
-		b = a + 15;
-	}
+	page = tc->page;
+	touch_block(tc, page, &a, &b);
 	note_reader(of->f, of->tgid, tc->ts);
 	of->used = ++r->clock;
-	return ra_rp_touch(kernel_for(r, t, tc->ts), of, page, a, b);
-}
-
-static int touching_add(struct ra_replay *r, struct rp_task *t)
-{
-	if (t->listed)
-		return 0;
-	if (grow((void **)&r->touching, &r->captouching, r->ntouching + 1,
-		 sizeof(*r->touching)) < 0)
+	k = kernel_for(r, t, tc->ts);
+	if (touch_between(k, t, of, page, tc->after) < 0 || ra_rp_touch(k, of, page, a, b) < 0)
 		return -1;
-	r->touching[r->ntouching++] = t;
-	t->listed = true;
+	t->last_of = of;
+	t->last_page = page;
+	t->last_reach = touch_reach(of, b);
 	return 0;
 }
 
+static int waiting_add(struct ra_replay *r, struct rp_task *t)
+{
+	if (t->listed)
+		return 0;
+	if (grow((void **)&r->waiting, &r->capwaiting, r->nwaiting + 1, sizeof(*r->waiting)) < 0)
+		return -1;
+	r->waiting[r->nwaiting++] = t;
+	t->listed = true;
+	return 0;
+}
+static int read_flush(struct ra_replay *r, struct rp_task *t);
+
 /*
- * The touches not yet replayed, of file @f (all for NULL), but task @except's:
- * an access of the file by another task comes after them
+ * The touches and reads not yet replayed, of file @f (all for NULL), but
+ * task @except's: an event of the file by another task comes after them
  */
-static int touches_flush(struct ra_replay *r, const struct rp_file *f, const struct rp_task *except)
+static int waiting_flush(struct ra_replay *r, const struct rp_file *f, const struct rp_task *except)
 {
 	size_t keep = 0;
 
-	for (size_t i = 0; i < r->ntouching; i++) {
-		struct rp_task *t = r->touching[i];
+	for (size_t i = 0; i < r->nwaiting; i++) {
+		struct rp_task *t = r->waiting[i];
 
-		if (t->touch.valid && t != except && (!f || t->touch.of->f == f) &&
+		if (t != except && t->touch.valid && (!f || t->touch.of->f == f) &&
 		    touch_flush(r, t) < 0)
 			return -1;
-		if (t->touch.valid)
-			r->touching[keep++] = t;
+		if (t != except && t->pend.valid && (!f || t->pend.of->f == f) &&
+		    read_flush(r, t) < 0)
+			return -1;
+		if (t->touch.valid || t->pend.valid)
+			r->waiting[keep++] = t;
 		else
 			t->listed = false;
 	}
-	r->ntouching = keep;
+	r->nwaiting = keep;
 	return 0;
 }
 
@@ -583,7 +671,8 @@ static int on_fault(struct ra_replay *r, struct rp_task *t, struct rp_ofile *of,
 	uint64_t index = ev->page.index;
 
 	seen(of->f, index + 1);
-	if (tc->valid && tc->of == of && tc->has_fault && tc->fault == index)
+	ra_rp_set_bits(&of->f->pages, index, 1, RP_FAULTS_LATER, false);
+	if (tc->valid && tc->of == of && tc->has_fault && tc->page == index)
 		return 0;	/* the same fault again, after a retry */
 	if (tc->valid && tc->of == of && !tc->has_fault && tc->has_range && tc->a <= index &&
 	    index <= tc->b) {
@@ -593,10 +682,11 @@ static int on_fault(struct ra_replay *r, struct rp_task *t, struct rp_ofile *of,
 			return -1;
 		*tc = (struct touch){ .valid = true, .of = of, .has_fault = true, .ts = ev->ts_ns };
 	}
-	tc->fault = index;
+	tc->page = index;
 	tc->rec_major = !(ra_rp_page(&of->f->pages, index) & RP_REC);
+	tc->after = touch_after(t, of, index);
 	t->sync.valid = t->async.valid = false;
-	return touching_add(r, t);
+	return waiting_add(r, t);
 }
 
 /* mm_filemap_map_pages: fault-around of a new touch, or the retry of the task's */
@@ -611,13 +701,16 @@ static int on_map(struct ra_replay *r, struct rp_task *t, struct rp_ofile *of,
 	seen(of->f, b + 1);
 	if (b - a + 1 == 16)
 		of->fa_phase = (int)(a & 15);
-	if (tc->valid && tc->of == of && tc->has_fault && a <= tc->fault && tc->fault <= b)
+	if (tc->valid && tc->of == of && tc->has_fault && a <= tc->page && tc->page <= b)
 		return 0;	/* the retry mapped the page of the fault */
 	if (touch_flush(r, t) < 0)
 		return -1;
 	*tc = (struct touch){ .valid = true, .of = of, .has_range = true, .a = a, .b = b,
 			      .ts = ev->ts_ns };
-	return touching_add(r, t);
+	map_slot(of);
+	tc->page = touched_page(tc);
+	tc->after = touch_after(t, of, tc->page);
+	return waiting_add(r, t);
 }
 
 /* ---- read() ---- */
@@ -635,16 +728,15 @@ static const struct hint *hint_for(const struct rp_task *t, const struct rp_file
 
 /*
  * Where a read of pages [@index, @last] starts and ends, in bytes, and the
- * open file's prev_pos before it. The run's trigger gives prev_pos exactly;
+ * open file's prev_pos before it. The run's trigger @h gives prev_pos exactly;
  * else a guessed end (a whole page) is corrected by a read that starts in
  * that page. A read that starts where the previous one ended continues it
  * in its page. A read whose range starts at a mark the trigger hit, after a
  * gap no wider than a read, is the tail of a read from the previous end.
  */
-static void read_span(struct rp_task *t, struct rp_ofile *of, uint64_t index, uint64_t last,
+static void read_span(const struct hint *h, struct rp_ofile *of, uint64_t index, uint64_t last,
 		      int64_t *pos, int64_t *end)
 {
-	const struct hint *h = hint_for(t, of->f, index);
 	int64_t start = (int64_t)(index << RP_PAGE_SHIFT), prev;
 
 	*pos = start;
@@ -691,7 +783,7 @@ static void on_batch(struct rp_task *t, const struct rp_file *f, uint64_t index)
 /* Pages cached before the run that the first pass did not tell: the page read */
 static void early_page(struct rp_file *f, uint64_t index)
 {
-	uint16_t *v, bits = ra_rp_page(&f->pages, index);
+	uint32_t *v, bits = ra_rp_page(&f->pages, index);
 
 	if (bits & (RP_REC | RP_REC_ADDED | RP_PRESENT))
 		return;
@@ -701,43 +793,81 @@ static void early_page(struct rp_file *f, uint64_t index)
 	ra_rp_set_folio(&f->pages, index, 0, false);
 }
 
+/*
+ * A new read() of pages [@index, @last] by task @t through @of's process,
+ * replayed whole; @h the run's trigger for it, if any. @early: at the
+ * trigger, before its first mm_filemap_get_pages.
+ */
+static int read_new(struct ra_replay *r, struct rp_task *t, struct rp_ofile *of,
+		    const struct hint *h, uint64_t index, uint64_t last, uint64_t ts, bool early)
+{
+	int64_t pos, end;
+	int rc;
+
+	if (!r->scanned)
+		early_page(of->f, index);
+	of = desc_for_read(r, of, h, index);
+	of->used = ++r->clock;
+	if (h)
+		learn_ra_pages(r, of, h->ra_pages);
+	read_span(h, of, index, last, &pos, &end);
+	note_reader(of->f, of->tgid, ts);
+	rc = ra_rp_read(kernel_for(r, t, ts), of, pos, end);
+	if (last + 1 - index > of->width && of->width < 1024)
+		of->width = (uint32_t)(last + 1 - index);
+	*t = (struct rp_task){ .pid = t->pid, .tgid = t->tgid, .reading = true, .early = early,
+			       .read_of = of, .read_first = index, .read_idx = index,
+			       .read_last = last, .touch = t->touch, .listed = t->listed,
+			       .last_of = t->last_of, .last_page = t->last_page,
+			       .last_reach = t->last_reach, .sequential = t->sequential,
+			       .batch_cut = cut_at_mark(t, of->f, index, last),
+			       .in_ra = early ? of->f : NULL };	/* its readahead's adds follow */
+	return rc;
+}
+
+/* The task's read() known from its trigger, replayed */
+static int read_flush(struct ra_replay *r, struct rp_task *t)
+{
+	struct pend_read p = t->pend;
+
+	if (!p.valid)
+		return 0;
+	t->pend.valid = false;
+	return read_new(r, t, p.of, &p.h, p.first, p.last, p.ts, true);
+}
+
+/* Whether a get_pages of pages [@index, @last] is a batch of the task's read() */
+static bool read_goes_on(const struct rp_task *t, const struct rp_ofile *of, uint64_t index,
+			 uint64_t last)
+{
+	if (!t->reading || t->read_of->f != of->f || t->read_of->tgid != of->tgid ||
+	    last != t->read_last)
+		return false;
+	return t->early ? index >= t->read_first : index > t->read_idx;
+}
+
 /* mm_filemap_get_pages: a read(), or the next batch of the task's read() */
 static int on_read(struct ra_replay *r, struct rp_task *t, struct rp_ofile *of,
 		   const struct ra_event *ev)
 {
 	uint64_t index = ev->page.index, last = ev->page.last_index;
-	const struct hint *h;
-	int64_t pos, end;
-	int rc;
 
 	seen(of->f, index + 1);
 	if (last < index || last - index >= (1ULL << 19))
 		return 0;	/* beyond what one read() moves */
-	if (touch_flush(r, t) < 0)
+	if (touch_flush(r, t) < 0 || read_flush(r, t) < 0)
 		return -1;
-	if (t->reading && t->read_of->f == of->f && t->read_of->tgid == of->tgid &&
-	    last == t->read_last && index > t->read_idx) {
-		on_batch(t, of->f, index);
+	if (read_goes_on(t, of, index, last)) {
+		if (t->early && index != t->read_first)	/* its first batch had no event */
+			of->f->doubts |= RA_DOUBT_INFLIGHT;
+		if (!t->early)
+			on_batch(t, of->f, index);
+		t->early = false;
+		t->read_idx = index;
 		t->sync.valid = t->async.valid = false;
 		return 0;
 	}
-	if (!r->scanned)
-		early_page(of->f, index);
-	h = hint_for(t, of->f, index);
-	of = desc_for_read(r, of, h, index);
-	of->used = ++r->clock;
-	if (h)
-		learn_ra_pages(r, of, h->ra_pages);
-	read_span(t, of, index, last, &pos, &end);
-	note_reader(of->f, of->tgid, ev->ts_ns);
-	rc = ra_rp_read(kernel_for(r, t, ev->ts_ns), of, pos, end);
-	if (last + 1 - index > of->width && of->width < 1024)
-		of->width = (uint32_t)(last + 1 - index);
-	*t = (struct rp_task){ .pid = t->pid, .tgid = t->tgid, .reading = true, .read_of = of,
-			       .read_idx = index, .read_last = last, .touch = t->touch,
-			       .listed = t->listed,
-			       .batch_cut = cut_at_mark(t, of->f, index, last) };
-	return rc;
+	return read_new(r, t, of, hint_for(t, of->f, index), index, last, ev->ts_ns, false);
 }
 
 /* ---- what the run's readahead events tell ---- */
@@ -765,6 +895,40 @@ static int read_from_trigger(struct ra_replay *r, struct rp_task *t, struct rp_o
 			  (int64_t)((ev->ra.index + req) << RP_PAGE_SHIFT));
 }
 
+/*
+ * The read() a trigger of the run comes from, replayed before any other
+ * task's event of the file: a read waits for its I/O after its trigger,
+ * and other tasks' reads of the file in the meantime find what it read
+ * ahead, as in the run. It waits for the events of its own readahead (a
+ * folio that reclaim took for its allocation goes first). The trigger
+ * tells the read's end (req_count) and, for a hit of a mark (async), its
+ * start: where the read before ended (prev_pos), when no wider than a
+ * read; a miss (sync) starts the read. A trigger of the read in progress
+ * is only noted.
+ */
+static int read_at_trigger(struct ra_replay *r, struct rp_task *t, struct rp_ofile *of,
+			   const struct hint *h, uint64_t ts)
+{
+	uint64_t index = h->index, last = index + (h->req ? h->req : 1) - 1, prev, first = index;
+
+	if (!h->has_prev || !h->req)
+		return 0;	/* no req_count: the get_pages will say */
+	if (t->reading && t->read_of->f == of->f && t->read_of->tgid == of->tgid &&
+	    index >= t->read_first && last == t->read_last)
+		return 0;
+	if (t->pend.valid && t->pend.of->f == of->f && index >= t->pend.first &&
+	    last == t->pend.last)
+		return 0;
+	prev = h->prev_pos >= 0 ? (uint64_t)h->prev_pos >> RP_PAGE_SHIFT : UINT64_MAX;
+	if (h->type == RA_EV_ASYNC_RA && prev <= index && index - prev <= (of->width ? of->width : 1))
+		first = prev;
+	if (touch_flush(r, t) < 0 || read_flush(r, t) < 0)
+		return -1;
+	t->pend = (struct pend_read){ .valid = true, .of = of, .h = *h, .first = first,
+				      .last = last, .ts = ts };
+	return waiting_add(r, t);
+}
+
 /* page_cache_sync_ra, page_cache_async_ra of the run: hints for the access they belong to */
 static int on_trigger(struct ra_replay *r, struct rp_task *t, struct rp_ofile *of,
 		      const struct ra_event *ev)
@@ -775,7 +939,7 @@ static int on_trigger(struct ra_replay *r, struct rp_task *t, struct rp_ofile *o
 	t->in_ra = of->f;
 	t->call.valid = false;
 	t->call_tied = false;
-	if (tc->valid && tc->of == of && tc->has_fault && tc->fault == ev->ra.index) {
+	if (tc->valid && tc->of == of && tc->has_fault && tc->page == ev->ra.index) {
 		learn_ra_pages(r, of, ev->ra.ra_pages);
 		tc->rec_ra = true;	/* the fault's own readahead */
 		if (ev->type == RA_EV_SYNC_RA && ev->ra.req_count == ev->ra.ra_pages &&
@@ -790,7 +954,7 @@ static int on_trigger(struct ra_replay *r, struct rp_task *t, struct rp_ofile *o
 			    .has_prev = (ev->has_mask & RA_HAS_PREV_POS) != 0,
 			    .size = ev->ra.size, .async_size = ev->ra.async_size,
 			    .ra_pages = ev->ra.ra_pages };
-	return 0;
+	return read_at_trigger(r, t, of, h, ev->ts_ns);
 }
 
 /* A WILLNEED call's forced window names its file: force_page_cache_ra from there */
@@ -832,7 +996,7 @@ static int on_window(struct ra_replay *r, struct rp_task *t, struct rp_ofile *of
 /* fadvise64(WILLNEED), readahead(2), madvise(WILLNEED): the range, waiting for its file */
 static int on_call(struct ra_replay *r, struct rp_task *t, const struct ra_event *ev)
 {
-	if (touch_flush(r, t) < 0)
+	if (touch_flush(r, t) < 0 || read_flush(r, t) < 0)
 		return -1;
 	t->call = (struct call){ .valid = true, .type = ev->type, .index = ev->ra.index,
 				 .nr = ev->ra.req_count, .ts = ev->ts_ns };
@@ -857,18 +1021,31 @@ static bool add_explained(const struct rp_task *t, const struct rp_file *f, uint
 	return t->reading && t->read_of->f == f && index >= t->read_idx && index <= t->read_last;
 }
 
+/* The run's folio at @index: cached there now, of @order */
+static int rec_folio(struct rp_file *f, uint64_t index, unsigned int order)
+{
+	for (uint64_t i = index; i < index + (1ULL << order); i++) {
+		uint32_t *v = ra_rp_page_at(&f->pages, i);
+
+		if (!v)
+			return oom();
+		*v = (*v & ~RP_REC_MASK) | RP_REC | RP_REC_ADDED | (order << RP_REC_SHIFT);
+	}
+	return 0;
+}
+
 static int on_add(struct ra_replay *r, struct rp_task *t, struct rp_file *f,
 		  const struct ra_event *ev)
 {
 	unsigned int order = ev->page.order <= RP_MAX_ORDER ? ev->page.order : 0;
 	uint64_t n = 1ULL << order;
 
-	if (ra_rp_set_bits(&f->pages, ev->page.index, n, RP_REC | RP_REC_ADDED, true) < 0)
-		return oom();
+	if (rec_folio(f, ev->page.index, order) < 0)
+		return -1;
 	seen(f, ev->page.index + n);
 	if (add_explained(t, f, ev->page.index))
 		return 0;
-	if (touches_flush(r, f, NULL) < 0)
+	if (waiting_flush(r, f, t) < 0)
 		return -1;
 	return ra_rp_written(kernel_for(r, t, ev->ts_ns), f, ev->page.index, order);
 }
@@ -879,9 +1056,10 @@ static int on_delete(struct ra_replay *r, struct rp_task *t, struct rp_file *f,
 {
 	unsigned int order = ev->page.order <= RP_MAX_ORDER ? ev->page.order : 0;
 
-	if (ra_rp_set_bits(&f->pages, ev->page.index, 1ULL << order, RP_REC, false) < 0)
+	if (ra_rp_set_bits(&f->pages, ev->page.index, 1ULL << order, RP_REC | RP_REC_MASK,
+			   false) < 0)
 		return oom();
-	if (touches_flush(r, f, NULL) < 0)
+	if (waiting_flush(r, f, t) < 0)
 		return -1;
 	return ra_rp_evict(kernel_for(r, t, ev->ts_ns), f, ev->page.index, order);
 }
@@ -893,7 +1071,7 @@ static int scan_access(struct rp_file *f, uint64_t index, uint64_t last)
 {
 	f->scan_access = true;
 	for (uint64_t i = index; i <= last; i++) {
-		uint16_t *v;
+		uint32_t *v;
 
 		if (ra_rp_page(&f->pages, i) & RP_REC_ADDED)
 			continue;
@@ -910,14 +1088,14 @@ static int scan_folio(struct rp_file *f, const struct ra_event *ev)
 	unsigned int order = ev->page.order <= RP_MAX_ORDER ? ev->page.order : 0;
 
 	for (uint64_t i = 0; i < 1ULL << order; i++) {
-		uint16_t *v = ra_rp_page_at(&f->pages, ev->page.index + i);
+		uint32_t *v = ra_rp_page_at(&f->pages, ev->page.index + i);
 
 		if (!v)
 			return oom();
 		if (ev->type == RA_EV_PAGE_DELETE && !(*v & RP_REC_ADDED))
 			*v |= RP_EARLY;	/* deleted, never added: it was cached */
 		if (ev->type == RA_EV_PAGE_ADD)
-			*v = (uint16_t)((*v | RP_REC_ADDED) & ~RP_CAND);
+			*v = (uint32_t)((*v | RP_REC_ADDED) & ~RP_CAND);
 	}
 	if (ev->type == RA_EV_PAGE_ADD)
 		seen(f, ev->page.index + (1ULL << order));
@@ -950,6 +1128,8 @@ int ra_replay_scan(struct ra_replay *r, const struct ra_event *ev)
 		return scan_access(f, index, last);
 	case RA_EV_FAULT:
 		seen(f, index + 1);
+		if (ra_rp_set_bits(&f->pages, index, 1, RP_FAULTS_LATER, true) < 0)
+			return oom();
 		return scan_access(f, index, index);
 	case RA_EV_MAP_PAGES:	/* fault-around maps cached pages only */
 		seen(f, last + 1);
@@ -959,19 +1139,20 @@ int ra_replay_scan(struct ra_replay *r, const struct ra_event *ev)
 }
 
 /* The first pass's finding for a page: cached from the start, or nothing */
-static int scan_page(uint64_t index, uint16_t *v, void *arg)
+static int scan_page(uint64_t id, uint64_t index, uint32_t *v, void *arg)
 {
-	struct rp_file *f = arg;
+	struct ra_replay *r = arg;
+	struct rp_file *f = &r->all[id]->f;
 
 	if (*v & RP_CAND)
 		*v |= RP_EARLY;
-	*v &= (uint16_t)~(RP_CAND | RP_REC_ADDED | RP_REC);
+	*v &= (uint32_t)~(RP_CAND | RP_REC_ADDED | RP_REC);
 	if ((*v & RP_EARLY) && index < ra_rp_eof(f)) {
 		*v |= RP_PRESENT | RP_REC;	/* an order-0 folio with no mark */
 		if (index >= f->pages.top)
 			f->pages.top = index + 1;
 	} else {
-		*v &= (uint16_t)~RP_EARLY;
+		*v &= (uint32_t)~RP_EARLY;
 	}
 	return 0;
 }
@@ -981,8 +1162,7 @@ static void scan_finish(struct ra_replay *r)
 	r->started = true;
 	if (!r->scanned)
 		return;
-	for (size_t i = 0; i < r->nall; i++)
-		ra_rp_pages_each(&r->all[i]->f.pages, scan_page, &r->all[i]->f);
+	ra_rp_chunks_each(&r->chunks, scan_page, r);
 }
 
 /* ---- the replay ---- */
@@ -1000,6 +1180,7 @@ struct ra_replay *ra_replay_alloc(const struct ra_replay_params *p)
 	}
 	r = calloc(1, sizeof(*r));
 	if (!r || ra_map_init(&r->files, sizeof(struct rp_fent *)) < 0 ||
+	    ra_map_init(&r->chunks, sizeof(uint32_t *)) < 0 ||
 	    ra_map_init(&r->tasks, sizeof(struct rp_task *)) < 0) {
 		ra_replay_free(r);
 		oom();
@@ -1020,13 +1201,15 @@ static int on_access(struct ra_replay *r, struct rp_task *t, const struct ra_eve
 	struct rp_ofile *of = ofile_of(r, ev->page.dev, ev->page.ino, t->tgid);
 	struct ra_event e = *ev;
 
-	if (!of || touches_flush(r, of->f, t) < 0)
+	if (!of || waiting_flush(r, of->f, t) < 0)
 		return -1;
 	access_begins(t);
 	if (!(e.has_mask & RA_HAS_LAST_INDEX))
 		e.page.last_index = e.page.index;
 	if (ev->type == RA_EV_GET_PAGES)
 		return on_read(r, t, of, &e);
+	if (read_flush(r, t) < 0)
+		return -1;
 	if (ev->type == RA_EV_FAULT)
 		return on_fault(r, t, of, &e);
 	return on_map(r, t, of, &e);
@@ -1080,11 +1263,31 @@ int ra_replay_event(struct ra_replay *r, const struct ra_event *ev)
 	return rc < 0 && r->k.err ? r->k.err : rc;
 }
 
+/*
+ * The rest of the last block a task touched, when it touched page by page:
+ * it went on to the end of what the run had mapped for it
+ */
+static int touches_end(struct ra_replay *r)
+{
+	for (size_t i = 0; i < r->tasks.cap; i++) {
+		struct rp_task *t;
+
+		if (!r->tasks.keys[i])
+			continue;
+		t = *(struct rp_task **)((char *)r->tasks.vals + i * sizeof(void *));
+		if (t->last_of && t->sequential &&
+		    touch_between(kernel_for(r, t, r->k.ts), t, t->last_of, t->last_reach + 1,
+				  touch_after(t, t->last_of, t->last_reach + 1)) < 0)
+			return -1;
+	}
+	return 0;
+}
+
 int ra_replay_end(struct ra_replay *r)
 {
 	if (!r->started)
 		scan_finish(r);
-	if (touches_flush(r, NULL, NULL) < 0)
+	if (waiting_flush(r, NULL, NULL) < 0 || touches_end(r) < 0)
 		return r->k.err ? r->k.err : -1;
 	return r->k.err ? r->k.err : 0;
 }
@@ -1094,7 +1297,6 @@ static void fent_free(struct rp_fent *fe)
 	for (size_t i = 0; i < fe->nof; i++)
 		free(fe->of[i]);
 	free(fe->of);
-	ra_rp_file_release(&fe->f);
 	free(fe);
 }
 
@@ -1108,9 +1310,10 @@ void ra_replay_free(struct ra_replay *r)
 		if (r->tasks.keys[i])
 			free(*(struct rp_task **)((char *)r->tasks.vals + i * sizeof(void *)));
 	ra_map_release(&r->files);
+	ra_rp_chunks_release(&r->chunks);
 	ra_map_release(&r->tasks);
 	free(r->all);
-	free(r->touching);
+	free(r->waiting);
 	free(r);
 }
 

@@ -48,7 +48,7 @@ static int emit(struct rp_kernel *k, struct ra_event *ev, int type)
 
 	if (k->err)
 		return -1;
-	ev->type = (uint16_t)type;
+	ev->type = (uint32_t)type;
 	ev->pid = k->pid;
 	ev->ts_ns = k->ts;
 	ev->cpu = -1;
@@ -139,7 +139,7 @@ static int emit_access(struct rp_kernel *k, struct rp_file *f, int type, uint64_
 
 /* ---- the page cache ---- */
 
-static uint16_t page(struct rp_file *f, uint64_t index)
+static uint32_t page(struct rp_file *f, uint64_t index)
 {
 	return ra_rp_page(&f->pages, index);
 }
@@ -656,7 +656,7 @@ static void get_batch(const struct rp_kernel *k, struct rp_file *f, uint64_t ind
 
 	memset(b, 0, sizeof(*b));
 	while (i <= max) {
-		uint16_t v = page(f, i);
+		uint32_t v = page(f, i);
 
 		if (!(v & RP_PRESENT))
 			break;
@@ -749,9 +749,9 @@ int ra_rp_read(struct rp_kernel *k, struct rp_ofile *of, int64_t pos, int64_t en
 
 /* ---- mm/filemap.c and mm/memory.c: page faults ---- */
 
-static uint16_t map_bit(const struct rp_ofile *of)
+static uint32_t map_bit(const struct rp_ofile *of)
 {
-	return (uint16_t)(RP_MAPPED0 << (of->map_slot < 0 ? 0 : of->map_slot));
+	return (uint32_t)(RP_MAPPED0 << (of->map_slot < 0 ? 0 : of->map_slot));
 }
 
 static bool mapped(const struct rp_ofile *of, uint64_t index)

@@ -21,14 +21,15 @@
 /* A file's pages beyond any real one: the end of a file of unknown size */
 #define RP_NO_EOF (1ULL << 40)
 /* Processes that map one file, each with its own bit of mapped pages */
-#define RP_MAP_SLOTS 4
+#define RP_MAP_SLOTS 8
 
 /*
- * What the replay knows of one page of a file, 16 bits. The model's page
+ * What the replay knows of one page of a file, 32 bits. The model's page
  * cache: present, the order of its folio (on every page of the folio) and
  * the folio's PG_readahead mark (on every page too). What the recorded run
- * did: the page cached there now, added at some time, cached before the run
- * began (found by the first pass, ra_replay_scan()).
+ * did: the page cached there now and its folio's order, added at some
+ * time, cached before the run began (found by the first pass,
+ * ra_replay_scan()). Which processes mapped it in the model.
  */
 #define RP_PRESENT	0x0001
 #define RP_MARK		0x0002
@@ -40,23 +41,34 @@
 #define RP_REC_ADDED	0x0200	/* added by the recorded run at some time */
 #define RP_CAND		0x0400	/* first pass: accessed before the run added it */
 #define RP_EARLY	0x0800	/* cached before the run began */
-#define RP_MAPPED0	0x1000	/* mapped by the process of map slot 0 (4 slots) */
+#define RP_REC_SHIFT	12	/* the order of the run's folio there */
+#define RP_REC_MASK	0xf000
+#define RP_MAPPED0	0x10000	/* mapped by the process of map slot 0 (8 slots) */
+#define RP_FAULTS_LATER	0x1000000 /* the run faults on it later: not touched till then */
 
-static inline unsigned int rp_order(uint16_t v)
+static inline unsigned int rp_order(uint32_t v)
 {
 	return (v & RP_ORDER_MASK) >> RP_ORDER_SHIFT;
 }
 
-/* The pages of one file, in chunks of RP_CHUNK made when first written. */
+/*
+ * The pages of one file, in chunks of RP_CHUNK made when first written,
+ * kept in one map for all the files of a replay (a file costs nothing
+ * before a page of it is written)
+ */
 #define RP_CHUNK_SHIFT 12
 #define RP_CHUNK (1U << RP_CHUNK_SHIFT)
+/* Pages beyond this do not exist (2^63 bytes); what is written there is lost */
+#define RP_PAGES_MAX (1ULL << 51)
 
 struct rp_pages {
-	struct ra_map chunks;		/* chunk number + 1 -> uint16_t * */
-	uint64_t last_no;		/* the chunk looked up last, + 1 (0: none) */
-	uint16_t *last;
+	struct ra_map *chunks;		/* the replay's: ra_rp_chunk_key() -> uint32_t * */
+	uint64_t id;			/* the file's number in the keys */
+	uint64_t last_no;		/* the key looked up last (0: none) */
+	uint32_t *last;
 	uint64_t top;			/* one past the highest page ever in the model:
 					 * how tall the page cache's xarray grew */
+	uint32_t scratch;		/* the page of an index beyond RP_PAGES_MAX */
 };
 
 /* One file (dev, ino): what the run says of it, and its page cache. */
@@ -123,15 +135,17 @@ struct rp_kernel {
 
 /* ---- replay_store.c ---- */
 
-int ra_rp_pages_init(struct rp_pages *p);
-void ra_rp_pages_release(struct rp_pages *p);
+/** ra_rp_pages_init - the pages of file number @id, in the replay's map @chunks */
+void ra_rp_pages_init(struct rp_pages *p, struct ra_map *chunks, uint64_t id);
+/** ra_rp_chunks_release - every chunk of map @chunks, and the map */
+void ra_rp_chunks_release(struct ra_map *chunks);
 /** ra_rp_page - the bits of page @index, 0 for a page never written */
-uint16_t ra_rp_page(struct rp_pages *p, uint64_t index);
+uint32_t ra_rp_page(struct rp_pages *p, uint64_t index);
 /** ra_rp_page_at - the bits of page @index to change; NULL when out of memory */
-uint16_t *ra_rp_page_at(struct rp_pages *p, uint64_t index);
-/** ra_rp_pages_each - @fn on every page written, until it returns nonzero */
-int ra_rp_pages_each(struct rp_pages *p, int (*fn)(uint64_t index, uint16_t *v, void *arg),
-		     void *arg);
+uint32_t *ra_rp_page_at(struct rp_pages *p, uint64_t index);
+/** ra_rp_chunks_each - @fn on every page of every file written, until it returns nonzero */
+int ra_rp_chunks_each(struct ra_map *chunks,
+		      int (*fn)(uint64_t id, uint64_t index, uint32_t *v, void *arg), void *arg);
 /** ra_rp_head - the first page of the model's folio holding @index (present) */
 uint64_t ra_rp_head(struct rp_pages *p, uint64_t index);
 /** ra_rp_any_present - whether a page of [@index, @index + @n) is in the model */
@@ -143,7 +157,7 @@ bool ra_rp_clear_folio(struct rp_pages *p, uint64_t head);
 /** ra_rp_set_mark - the mark of the folio at @head set or cleared */
 void ra_rp_set_mark(struct rp_pages *p, uint64_t head, bool on);
 /** ra_rp_set_bits - @bits set (@on) or cleared in [@index, @index + @n); -1 out of memory */
-int ra_rp_set_bits(struct rp_pages *p, uint64_t index, uint64_t n, uint16_t bits, bool on);
+int ra_rp_set_bits(struct rp_pages *p, uint64_t index, uint64_t n, uint32_t bits, bool on);
 
 /*
  * A walk of the page cache's xarray as xas_prev()/xas_next() make it, one
@@ -173,7 +187,6 @@ bool ra_rp_xas_next(struct rp_pages *p, struct rp_xas *x);
 uint64_t ra_rp_eof(const struct rp_file *f);
 /** ra_rp_isize - the file's size in bytes, as the model takes it */
 int64_t ra_rp_isize(const struct rp_file *f);
-void ra_rp_file_release(struct rp_file *f);
 
 /* ---- replay_kernel.c ---- */
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: LGPL-2.1
 /*
- * The replay's store of pages: 16 bits per page of a file (replay_local.h),
+ * The replay's store of pages: 32 bits per page of a file (replay_local.h),
  * in chunks of 4096 pages made when a page of theirs is first written, so
  * that a file costs what the run touched of it, bounded by its size.
  */
@@ -9,78 +9,92 @@
 
 #include "replay_local.h"
 
-int ra_rp_pages_init(struct rp_pages *p)
+void ra_rp_pages_init(struct rp_pages *p, struct ra_map *chunks, uint64_t id)
 {
 	memset(p, 0, sizeof(*p));
-	return ra_map_init(&p->chunks, sizeof(uint16_t *));
+	p->chunks = chunks;
+	p->id = id;
 }
 
-void ra_rp_pages_release(struct rp_pages *p)
+static uint32_t *chunk_at(const struct ra_map *m, size_t slot)
 {
-	for (size_t i = 0; i < p->chunks.cap; i++) {
-		uint16_t **c = (uint16_t **)((char *)p->chunks.vals + i * sizeof(uint16_t *));
+	return *(uint32_t **)((char *)m->vals + slot * sizeof(uint32_t *));
+}
 
-		if (p->chunks.keys[i])
-			free(*c);
-	}
-	ra_map_release(&p->chunks);
-	memset(p, 0, sizeof(*p));
+void ra_rp_chunks_release(struct ra_map *chunks)
+{
+	for (size_t i = 0; i < chunks->cap && chunks->keys; i++)
+		if (chunks->keys[i])
+			free(chunk_at(chunks, i));
+	ra_map_release(chunks);
+}
+
+/* The key of a file's chunk: file numbers above the 39 bits of chunk numbers */
+static uint64_t chunk_key(const struct rp_pages *p, uint64_t index)
+{
+	return ((p->id + 1) << 39) | (index >> RP_CHUNK_SHIFT);
 }
 
 /* The chunk of page @index; made when @make, else NULL when there is none. */
-static uint16_t *chunk_of(struct rp_pages *p, uint64_t index, bool make)
+static uint32_t *chunk_of(struct rp_pages *p, uint64_t index, bool make)
 {
-	uint64_t no = (index >> RP_CHUNK_SHIFT) + 1;
-	uint16_t **slot;
+	uint64_t key = chunk_key(p, index);
+	uint32_t **slot;
 	bool fresh;
 
-	if (no == p->last_no)
+	if (key == p->last_no)
 		return p->last;
 	if (!make) {
-		slot = ra_map_get(&p->chunks, no);
+		slot = ra_map_get(p->chunks, key);
 		return slot ? *slot : NULL;
 	}
-	slot = ra_map_put(&p->chunks, no, &fresh);
+	slot = ra_map_put(p->chunks, key, &fresh);
 	if (!slot)
 		return NULL;
-	if (fresh && !(*slot = calloc(RP_CHUNK, sizeof(uint16_t)))) {
-		ra_map_del(&p->chunks, no);
+	if (fresh && !(*slot = calloc(RP_CHUNK, sizeof(uint32_t)))) {
+		ra_map_del(p->chunks, key);
 		return NULL;
 	}
-	p->last_no = no;
+	p->last_no = key;
 	p->last = *slot;
 	return *slot;
 }
 
-uint16_t ra_rp_page(struct rp_pages *p, uint64_t index)
+uint32_t ra_rp_page(struct rp_pages *p, uint64_t index)
 {
-	uint16_t *c = chunk_of(p, index, false);
+	uint32_t *c = index < RP_PAGES_MAX ? chunk_of(p, index, false) : NULL;
 
 	return c ? c[index & (RP_CHUNK - 1)] : 0;
 }
 
-uint16_t *ra_rp_page_at(struct rp_pages *p, uint64_t index)
+uint32_t *ra_rp_page_at(struct rp_pages *p, uint64_t index)
 {
-	uint16_t *c = chunk_of(p, index, true);
+	uint32_t *c;
 
+	if (index >= RP_PAGES_MAX) {
+		p->scratch = 0;
+		return &p->scratch;
+	}
+	c = chunk_of(p, index, true);
 	return c ? &c[index & (RP_CHUNK - 1)] : NULL;
 }
 
-int ra_rp_pages_each(struct rp_pages *p, int (*fn)(uint64_t index, uint16_t *v, void *arg),
-		     void *arg)
+int ra_rp_chunks_each(struct ra_map *chunks,
+		      int (*fn)(uint64_t id, uint64_t index, uint32_t *v, void *arg), void *arg)
 {
-	for (size_t i = 0; i < p->chunks.cap; i++) {
-		uint64_t no = p->chunks.keys[i];
-		uint16_t *c;
+	for (size_t i = 0; i < chunks->cap; i++) {
+		uint64_t key = chunks->keys[i];
+		uint32_t *c;
 		int rc;
 
-		if (!no)
+		if (!key)
 			continue;
-		c = *(uint16_t **)((char *)p->chunks.vals + i * sizeof(uint16_t *));
+		c = chunk_at(chunks, i);
 		for (uint32_t k = 0; k < RP_CHUNK; k++) {
 			if (!c[k])
 				continue;
-			rc = fn(((no - 1) << RP_CHUNK_SHIFT) + k, &c[k], arg);
+			rc = fn((key >> 39) - 1,
+				((key & ((1ULL << 39) - 1)) << RP_CHUNK_SHIFT) + k, &c[k], arg);
 			if (rc)
 				return rc;
 		}
@@ -105,17 +119,17 @@ bool ra_rp_any_present(struct rp_pages *p, uint64_t index, uint64_t n)
 
 int ra_rp_set_folio(struct rp_pages *p, uint64_t index, unsigned int order, bool mark)
 {
-	uint16_t set = RP_PRESENT | (uint16_t)(order << RP_ORDER_SHIFT) | (mark ? RP_MARK : 0);
+	uint32_t set = RP_PRESENT | (uint32_t)(order << RP_ORDER_SHIFT) | (mark ? RP_MARK : 0);
 
 	if (index + (1ULL << order) > p->top)
 		p->top = index + (1ULL << order);
 
 	for (uint64_t i = 0; i < 1ULL << order; i++) {
-		uint16_t *v = ra_rp_page_at(p, index + i);
+		uint32_t *v = ra_rp_page_at(p, index + i);
 
 		if (!v)
 			return -1;
-		*v = (uint16_t)((*v & ~(RP_MARK | RP_ORDER_MASK | RP_READ | RP_GHOST)) | set);
+		*v = (uint32_t)((*v & ~(RP_MARK | RP_ORDER_MASK | RP_READ | RP_GHOST)) | set);
 	}
 	return 0;
 }
@@ -126,15 +140,15 @@ bool ra_rp_clear_folio(struct rp_pages *p, uint64_t head)
 	bool unread = false;
 
 	for (uint64_t i = 0; i < 1ULL << order; i++) {
-		uint16_t *v = ra_rp_page_at(p, head + i);
+		uint32_t *v = ra_rp_page_at(p, head + i);
 
 		if (!v || !(*v & RP_PRESENT))
 			continue;
 		unread |= !(*v & RP_READ);
 		/* a page deleted before it was read: reclaim, if it is read later */
-		*v = (uint16_t)((*v & ~(RP_PRESENT | RP_MARK | RP_ORDER_MASK | RP_READ)) |
+		*v = (uint32_t)((*v & ~(RP_PRESENT | RP_MARK | RP_ORDER_MASK | RP_READ)) |
 				(*v & RP_READ ? 0 : RP_GHOST));
-		*v &= (uint16_t)~(0xfu * RP_MAPPED0);
+		*v &= (uint32_t)~(0xffu * RP_MAPPED0);
 	}
 	return unread;
 }
@@ -144,24 +158,24 @@ void ra_rp_set_mark(struct rp_pages *p, uint64_t head, bool on)
 	unsigned int order = rp_order(ra_rp_page(p, head));
 
 	for (uint64_t i = 0; i < 1ULL << order; i++) {
-		uint16_t *v = ra_rp_page_at(p, head + i);
+		uint32_t *v = ra_rp_page_at(p, head + i);
 
 		if (v)
-			*v = (uint16_t)(on ? *v | RP_MARK : *v & ~RP_MARK);
+			*v = (uint32_t)(on ? *v | RP_MARK : *v & ~RP_MARK);
 	}
 }
 
-int ra_rp_set_bits(struct rp_pages *p, uint64_t index, uint64_t n, uint16_t bits, bool on)
+int ra_rp_set_bits(struct rp_pages *p, uint64_t index, uint64_t n, uint32_t bits, bool on)
 {
 	for (uint64_t i = 0; i < n; i++) {
-		uint16_t *v;
+		uint32_t *v;
 
 		if (!on && !(ra_rp_page(p, index + i) & bits))
 			continue;	/* nothing to clear: no chunk made for it */
 		v = ra_rp_page_at(p, index + i);
 		if (!v)
 			return -1;
-		*v = (uint16_t)(on ? *v | bits : *v & ~bits);
+		*v = (uint32_t)(on ? *v | bits : *v & ~bits);
 	}
 	return 0;
 }
@@ -178,11 +192,6 @@ int64_t ra_rp_isize(const struct rp_file *f)
 	if (f->size >= 0)
 		return f->size;
 	return (int64_t)(ra_rp_eof(f) << RP_PAGE_SHIFT);
-}
-
-void ra_rp_file_release(struct rp_file *f)
-{
-	ra_rp_pages_release(&f->pages);
 }
 
 /* ---- the xarray of the page cache, walked ---- */
@@ -202,7 +211,7 @@ static unsigned int height(struct rp_pages *p)
 {
 	uint64_t max = p->top ? p->top - 1 : 0;
 	unsigned int h = 1;
-	uint16_t v = ra_rp_page(p, 0);
+	uint32_t v = ra_rp_page(p, 0);
 
 	/* a multi-index entry is never stored at index 0 of a tree of its size */
 	if ((v & RP_PRESENT) && rp_order(v) && max == (1ULL << rp_order(v)) - 1)
@@ -237,7 +246,7 @@ static enum xe slot(struct rp_pages *p, unsigned int level, uint64_t base, unsig
 		    unsigned int *canon)
 {
 	uint64_t s = base + off * span(level), head;
-	uint16_t v = ra_rp_page(p, s);
+	uint32_t v = ra_rp_page(p, s);
 	unsigned int o = rp_order(v);
 
 	if ((v & RP_PRESENT) && o >= XA_SHIFT * level && o < XA_SHIFT * (level + 1)) {

@@ -2,13 +2,13 @@
 /*
  * The readahead replay (analyze/replay.h) on hand-built accesses whose
  * windows are known. Every expected value here was derived by hand from
- * the kernel's algorithm as the project's notes on each series state it
- * (get_init_ra_size, get_next_ra_size, the 6.17 alignment trim, the folio
- * orders of page_cache_ra_order, context readahead, read-around,
- * force_page_cache_ra), step by step in the comments; the sequential read
- * of 16 MiB at 128 KiB is the notes' worked example, and its window counts
- * are those docs/kernels.md recorded under each series (131, 131, 132, 134,
- * 134, 133, 133).
+ * the specification of each series' readahead (mm/readahead.c and the read
+ * paths of mm/filemap.c: get_init_ra_size, get_next_ra_size, the 6.17
+ * alignment trim, the folio orders of page_cache_ra_order, context
+ * readahead, read-around, force_page_cache_ra), step by step in the
+ * comments, not taken from the replay's output; the window counts of the
+ * sequential read of 16 MiB at 128 KiB are those docs/kernels.md recorded
+ * under each series (131, 131, 132, 134, 134, 133, 133).
  */
 #include "events.h"
 #include "replay.h"
@@ -161,7 +161,8 @@ static void windows(void)
 
 		if (ev->type == RA_EV_SYNC_RA || ev->type == RA_EV_ASYNC_RA) {
 			pend = (struct win){ .trig = ev->type, .tindex = ev->ra.index,
-					     .treq = ev->ra.req_count, .mmap_miss = ev->ra.mmap_miss };
+					     .treq = ev->ra.req_count,
+					     .mmap_miss = ev->ra.mmap_miss };
 			last_order = NULL;
 			continue;
 		}
@@ -215,10 +216,12 @@ struct want {
 static void check_windows(const char *what, const struct want *exp, int n)
 {
 	for (int i = 0; i < n && i < nwins; i++) {
-		int trig = exp[i].trig == 'S' ? RA_EV_SYNC_RA : exp[i].trig == 'A' ? RA_EV_ASYNC_RA : 0;
+		int trig = exp[i].trig == 'S' ? RA_EV_SYNC_RA :
+			   exp[i].trig == 'A' ? RA_EV_ASYNC_RA : 0;
 		bool ok = wins[i].trig == trig && wins[i].start == exp[i].start &&
 			  wins[i].size == exp[i].size && wins[i].async == exp[i].async &&
-			  (!trig || (wins[i].tindex == exp[i].tindex && wins[i].treq == exp[i].treq)) &&
+			  (!trig || (wins[i].tindex == exp[i].tindex &&
+				     wins[i].treq == exp[i].treq)) &&
 			  (exp[i].order < 0 || wins[i].order == (uint32_t)exp[i].order);
 
 		CHECK(ok);
@@ -227,7 +230,8 @@ static void check_windows(const char *what, const struct want *exp, int n)
 				", %u, %u) o%u, expected %c %" PRIu64 "/%" PRIu64 " (%" PRIu64
 				", %u, %u) o%d\n", what, i, wins[i].trig, wins[i].tindex,
 				wins[i].treq, wins[i].start, wins[i].size, wins[i].async,
-				wins[i].order, exp[i].trig, exp[i].tindex, exp[i].treq, exp[i].start,
+				wins[i].order, exp[i].trig, exp[i].tindex, exp[i].treq,
+				exp[i].start,
 				exp[i].size, exp[i].async, exp[i].order);
 	}
 	CHECK(nwins >= n);
@@ -239,7 +243,7 @@ static void finish(struct ra_replay *r)
 	windows();
 }
 
-/* ---- the sequential read of 16 MiB in 4 KiB reads at 128 KiB (the notes' §13) ---- */
+/* ---- the sequential read of 16 MiB in 4 KiB reads at 128 KiB ---- */
 
 /* 6.1, 6.12: ext4 without large folios, the ramp 4 8 16 32 */
 static const struct want seq_612[] = {
@@ -274,7 +278,7 @@ static const struct want seq_617[] = {
 	{ 'A', 32, 1, 48, 16, 16, 6 },	 { 'A', 48, 1, 64, 32, 32, 6 },
 };
 
-/* The order its folios had: 0 2 2 3 3 4 4 5 (the notes' "order used") */
+/* The order its folios had: 0 2 2 3 3 4 4 5 */
 static const unsigned int seq_617_used[] = { 0, 2, 2, 3, 3, 4, 4, 5 };
 
 static void test_seq_4k(void)
@@ -284,9 +288,12 @@ static void test_seq_4k(void)
 		const struct want *exp;
 		int windows;
 	} k[] = {
-		{ "6.1.0-50-cloud-amd64", seq_612, 131 },     { "6.12.94+deb12-cloud-amd64", seq_612, 131 },
-		{ "6.16.12+deb13-cloud-amd64", seq_616, 132 }, { "6.17.13+deb13-cloud-amd64", seq_617, 134 },
-		{ "6.18.15+deb13-cloud-amd64", seq_617, 134 }, { "7.2.12+deb13-cloud-amd64", seq_617, 133 },
+		{ "6.1.0-50-cloud-amd64", seq_612, 131 },
+		{ "6.12.94+deb12-cloud-amd64", seq_612, 131 },
+		{ "6.16.12+deb13-cloud-amd64", seq_616, 132 },
+		{ "6.17.13+deb13-cloud-amd64", seq_617, 134 },
+		{ "6.18.15+deb13-cloud-amd64", seq_617, 134 },
+		{ "7.2.12+deb13-cloud-amd64", seq_617, 133 },
 		{ "7.3.4+deb13-cloud-amd64", seq_617, 133 },
 	};
 
@@ -504,11 +511,13 @@ static void test_random(void)
  * 18) whole, to 30: the same from page 32 on, 1019 windows.
  */
 static const struct want stride_618[] = {
-	{ 'S', 0, 1, 0, 4, 3, 0 },	{ 'S', 4, 1, 4, 9, 1, 0 },	{ 'A', 12, 1, 13, 15, 15, 2 },
+	{ 'S', 0, 1, 0, 4, 3, 0 },	{ 'S', 4, 1, 4, 9, 1, 0 },
+	{ 'A', 12, 1, 13, 15, 15, 2 },
 	{ 'S', 28, 1, 28, 26, 1, 0 },	{ 'S', 56, 1, 56, 1, 0, 0 },	{ 'S', 60, 1, 60, 1, 0, 0 },
 };
 static const struct want stride_612[] = {
-	{ 'S', 0, 1, 0, 4, 3, 0 },	{ 'S', 4, 1, 4, 9, 1, 0 },	{ 'A', 12, 1, 13, 18, 18, 0 },
+	{ 'S', 0, 1, 0, 4, 3, 0 },	{ 'S', 4, 1, 4, 9, 1, 0 },
+	{ 'A', 12, 1, 13, 18, 18, 0 },
 	{ 'S', 32, 1, 32, 1, 0, 0 },	{ 'S', 36, 1, 36, 1, 0, 0 },
 };
 
@@ -580,10 +589,9 @@ static void fault_async(struct ra_replay *r, uint64_t page, uint64_t next, uint3
 	rec_window(r, 10, next, ra_pages);
 }
 
-static void test_mmap_around(void)
+/* The touches of the run above */
+static void around_run(struct ra_replay *r)
 {
-	struct ra_replay *r = start(RA_KS_6_18, NULL, 32);
-
 	cold(r, 0, FILE_PAGES);
 	acc(r, RA_EV_FAULT, 10, 0, 0);
 	rec_window(r, 10, 0, 32);
@@ -596,6 +604,29 @@ static void test_mmap_around(void)
 	acc(r, RA_EV_MAP_PAGES, 10, 32, 47);
 	acc(r, RA_EV_MAP_PAGES, 10, 48, 63);
 	fault_async(r, 64, 96, 32);
+}
+
+/*
+ * The same touches at read_ahead_kb 16 (4 pages): read-around (0, 4, 1)
+ * marks page 3, which fault-around does not map. The run shows no touch of
+ * 1..15, but the touch of 16 came page by page after the one of 0 (the
+ * block after, every page between cached in the run): the toucher touched
+ * 3, faulting on its mark: (4, 4, 4), then 4 (8, 4, 4), 8 and 12; 16 is
+ * its own touch, and 20 lies between it and the touch of 24.
+ */
+static const struct want around4[] = {
+	{ '-', 0, 0, 0, 4, 1, 0 },	{ 'A', 3, 4, 4, 4, 4, 2 },	{ 'A', 4, 4, 8, 4, 4, 4 },
+	{ 'A', 8, 4, 12, 4, 4, 4 },	{ 'A', 12, 4, 16, 4, 4, 4 },	{ 'A', 16, 4, 20, 4, 4, 4 },
+	{ 'A', 20, 4, 24, 4, 4, 4 },	{ 'A', 24, 4, 28, 4, 4, 4 },
+};
+
+static void test_mmap_around(void)
+{
+	struct ra_replay_params p = { .series = RA_KS_6_18, .ra_pages = 4, .file = file_cb,
+				      .tgid = tgid_cb, .emit = collect };
+	struct ra_replay *r = start(RA_KS_6_18, NULL, 32);
+
+	around_run(r);
 	finish(r);
 	check_windows("read-around", around, 4);
 	CHECK_INT(nwins, 4);
@@ -604,6 +635,13 @@ static void test_mmap_around(void)
 	/* one miss counted, then 16 pages mapped by fault-around: mmap_miss 0 */
 	CHECK_INT(wins[1].mmap_miss, 0);
 	CHECK_INT(ra_replay_doubts(r, DEV, INO), 0);
+	ra_replay_free(r);
+
+	setup(NULL, 32);
+	r = ra_replay_alloc(&p);
+	around_run(r);
+	finish(r);
+	check_windows("read-around at 16 KiB", around4, 8);
 	ra_replay_free(r);
 }
 
@@ -708,6 +746,90 @@ static void test_mmap_random(void)
 	finish(r);
 	CHECK_INT(nwins, 0);
 	CHECK_INT(count(RA_EV_PAGE_ADD), 3);
+	ra_replay_free(r);
+}
+
+/*
+ * A program that maps a shared library, as the fixture mmapread recorded
+ * one (539 pages, read_ahead_kb 8192 on its disk): it read page 0 (the
+ * window (0, 4, 3), its mark on 1), faulted on 537 (read-around from 0,
+ * 2048 pages, read in order-0 pages after 0..3, its lookahead cut with it
+ * at the end of the file: the mark on 27), touched the blocks at 0 and 16
+ * without a fault, and only much later faulted on 27 and then on 1, each
+ * mark opening a window past the end. The touch at 16 is not a toucher's
+ * going on from 0: the run faults on page 1 later, so it was not touched
+ * then (the first pass tells), and the mark on 1 is hit after the one on
+ * 27, as in the run.
+ */
+static struct ra_event script[64];
+static int nscript;
+
+static void script_ev(int type, uint64_t index, uint64_t n, uint32_t dev)
+{
+	struct ra_event *ev = &script[nscript++];
+
+	memset(ev, 0, sizeof(*ev));
+	ev->type = (uint16_t)type;
+	ev->pid = 10;
+	ev->ts_ns = 1000 + (uint64_t)nscript;
+	if (ra_event_class(type) == RA_CLASS_RA) {
+		ev->has_mask = RA_HAS_PREV_POS;
+		ev->ra = (struct ra_ra_fields){ .dev = dev, .ino = INO, .index = index,
+						.req_count = n, .size = (uint32_t)n,
+						.ra_pages = 2048, .prev_pos = -1 };
+	} else {
+		ev->has_mask = type == RA_EV_PAGE_ADD ? RA_HAS_ORDER : RA_HAS_LAST_INDEX;
+		ev->page = (struct ra_page_fields){ .dev = DEV, .ino = INO, .index = index,
+						    .last_index = index + n - 1 };
+	}
+}
+
+/* The script through both passes, its add standing for the adds of pages 0..@pages - 1 */
+static void script_run(struct ra_replay *r, uint64_t pages)
+{
+	for (int pass = 0; pass < 2; pass++)
+		for (int i = 0; i < nscript; i++) {
+			struct ra_event ev = script[i];
+			uint64_t n = ev.type == RA_EV_PAGE_ADD ? pages : 1;
+
+			for (uint64_t p = 0; p < n; p++) {
+				if (ev.type == RA_EV_PAGE_ADD)
+					ev.page.index = p;
+				CHECK_INT(pass ? ra_replay_event(r, &ev) : ra_replay_scan(r, &ev), 0);
+			}
+		}
+}
+
+static void test_touch_loader(void)
+{
+	struct ra_replay *r = start(RA_KS_6_18, NULL, 2048);
+
+	cfg.size = 539 * 4096;
+	nscript = 0;
+	script_ev(RA_EV_SYNC_RA, 0, 1, DEV);
+	script_ev(RA_EV_PAGE_ADD, 0, 1, 0);	/* (the run's adds stand for 0..3 and 4..538) */
+	script_ev(RA_EV_GET_PAGES, 0, 1, 0);
+	script_ev(RA_EV_FAULT, 537, 1, 0);
+	script_ev(RA_EV_RA_ORDER, 0, 2048, DEV);
+	script_ev(RA_EV_MAP_PAGES, 528, 10, 0);
+	script_ev(RA_EV_MAP_PAGES, 0, 16, 0);
+	script_ev(RA_EV_MAP_PAGES, 16, 16, 0);
+	script_ev(RA_EV_MAP_PAGES, 16, 16, 0);
+	script_ev(RA_EV_FAULT, 27, 1, 0);
+	script_ev(RA_EV_ASYNC_RA, 27, 2048, DEV);
+	script_ev(RA_EV_MAP_PAGES, 0, 16, 0);
+	script_ev(RA_EV_FAULT, 1, 1, 0);
+	script_ev(RA_EV_ASYNC_RA, 1, 2048, DEV);
+	script_run(r, 539);
+	finish(r);
+	CHECK_INT(nwins, 4);
+	CHECK_INT(wins[1].trig, 0);	/* read-around */
+	CHECK_INT(wins[1].size, 2048);
+	CHECK_INT(wins[2].tindex, 27);
+	CHECK_INT(wins[2].start, 539);
+	CHECK_INT(wins[2].size, 2045);
+	CHECK_INT(wins[3].tindex, 1);
+	CHECK_INT(wins[3].size, 2037);
 	ra_replay_free(r);
 }
 
@@ -862,6 +984,30 @@ static void test_two_descriptors(void)
 	ra_replay_free(r);
 }
 
+/*
+ * Two processes start reading one file at once: the first misses (its
+ * trigger, its window's adds), and while it waits for the I/O the second
+ * reads page 0, found cached, before the first's mm_filemap_get_pages. The
+ * first's read is replayed at its trigger, so the second's is a hit, as in
+ * the run: one window, the first's.
+ */
+static void test_read_waits(void)
+{
+	struct ra_replay *r = start(RA_KS_6_18, NULL, 32);
+
+	cold(r, 0, FILE_PAGES);
+	trig_ev(r, RA_EV_SYNC_RA, 30, 0, 1, 32);
+	rec_window(r, 30, 0, 4);
+	acc(r, RA_EV_GET_PAGES, 40, 0, 0);
+	acc(r, RA_EV_GET_PAGES, 30, 0, 0);
+	finish(r);
+	CHECK_INT(nwins, 1);
+	CHECK_INT(wins[0].pid, 30);
+	CHECK_INT(count(RA_EV_GET_PAGES), 2);
+	CHECK_INT(out[nout - 1].pid, 40);	/* the second's read comes last */
+	ra_replay_free(r);
+}
+
 /* ---- the end of a file ---- */
 
 /*
@@ -957,6 +1103,11 @@ static void test_xfs(void)
 	for (int i = 0; i < 6; i++)
 		CHECK_INT(order_used(&wins[i]), xfs_1m_used[i]);
 	ra_replay_free(r);
+}
+
+static void test_btrfs(void)
+{
+	struct ra_replay *r;
 
 	/*
 	 * btrfs has large folios from 7.2 only, 64 blocks at most: at its
@@ -1073,44 +1224,43 @@ static void test_policies(void)
  * the reader's first miss is at 100. A file of unknown size ends, for the
  * replay, at the highest page the run added.
  */
+/* The first pass over the run of test_scan: the reads, then the adds the run will show */
+static void scan_reads(struct ra_replay *r)
+{
+	struct ra_event ev = { .type = RA_EV_GET_PAGES, .pid = 10, .has_mask = RA_HAS_LAST_INDEX,
+			       .page = { .dev = DEV, .ino = INO } };
+
+	for (uint64_t i = 0; i < FILE_PAGES; i++) {
+		ev.page.index = ev.page.last_index = i;
+		CHECK_INT(ra_replay_scan(r, &ev), 0);
+	}
+	ev.type = RA_EV_PAGE_ADD;
+	ev.has_mask = RA_HAS_ORDER;
+	for (uint64_t i = 100; i < FILE_PAGES; i += i == 149 ? 51 : 1) {
+		ev.page.index = i;
+		CHECK_INT(ra_replay_scan(r, &ev), 0);
+	}
+}
+
 static void test_scan(void)
 {
 	struct ra_replay *r = start(RA_KS_6_18, NULL, 32);
-	struct ra_event ev = { .has_mask = RA_HAS_LAST_INDEX, .page = { .dev = DEV, .ino = INO } };
 	int early = 0;
 
 	cfg.size = -1;
+	scan_reads(r);
 	/* the run: pages 100..149 and 200.. read in (and dropped), then the reads */
-	for (int pass = 0; pass < 2; pass++) {
-		clock_ns = 1000;
-		if (pass)
-			cold(r, 100, 50), cold(r, 200, FILE_PAGES - 200);
-		for (uint64_t i = 0; i < FILE_PAGES; i++) {
-			ev.page.index = ev.page.last_index = i;
-			ev.type = RA_EV_GET_PAGES;
-			ev.pid = 10;
-			if (!pass)
-				CHECK_INT(ra_replay_scan(r, &ev), 0);
-			else
-				acc(r, RA_EV_GET_PAGES, 10, i, i);
-		}
-		if (!pass) {	/* the adds the second pass will show */
-			struct ra_event add = { .has_mask = RA_HAS_ORDER,
-						.type = RA_EV_PAGE_ADD,
-						.page = { .dev = DEV, .ino = INO } };
-
-			for (uint64_t i = 100; i < FILE_PAGES; i += i == 149 ? 51 : 1) {
-				add.page.index = i;
-				CHECK_INT(ra_replay_scan(r, &add), 0);
-			}
-		}
-	}
+	cold(r, 100, 50);
+	cold(r, 200, FILE_PAGES - 200);
+	read_seq(r, 10, 0, FILE_PAGES, 1);
 	finish(r);
 	CHECK_INT(wins[0].start, 100);
 	CHECK_INT(wins[0].size, 4);
-	for (size_t i = 0; i < nout; i++)
-		early += out[i].type == RA_EV_PAGE_ADD &&
-			 ((out[i].page.index >= 150 && out[i].page.index < 200) || out[i].page.index < 100);
+	for (size_t i = 0; i < nout; i++) {
+		uint64_t at = out[i].page.index;
+
+		early += out[i].type == RA_EV_PAGE_ADD && ((at >= 150 && at < 200) || at < 100);
+	}
 	CHECK_INT(early, 0);
 	CHECK(ra_replay_doubts(r, DEV, INO) & RA_DOUBT_UNKNOWN);
 	/* the last window, from the mark of the one ending at 4095: past the end, nothing added */
@@ -1142,14 +1292,8 @@ static void test_writes(void)
 	ra_replay_free(r);
 }
 
-/*
- * The doubts: a page deleted before it was read and read again (reclaim);
- * a read whose next batch starts where no mark, hole or full batch ended
- * the one before (a folio under I/O); a run without access events, whose
- * triggers stand for the reads (6.1 without probes of get_pages); a file
- * the run does not describe.
- */
-static void test_doubts(void)
+/* A page deleted before it was read and read again: reclaim */
+static void test_doubt_reclaim(void)
 {
 	struct ra_event del = { .has_mask = RA_HAS_ORDER, .page = { .dev = DEV, .ino = INO } };
 	struct ra_replay *r = start(RA_KS_6_18, NULL, 32);
@@ -1168,8 +1312,18 @@ static void test_doubts(void)
 	CHECK_INT(wins[6].trig, RA_EV_SYNC_RA);		/* read again from 32: initial */
 	CHECK_INT(wins[6].start, 32);
 	ra_replay_free(r);
+}
 
-	r = start(RA_KS_6_18, NULL, 32);
+/*
+ * A folio under I/O: a read's next batch starts where no mark, hole or
+ * full batch ended the one before; or a read shows only its tail, after
+ * the trigger at the mark its first batch hit: it is read from where the
+ * read before ended (prev_pos of the trigger)
+ */
+static void test_doubt_inflight(void)
+{
+	struct ra_replay *r = start(RA_KS_6_18, NULL, 32);
+
 	cold(r, 0, FILE_PAGES);
 	acc(r, RA_EV_GET_PAGES, 10, 0, 15);
 	acc(r, RA_EV_GET_PAGES, 10, 5, 15);
@@ -1177,23 +1331,53 @@ static void test_doubts(void)
 	CHECK_INT(ra_replay_doubts(r, 0, 0), RA_DOUBT_INFLIGHT);
 	ra_replay_free(r);
 
-	r = start(RA_KS_6_1, NULL, 32);
+	/* 64 KiB reads: (0, 32, 16); the read of 16..31 shows 20..31 after the trigger at 20 */
+	r = start(RA_KS_6_18, NULL, 32);
+	cold(r, 0, FILE_PAGES);
+	acc(r, RA_EV_GET_PAGES, 10, 0, 15);
 	{
-		struct ra_event ev = { .has_mask = RA_HAS_PREV_POS, .type = RA_EV_SYNC_RA,
-				       .pid = 10, .ra = { .dev = DEV, .ino = INO, .req_count = 1,
-							  .prev_pos = -1, .ra_pages = 32 } };
+		struct ra_event ev = { .has_mask = RA_HAS_PREV_POS,
+				       .ra = { .dev = DEV, .ino = INO, .index = 20, .req_count = 12,
+					       .ra_pages = 32, .prev_pos = 16 * 4096 } };
 
-		CHECK_INT(ra_replay_scan(r, &ev), 0);
-		cold(r, 0, FILE_PAGES);
-		trig_ev(r, RA_EV_SYNC_RA, 10, 0, 1, 32);
-		trig_ev(r, RA_EV_ASYNC_RA, 10, 1, 1, 32);
+		feed(r, &ev, RA_EV_ASYNC_RA, 10);
 	}
+	acc(r, RA_EV_GET_PAGES, 10, 20, 31);
+	finish(r);
+	/* read from 16: the mark at 16 is hit, (32, 32, 32) */
+	CHECK_INT(nwins, 2);
+	CHECK_INT(wins[1].tindex, 16);
+	CHECK_INT(wins[1].start, 32);
+	CHECK_INT(ra_replay_doubts(r, 0, 0), RA_DOUBT_INFLIGHT);
+	ra_replay_free(r);
+}
+
+/*
+ * A run without access events (6.1 without probes of get_pages), found by
+ * the first pass: its triggers stand for the reads
+ */
+static void test_doubt_noaccess(void)
+{
+	struct ra_event ev = { .has_mask = RA_HAS_PREV_POS, .type = RA_EV_SYNC_RA, .pid = 10,
+			       .ra = { .dev = DEV, .ino = INO, .req_count = 1, .prev_pos = -1,
+				       .ra_pages = 32 } };
+	struct ra_replay *r = start(RA_KS_6_1, NULL, 32);
+
+	CHECK_INT(ra_replay_scan(r, &ev), 0);
+	cold(r, 0, FILE_PAGES);
+	trig_ev(r, RA_EV_SYNC_RA, 10, 0, 1, 32);
+	trig_ev(r, RA_EV_ASYNC_RA, 10, 1, 1, 32);
 	finish(r);
 	check_windows("from triggers", seq_612, 2);
 	CHECK_INT(ra_replay_doubts(r, DEV, INO), RA_DOUBT_NOACCESS);
 	ra_replay_free(r);
+}
 
-	r = start(RA_KS_6_18, NULL, 32);
+/* A file the run does not describe (no file system, no io_pages) */
+static void test_doubt_unknown(void)
+{
+	struct ra_replay *r = start(RA_KS_6_18, NULL, 32);
+
 	cfg.fstype = NULL;
 	cfg.io_pages = 0;
 	cold(r, 0, 64);
@@ -1214,16 +1398,22 @@ static const struct test_case cases[] = {
 	{ "mmap_miss", test_mmap_miss },
 	{ "mmap_sequential", test_mmap_sequential },
 	{ "mmap_random", test_mmap_random },
+	{ "touch_loader", test_touch_loader },
 	{ "willneed", test_willneed },
 	{ "two_readers", test_two_readers },
 	{ "two_descriptors", test_two_descriptors },
+	{ "read_waits", test_read_waits },
 	{ "odd_size", test_odd_size },
 	{ "xfs", test_xfs },
+	{ "btrfs", test_btrfs },
 	{ "kseries", test_kseries },
 	{ "policies", test_policies },
 	{ "scan", test_scan },
 	{ "writes", test_writes },
-	{ "doubts", test_doubts },
+	{ "doubt_reclaim", test_doubt_reclaim },
+	{ "doubt_inflight", test_doubt_inflight },
+	{ "doubt_noaccess", test_doubt_noaccess },
+	{ "doubt_unknown", test_doubt_unknown },
 	{ NULL, NULL },
 };
 
