@@ -160,6 +160,8 @@ bool ra_wincmp_file(const struct ra_wincmp *c, size_t i, struct ra_wincmp_file *
 
 /* ---- replaycheck.c ---- */
 
+/** ra_replay_scan_event - ra_replay_scan() of replay @rp as an event stream's callback */
+int ra_replay_scan_event(const struct ra_event *ev, int64_t seq, void *rp);
 /** ra_replay_doubt_names - "shared,reclaim" of replay doubts @d (enum ra_replay_doubt) */
 void ra_replay_doubt_names(unsigned int d, char *buf, size_t len);
 

@@ -178,8 +178,13 @@ static void file_folios(const struct ra_replay *r, struct rp_file *f)
 
 	f->large = false;
 	f->max_order = 0;
-	if (!f->fstype)
+	/* a file system the run does not name (an imported trace): large folios
+	 * when the run added some, the PMD's order at most */
+	if (!f->fstype || !*f->fstype) {
+		f->large = f->large_seen;
+		f->max_order = f->large_seen ? RP_MAX_ORDER : 0;
 		return;
+	}
 	if (!strcmp(f->fstype, "xfs") || (!strcmp(f->fstype, "ext4") && s >= RA_KS_6_16)) {
 		f->large = true;
 		f->max_order = RP_MAX_ORDER;
@@ -1087,6 +1092,9 @@ static int scan_folio(struct rp_file *f, const struct ra_event *ev)
 {
 	unsigned int order = ev->page.order <= RP_MAX_ORDER ? ev->page.order : 0;
 
+	if (ev->type == RA_EV_PAGE_ADD && order)
+		f->large_seen = true;
+
 	for (uint64_t i = 0; i < 1ULL << order; i++) {
 		uint32_t *v = ra_rp_page_at(&f->pages, ev->page.index + i);
 
@@ -1162,6 +1170,8 @@ static void scan_finish(struct ra_replay *r)
 	r->started = true;
 	if (!r->scanned)
 		return;
+	for (size_t i = 0; i < r->nall; i++)
+		file_folios(r, &r->all[i]->f);	/* with what the whole run showed */
 	ra_rp_chunks_each(&r->chunks, scan_page, r);
 }
 

@@ -79,6 +79,7 @@ struct rp_file {
 	int64_t size;			/* bytes, -1 not known */
 	uint64_t seen_end;		/* one past the highest page the run showed */
 	bool large;			/* the file system gives it large folios */
+	bool large_seen;		/* the run added folios of it above order 0 */
 	unsigned int max_order;		/* then the largest */
 	uint32_t ra_pages, io_pages;	/* its bdi's */
 	const char *fstype;

@@ -100,6 +100,13 @@ static int on_recorded(const struct ra_event *ev, int64_t seq, void *arg)
 	return ra_replay_event(c->rp, ev);
 }
 
+/* The replay's first pass: what only the whole run shows (replay.h). */
+int ra_replay_scan_event(const struct ra_event *ev, int64_t seq, void *rp)
+{
+	(void)seq;
+	return ra_replay_scan(rp, ev);
+}
+
 /* ---- what the replay is told of the run ---- */
 
 static int replay_file(uint32_t dev, uint64_t ino, struct ra_replay_file *out, void *arg)
@@ -349,7 +356,9 @@ static int run_replay(struct ra_db *db, int64_t run_id, const struct ra_analyze_
 	    load_tgids(&c) < 0 || order_known(&c) < 0 ||
 	    ra_evstream_each(db, run_id, RA_STREAM_RA, note_ra_pages, &c) < 0)
 		goto out;
-	if (ra_evstream_each(db, run_id, RA_STREAM_RA | RA_STREAM_PAGE, on_recorded, &c) < 0 ||
+	if (ra_evstream_each(db, run_id, RA_STREAM_RA | RA_STREAM_PAGE, ra_replay_scan_event,
+			     c.rp) < 0 ||
+	    ra_evstream_each(db, run_id, RA_STREAM_RA | RA_STREAM_PAGE, on_recorded, &c) < 0 ||
 	    c.failed || ra_replay_end(c.rp) < 0 || store(&c) < 0)
 		goto out;
 	ra_pass_say(o, "replay: at %s, %zu files", ra_kseries_name(c.series), c.files.n);

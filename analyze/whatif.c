@@ -828,7 +828,9 @@ int ra_whatif_make(struct ra_db *db, int64_t src, const struct ra_whatif *wi,
 	    load_source(&x, wi) < 0 || load_tgids(&x) < 0 || load_model(&x) < 0 ||
 	    open_windows(&x) < 0 || make_run(&x, wi, series) < 0 || start(&x, wi, series) < 0)
 		goto out;
-	if (ra_evstream_each(db, src, RA_STREAM_RA | RA_STREAM_PAGE, on_source,
+	if (ra_evstream_each(db, src, RA_STREAM_RA | RA_STREAM_PAGE, ra_replay_scan_event,
+			     x.rp) < 0 ||
+	    ra_evstream_each(db, src, RA_STREAM_RA | RA_STREAM_PAGE, on_source,
 			     &x) < 0 || x.failed || ra_replay_end(x.rp) < 0 || issue(&x) < 0 ||
 	    flush_until(&x, INFINITY) < 0 || ra_writer_finish(x.w) < 0 ||
 	    finish_run(&x, wi, series) < 0)
