@@ -841,12 +841,23 @@ static int read_flush(struct ra_replay *r, struct rp_task *t)
 	return read_new(r, t, p.of, &p.h, p.first, p.last, p.ts, true);
 }
 
-/* Whether a get_pages of pages [@index, @last] is a batch of the task's read() */
+/*
+ * Whether a get_pages of pages [@index, @last] is a batch of the task's
+ * read(): the same last page, or the file's last where the read asked for
+ * more (an access event that covers what a read read, as the kprobes of
+ * kernels before 6.12 give it, stops at the end of the file; the trigger
+ * said what was asked)
+ */
 static bool read_goes_on(const struct rp_task *t, const struct rp_ofile *of, uint64_t index,
 			 uint64_t last)
 {
-	if (!t->reading || t->read_of->f != of->f || t->read_of->tgid != of->tgid ||
-	    last != t->read_last)
+	const struct rp_file *f = of->f;
+	uint64_t end = f->size >= 0 ? ((uint64_t)f->size + RP_PAGE_SIZE - 1) >> RP_PAGE_SHIFT :
+				      f->seen_end;
+
+	if (!t->reading || t->read_of->f != of->f || t->read_of->tgid != of->tgid)
+		return false;
+	if (last != t->read_last && !(last < t->read_last && end && last + 1 == end))
 		return false;
 	return t->early ? index >= t->read_first : index > t->read_idx;
 }
