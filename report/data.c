@@ -58,8 +58,7 @@ static const struct section sections[] = {
 	  " hit_ratio_max, readahead_pages FROM v_readahead_stats WHERE run_id = ?1"
 	  " ORDER BY pattern = 'all', readahead DESC" },
 	{ "replay", "Replay of the run's accesses",
-	  "through its own kernel series' readahead at its settings: the share of its windows"
-	  " given back exactly; doubts: what the replay cannot know (metrics.md)",
+	  "its series' readahead at its settings: the share of its windows given back; doubts: why not",
 	  "SELECT series, windows, replayed, exact, ROUND(share, 4) AS share, doubts"
 	  " FROM replay_checks WHERE run_id = ?1" },
 	{ "replay_files", "Files the replay does not give back exactly",
@@ -70,8 +69,7 @@ static const struct section sections[] = {
 	  " WHERE r.run_id = ?1 AND (r.exact < r.windows OR r.replayed != r.windows)"
 	  " ORDER BY r.windows - r.exact DESC LIMIT ?2" },
 	{ "whatif", "What-if runs of this run's workload (ra-whatif)",
-	  "the accesses replayed at other settings; fixed and scaling are hypothetical policies;"
-	  " MiB/s from the device model",
+	  "replayed at other settings; fixed, scaling: hypothetical; MiB/s from the device model",
 	  "SELECT w.run_id, w.series, w.policy, w.read_ahead_kb, w.window_kb,"
 	  " (SELECT COUNT(*) FROM windows x WHERE x.run_id = w.run_id) AS windows,"
 	  " (SELECT ROUND(AVG(size_pages) * 4, 1) FROM windows x WHERE x.run_id = w.run_id)"
@@ -209,8 +207,13 @@ static const char *const warning_sql[] = {
 	" || COALESCE(boot_kernel, kernel, 'kernel not known') || '): its times, bandwidths and"
 	" latencies are not the machine''s; its windows, fates and requests are the kernel''s'"
 	" FROM runs WHERE run_id = ?1 AND execution = 'vm-tcg'",
-	"SELECT pass || ' analysis unavailable: ' || COALESCE(message, '') FROM analyses"
-	" WHERE run_id = ?1 AND state != 'ok'",
+	/* one line per cause: the replay lacks what the readahead pass lacks; a
+	 * what-if run's own model and replay are its source's */
+	"SELECT pass || ' analysis unavailable: ' || COALESCE(message, '') FROM analyses a"
+	" WHERE run_id = ?1 AND state != 'ok' AND NOT (pass = 'replay' AND EXISTS (SELECT 1"
+	" FROM analyses b WHERE b.run_id = a.run_id AND b.pass = 'readahead' AND b.state != 'ok'))"
+	" AND NOT (pass IN ('model', 'replay') AND EXISTS (SELECT 1 FROM runs r"
+	" WHERE r.run_id = a.run_id AND r.origin = 'whatif'))",
 	"SELECT pass || ' analysis: ' || message FROM analyses WHERE run_id = ?1 AND state = 'ok'"
 	" AND message IS NOT NULL",
 	/* fio's JSON does not say whether its groups ran one after another (stonewall) */

@@ -102,7 +102,7 @@ for kb in 16 128 512 2048; do
 	mrun=$(q "$TMP/sweep.db" "SELECT run_id FROM v_run_params WHERE name = 'read_ahead_kb'
 		AND value = '$kb' LIMIT 1")
 	prun=$(q "$TMP/one.db" "SELECT run_id FROM whatif WHERE read_ahead_kb = $kb")
-	[ -n "$mrun" ] && [ -n "$prun" ] || fail "no run of $kb KiB ($mrun, $prun)"
+	if [ -z "$mrun" ] || [ -z "$prun" ]; then fail "no run of $kb KiB ($mrun, $prun)"; fi
 	read -r exact total < <(windows_equal "$TMP/one.db" "$prun" "$TMP/sweep.db" "$mrun")
 	note "read_ahead_kb $kb: $exact of the $total recorded windows predicted one for one"
 	check_cmp "$(awk -v e="$exact" -v t="$total" 'BEGIN { print (t > 0 && e >= 0.99 * t) }')" \
