@@ -155,6 +155,8 @@ struct ra_wincmp_file {
 	const char *first_difference;	/* the first that was not, or NULL */
 };
 
+/** ra_wincmp_windows - whether file (@dev, @ino) had windows on either side */
+bool ra_wincmp_windows(struct ra_wincmp *c, uint32_t dev, uint64_t ino);
 /** ra_wincmp_file - the tallies of the @i-th file (0, 1, ...); false past the last */
 bool ra_wincmp_file(const struct ra_wincmp *c, size_t i, struct ra_wincmp_file *out);
 

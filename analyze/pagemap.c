@@ -160,3 +160,17 @@ int ra_fileset_index(struct ra_fileset *s, uint32_t dev, uint64_t ino, bool *fre
 		ra_map_del(&s->by_key, key ? key : 1);
 	return *slot - 1;
 }
+
+int ra_fileset_find(struct ra_fileset *s, uint32_t dev, uint64_t ino)
+{
+	uint64_t key = ((uint64_t)dev << 32) ^ ino ^ (ino >> 32 << 12) ^ 1;
+
+	for (;; key += 0x9e3779b97f4a7c15ULL) {
+		const int *slot = ra_map_get(&s->by_key, key ? key : 1);
+
+		if (!slot)
+			return -1;
+		if (s->ids[*slot - 1].dev == dev && s->ids[*slot - 1].ino == ino)
+			return *slot - 1;
+	}
+}

@@ -39,6 +39,8 @@ struct ra_fileset {
 
 int ra_fileset_init(struct ra_fileset *s);
 void ra_fileset_release(struct ra_fileset *s);
+/** ra_fileset_find - the number of file (dev, ino), -1 when it has none */
+int ra_fileset_find(struct ra_fileset *s, uint32_t dev, uint64_t ino);
 /** ra_fileset_index - the number of file (dev, ino), given when new (*fresh); -1 no memory */
 int ra_fileset_index(struct ra_fileset *s, uint32_t dev, uint64_t ino, bool *fresh);
 

@@ -22,6 +22,7 @@ struct finfo {
 	int64_t size_bytes;
 	uint32_t ra_pages;
 	char fstype[16];
+	bool asked;		/* live: asked as the events came, checked at the end */
 };
 
 struct check {
@@ -39,6 +40,10 @@ struct check {
 	uint64_t bytes_read;
 	int64_t first_read, last_read;
 	bool failed;
+	/* fed as the run is stored: what is asked, and the tasks' processes asked */
+	bool live;
+	struct ra_live_inputs in;
+	struct ra_map asked_tgids;
 };
 
 /* The file's record, made when new; NULL when out of memory. */
@@ -63,11 +68,27 @@ static struct finfo *info_of(struct check *c, uint32_t dev, uint64_t ino)
 	return &c->info[i];
 }
 
-static int tgid_of(const struct check *c, int pid)
+/* The process of task @pid, 0 when not known; live, asked once and kept. */
+static int process_of(struct check *c, int pid)
 {
-	const int *t = ra_map_get((struct ra_map *)&c->tgids, (uint64_t)(uint32_t)pid + 1);
+	uint64_t key = (uint64_t)(uint32_t)pid + 1;
+	const int *t = ra_map_get(&c->tgids, key);
+	bool fresh;
+	int *a;
 
-	return t && *t > 0 ? *t : pid;
+	if (t || !c->live || !c->in.tgid)
+		return t ? *t : 0;
+	a = ra_map_put(&c->asked_tgids, key, &fresh);
+	if (a && fresh)
+		*a = c->in.tgid(pid, c->in.arg);
+	return a ? *a : 0;
+}
+
+static int tgid_of(struct check *c, int pid)
+{
+	int t = process_of(c, pid);
+
+	return t > 0 ? t : pid;
 }
 
 /* The replay's events: its windows to side 1 of the comparison. */
@@ -112,10 +133,17 @@ int ra_replay_scan_event(const struct ra_event *ev, int64_t seq, void *rp)
 static int replay_file(uint32_t dev, uint64_t ino, struct ra_replay_file *out, void *arg)
 {
 	struct check *c = arg;
-	const struct finfo *f = info_of(c, dev, ino);
+	struct finfo *f = info_of(c, dev, ino);
 
 	if (!f)
 		return -1;
+	if (c->live && !f->asked) {
+		const char *t = c->in.fstype ? c->in.fstype(dev, c->in.arg) : NULL;
+
+		f->asked = true;
+		f->size_bytes = c->in.size ? c->in.size(dev, ino, c->in.arg) : -1;
+		snprintf(f->fstype, sizeof(f->fstype), "%s", t ? t : "");
+	}
 	*out = (struct ra_replay_file){
 		.size_bytes = f->size_bytes, .fstype = f->fstype,
 		.ra_pages = f->ra_pages ? f->ra_pages : c->default_ra_pages,
@@ -126,10 +154,7 @@ static int replay_file(uint32_t dev, uint64_t ino, struct ra_replay_file *out, v
 
 static int replay_tgid(int pid, void *arg)
 {
-	const struct check *c = arg;
-	const int *t = ra_map_get((struct ra_map *)&c->tgids, (uint64_t)(uint32_t)pid + 1);
-
-	return t ? *t : 0;
+	return process_of(arg, pid);
 }
 
 /* Files: their sizes and file systems. */
@@ -325,6 +350,7 @@ static void check_release(struct check *c)
 	ra_wincmp_free(c->cmp);
 	ra_fileset_release(&c->files);
 	ra_map_release(&c->tgids);
+	ra_map_release(&c->asked_tgids);
 	free(c->info);
 }
 
@@ -335,6 +361,7 @@ static int check_init(struct check *c)
 				      .emit = on_replayed, .arg = c };
 
 	if (ra_fileset_init(&c->files) < 0 || ra_map_init(&c->tgids, sizeof(int)) < 0 ||
+	    ra_map_init(&c->asked_tgids, sizeof(int)) < 0 ||
 	    !(c->cmp = ra_wincmp_alloc()) || !(c->rp = ra_replay_alloc(&p))) {
 		ra_set_error(RA_ERR_IO, "out of memory");
 		return -1;
@@ -342,11 +369,141 @@ static int check_init(struct check *c)
 	return 0;
 }
 
+/* ---- fed as the run is stored ---- */
+
+struct ra_replay_live {
+	struct check c;
+};
+
+struct ra_replay_live *ra_replay_live_begin(struct ra_db *db, int64_t run_id,
+					    const struct ra_live_inputs *in)
+{
+	struct ra_replay_live *lv = calloc(1, sizeof(*lv));
+	char note[RA_PASS_NOTE];
+
+	if (!lv) {
+		ra_set_error(RA_ERR_IO, "out of memory");
+		return NULL;
+	}
+	lv->c = (struct check){ .db = db, .run_id = run_id, .first_read = -1, .live = true,
+				.in = *in };
+	lv->c.io_pages = in->max_sectors_kb > 0 ? (uint32_t)in->max_sectors_kb / 4 : 0;
+	lv->c.default_ra_pages = in->read_ahead_kb > 0 ? (uint32_t)in->read_ahead_kb / 4 : 32;
+	if (series_of_run(&lv->c, note) < 0 || lv->c.series < 0 || check_init(&lv->c) < 0) {
+		if (lv->c.series < 0)
+			ra_set_error(RA_ERR_DATA, "%s", note);
+		ra_replay_live_free(lv);
+		return NULL;
+	}
+	return lv;
+}
+
+int ra_replay_live_event(const struct ra_event *ev, int64_t seq, void *arg)
+{
+	struct ra_replay_live *lv = arg;
+	int cls = ra_event_class(ev->type);
+
+	if (lv->c.failed || (cls != RA_CLASS_RA && cls != RA_CLASS_PAGE))
+		return 0;
+	if (on_recorded(ev, seq, &lv->c) < 0)
+		lv->c.failed = true;
+	return 0;
+}
+
+void ra_replay_live_free(struct ra_replay_live *lv)
+{
+	if (!lv)
+		return;
+	check_release(&lv->c);
+	free(lv);
+}
+
+/*
+ * Did what the replay was told as the events came hold? The sizes and file
+ * systems of the files it asked, the processes of the tasks: 1, or 0 when
+ * one differs from the run's (the stored events are replayed again), -1.
+ */
+static int live_held(struct check *lv)
+{
+	struct check fin = { .db = lv->db, .run_id = lv->run_id };
+	int ret = 1;
+
+	if (lv->failed || check_init(&fin) < 0) {
+		check_release(&fin);
+		return lv->failed ? 0 : -1;
+	}
+	if (load_files(&fin) < 0 || load_tgids(&fin) < 0) {
+		check_release(&fin);
+		return -1;
+	}
+	for (size_t i = 0; i < lv->files.n && ret == 1; i++) {
+		const struct finfo *a = &lv->info[i], *b;
+		int k = ra_fileset_find(&fin.files, lv->files.ids[i].dev, lv->files.ids[i].ino);
+
+		/*
+		 * What the replay was told of a file matters where it has windows
+		 * (a file written, read from the page cache, or of which only
+		 * deleted pages passed has none, whatever its size then)
+		 */
+		if (k < 0 || !ra_wincmp_windows(lv->cmp, lv->files.ids[i].dev, lv->files.ids[i].ino))
+			continue;
+		b = &fin.info[k];
+		if (a->asked && (a->size_bytes != b->size_bytes || strcmp(a->fstype, b->fstype)))
+			ret = 0;
+	}
+	for (size_t i = 0; i < lv->asked_tgids.cap && ret == 1; i++) {
+		uint64_t key = lv->asked_tgids.keys[i];
+		const int *stored = key ? ra_map_get(&fin.tgids, key) : NULL;
+
+		if (key && (stored ? *stored : 0) != ((const int *)lv->asked_tgids.vals)[i])
+			ret = 0;
+	}
+	check_release(&fin);
+	return ret;
+}
+
+/*
+ * The replay's first pass finds what only the whole run shows: what an
+ * imported trace does not say (file sizes, file systems, pages cached
+ * before it). A recording says them, and its own replay reads no further
+ * than it did: one pass over its events is enough.
+ */
+static bool needs_scan(const struct check *c)
+{
+	int64_t recorded = 0;
+
+	if (ra_sql_one(c->db, "SELECT COUNT(*) FROM runs WHERE run_id = ?1 AND origin = 'record'",
+		       "i", "i", c->run_id, &recorded) < 0)
+		return true;
+	return !recorded;
+}
+
+/* The replay that followed the run as it was stored, if what it was told held. */
+static int finish_live(struct check *c, const struct ra_analyze_opts *o)
+{
+	int held = live_held(c);
+
+	if (held <= 0)
+		return held;
+	if (order_known(c) < 0 || ra_replay_end(c->rp) < 0 || store(c) < 0)
+		return -1;
+	ra_pass_say(o, "replay: followed as the events were stored, at %s, %zu files",
+		    ra_kseries_name(c->series), c->files.n);
+	return 1;
+}
+
 static int run_replay(struct ra_db *db, int64_t run_id, const struct ra_analyze_opts *o,
 		      char *note)
 {
 	struct check c = { .db = db, .run_id = run_id, .first_read = -1 };
 	int ret = -1;
+
+	if (o && o->replay_live && o->replay_live->c.run_id == run_id) {
+		int done = finish_live(&o->replay_live->c, o);
+
+		if (done)
+			return done < 0 ? -1 : 0;
+	}
 
 	if (series_of_run(&c, note) < 0)
 		return -1;
@@ -356,9 +513,10 @@ static int run_replay(struct ra_db *db, int64_t run_id, const struct ra_analyze_
 	    load_tgids(&c) < 0 || order_known(&c) < 0 ||
 	    ra_evstream_each(db, run_id, RA_STREAM_RA, note_ra_pages, &c) < 0)
 		goto out;
-	if (ra_evstream_each(db, run_id, RA_STREAM_RA | RA_STREAM_PAGE, ra_replay_scan_event,
-			     c.rp) < 0 ||
-	    ra_evstream_each(db, run_id, RA_STREAM_RA | RA_STREAM_PAGE, on_recorded, &c) < 0 ||
+	if (needs_scan(&c) && ra_evstream_each(db, run_id, RA_STREAM_RA | RA_STREAM_PAGE,
+					       ra_replay_scan_event, c.rp) < 0)
+		goto out;
+	if (ra_evstream_each(db, run_id, RA_STREAM_RA | RA_STREAM_PAGE, on_recorded, &c) < 0 ||
 	    c.failed || ra_replay_end(c.rp) < 0 || store(&c) < 0)
 		goto out;
 	ra_pass_say(o, "replay: at %s, %zu files", ra_kseries_name(c.series), c.files.n);

@@ -291,6 +291,13 @@ void ra_wincmp_end(struct ra_wincmp *c)
 	}
 }
 
+bool ra_wincmp_windows(struct ra_wincmp *c, uint32_t dev, uint64_t ino)
+{
+	int i = ra_fileset_find(&c->files, dev, ino);
+
+	return i >= 0 && (size_t)i < c->capcf && (c->cf[i].windows[0] || c->cf[i].windows[1]);
+}
+
 bool ra_wincmp_file(const struct ra_wincmp *c, size_t i, struct ra_wincmp_file *out)
 {
 	if (i >= c->files.n)

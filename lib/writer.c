@@ -55,7 +55,10 @@ struct ra_writer {
 	void *tap_arg;
 	unsigned int unstored;	/* 1 << class of the tables given to the tap only */
 	struct pipe *pipe;	/* the store thread, when there is one */
-	struct file_set files;	/* of the readahead events and the pages added */
+	struct file_set files;	/* of the readahead events, the pages added, the accesses */
+	bool noted;		/* the file noted last: */
+	uint32_t noted_dev;
+	uint64_t noted_ino;
 };
 
 /*
@@ -157,13 +160,33 @@ static int file_add(struct file_set *fs, uint32_t dev, uint64_t ino)
 }
 
 /* the files of the readahead events and of the pages added to the cache */
+/*
+ * The files of the readahead events, of the pages added and of the
+ * accesses (a file read from the page cache alone is one the replay
+ * follows: its size and file system are asked); the last one noted is
+ * not looked up again.
+ */
 static int note_file(struct ra_writer *w, const struct ra_event *ev)
 {
-	if (ra_event_class(ev->type) == RA_CLASS_RA)
-		return file_add(&w->files, ev->ra.dev, ev->ra.ino);
-	if (ev->type == RA_EV_PAGE_ADD)
-		return file_add(&w->files, ev->page.dev, ev->page.ino);
-	return 0;
+	int cls = ra_event_class(ev->type);
+	uint32_t dev;
+	uint64_t ino;
+
+	if (cls == RA_CLASS_RA) {
+		dev = ev->ra.dev;
+		ino = ev->ra.ino;
+	} else if (cls == RA_CLASS_PAGE && ev->type != RA_EV_PAGE_DELETE) {
+		dev = ev->page.dev;
+		ino = ev->page.ino;
+	} else {
+		return 0;
+	}
+	if (w->noted && dev == w->noted_dev && ino == w->noted_ino)
+		return 0;
+	w->noted = true;
+	w->noted_dev = dev;
+	w->noted_ino = ino;
+	return file_add(&w->files, dev, ino);
 }
 
 static int cmp_file(const void *a, const void *b)
