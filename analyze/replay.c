@@ -1075,9 +1075,25 @@ static int on_delete(struct ra_replay *r, struct rp_task *t, struct rp_file *f,
 	if (ra_rp_set_bits(&f->pages, ev->page.index, 1ULL << order, RP_REC | RP_REC_MASK,
 			   false) < 0)
 		return oom();
+	if (r->p.model_reclaim)
+		return 0;	/* the caller's estimate of reclaim stands for the run's */
 	if (waiting_flush(r, f, t) < 0)
 		return -1;
 	return ra_rp_evict(kernel_for(r, t, ev->ts_ns), f, ev->page.index, order);
+}
+
+int ra_replay_evict(struct ra_replay *r, uint32_t dev, uint64_t ino, uint64_t index,
+		    uint64_t ts)
+{
+	struct rp_file *f = file_of(r, dev, ino);
+	struct rp_task none = { .pid = 0 };
+
+	if (!f)
+		return -1;
+	f->doubts |= RA_DOUBT_RECLAIM;
+	if (ra_rp_evict(kernel_for(r, &none, ts), f, index, 0) < 0)
+		return r->k.err ? r->k.err : -1;
+	return 0;
 }
 
 /* ---- the first pass: what only the whole run shows ---- */

@@ -90,6 +90,12 @@ struct ra_replay_params {
 	 * read() stands for it, as the project's probes record it there.
 	 */
 	int (*emit)(const struct ra_event *ev, void *arg);
+	/*
+	 * The caller models memory pressure (ra_replay_evict): the run's own
+	 * deletions from the page cache are not replayed (at another setting
+	 * reclaim takes other pages, at other times).
+	 */
+	bool model_reclaim;
 };
 
 struct ra_replay;
@@ -116,6 +122,14 @@ int ra_replay_scan(struct ra_replay *r, const struct ra_event *ev);
  * ra_last_error() set (or what emit returned).
  */
 int ra_replay_event(struct ra_replay *r, const struct ra_event *ev);
+/**
+ * ra_replay_evict - reclaim, as the caller estimates it: the replay's page
+ * cache gives back the folio that holds page @index of file (@dev, @ino),
+ * if it has it (its deletion emitted, a pid of 0, at @ts), and the file's
+ * doubts say reclaim. 0, or -1 with ra_last_error() set
+ */
+int ra_replay_evict(struct ra_replay *r, uint32_t dev, uint64_t ino, uint64_t index,
+		    uint64_t ts);
 /** ra_replay_end - the end of the run: what is still pending is emitted; 0 or -1 */
 int ra_replay_end(struct ra_replay *r);
 void ra_replay_free(struct ra_replay *r);

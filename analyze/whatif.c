@@ -80,6 +80,7 @@ struct whatif {
 	struct { int pid; struct rwin w; } win_next;
 	struct ra_fileset files;
 	int64_t *file_size;		/* bytes, per file of the fileset; -1 not known */
+	bool *file_ra;			/* the source read it ahead (a window of it) */
 	uint32_t src_ra_pages;		/* the source's read_ahead_kb / 4 */
 	size_t cap_size;
 	char fstype[16];
@@ -100,6 +101,23 @@ struct whatif {
 	size_t nheap, capheap;
 	int64_t order;
 	double first_ts, last_ts, out_ts;
+	/*
+	 * Memory pressure: when the source run's reclaim evicted pages read ahead
+	 * before they were read, the page cache it had is estimated as the most
+	 * its traced files held (its own adds less its deletions), and the
+	 * replay's cache is held to that by a clock over its folios (the one
+	 * the kernel's LRU approximates): its evictions are an estimate.
+	 */
+	bool pressure;
+	int64_t rec_resident, capacity, resident;
+	struct ra_map folios;		/* (file, head page) -> slot in clock */
+	struct cfolio {
+		uint64_t key;		/* 0: free */
+		uint8_t order;
+		bool referenced;
+	} *clock;
+	size_t nclock, capclock, hand, empty;
+	int64_t evicted;
 	uint64_t bytes_read;
 	int64_t requests;
 	double req_bytes;
@@ -118,14 +136,19 @@ static int file_index(struct whatif *x, uint32_t dev, uint64_t ino)
 	if ((size_t)i >= x->cap_size) {
 		size_t cap = x->cap_size ? x->cap_size * 2 : 64;
 		int64_t *p = realloc(x->file_size, cap * sizeof(*p));
+		bool *q = p ? realloc(x->file_ra, cap * sizeof(*q)) : NULL;
 
-		if (!p)
+		if (p)
+			x->file_size = p;
+		if (!q)
 			return -1;
-		x->file_size = p;
+		x->file_ra = q;
 		x->cap_size = cap;
 	}
-	if (fresh)
+	if (fresh) {
 		x->file_size[i] = -1;
+		x->file_ra[i] = false;
+	}
 	return i;
 }
 
@@ -391,6 +414,153 @@ static double access_end(struct whatif *x, const struct ra_event *ev)
 	return ready_at(x, file, ev->page.index, last, x->cur_start);
 }
 
+/* ---- the page cache's capacity (memory pressure), as the source showed it ---- */
+
+static uint64_t folio_key(int file, uint64_t index)
+{
+	return ((uint64_t)(file + 1) << 40) + index + 1;
+}
+
+/*
+ * The clock is a ring in the order folios came: the oldest at the head,
+ * reclaim's end, as on the kernel's inactive list. A folio read since it
+ * came (referenced) goes round once more at the tail. Slots of folios gone
+ * are left empty (key 0) and skipped; the ring is packed when half empty.
+ */
+static int ring_put(struct whatif *x, uint64_t key, uint8_t order, bool referenced)
+{
+	bool fresh;
+	size_t *slot;
+
+	if (x->nclock == x->capclock) {
+		size_t cap = x->capclock ? x->capclock * 2 : 1024;
+		struct cfolio *p = realloc(x->clock, cap * sizeof(*p));
+
+		if (!p)
+			return -1;
+		x->clock = p;
+		x->capclock = cap;
+	}
+	slot = ra_map_put(&x->folios, key, &fresh);
+	if (!slot)
+		return -1;
+	*slot = x->nclock;
+	x->clock[x->nclock++] = (struct cfolio){ .key = key, .order = order,
+						  .referenced = referenced };
+	return 0;
+}
+
+/* The ring without its empty slots, the map told their new places. */
+static void ring_pack(struct whatif *x)
+{
+	size_t k = 0;
+
+	for (size_t i = x->hand; i < x->nclock; i++) {
+		if (!x->clock[i].key)
+			continue;
+		x->clock[k] = x->clock[i];
+		*(size_t *)ra_map_get(&x->folios, x->clock[k].key) = k;
+		k++;
+	}
+	x->nclock = k;
+	x->hand = 0;
+	x->empty = 0;
+}
+
+/* A folio the replay added joins the ring; one there already is referenced. */
+static int clock_add(struct whatif *x, int file, uint64_t index, unsigned int order)
+{
+	size_t *slot = ra_map_get(&x->folios, folio_key(file, index));
+
+	if (slot) {
+		x->clock[*slot].referenced = true;
+		return 0;
+	}
+	x->resident += 1LL << order;
+	return ring_put(x, folio_key(file, index), (uint8_t)order, false);
+}
+
+/* A folio the replay deleted leaves the ring. */
+static void clock_del(struct whatif *x, int file, uint64_t index)
+{
+	uint64_t key = folio_key(file, index);
+	size_t *slot = ra_map_get(&x->folios, key);
+
+	if (!slot)
+		return;
+	x->resident -= 1LL << x->clock[*slot].order;
+	x->clock[*slot].key = 0;
+	x->empty++;
+	ra_map_del(&x->folios, key);
+	if (x->empty * 2 > x->nclock - x->hand && x->empty > 1024)
+		ring_pack(x);
+}
+
+/* Pages read: their folios referenced (a folio's head at each order it may have). */
+static void clock_touch(struct whatif *x, int file, uint64_t first, uint64_t last)
+{
+	for (uint64_t i = first; i <= last && i - first < 4096; i++)
+		for (unsigned int o = 0; o <= 9; o++) {
+			size_t *slot = ra_map_get(&x->folios, folio_key(file, i & ~((1ULL << o) - 1)));
+
+			if (slot && x->clock[*slot].order >= o) {
+				x->clock[*slot].referenced = true;
+				break;
+			}
+		}
+}
+
+/* Reclaim from the ring's head until the replay's cache fits the estimated capacity. */
+static int clock_reclaim(struct whatif *x)
+{
+	while (x->pressure && x->resident > x->capacity && x->hand < x->nclock) {
+		struct cfolio c = x->clock[x->hand];
+		uint64_t index = (c.key - 1) & ((1ULL << 40) - 1);
+		int file = (int)((c.key - 1) >> 40) - 1;
+
+		if (!c.key) {		/* gone already */
+			x->hand++;
+			x->empty--;
+			continue;
+		}
+		ra_map_del(&x->folios, c.key);
+		x->clock[x->hand++].key = 0;
+		if (c.referenced) {	/* read since it came: round once more */
+			if (ring_put(x, c.key, c.order, false) < 0)
+				return -1;
+			continue;
+		}
+		x->resident -= 1LL << c.order;
+		x->evicted += 1LL << c.order;
+		if (ra_replay_evict(x->rp, x->files.ids[file].dev, x->files.ids[file].ino, index,
+				    (uint64_t)llround(x->cur_start)) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* The replay's adds, deletions and reads of the files it reads ahead, for the clock. */
+static int clock_event(struct whatif *x, const struct ra_event *ev)
+{
+	int file;
+
+	if (!x->pressure || ra_event_class(ev->type) != RA_CLASS_PAGE)
+		return 0;
+	file = file_index(x, ev->page.dev, ev->page.ino);
+	if (file < 0)
+		return -1;
+	if (!x->file_ra[file])
+		return 0;	/* a file the source read nothing ahead of */
+	if (ev->type == RA_EV_PAGE_ADD)
+		return clock_add(x, file, ev->page.index, ev->page.order < 10 ? ev->page.order : 0);
+	if (ev->type == RA_EV_PAGE_DELETE)
+		clock_del(x, file, ev->page.index);
+	else if (is_access(ev->type))
+		clock_touch(x, file, ev->page.index, ev->has_mask & RA_HAS_LAST_INDEX ?
+			    ev->page.last_index : ev->page.index);
+	return 0;
+}
+
 static int on_emitted(const struct ra_event *in, void *arg)
 {
 	struct whatif *x = arg;
@@ -398,6 +568,8 @@ static int on_emitted(const struct ra_event *in, void *arg)
 	double ts = x->cur_start;
 
 	if (ev.type == RA_EV_PAGE_ADD && ev.pid == x->cur_pid && add_pages(x, &ev) < 0)
+		goto fail;
+	if (clock_event(x, &ev) < 0)
 		goto fail;
 	if (is_access(ev.type)) {
 		if (issue(x) < 0)
@@ -494,7 +666,7 @@ static int on_source(const struct ra_event *ev, int64_t seq, void *arg)
 	/* the reads' span as replay_checks takes it: from the first readahead or read */
 	if (x->first_ts < 0 && (ra_wincmp_takes(ev) || ev->type == RA_EV_GET_PAGES))
 		x->first_ts = x->cur_start;
-	if (ra_replay_event(x->rp, ev) < 0 || x->failed || issue(x) < 0)
+	if (ra_replay_event(x->rp, ev) < 0 || x->failed || issue(x) < 0 || clock_reclaim(x) < 0)
 		return -1;
 	t = task_of(x, ev->pid);
 	if (t && is_access(ev->type) && x->timed && x->cur_start > t->pred_last)
@@ -738,17 +910,21 @@ static void whatif_release(struct whatif *x)
 	ra_writer_free(x->w);
 	ra_live_free(x->live);
 	ra_map_release(&x->tasks);
+	ra_map_release(&x->folios);
+	free(x->clock);
 	ra_map_release(&x->tgids);
 	ra_sql_finalize(x->wins);
 	ra_map_release(&x->ready);
 	ra_fileset_release(&x->files);
 	free(x->file_size);
+	free(x->file_ra);
 	free(x->heap);
 }
 
 static int whatif_init(struct whatif *x)
 {
 	if (ra_map_init(&x->tasks, sizeof(struct wtask)) < 0 ||
+	    ra_map_init(&x->folios, sizeof(size_t)) < 0 ||
 	    ra_map_init(&x->tgids, sizeof(int)) < 0 ||
 	    ra_map_init(&x->ready, sizeof(double)) < 0 || ra_fileset_init(&x->files) < 0) {
 		ra_set_error(RA_ERR_IO, "out of memory");
@@ -766,6 +942,7 @@ static int start(struct whatif *x, const struct ra_whatif *wi, int series)
 		.fixed_pages = (uint32_t)(wi->window_kb / 4),
 		.scaling_pages = (uint32_t)(wi->window_kb / 4),
 		.file = replay_file, .tgid = tgid_of, .emit = on_emitted, .arg = x,
+		.model_reclaim = x->pressure,
 	};
 	struct ra_live_inputs in = { .page_size = 4096, .completions = true, .tgid = tgid_of,
 				     .size = size_of, .arg = x };
@@ -779,6 +956,46 @@ static int start(struct whatif *x, const struct ra_whatif *wi, int series)
 	if (!x->live)
 		return -1;
 	ra_writer_set_tap(x->w, ra_live_event, x->live);
+	return 0;
+}
+
+/*
+ * The replay's first pass, and what the source's cache held at most: its
+ * adds less its deletions of the traced files (the pressure's capacity).
+ */
+static int on_scan(const struct ra_event *ev, int64_t seq, void *arg)
+{
+	struct whatif *x = arg;
+	int64_t n = 1LL << (ev->page.order < 10 ? ev->page.order : 0);
+	int file;
+
+	if (ev->type == RA_EV_RA_ORDER || ev->type == RA_EV_RA_UNBOUNDED) {
+		if ((file = file_index(x, ev->ra.dev, ev->ra.ino)) < 0)
+			return -1;
+		x->file_ra[file] = true;
+	} else if (ev->type == RA_EV_PAGE_ADD || ev->type == RA_EV_PAGE_DELETE) {
+		if ((file = file_index(x, ev->page.dev, ev->page.ino)) < 0)
+			return -1;
+		if (!x->file_ra[file])
+			return ra_replay_scan_event(ev, seq, x->rp);
+		x->rec_resident += ev->type == RA_EV_PAGE_ADD ? n : -n;
+		if (x->rec_resident < 0)
+			x->rec_resident = 0;
+		if (x->rec_resident > x->capacity)
+			x->capacity = x->rec_resident;
+	}
+	return ra_replay_scan_event(ev, seq, x->rp);
+}
+
+/* Whether the source's reclaim took pages read ahead before they were read. */
+static int find_pressure(struct whatif *x)
+{
+	int64_t evicted = 0;
+
+	if (ra_sql_one(x->db, "SELECT COALESCE(SUM(evicted_unused), 0) FROM windows"
+			      " WHERE run_id = ?1", "i", "i", x->src, &evicted) < 0)
+		return -1;
+	x->pressure = evicted > 0;
 	return 0;
 }
 
@@ -826,10 +1043,10 @@ int ra_whatif_make(struct ra_db *db, int64_t src, const struct ra_whatif *wi,
 
 	if (whatif_init(&x) < 0 || (series = series_of(&x, wi)) < 0 ||
 	    load_source(&x, wi) < 0 || load_tgids(&x) < 0 || load_model(&x) < 0 ||
-	    open_windows(&x) < 0 || make_run(&x, wi, series) < 0 || start(&x, wi, series) < 0)
+	    open_windows(&x) < 0 || find_pressure(&x) < 0 || make_run(&x, wi, series) < 0 ||
+	    start(&x, wi, series) < 0)
 		goto out;
-	if (ra_evstream_each(db, src, RA_STREAM_RA | RA_STREAM_PAGE, ra_replay_scan_event,
-			     x.rp) < 0 ||
+	if (ra_evstream_each(db, src, RA_STREAM_RA | RA_STREAM_PAGE, on_scan, &x) < 0 ||
 	    ra_evstream_each(db, src, RA_STREAM_RA | RA_STREAM_PAGE, on_source,
 			     &x) < 0 || x.failed || ra_replay_end(x.rp) < 0 || issue(&x) < 0 ||
 	    flush_until(&x, INFINITY) < 0 || ra_writer_finish(x.w) < 0 ||
