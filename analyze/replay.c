@@ -1366,3 +1366,45 @@ unsigned int ra_replay_doubts(const struct ra_replay *r, uint32_t dev, uint64_t 
 	}
 	return all;
 }
+
+/* ---- the bytes the reads returned ---- */
+
+struct lookup {
+	uint32_t dev;
+	uint64_t ino, index, last;
+};
+
+int ra_read_bytes_init(struct ra_read_bytes *rb)
+{
+	rb->bytes = 0;
+	return ra_map_init(&rb->last, sizeof(struct lookup));
+}
+
+void ra_read_bytes_release(struct ra_read_bytes *rb)
+{
+	ra_map_release(&rb->last);
+}
+
+int ra_read_bytes_add(struct ra_read_bytes *rb, int pid, uint32_t dev, uint64_t ino,
+		      uint64_t index, uint64_t last, int64_t size)
+{
+	bool fresh;
+	struct lookup *l = ra_map_put(&rb->last, (uint64_t)(uint32_t)pid + 1, &fresh);
+	uint64_t end = (last + 1) * 4096;
+
+	if (!l)
+		return -1;
+	if (!fresh && l->dev == dev && l->ino == ino && l->last == last && index > l->index &&
+	    index <= l->last) {
+		l->index = index;	/* the rest of the same read */
+		return 0;
+	}
+	*l = (struct lookup){ .dev = dev, .ino = ino, .index = index, .last = last };
+	if (last < index)
+		return 0;
+	if (size >= 0 && end > (uint64_t)size)
+		end = (uint64_t)size;
+	if (end > index * 4096)
+		rb->bytes += end - index * 4096;
+	return 0;
+}

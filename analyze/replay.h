@@ -23,6 +23,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "pagemap.h"
 #include "ra_event.h"
 
 /* The kernel series whose readahead differs (docs/kernels.md). */
@@ -145,5 +146,22 @@ enum ra_replay_doubt {
 
 /** ra_replay_doubts - the doubts seen for file (dev, ino), or for all with ino 0 and dev 0 */
 unsigned int ra_replay_doubts(const struct ra_replay *r, uint32_t dev, uint64_t ino);
+
+/*
+ * The bytes a run's reads returned, from its access events: a read(2) of
+ * more than a batch of folios looks its pages up more than once, each time
+ * for the rest of its range (a later first page, the same last), and those
+ * pages count once; none past the file's end.
+ */
+struct ra_read_bytes {
+	struct ra_map last;		/* pid -> its last lookup */
+	uint64_t bytes;
+};
+
+int ra_read_bytes_init(struct ra_read_bytes *rb);
+void ra_read_bytes_release(struct ra_read_bytes *rb);
+/* A lookup of the pages [@index, @last] of a file of @size bytes (-1: not known). */
+int ra_read_bytes_add(struct ra_read_bytes *rb, int pid, uint32_t dev, uint64_t ino,
+		      uint64_t index, uint64_t last, int64_t size);
 
 #endif /* RA_REPLAY_H */

@@ -37,7 +37,7 @@ struct check {
 	struct ra_map tgids;
 	uint32_t default_ra_pages, io_pages;
 	/* what the run's reads read, first to last: the reader's throughput */
-	uint64_t bytes_read;
+	struct ra_read_bytes bytes_read;
 	int64_t first_read, last_read;
 	bool failed;
 	/* fed as the run is stored: what is asked, and the tasks' processes asked */
@@ -112,13 +112,22 @@ static int on_recorded(const struct ra_event *ev, int64_t seq, void *arg)
 	/* the reads' span: from the first readahead or read event to the last read */
 	if (c->first_read < 0 && (ra_wincmp_takes(ev) || ev->type == RA_EV_GET_PAGES))
 		c->first_read = (int64_t)ev->ts_ns;
-	if (ev->type == RA_EV_GET_PAGES && ev->page.last_index >= ev->page.index)
-		c->bytes_read += (ev->page.last_index - ev->page.index + 1) * 4096;
 	if (ev->type == RA_EV_GET_PAGES || ev->type == RA_EV_FAULT || ev->type == RA_EV_MAP_PAGES)
 		c->last_read = (int64_t)ev->ts_ns;
-	if (ra_wincmp_event(c->cmp, 0, ev, tgid_of(c, ev->pid)) < 0)
+	if (ra_wincmp_event(c->cmp, 0, ev, tgid_of(c, ev->pid)) < 0 ||
+	    ra_replay_event(c->rp, ev) < 0)
 		return -1;
-	return ra_replay_event(c->rp, ev);
+	/* after the replay took it: the file's size is known then */
+	if (ev->type == RA_EV_GET_PAGES) {
+		struct finfo *f = info_of(c, ev->page.dev, ev->page.ino);
+
+		if (!f)
+			return -1;
+		if (ra_read_bytes_add(&c->bytes_read, ev->pid, ev->page.dev, ev->page.ino,
+				      ev->page.index, ev->page.last_index, f->size_bytes) < 0)
+			return -1;
+	}
+	return 0;
 }
 
 /* The replay's first pass: what only the whole run shows (replay.h). */
@@ -323,7 +332,7 @@ static int store(struct check *c)
 				  " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
 			   "itiiidtij", c->run_id, ra_kseries_name(c->series), tot[0], tot[1],
 			   tot[2], tot[0] ? (double)tot[2] / (double)tot[0] : (double)NAN,
-			   doubts[0] ? doubts : NULL, (int64_t)c->bytes_read,
+			   doubts[0] ? doubts : NULL, (int64_t)c->bytes_read.bytes,
 			   c->first_read >= 0 ? c->last_read - c->first_read : (int64_t)-1);
 }
 
@@ -351,6 +360,7 @@ static void check_release(struct check *c)
 	ra_fileset_release(&c->files);
 	ra_map_release(&c->tgids);
 	ra_map_release(&c->asked_tgids);
+	ra_read_bytes_release(&c->bytes_read);
 	free(c->info);
 }
 
@@ -362,7 +372,7 @@ static int check_init(struct check *c)
 
 	if (ra_fileset_init(&c->files) < 0 || ra_map_init(&c->tgids, sizeof(int)) < 0 ||
 	    ra_map_init(&c->asked_tgids, sizeof(int)) < 0 ||
-	    !(c->cmp = ra_wincmp_alloc()) || !(c->rp = ra_replay_alloc(&p))) {
+	    ra_read_bytes_init(&c->bytes_read) < 0 || !(c->cmp = ra_wincmp_alloc()) || !(c->rp = ra_replay_alloc(&p))) {
 		ra_set_error(RA_ERR_IO, "out of memory");
 		return -1;
 	}

@@ -56,8 +56,26 @@ struct wtask {
 struct wreq {
 	int pid, file;
 	uint32_t dev;
-	uint64_t index, pages;
+	uint64_t index, pages, folios;
 	double queued, issued, done;
+};
+
+/*
+ * blk-throttle's state for the group of the workload (block/blk-throttle.c,
+ * 6.x): a slice of 100 ms that grants its bytes and I/Os from its start,
+ * extended while bios wait, trimmed after two slices are used; time in
+ * jiffies of a HZ=250 kernel (Debian's and this project's test kernels).
+ */
+#define THR_HZ 250
+#define THR_SLICE (THR_HZ / 10)
+#define THR_JIFFY_NS (1e9 / THR_HZ)
+
+struct throttle {
+	double iops, bps;		/* 0: not limited */
+	int64_t slice_start, slice_end;	/* jiffies */
+	double bytes_disp, io_disp;
+	double last_ns;			/* the last bio's dispatch: the queue is FIFO */
+	double dev_ns_per_byte;		/* the device behind it, from the run's requests */
 };
 
 /* A block event made for the what-if run, waiting for its time. */
@@ -89,6 +107,7 @@ struct whatif {
 	bool timed;
 	bool throttle;		/* the model is the throttle's limits */
 	bool throttled;		/* the source's device was throttled (ra-record --throttle) */
+	struct throttle thr;	/* its emulation, when throttled */
 	double lead;		/* the device's head start (ra_whatif.device_lead_ns) */
 	bool form_max;
 	double access_ns, bps;
@@ -118,7 +137,7 @@ struct whatif {
 	} *clock;
 	size_t nclock, capclock, hand, empty;
 	int64_t evicted;
-	uint64_t bytes_read;
+	struct ra_read_bytes bytes_read;
 	int64_t requests;
 	double req_bytes;
 	bool failed;
@@ -307,25 +326,142 @@ static int mark_ready(struct whatif *x, const struct wreq *q)
 	return 0;
 }
 
-/* The request gathered so far goes to the device. */
-static int issue(struct whatif *x)
+/* ---- blk-throttle ---- */
+
+static int64_t roundup_j(int64_t v, int64_t to)
 {
-	struct wreq *q = &x->req;
+	return (v + to - 1) / to * to;
+}
+
+static void thr_extend(struct throttle *t, int64_t end)
+{
+	if (t->slice_end < end)
+		t->slice_end = roundup_j(end, THR_SLICE);
+}
+
+/* A new slice when the last one is over and nothing waits; else it goes on. */
+static void thr_update_slice(struct throttle *t, int64_t j, bool empty)
+{
+	if ((j < t->slice_start || j > t->slice_end) && empty) {
+		t->bytes_disp = t->io_disp = 0;
+		t->slice_start = j;
+		t->slice_end = j + THR_SLICE;
+	} else {
+		thr_extend(t, j + THR_SLICE);
+	}
+}
+
+/* Jiffies a bio of @bytes waits for the bytes of the slice so far (rounded up). */
+static int64_t thr_bps_wait(const struct throttle *t, int64_t j, double bytes)
+{
+	int64_t elapsed = j - t->slice_start, rnd, wait;
+	double allowed;
+
+	rnd = roundup_j(elapsed ? elapsed : THR_SLICE, THR_SLICE);
+	allowed = floor(t->bps * (double)rnd / THR_HZ);
+	if (t->bytes_disp + bytes <= allowed)
+		return 0;
+	wait = (int64_t)floor((t->bytes_disp + bytes - allowed) * THR_HZ / t->bps);
+	return (wait ? wait : 1) + rnd - elapsed;
+}
+
+static int64_t thr_iops_wait(const struct throttle *t, int64_t j)
+{
+	int64_t elapsed = j - t->slice_start, rnd = roundup_j(elapsed + 1, THR_SLICE), wait;
+
+	if (t->io_disp + 1 <= floor(t->iops * (double)rnd / THR_HZ))
+		return 0;
+	wait = rnd - elapsed;
+	return wait > (int64_t)(THR_HZ / t->iops) + 1 ? wait : (int64_t)(THR_HZ / t->iops) + 1;
+}
+
+/* After a dispatch: the slice's used part, all but the last slice, is forgotten. */
+static void thr_trim(struct throttle *t, int64_t j)
+{
+	int64_t elapsed;
+
+	if (j < t->slice_start || j > t->slice_end)
+		return;
+	t->slice_end = roundup_j(j + THR_SLICE, THR_SLICE);
+	elapsed = (j - t->slice_start) / THR_SLICE * THR_SLICE;
+	if (elapsed < 2 * THR_SLICE)
+		return;
+	elapsed -= THR_SLICE;
+	t->bytes_disp = t->bps > 0 ? fmax(0, t->bytes_disp - floor(t->bps * (double)elapsed / THR_HZ)) : 0;
+	t->io_disp = t->iops > 0 ? fmax(0, t->io_disp - floor(t->iops * (double)elapsed / THR_HZ)) : 0;
+	t->slice_start += elapsed;
+}
+
+/*
+ * When a bio of @bytes that comes at @ns leaves the throttle, its @pieces
+ * (the requests the block layer splits it into) at @out: its bytes are
+ * charged once, each piece is an I/O. A bio that must wait does until the
+ * group's timer fires, on a jiffy.
+ */
+static void thr_dispatch(struct throttle *t, double ns, double bytes, int pieces, double *out)
+{
+	bool empty = ns >= t->last_ns;	/* nothing of the group waits before it */
+	double at = fmax(ns, t->last_ns);
+	int64_t j = (int64_t)floor(at / THR_JIFFY_NS), wait;
+
+	if (t->bps > 0) {
+		for (;;) {
+			thr_update_slice(t, j, empty);
+			wait = thr_bps_wait(t, j, bytes);
+			thr_extend(t, j + wait);
+			if (!wait)
+				break;
+			j += wait;
+			at = (double)j * THR_JIFFY_NS;
+			empty = false;
+		}
+		t->bytes_disp += bytes;
+	}
+	for (int k = 0; k < pieces; k++) {
+		if (t->iops > 0) {
+			for (;;) {
+				thr_update_slice(t, j, empty);
+				wait = thr_iops_wait(t, j);
+				thr_extend(t, j + wait);
+				if (!wait)
+					break;
+				j += wait;
+				at = (double)j * THR_JIFFY_NS;
+				empty = false;
+			}
+		}
+		t->io_disp += 1;
+		thr_trim(t, j);
+		out[k] = at;
+	}
+	t->last_ns = at;
+}
+
+/* ---- the requests ---- */
+
+/* One request of the bio: to the device, and its events. */
+static int issue_piece(struct whatif *x, struct wreq *q)
+{
 	double bytes = (double)q->pages * 4096.0, service, start, queued;
 
-	if (!q->pages)
-		return 0;
-	/*
-	 * The device as a token bucket: its own time runs @lead ahead of the
-	 * clock at most (a throttle's slice granted at once), and catches up
-	 * with it while idle; a request ends when both have passed its service.
-	 */
-	service = x->timed ? service_ns(x, bytes) : 0;
-	start = fmax(x->dev_free, q->queued - x->lead);
+	if (x->throttle) {
+		/* the throttle let it go at q->issued; the device behind is fast */
+		service = bytes * x->thr.dev_ns_per_byte;
+		start = fmax(x->dev_free, q->issued);
+	} else {
+		/*
+		 * The device as a token bucket: its own time runs @lead ahead of
+		 * the clock at most, and catches up with it while idle; a request
+		 * ends when both have passed its service.
+		 */
+		service = x->timed ? service_ns(x, bytes) : 0;
+		start = fmax(x->dev_free, q->queued - x->lead);
+		q->issued = fmax(q->queued, start);
+	}
 	x->dev_free = start + service;
-	q->issued = fmax(q->queued, start);
-	q->done = fmax(q->queued, x->dev_free);
-	x->busy_ns += service;
+	q->done = fmax(q->issued, x->dev_free);
+	/* a throttled device is busy for as long as its limits hold a request */
+	x->busy_ns += x->throttle ? service_ns(x, bytes) : service;
 	x->requests++;
 	x->req_bytes += bytes;
 	/* a throttle holds a bio before it is queued: no wait in the queue */
@@ -336,11 +472,45 @@ static int issue(struct whatif *x)
 	    block_event(x, RA_EV_RQ_ISSUE, q->issued, q) < 0 ||
 	    block_event(x, RA_EV_RQ_COMPLETE, q->done, q) < 0 || mark_ready(x, q) < 0)
 		return -1;
+	return 0;
+}
+
+/*
+ * The bio gathered so far goes: through the throttle when the run had one,
+ * as requests of at most max_sectors_kb (the block layer splits a bio there,
+ * and merges the next into a request up to it).
+ */
+#define MAX_PIECES 64
+
+static int issue(struct whatif *x)
+{
+	struct wreq *q = &x->req;
+	double out[MAX_PIECES];
+	uint64_t per = x->max_req_pages, done = 0;
+	int pieces = (int)((q->pages + per - 1) / per);
+
+	if (!q->pages)
+		return 0;
+	if (x->throttle)
+		thr_dispatch(&x->thr, q->queued, (double)q->pages * 4096.0, pieces, out);
+	for (int k = 0; k < pieces; k++) {
+		struct wreq piece = *q;
+
+		piece.index = q->index + done;
+		piece.pages = q->pages - done < per ? q->pages - done : per;
+		piece.issued = x->throttle ? out[k] : 0;
+		done += piece.pages;
+		if (issue_piece(x, &piece) < 0)
+			return -1;
+	}
 	q->pages = 0;
 	return 0;
 }
 
-/* A page the replay added: the request grows, or goes and a new one starts. */
+/*
+ * A folio the replay added: the bio grows, or goes and a new one starts. A
+ * bio holds 256 folios (BIO_MAX_VECS); issue() splits it into requests.
+ */
 static int add_pages(struct whatif *x, const struct ra_event *ev)
 {
 	struct wreq *q = &x->req;
@@ -350,13 +520,15 @@ static int add_pages(struct whatif *x, const struct ra_event *ev)
 	if (file < 0)
 		return -1;
 	if (q->pages && (q->file != file || q->pid != x->cur_pid ||
-			 q->index + q->pages != ev->page.index ||
-			 q->pages + n > x->max_req_pages) && issue(x) < 0)
+			 q->index + q->pages != ev->page.index || q->folios >= 256 ||
+			 (q->pages + n + x->max_req_pages - 1) / x->max_req_pages > MAX_PIECES) &&
+	    issue(x) < 0)
 		return -1;
 	if (!q->pages)
 		*q = (struct wreq){ .pid = x->cur_pid, .file = file, .dev = x->blkdev,
 				    .index = ev->page.index, .queued = x->cur_start };
 	q->pages += n;
+	q->folios++;
 	return 0;
 }
 
@@ -391,6 +563,7 @@ static void sweep_ready(struct whatif *x)
 			*k = *r;
 	}
 	ra_map_release(&x->ready);
+	ra_read_bytes_release(&x->bytes_read);
 	x->ready = kept;
 }
 
@@ -409,8 +582,10 @@ static double access_end(struct whatif *x, const struct ra_event *ev)
 
 	if (file < 0 || last < ev->page.index)
 		return x->cur_start;
-	if (ev->type == RA_EV_GET_PAGES)
-		x->bytes_read += (last - ev->page.index + 1) * 4096;
+	if (ev->type == RA_EV_GET_PAGES &&
+	    ra_read_bytes_add(&x->bytes_read, ev->pid, ev->page.dev, ev->page.ino, ev->page.index,
+			      last, x->file_size[file]) < 0)
+		x->failed = true;
 	return ready_at(x, file, ev->page.index, last, x->cur_start);
 }
 
@@ -783,32 +958,36 @@ static int load_tgids(struct whatif *x)
 }
 
 /*
- * A run on a device it throttled: its bios waited in the throttle, before
- * they were queued. When the analysis could not fit a model (one I/O size:
- * the steady windows), the throttle is the device the workload saw, a
- * request served at most IOPS times a second and at BPS bytes a second, the
- * larger of the two times (the model's max form).
+ * A run on a device it throttled (ra-record --throttle): its bios waited in
+ * the throttle, before they were queued, and the throttle is the device the
+ * workload saw. It is emulated (struct throttle), with the device behind it
+ * as fast as the run's requests were from issue to completion.
  */
 static int throttle_model(struct whatif *x)
 {
-	double iops = NAN, bps = NAN;
+	double iops = NAN, bps = NAN, ns = 0, bytes = 0;
 
 	if (ra_sql_one(x->db, "SELECT (SELECT CAST(new_value AS REAL) FROM settings WHERE run_id = ?1"
 			      " AND name = 'blkio.throttle.read_iops_device'),"
 			      " (SELECT CAST(new_value AS REAL) FROM settings WHERE run_id = ?1"
 			      " AND name = 'blkio.throttle.read_bps_device')", "i", "dd", x->src,
-		       &iops, &bps) < 0)
+		       &iops, &bps) < 0 ||
+	    ra_sql_one(x->db, "SELECT TOTAL(c_ts_ns - d_ts_ns), TOTAL(nr_sector) * 512.0"
+			      " FROM requests WHERE run_id = ?1 AND d_ts_ns > 0"
+			      " AND c_ts_ns >= d_ts_ns", "i", "dd", x->src, &ns, &bytes) < 0)
 		return -1;
 	if (!(iops > 0) && !(bps > 0))
 		return 0;
 	x->throttled = true;
-	if (x->timed)
-		return 0;	/* the model the analysis fitted to it is kept */
+	x->throttle = true;
+	x->thr = (struct throttle){ .iops = iops > 0 ? iops : 0, .bps = bps > 0 ? bps : 0,
+				    .dev_ns_per_byte = bytes > 0 ? ns / bytes : 0,
+				    .slice_start = -1000000, .slice_end = -1000000 };
+	/* the figures stored with the prediction: the throttle's limits */
 	x->access_ns = iops > 0 ? 1e9 / iops : 0;
 	x->bps = bps > 0 ? bps : INFINITY;
 	x->form_max = true;
 	x->timed = true;
-	x->throttle = true;
 	return 0;
 }
 
@@ -897,8 +1076,8 @@ static int finish_run(struct whatif *x, const struct ra_whatif *wi, int series)
 		x->throttle ? "throttle" : x->timed ? (x->form_max ? "max" : "sum") : NULL,
 		x->timed ? x->access_ns : (double)NAN,
 		x->timed && isfinite(x->bps) ? x->bps : (double)NAN,
-		end.wall_ns, (int64_t)x->bytes_read,
-		x->timed && len > 0 ? (double)x->bytes_read / len * 1e9 : (double)NAN,
+		end.wall_ns, (int64_t)x->bytes_read.bytes,
+		x->timed && len > 0 ? (double)x->bytes_read.bytes / len * 1e9 : (double)NAN,
 		x->timed ? (int64_t)llround(x->busy_ns) : (int64_t)-1, x->requests,
 		x->requests ? x->req_bytes / (double)x->requests : (double)NAN,
 		doubts[0] ? doubts : NULL, x->timed ? (int64_t)llround(x->lead) : (int64_t)-1);
@@ -926,7 +1105,8 @@ static int whatif_init(struct whatif *x)
 	if (ra_map_init(&x->tasks, sizeof(struct wtask)) < 0 ||
 	    ra_map_init(&x->folios, sizeof(size_t)) < 0 ||
 	    ra_map_init(&x->tgids, sizeof(int)) < 0 ||
-	    ra_map_init(&x->ready, sizeof(double)) < 0 || ra_fileset_init(&x->files) < 0) {
+	    ra_map_init(&x->ready, sizeof(double)) < 0 || ra_fileset_init(&x->files) < 0 ||
+	    ra_read_bytes_init(&x->bytes_read) < 0) {
 		ra_set_error(RA_ERR_IO, "out of memory");
 		return -1;
 	}
@@ -1070,9 +1250,10 @@ static int own_length(struct ra_db *db, int64_t src, double lead, int64_t *pred_
 	struct ra_whatif own = { .series = -1, .device_lead_ns = (int64_t)llround(lead) };
 	int64_t run = 0;
 
+	/* timed: 1 for a model with a head start, 2 for an emulated throttle */
 	if (ra_whatif_make(db, src, &own, NULL, &run) < 0 ||
-	    ra_sql_one(db, "SELECT duration_ns, timed FROM whatif WHERE run_id = ?1", "i", "ii",
-		       run, pred_ns, timed) < 0 ||
+	    ra_sql_one(db, "SELECT duration_ns, timed + (model_form IS 'throttle') FROM whatif"
+			   " WHERE run_id = ?1", "i", "ii", run, pred_ns, timed) < 0 ||
 	    ra_sql_exec(db, "DELETE FROM runs WHERE run_id = ?1", "i", run) < 0)
 		return -1;
 	return 0;
@@ -1103,7 +1284,7 @@ int ra_whatif_calibrate(struct ra_db *db, int64_t src, int64_t *lead_ns)
 	if (ra_sql_one(db, "SELECT read_ns FROM replay_checks WHERE run_id = ?1", "i", "i", src,
 		       &read_ns) < 0 || own_length(db, src, 0, &pred0, &timed) < 0)
 		return -1;
-	if (!timed || read_ns <= 0 || pred0 <= read_ns)
+	if (timed != 1 || read_ns <= 0 || pred0 <= read_ns)
 		return 0;
 	hi = (double)pred0 / 2;
 	lead = fmin((double)(pred0 - read_ns), hi);

@@ -349,6 +349,7 @@ struct ra_throttle {
 	char procs[300];	/* its cgroup.procs, for the workload to join */
 	uint32_t dev;		/* the throttled disk */
 	char iops[24], bps[24];	/* "" when not set */
+	int64_t set_ns;		/* CLOCK_MONOTONIC when the limits were set */
 	struct ra_journal_entry entry;
 };
 
@@ -357,6 +358,11 @@ struct ra_throttle {
  * throttles on DEV's disk. 0, or -1 (ra_last_error()); remove it either way.
  */
 int ra_throttle_setup(struct ra_throttle *t, const char *spec);
+/**
+ * ra_throttle_settle - wait until the throttle's first slice, begun when its
+ * limits were set, has passed (no-op when it has, or without a throttle)
+ */
+void ra_throttle_settle(const struct ra_throttle *t);
 /** ra_throttle_remove - remove the cgroup; 0, or -1 (the journal keeps it) */
 int ra_throttle_remove(struct ra_throttle *t);
 /** ra_throttle_store - the throttle as settings rows of @run_id */

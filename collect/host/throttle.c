@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "host.h"
@@ -111,11 +112,37 @@ int ra_throttle_setup(struct ra_throttle *t, const char *spec)
 	}
 	if (rc < 0)
 		return -1;
-	if (set && rc > 0)
+	if (set && rc > 0) {
+		t->set_ns = ra_clock_ns(CLOCK_MONOTONIC);
 		return 0;
+	}
 bad:
 	ra_set_error(RA_ERR_USAGE, "bad --throttle '%s' (want DEV=iops:N,bps:N)", spec);
 	return -1;
+}
+
+/*
+ * Setting a limit starts the group's first slice then; a bio that comes
+ * while it lasts is allowed the bytes of all the time since (a bio of a new
+ * slice, those of one slice), so a run that starts within a slice of the
+ * setup reads up to a slice (100 ms) faster than the runs after it: measured
+ * 60 MB/s on a 50 MB/s throttle where the next runs of the recording read
+ * at 51.5, one recording in two. Two slices of the longest kind pass
+ * before the first run.
+ */
+#define SETTLE_NS (200 * 1000000LL)
+
+void ra_throttle_settle(const struct ra_throttle *t)
+{
+	int64_t left = t->set_ns + SETTLE_NS - ra_clock_ns(CLOCK_MONOTONIC);
+	struct timespec ts;
+
+	if (!t->cgroup[0] || !t->set_ns || left <= 0)
+		return;
+	ts.tv_sec = (time_t)(left / 1000000000LL);
+	ts.tv_nsec = (long)(left % 1000000000LL);
+	while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
+		;
 }
 
 int ra_throttle_remove(struct ra_throttle *t)

@@ -1,18 +1,25 @@
-# One run answers the sweep. A cold dd bs=4k of a 32 MiB file on a loop
-# device throttled to 1000 IOPS and 50 MB/s, recorded at read_ahead_kb 128
-# alone (a database of that one setting, whose device model cannot be
-# fitted: one I/O size), and swept at 16, 128, 512 and 2048 in another; four fio readers of their own files, recorded at 128 alone and at
-# 512. ra-whatif replays the lone runs' accesses at the other settings.
+# One run answers the sweep. A cold dd of a 32 MiB file on a loop device
+# throttled to 1000 IOPS and 50 MB/s, in reads of 4 KiB and of 256 KiB, each
+# recorded at read_ahead_kb 128 alone (a database of that one setting, whose
+# device model cannot be fitted: one I/O size), and swept at 16, 128, 512 and
+# 2048 in another; four fio readers of their own files, recorded at 128 alone
+# and at 512. ra-whatif replays the lone runs' accesses at the other settings.
 # Ground truths: the runs recorded at those settings (their windows, one
 # for one in order per file: trigger, start, size, async size), the reader's
 # own rate (dd's "copied, S s" of its bytes; fio's read bandwidth), and the
 # sweep's own answer: the smallest read_ahead_kb whose measured rate reaches
 # 80% of the best.
 # - the windows predicted for 16, 512 and 2048 are the recorded ones (at
-#   least 99% one for one: the share is printed);
+#   least 99% one for one: the share is printed), at both read sizes;
 # - the predicted rate of dd is within 10% of dd's own at every setting;
-# - the advice of the one run equals the sweep's answer;
+# - the advice of each one run equals its sweep's answer;
 # - the replay of each recorded run gives back its own windows (99%);
+# - the hypothetical policies, labelled so: a fixed window of 256 KiB is
+#   64 pages from the first window on (the kernel's first is smaller), a
+#   scaling window of 512 KiB is the kernel's ramp to 512 KiB, window for
+#   window;
+#   the device scaling needs a fitted model, which one setting does not give,
+#   and ra-whatif says so;
 # - two dd readers of one file at once: whose read takes whose mark is a
 #   matter of microseconds no trace orders for another setting. The replay
 #   follows the recorded triggers (on this throttle the two readers take
@@ -21,7 +28,7 @@
 #   the prediction's row and report: a share is printed, not held (on an
 #   unthrottled device the readers race, and the replay gives back from 2%
 #   to all of their windows, run to run).
-# test: needs=root,tracefs,fio cpu=1 budget=45
+# test: needs=root,tracefs,fio cpu=2 budget=26
 . "$(dirname "$0")/lib.sh"
 need_tracefs
 [ -d /sys/fs/cgroup/blkio ] || skip "no cgroup v1 blkio controller"
@@ -33,6 +40,7 @@ mkdir -p "$MNT/fio"
 for j in 0 1 2 3; do make_file "$MNT/fio/r.$j.0" 24; done
 THR="$LOOP_NAME=iops:1000,bps:50000000"
 DD=(dd if="$MNT/f" of=/dev/null bs=4k)
+DD256=(dd if="$MNT/f" of=/dev/null bs=256k)
 FIO=(fio --name=r --rw=read --bs=4k --numjobs=4 --size=24M --ioengine=psync
 	--directory="$MNT/fio" --output-format=json)
 
@@ -42,13 +50,13 @@ record() {	# DB KBS WORKLOAD...
 		--throttle "$THR" "${REPEAT[@]}" -- "$@" > /dev/null 2> "$TMP/err" ||
 		fail "record $kbs: $(cat "$TMP/err")"
 }
-# The first run of a new throttle sometimes gets more than a slice of
-# allowance at once (61 MB/s for 0.55 s, where the next runs read at 55):
-# the one run replayed is the second of its recording.
+# The one run replayed is the second of its recording: ra-whatif -r.
 REPEAT=(--repeat 2)
 record "$TMP/one.db" 128 "${DD[@]}"
+record "$TMP/one256.db" 128 "${DD256[@]}"
 REPEAT=()
 record "$TMP/sweep.db" 16,128,512,2048 "${DD[@]}"
+record "$TMP/sweep256.db" 16,128,512,2048 "${DD256[@]}"
 record "$TMP/fio1.db" 128 "${FIO[@]}"
 record "$TMP/fio512.db" 512 "${FIO[@]}"
 TWO=(sh -c "dd if='$MNT/f' of=/dev/null bs=4k 2>/dev/null &
@@ -57,7 +65,7 @@ record "$TMP/two.db" 128 "${TWO[@]}"
 record "$TMP/two512.db" 512 "${TWO[@]}"
 
 # the replay of every recorded run gives back its windows
-for db in one sweep fio1 fio512; do
+for db in one sweep one256 sweep256 fio1 fio512; do
 	while IFS='|' read -r run share; do
 		note "$db run $run: replay share $share"
 		check_cmp "$(awk -v s="$share" 'BEGIN { print (s >= 0.99) }')" -eq 1 \
@@ -65,8 +73,10 @@ for db in one sweep fio1 fio512; do
 	done < <(q "$TMP/$db.db" "SELECT run_id, share FROM replay_checks ORDER BY run_id")
 done
 
-ra-whatif -q --store -r 2 -k 16,128,512,2048 --json "$TMP/one.db" > "$TMP/one.json" ||
-	fail "ra-whatif of the one run"
+for one in one one256; do
+	ra-whatif -q --store -r 2 -k 16,128,512,2048 --json "$TMP/$one.db" > "$TMP/$one.json" ||
+		fail "ra-whatif of the one run ($one)"
+done
 ra-whatif -q --store -k 512 "$TMP/fio1.db" > /dev/null || fail "ra-whatif of the fio run"
 note "the one run: $(q "$TMP/one.db" "SELECT 'reads ' || read_ns || ' ns, ' || bytes_read || ' bytes' FROM replay_checks WHERE run_id = 2"); device: $(q "$TMP/one.db" "SELECT model_form || ', head start ' || device_lead_ns || ' ns' FROM whatif LIMIT 1")"
 
@@ -90,37 +100,71 @@ dd_rate() {
 		awk '/bytes .* copied/ { printf "%.0f\n", $1 / $(NF-3) }'
 }
 
-best=0
-declare -A measured predicted
-for kb in 16 128 512 2048; do
-	mrun=$(q "$TMP/sweep.db" "SELECT run_id FROM v_run_params WHERE name = 'read_ahead_kb'
-		AND value = '$kb' LIMIT 1")
-	prun=$(q "$TMP/one.db" "SELECT run_id FROM whatif WHERE read_ahead_kb = $kb")
-	if [ -z "$mrun" ] || [ -z "$prun" ]; then fail "no run of $kb KiB ($mrun, $prun)"; fi
-	read -r exact total < <(windows_equal "$TMP/one.db" "$prun" "$TMP/sweep.db" "$mrun")
-	note "read_ahead_kb $kb: $exact of the $total recorded windows predicted one for one"
-	check_cmp "$(awk -v e="$exact" -v t="$total" 'BEGIN { print (t > 0 && e >= 0.99 * t) }')" \
-		-eq 1 "read_ahead_kb $kb: the recorded windows predicted ($exact of $total)"
-	measured[$kb]=$(dd_rate "$TMP/sweep.db" "$mrun")
-	predicted[$kb]=$(q "$TMP/one.db" "SELECT CAST(read_bps AS INTEGER) FROM whatif
-		WHERE run_id = $prun")
-	err=$(awk -v p="${predicted[$kb]}" -v m="${measured[$kb]}" \
-		'BEGIN { printf "%.1f", (p - m) * 100 / m }')
-	note "read_ahead_kb $kb: predicted ${predicted[$kb]} B/s, dd measured ${measured[$kb]} B/s ($err%)"
-	[ -n "${predicted[$kb]}" ] || note "one.db models: $(q "$TMP/one.db" "SELECT timing, form, status, access_ns, bandwidth_bps, chosen, reason FROM device_models")"
-	check_cmp "$(awk -v e="$err" 'BEGIN { print (e <= 10 && e >= -10) }')" -eq 1 \
-		"read_ahead_kb $kb: the predicted rate within 10% of dd's ($err%)"
-	[ "${measured[$kb]}" -gt "$best" ] && best=${measured[$kb]}
-done
+# predict_sweep ONE SWEEP READ: the one run's predictions against its sweep
+predict_sweep() {
+	local one=$1 sweep=$2 rd=$3 best=0 kb mrun prun exact total err truth advice
+	local -A measured predicted
+	for db in "$one" "$sweep"; do
+		note "$rd reads, $db: dd's rates $(for r in $(q "$TMP/$db.db" "SELECT run_id FROM runs
+			WHERE origin IS NOT 'whatif' ORDER BY run_id"); do printf '%s ' "$(dd_rate "$TMP/$db.db" "$r")"; done)"
+	done
+	for kb in 16 128 512 2048; do
+		mrun=$(q "$TMP/$sweep.db" "SELECT run_id FROM v_run_params
+			WHERE name = 'read_ahead_kb' AND value = '$kb' LIMIT 1")
+		prun=$(q "$TMP/$one.db" "SELECT run_id FROM whatif WHERE read_ahead_kb = $kb")
+		if [ -z "$mrun" ] || [ -z "$prun" ]; then fail "$rd: no run of $kb KiB ($mrun, $prun)"; fi
+		read -r exact total < <(windows_equal "$TMP/$one.db" "$prun" "$TMP/$sweep.db" "$mrun")
+		note "$rd reads, read_ahead_kb $kb: $exact of the $total recorded windows predicted one for one"
+		check_cmp "$(awk -v e="$exact" -v t="$total" 'BEGIN { print (t > 0 && e >= 0.99 * t) }')" \
+			-eq 1 "$rd reads, read_ahead_kb $kb: the recorded windows predicted ($exact of $total)"
+		measured[$kb]=$(dd_rate "$TMP/$sweep.db" "$mrun")
+		predicted[$kb]=$(q "$TMP/$one.db" "SELECT CAST(read_bps AS INTEGER) FROM whatif
+			WHERE run_id = $prun")
+		err=$(awk -v p="${predicted[$kb]}" -v m="${measured[$kb]}" \
+			'BEGIN { printf "%.1f", (p - m) * 100 / m }')
+		note "$rd reads, read_ahead_kb $kb: predicted ${predicted[$kb]} B/s, dd measured ${measured[$kb]} B/s ($err%)"
+		check_cmp "$(awk -v e="$err" 'BEGIN { print (e <= 10 && e >= -10) }')" -eq 1 \
+			"$rd reads, read_ahead_kb $kb: the predicted rate within 10% of dd's ($err%)"
+		[ "${measured[$kb]}" -gt "$best" ] && best=${measured[$kb]}
+	done
+	# the sweep's answer: the smallest setting reaching 80% of the best measured
+	truth=
+	for kb in 16 128 512 2048; do
+		if [ -z "$truth" ] && [ $((measured[$kb] * 10)) -ge $((best * 8)) ]; then truth=$kb; fi
+	done
+	advice=$(python3 -c "import json, sys; print(json.load(sys.stdin)['advice']['read_ahead_kb'])" \
+		< "$TMP/$one.json") || fail "no advice in $(head -c 300 "$TMP/$one.json")"
+	check_eq "$advice" "$truth" "$rd reads: the advice of one run is the sweep's answer"
+}
+predict_sweep one sweep 4k
+predict_sweep one256 sweep256 256k
 
-# the sweep's answer: the smallest setting reaching 80% of the best measured
-truth=
-for kb in 16 128 512 2048; do
-	if [ -z "$truth" ] && [ $((measured[$kb] * 10)) -ge $((best * 8)) ]; then truth=$kb; fi
-done
-advice=$(python3 -c "import json, sys; print(json.load(sys.stdin)['advice']['read_ahead_kb'])" \
-	< "$TMP/one.json") || fail "no advice in $(head -c 300 "$TMP/one.json")"
-check_eq "$advice" "$truth" "the advice of one run is the sweep's answer"
+# the hypothetical policies, from the 4k reads' one run
+ra-whatif -r 2 -p fixed:256,scaling:512 "$TMP/one.db" > "$TMP/pol.txt" 2> "$TMP/err" ||
+	fail "ra-whatif -p: $(cat "$TMP/err")"
+check_grep 'fixed \(hyp\.\)' "$TMP/pol.txt" "a fixed window is labelled hypothetical"
+check_grep 'scaling \(hyp\.\)' "$TMP/pol.txt" "a scaling window is labelled hypothetical"
+ra-whatif -q --store -r 2 -p fixed:256,scaling:512 "$TMP/one.db" > /dev/null ||
+	fail "ra-whatif --store -p"
+pages=8192	# the file's
+fixed=$(q "$TMP/one.db" "SELECT run_id FROM whatif WHERE policy = 'fixed'")
+scaling=$(q "$TMP/one.db" "SELECT run_id FROM whatif WHERE policy = 'scaling'")
+# a window the file's end cuts is shorter; every other is the fixed size
+read -r n bad < <(q -separator ' ' "$TMP/one.db" "SELECT COUNT(*), SUM(size_pages != 64
+	AND start_page + size_pages < $pages) FROM windows WHERE run_id = $fixed")
+note "fixed:256: $n windows, $bad of another size before the file's end"
+check_cmp "$n" -gt 100 "fixed:256: windows predicted ($n)"
+check_eq "$bad" 0 "fixed:256: every window 64 pages, the first too"
+kernel512=$(q "$TMP/one.db" "SELECT run_id FROM whatif WHERE policy = 'kernel' AND read_ahead_kb = 512")
+read -r n max < <(q -separator ' ' "$TMP/one.db" "SELECT COUNT(*), MAX(size_pages) FROM windows
+	WHERE run_id = $scaling")
+read -r exact total < <(windows_equal "$TMP/one.db" "$scaling" "$TMP/one.db" "$kernel512")
+note "scaling:512: $n windows, at most $max pages; $exact of the kernel's $total at 512 KiB"
+check_eq "$max" 128 "scaling:512: the window ramps to 128 pages"
+check_eq "$exact/$n" "$total/$total" "scaling:512: the kernel's ramp to 512 KiB, window for window"
+ra-whatif -r 2 -p scaling "$TMP/one.db" > /dev/null 2> "$TMP/err"
+check_eq "$?" 2 "scaling with no device model: an error"
+check_grep "no device model" "$TMP/err" "scaling with no device model: says so"
 
 # two readers of one file: the doubt named, at the setting and in a prediction
 note "two readers of one file: the replay gives back $(q "$TMP/two.db" "SELECT exact || ' of '
