@@ -7,7 +7,7 @@ LIBEXECDIR ?= $(PREFIX)/libexec/ratrace
 DESTDIR ?=
 
 CC ?= cc
-PKGS := libtraceevent libtracefs libtracecmd libbpf sqlite3 libzstd zlib
+PKGS := libtraceevent libtracefs libtracecmd libbpf sqlite3 libzstd zlib libpq
 PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 
