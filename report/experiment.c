@@ -62,7 +62,7 @@ static int run_params(struct ra_db *db, int64_t run, struct param **out, int *n,
 	st = ra_sql_prepare(db, "SELECT name, scope, value FROM (SELECT DISTINCT name, scope,"
 			    " value FROM v_run_params WHERE run_id = ?1 AND name != 'repeat'"
 			    " UNION ALL SELECT 'label', '', label FROM runs WHERE run_id = ?1"
-			    " AND label IS NOT NULL) ORDER BY name, scope");
+			    " AND label IS NOT NULL) ORDER BY name, scope, value");
 	if (!st || ra_sql_bind(st, "i", run) < 0) {
 		ra_sql_finalize(st);
 		fclose(k);

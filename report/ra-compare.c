@@ -65,6 +65,7 @@ static const struct metric metrics[] = {
 
 struct side {
 	char *db_path;
+	char *db_shown;		/* as messages name it: a server's URL without its password */
 	char *label;		/* NULL: every run of the database */
 	char *name;		/* the label, or the argument: whole, never cut */
 	double *values[NMETRICS];
@@ -158,6 +159,12 @@ static bool is_file(const char *path)
 /* "DB:LABEL": the first colon after which LABEL starts and before which a file is. */
 static const char *db_colon(const char *arg)
 {
+	/* a server's URL: the label after its path (postgresql://host/db:LABEL) */
+	if (ra_db_is_url(arg)) {
+		const char *path = strchr(strstr(arg, "://") + 3, '/');
+
+		return path ? strchr(path, ':') : NULL;
+	}
 	for (const char *c = strchr(arg, ':'); c; c = strchr(c + 1, ':')) {
 		char *db = c == arg ? NULL : strndup(arg, (size_t)(c - arg));
 		bool file = db && is_file(db);
@@ -175,7 +182,7 @@ static int parse_side(struct side *s, const char *arg, const char *default_db)
 	const char *colon = db_colon(arg), *first = strchr(arg, ':');
 	char *e;
 
-	if (is_file(arg)) {
+	if (is_file(arg) || (ra_db_is_url(arg) && !colon)) {
 		s->db_path = strdup(arg);
 	} else if (colon) {
 		s->db_path = strndup(arg, (size_t)(colon - arg));
@@ -197,8 +204,10 @@ static int parse_side(struct side *s, const char *arg, const char *default_db)
 		free(e);
 		return -1;
 	}
-	s->name = strdup(s->label ? s->label : arg);
-	if (!s->db_path || !s->name)
+	s->db_shown = s->db_path && ra_db_is_url(s->db_path) ? ra_db_redact(s->db_path) :
+		      s->db_path ? strdup(s->db_path) : NULL;
+	s->name = s->label ? strdup(s->label) : strdup(s->db_shown ? s->db_shown : arg);
+	if (!s->db_path || !s->db_shown || !s->name)
 		return fail("out of memory");
 	return 0;
 }
@@ -245,8 +254,8 @@ static int load_models(struct side *s, struct ra_db *db)
 		" FROM device_models m JOIN runs r USING (run_id)"
 		" LEFT JOIN device_advice a ON a.run_id = m.run_id AND a.dev = m.dev"
 		" WHERE (?1 IS NULL OR r.label = ?1 OR r.run_id IN (SELECT value FROM json_each(?2)))"
-		" AND m.timing = 'window' AND m.chosen"
-		" AND m.status = 'ok' ORDER BY 1 LIMIT 4";
+		" AND m.timing = 'window' AND m.chosen != 0"
+		" AND m.status = 'ok' ORDER BY 1, 2, 3, 4, 5, 6, 7, 8 LIMIT 4";
 	struct ra_stmt *st = ra_sql_prepare(db, sql);
 	int rc = -1;
 
@@ -288,7 +297,7 @@ static int set_side(struct side *s, struct ra_db *db)
 		       &labelled) != 1)
 		labelled = -1;
 	if (labelled < 0)
-		return fail("cannot read the runs of '%s': %s", s->db_path, ra_sql_why(db));
+		return fail("cannot read the runs of '%s': %s", s->db_shown, ra_sql_why(db));
 	if (labelled > 0)
 		return 0;
 	n = ra_experiment_set_runs(db, s->label, &runs);
@@ -363,7 +372,7 @@ static int read_side(struct side *s, struct ra_db *db, const struct opts *o)
 	if (rc == 0)
 		rc = load_models(s, db);
 	if (rc != 0)
-		return fail("cannot read the runs of '%s': %s", s->db_path, ra_sql_why(db));
+		return fail("cannot read the runs of '%s': %s", s->db_shown, ra_sql_why(db));
 	return ra_db_exec(db, "COMMIT") < 0 ? fail("%s", ra_last_error()) : 0;
 }
 
@@ -414,7 +423,7 @@ static int load_side(struct side *s, const struct opts *o)
 	if (!s->runs) {
 		label = s->label ? ra_text_escape(s->label) : NULL;
 		fail("no runs%s%s in '%s'", label ? " labelled " : "", label ? label : "",
-		     s->db_path);
+		     s->db_shown);
 		free(label);
 		return -1;
 	}
@@ -1039,6 +1048,7 @@ out:
 	ra_experiment_free(o.page);
 	for (int i = 0; i < n; i++) {
 		free(sides[i].db_path);
+		free(sides[i].db_shown);
 		free(sides[i].label);
 		free(sides[i].name);
 		free(sides[i].ids);
