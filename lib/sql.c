@@ -69,9 +69,9 @@ void ra_sql_finalize(struct ra_stmt *st)
 }
 
 /* The same on a server: each value with its type, a NULL with the type it would have. */
-static int bind_pg_va(struct ra_stmt *st, const char *fmt, va_list *ap)
+static int bind_pg_va(struct ra_stmt *st, int first, const char *fmt, va_list *ap)
 {
-	for (int i = 1; *fmt; fmt++, i++) {
+	for (int i = first; *fmt; fmt++, i++) {
 		struct ra_pg_stmt *p = st->pg;
 		int64_t v;
 		double d;
@@ -129,11 +129,11 @@ static int bind_pg_va(struct ra_stmt *st, const char *fmt, va_list *ap)
 	return 0;
 }
 
-static int bind_va(struct ra_stmt *st, const char *fmt, va_list *ap)
+static int bind_va(struct ra_stmt *st, int first, const char *fmt, va_list *ap)
 {
 	if (st->pg)
-		return bind_pg_va(st, fmt, ap);
-	for (int i = 1; *fmt; fmt++, i++) {
+		return bind_pg_va(st, first, fmt, ap);
+	for (int i = first; *fmt; fmt++, i++) {
 		int64_t v;
 		double d;
 		const char *s;
@@ -202,7 +202,18 @@ int ra_sql_bind(struct ra_stmt *st, const char *fmt, ...)
 	int ret;
 
 	va_start(ap, fmt);
-	ret = bind_va(st, fmt, &ap);
+	ret = bind_va(st, 1, fmt, &ap);
+	va_end(ap);
+	return ret;
+}
+
+int ra_sql_bind_at(struct ra_stmt *st, int first, const char *fmt, ...)
+{
+	va_list ap;
+	int ret;
+
+	va_start(ap, fmt);
+	ret = bind_va(st, first, fmt, &ap);
 	va_end(ap);
 	return ret;
 }
@@ -360,7 +371,7 @@ void ra_sql_reset(struct ra_stmt *st)
 /* Bind by @fmt and step to the end: 0 or -1. */
 static int run_va(struct ra_stmt *st, const char *fmt, va_list *ap)
 {
-	int ret = bind_va(st, fmt, ap);
+	int ret = bind_va(st, 1, fmt, ap);
 
 	while (ret == 0 && (ret = ra_sql_step(st)) == 1)
 		ret = 0;
@@ -420,7 +431,7 @@ int ra_sql_one(struct ra_db *db, const char *sql, const char *binds, const char 
 	if (!st)
 		return -1;
 	va_start(ap, cols);
-	ret = bind_va(st, binds, &ap);
+	ret = bind_va(st, 1, binds, &ap);
 	if (ret == 0 && (ret = ra_sql_step(st)) == 1)
 		row_va(st, cols, &ap);
 	va_end(ap);

@@ -81,6 +81,7 @@ struct side {
 	int64_t *ids;		/* the runs it judges */
 	int nids;
 	char *set_runs;		/* LABEL names a run set of the experiment: its runs, a JSON array */
+	char *sel_runs;		/* the runs the selection leaves, a JSON array; NULL: every run */
 };
 
 struct verdict {
@@ -100,6 +101,7 @@ struct opts {
 	const char *db;
 	const char *html;		/* --html FILE */
 	struct ra_experiment *page;	/* the sides' figures for its charts */
+	struct ra_select sel;		/* the runs every side is taken from */
 };
 
 static const char usage_text[] =
@@ -108,6 +110,8 @@ static const char usage_text[] =
 	"Compare run sets metric by metric. A side is DB (every run of it), DB:LABEL\n"
 	"(the runs with that label, or the run set ra-report's experiment names so:\n"
 	"'read_ahead_kb=128 numjobs=4'), or LABEL (in --db DB, or in the first side's DB).\n"
+	"DB is a file or a PostgreSQL database, postgresql://host/db (docs/fleet.md).\n"
+	"Every side is taken from the runs the selection (--host ... --until) leaves.\n"
 	"\n"
 	"  -d, --db DB              database of sides given as a bare label\n"
 	"      --noise PCT          changes smaller than PCT percent are never regressions (5)\n"
@@ -121,6 +125,7 @@ static const char usage_text[] =
 	"      --html FILE          also write the comparison page to FILE: the metric table\n"
 	"                           (significant and regressed cells marked) and the sides'\n"
 	"                           charts overlaid\n"
+	RA_SELECT_USAGE
 	"  -h, --help               this text\n"
 	"      --version            print the version\n"
 	"\n"
@@ -254,12 +259,13 @@ static int load_models(struct side *s, struct ra_db *db)
 		" FROM device_models m JOIN runs r USING (run_id)"
 		" LEFT JOIN device_advice a ON a.run_id = m.run_id AND a.dev = m.dev"
 		" WHERE (?1 IS NULL OR r.label = ?1 OR r.run_id IN (SELECT value FROM json_each(?2)))"
+		" AND (?3 IS NULL OR r.run_id IN (SELECT value FROM json_each(?3)))"
 		" AND m.timing = 'window' AND m.chosen != 0"
 		" AND m.status = 'ok' ORDER BY 1, 2, 3, 4, 5, 6, 7, 8 LIMIT 4";
 	struct ra_stmt *st = ra_sql_prepare(db, sql);
 	int rc = -1;
 
-	if (st && ra_sql_bind(st, "tt", s->label, s->set_runs) == 0)
+	if (st && ra_sql_bind(st, "ttt", s->label, s->set_runs, s->sel_runs) == 0)
 		rc = 1;
 	while (rc == 1 && s->nmodels < 4 && (rc = ra_sql_step(st)) == 1) {
 		const char *dev, *form;
@@ -286,34 +292,28 @@ static int load_models(struct side *s, struct ra_db *db)
  * A label no run has may name a run set as the experiment shows it
  * ("read_ahead_kb=128 numjobs=4"): the side is then that set's runs.
  */
-static int set_side(struct side *s, struct ra_db *db)
+static int set_side(struct side *s, struct ra_db *db, const int64_t *ids, int nids)
 {
 	int64_t *runs, labelled = -1;
-	size_t len = 0;
-	FILE *f;
 	int n;
 
-	if (ra_sql_one(db, "SELECT COUNT(*) FROM runs WHERE label = ?1", "t", "i", s->label,
-		       &labelled) != 1)
+	if (ra_sql_one(db, "SELECT COUNT(*) FROM runs WHERE label = ?1 AND (?2 IS NULL"
+		       " OR run_id IN (SELECT value FROM json_each(?2)))", "tt", "i", s->label,
+		       s->sel_runs, &labelled) != 1)
 		labelled = -1;
 	if (labelled < 0)
 		return fail("cannot read the runs of '%s': %s", s->db_shown, ra_sql_why(db));
 	if (labelled > 0)
 		return 0;
-	n = ra_experiment_set_runs(db, s->label, &runs);
+	n = ra_experiment_set_runs(db, ids, nids, s->label, &runs);
 	if (n < 0)
 		return fail("%s", ra_last_error());
-	if (n && (f = open_memstream(&s->set_runs, &len))) {
-		for (int i = 0; i < n; i++)
-			fprintf(f, "%s%lld", i ? "," : "[", (long long)runs[i]);
-		fputc(']', f);
-		if (fclose(f) != 0) {
-			free(s->set_runs);
-			s->set_runs = NULL;
-		}
+	if (n && !(s->set_runs = ra_ids_json(runs, n))) {
+		free(runs);
+		return fail("out of memory");
 	}
 	free(runs);
-	return n && !s->set_runs ? fail("out of memory") : 0;
+	return 0;
 }
 
 /* The metrics and models of a side, in one read transaction. */
@@ -324,17 +324,28 @@ static int read_side(struct side *s, struct ra_db *db, const struct opts *o)
 		" r.execution IS 'vm-tcg' FROM v_run_metrics m"
 		" JOIN runs r USING (run_id) JOIN v_runs v USING (run_id)"
 		" WHERE (?1 IS NULL OR r.label = ?1 OR r.run_id IN (SELECT value FROM json_each(?2)))"
+		" AND (?3 IS NULL OR r.run_id IN (SELECT value FROM json_each(?3)))"
 		" AND m.value IS NOT NULL ORDER BY m.run_id";
 	struct ra_stmt *st;
-	int64_t last = -1;
-	int rc = -1;
+	int64_t last = -1, *ids = NULL;
+	int rc = -1, nids;
 
 	if (ra_db_exec(db, "BEGIN") < 0)
 		return fail("%s", ra_last_error());
-	if (s->label && set_side(s, db) < 0)
+	nids = ra_select_runs(db, &o->sel, NULL, &ids);
+	if (nids < 0)
+		return fail("%s", ra_last_error());
+	if (o->sel.n && !(s->sel_runs = ra_ids_json(ids, nids))) {
+		free(ids);
+		return fail("out of memory");
+	}
+	rc = s->label ? set_side(s, db, ids, nids) : 0;
+	free(ids);
+	if (rc < 0)
 		return -1;
+	rc = -1;
 	st = ra_sql_prepare(db, sql);
-	if (st && ra_sql_bind(st, "tt", s->label, s->set_runs) == 0) {
+	if (st && ra_sql_bind(st, "ttt", s->label, s->set_runs, s->sel_runs) == 0) {
 		while ((rc = ra_sql_step(st)) == 1) {
 			const char *metric;
 			int64_t run, lost;
@@ -946,15 +957,25 @@ static int parse(struct opts *o, int argc, char **argv)
 		{ "inconclusive", required_argument, NULL, 'i' },
 		{ "incomplete", required_argument, NULL, 'I' },
 		{ "html", required_argument, NULL, 'H' },
+		{ "host", required_argument, NULL, 'S' },
+		{ "kernel", required_argument, NULL, 'S' },
+		{ "device", required_argument, NULL, 'S' },
+		{ "param", required_argument, NULL, 'S' },
+		{ "since", required_argument, NULL, 'S' },
+		{ "until", required_argument, NULL, 'S' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 }
 	};
 	char *end;
-	int c;
+	int c, idx;
 
-	while ((c = getopt_long(argc, argv, "d:t:f:h", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "d:t:f:h", longopts, &idx)) != -1) {
 		switch (c) {
+		case 'S':
+			if (ra_select_option(&o->sel, longopts[idx].name, optarg) < 0)
+				return fail("bad --%s '%s'", longopts[idx].name, optarg);
+			break;
 		case 'd':
 			o->db = optarg;
 			break;
@@ -1053,6 +1074,7 @@ out:
 		free(sides[i].name);
 		free(sides[i].ids);
 		free(sides[i].set_runs);
+		free(sides[i].sel_runs);
 		for (size_t m = 0; m < NMETRICS; m++)
 			free(sides[i].values[m]);
 	}
