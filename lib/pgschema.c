@@ -296,6 +296,11 @@ static char *table_ddl(const struct ra_pg_table *t)
 		fputs(",\n  FOREIGN KEY (\"run_id\") REFERENCES " RA_PG_SCHEMA ".runs (run_id)"
 		      " ON DELETE CASCADE", f);
 	fputs(t->events ? "\n) PARTITION BY LIST (run_id);\n" : "\n);\n", f);
+	/* packed already: kept out of line as it is, not compressed again */
+	for (int i = 0; t->events && i < t->ncols; i++)
+		if (t->cols[i].type == 'b')
+			fprintf(f, "ALTER TABLE " RA_PG_SCHEMA ".\"%s\" ALTER COLUMN \"%s\""
+				" SET STORAGE EXTERNAL;\n", t->name, t->cols[i].name);
 	/* a run's rows are read by run_id: an index where the key does not start with it */
 	if (t->run && !pk && !t->events && strcmp(t->name, "runs") != 0)
 		fprintf(f, "CREATE INDEX ON " RA_PG_SCHEMA ".\"%s\" (run_id);\n", t->name);

@@ -380,7 +380,7 @@ static int64_t copy_events(struct push *p, const struct run *r, const struct ra_
 
 	snprintf(part, sizeof(part), "%s_r%lld", t->name, (long long)r->pg);
 	snprintf(sql, sizeof(sql), "CREATE TABLE " RA_PG_SCHEMA ".\"%s\" (LIKE " RA_PG_SCHEMA
-		 ".\"%s\" INCLUDING DEFAULTS, CHECK (run_id = %lld))", part, t->name,
+		 ".\"%s\" INCLUDING DEFAULTS INCLUDING STORAGE, CHECK (run_id = %lld))", part, t->name,
 		 (long long)r->pg);
 	if (exec_ok(p, sql) < 0 || (n = copy_rows(p, r, t, part)) < 0)
 		return -1;
