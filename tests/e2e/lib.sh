@@ -94,7 +94,7 @@ make_tmp() {
 	on_exit rm -f "$RA_TEST_PIDS"
 }
 
-# start_pg [tcp]: a PostgreSQL server of the test's own (docs/fleet.md):
+# start_pg socket|tcp: a PostgreSQL server of the test's own (docs/fleet.md):
 # initdb in a directory of its own (SQL_ASCII, collation C, local
 # connections trusted but for the role pwuser, which needs its password), its
 # unix socket there and, with tcp, 127.0.0.1 on a free port (PG_PORT), run as

@@ -12,7 +12,7 @@
 . "$(dirname "$0")/golden_cases.sh"
 command -v xz >/dev/null || skip "xz is not installed"
 make_tmp
-start_pg
+start_pg socket
 GOLDEN=$(cd "$(dirname "$0")/.." && pwd)/golden
 OUT=$TMP/out
 mkdir -p "$OUT"
