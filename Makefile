@@ -160,7 +160,7 @@ fuzz: fuzz-build
 # every test (tests/run.sh: in parallel where tests allow, each under a time
 # limit; T=PATTERN runs those whose name has PATTERN, J=N sets the jobs).
 NPROC := $(shell nproc 2>/dev/null || echo 1)
-CHECK_PKGS := chromium chromium-driver python3 xfsprogs btrfs-progs clang libclang-rt-dev \
+CHECK_PKGS := chromium chromium-driver python3 xfsprogs btrfs-progs clang libclang-rt-dev postgresql \
 	python3-junitparser libxml2-utils qemu-system-x86 busybox-static cpio \
 	debian-archive-keyring shellcheck
 RUN_FLAGS = $(if $(J),-j $(J)) $(T)
