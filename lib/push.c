@@ -269,13 +269,18 @@ static int64_t copy_rows(struct push *p, const struct run *r, const struct ra_pg
 	sqlite3_bind_int64(st, 1, r->id);
 	sqlite3_bind_int64(st, 2, r->seq_first);
 	sqlite3_bind_int64(st, 3, r->seq_last);
+	/* a table without rows of the run costs the server nothing */
+	if ((rc = sqlite3_step(st)) == SQLITE_DONE) {
+		ok = true;
+		goto out;
+	}
 	res = PQexec(p->conn, copy);
 	if (PQresultStatus(res) != PGRES_COPY_IN) {
 		ra_set_error(RA_ERR_IO, "'%s': %s", p->shown, ra_pg_why(p->conn, res));
 		goto out;
 	}
 	ok = put(p, header, 11) == 0 && put_u32(p, 0) == 0 && put_u32(p, 0) == 0;
-	while (ok && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+	for (; ok && rc == SQLITE_ROW; rc = sqlite3_step(st)) {
 		ok = put_u16(p, t->ncols) == 0;
 		for (int k = 0; ok && k < t->ncols; k++)
 			ok = put_value(p, st, k, r, t, &t->cols[k], is_ref(t, &t->cols[k])) == 0;
