@@ -7,7 +7,7 @@
 # selection options on both, the tables and views of the schema on both
 # with the same columns, and the event views that only the files have.
 # Ground truth: the SQLite files' outputs.
-# test: needs=postgres budget=20
+# test: needs=postgres cpu=1 budget=12
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/golden_cases.sh"
 command -v xz >/dev/null || skip "xz is not installed"

@@ -13,7 +13,7 @@
 # - the connection comes from the URL, the PG* environment and a password
 #   file, sslmode is honoured, and no message shows a password.
 # Ground truth: the SQLite files, the strings the test wrote into them.
-# test: needs=postgres budget=15
+# test: needs=postgres cpu=1 budget=15
 . "$(dirname "$0")/lib.sh"
 command -v python3 >/dev/null || skip "python3 is not installed"
 make_tmp

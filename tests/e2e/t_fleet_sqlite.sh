@@ -10,7 +10,7 @@
 # values on groups with NULLs: SUM, AVG and group_concat of integers, reals
 # and texts, MAX and MIN of two values, IFNULL, INSTR.
 # Ground truth: SQLite's results.
-# test: needs=postgres budget=12
+# test: needs=postgres cpu=1 budget=8
 . "$(dirname "$0")/lib.sh"
 command -v python3 >/dev/null || skip "python3 is not installed"
 make_tmp
