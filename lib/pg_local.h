@@ -29,7 +29,8 @@ struct ra_pg_stmt;
  * ra_pg_dialect - the SQL of this ratrace, written for SQLite, in
  * PostgreSQL's dialect: ?N and ? become $N, `a IS b` IS NOT DISTINCT FROM,
  * CAST to INTEGER, REAL and TEXT SQLite's conversions (ratrace.cast_*), a
- * decimal literal the double SQLite reads from it, LIKE ILIKE (SQLite's is
+ * decimal literal the double SQLite reads from it, AVG of a value made a
+ * double (SQLite adds in doubles), LIKE ILIKE (SQLite's is
  * case-blind for ASCII) with no escape character, ORDER BY items NULLS
  * FIRST (ascending) or LAST (descending) as SQLite sorts them, and a
  * subquery in FROM an alias. *nparams gets the highest parameter number.

@@ -282,6 +282,27 @@ static int casts(struct toks *ts)
 	return 0;
 }
 
+/*
+ * AVG adds in doubles in SQLite, an integer's value made a double first:
+ * PostgreSQL's AVG of a double does the same (its AVG of an integer is
+ * numeric, exact).
+ */
+static int averages(struct toks *ts)
+{
+	for (int i = 0; i < ts->n; i++) {
+		int lp = next(ts, i), arg, rp;
+
+		if (!is_word(&ts->t[i], "AVG") || lp < 0 || ts->t[lp].kind != K_LP ||
+		    (arg = next(ts, lp)) < 0 || is_word(&ts->t[arg], "DISTINCT") ||
+		    (rp = closing(ts, lp)) < 0)
+			continue;
+		if (replace(&ts->t[lp], "(" RA_PG_SCHEMA ".cast_real(") < 0 ||
+		    replace(&ts->t[rp], "))") < 0)
+			return -1;
+	}
+	return 0;
+}
+
 /* LIKE without an escape character and blind to ASCII case, as SQLite's. */
 static int likes(struct toks *ts)
 {
@@ -449,7 +470,7 @@ char *ra_pg_dialect(const char *sql, int *nparams)
 
 	ra_set_error(RA_ERR_IO, "out of memory");	/* unless a step says better */
 	if (tokenize(sql, &ts) == 0 && literals(&ts) == 0 && is_distinct(&ts) == 0 &&
-	    casts(&ts) == 0 && likes(&ts) == 0 && aliases(&ts) == 0) {
+	    casts(&ts) == 0 && averages(&ts) == 0 && likes(&ts) == 0 && aliases(&ts) == 0) {
 		orders(&ts);
 		out = join(&ts);
 	}

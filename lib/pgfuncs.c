@@ -13,8 +13,9 @@
  *   C code rounds (sqlite_format, sqlite_atof): bit for bit the same.
  * - a real as text ("'...' || x", CAST(x AS TEXT), group_concat): "%!.15g".
  * - printf('%.2f', x) for one f or g conversion.
- * - SUM of integers or of truth values an integer, AVG of integers the sum
- *   in doubles divided, as SQLite adds (in the order the rows come).
+ * - SUM of integers or of truth values an integer, as SQLite adds (AVG,
+ *   which SQLite adds in doubles, is PostgreSQL's of a double: the dialect
+ *   makes its value one).
  * - MAX(a, b), MIN(a, b) of two values (NULL when one is), IFNULL, INSTR,
  *   LOG2, group_concat, json_each of an array of integers.
  * - CAST(x AS INTEGER) toward zero; CAST of text: its leading number.
@@ -370,31 +371,13 @@ static const char *const funcs[] = {
 	" PARALLEL SAFE AS $$ SELECT CASE WHEN a IS NULL OR b IS NULL THEN NULL WHEN b <= a THEN b"
 	" ELSE a END $$",
 
-	/* SUM of integers an integer; of truth values their count; AVG in doubles */
+	/* SUM of integers an integer; of truth values their count (AVG: lib/pgdialect.c) */
 	"CREATE AGGREGATE " S "sum(bigint) (SFUNC = pg_catalog.int8pl, STYPE = bigint,"
 	" COMBINEFUNC = pg_catalog.int8pl, PARALLEL = SAFE)",
 	"CREATE FUNCTION " S "sum_step(s bigint, b boolean) RETURNS bigint LANGUAGE sql IMMUTABLE"
 	" PARALLEL SAFE AS $$ SELECT CASE WHEN b IS NULL THEN s"
 	" ELSE COALESCE(s, 0) + CASE WHEN b THEN 1 ELSE 0 END END $$",
 	"CREATE AGGREGATE " S "sum(boolean) (SFUNC = " S "sum_step, STYPE = bigint)",
-	"CREATE FUNCTION " S "avg_step(s float8[], v float8) RETURNS float8[] LANGUAGE sql"
-	" IMMUTABLE PARALLEL SAFE AS $$ SELECT CASE WHEN v IS NULL THEN s"
-	" ELSE ARRAY[s[1] + v, s[2] + 1] END $$",
-	"CREATE FUNCTION " S "avg_step(s float8[], v bigint) RETURNS float8[] LANGUAGE sql"
-	" IMMUTABLE PARALLEL SAFE AS $$ SELECT " S "avg_step(s, v::float8) $$",
-	"CREATE FUNCTION " S "avg_step(s float8[], v integer) RETURNS float8[] LANGUAGE sql"
-	" IMMUTABLE PARALLEL SAFE AS $$ SELECT " S "avg_step(s, v::float8) $$",
-	"CREATE FUNCTION " S "avg_step(s float8[], v boolean) RETURNS float8[] LANGUAGE sql"
-	" IMMUTABLE PARALLEL SAFE AS $$ SELECT " S "avg_step(s, " S "cast_real(v)) $$",
-	"CREATE FUNCTION " S "avg_final(s float8[]) RETURNS float8 LANGUAGE sql IMMUTABLE"
-	" PARALLEL SAFE AS $$ SELECT CASE WHEN s[2] > 0 THEN s[1] / s[2] END $$",
-	"CREATE AGGREGATE " S "avg(bigint) (SFUNC = " S "avg_step, STYPE = float8[],"
-	" FINALFUNC = " S "avg_final, INITCOND = '{0,0}')",
-	"CREATE AGGREGATE " S "avg(integer) (SFUNC = " S "avg_step, STYPE = float8[],"
-	" FINALFUNC = " S "avg_final, INITCOND = '{0,0}')",
-	"CREATE AGGREGATE " S "avg(boolean) (SFUNC = " S "avg_step, STYPE = float8[],"
-	" FINALFUNC = " S "avg_final, INITCOND = '{0,0}')",
-
 	/* group_concat: the values as text, the separator before each but the first */
 	"CREATE FUNCTION " S "concat_step(s text, v text, sep text) RETURNS text LANGUAGE sql"
 	" IMMUTABLE PARALLEL SAFE AS $$ SELECT CASE WHEN v IS NULL THEN s WHEN s IS NULL THEN v"

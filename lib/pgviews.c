@@ -7,7 +7,9 @@
  * use the ratrace schema's functions (lib/pgfuncs.c). What differs from the
  * SQLite text, and why:
  * - an integer as a truth value is compared with 0 (PostgreSQL has no
- *   integer truth), and a truth value in a column is an integer (1, 0);
+ *   integer truth), and a truth value in a column is an integer (1, 0); the
+ *   windows of a kind are counted (SQLite sums the truth values: the same
+ *   count, no condition there is ever NULL);
  * - columns that SQLite takes from an arbitrary row of a group are in the
  *   GROUP BY (they are the same in every row of it);
  * - the sums of doubles go in SQLite's order (ORDER BY in the aggregate),
@@ -57,12 +59,13 @@ static const char *const views[] = {
 	"CREATE VIEW v_readahead_stats AS\n"
 	"  WITH s AS NOT MATERIALIZED (\n"
 	"    SELECT run_id, pattern, COUNT(*) AS readahead,\n"
-	"           SUM(pages_added > 0) AS io,\n"
-	"           SUM(pages_added > 0 AND trigger = 'sync') AS sync_io,\n"
-	"           SUM(pages_added > 0 AND mmap <> 0) AS mmap_io,\n"
-	"           SUM(pages_added < MAX(0, MIN(start_page + size_pages, COALESCE(eof_page,\n"
-	"               start_page + size_pages)) - start_page)) AS cache_hit,\n"
-	"           SUM(eof_page IS NOT NULL AND start_page + size_pages >= eof_page) AS eof_hit,\n"
+	"           COUNT(*) FILTER (WHERE pages_added > 0) AS io,\n"
+	"           COUNT(*) FILTER (WHERE pages_added > 0 AND trigger = 'sync') AS sync_io,\n"
+	"           COUNT(*) FILTER (WHERE pages_added > 0 AND mmap <> 0) AS mmap_io,\n"
+	"           COUNT(*) FILTER (WHERE pages_added < MAX(0, MIN(start_page + size_pages,\n"
+	"               COALESCE(eof_page, start_page + size_pages)) - start_page)) AS cache_hit,\n"
+	"           COUNT(*) FILTER (WHERE eof_page IS NOT NULL\n"
+	"               AND start_page + size_pages >= eof_page) AS eof_hit,\n"
 	"           AVG(size_pages) AS size, AVG(async_size_pages) AS async_size,\n"
 	"           SUM(pages_added) AS added, MAX(ra_pages) AS ra_pages,\n"
 	"           SUM(ra_pages_added) AS ra_added, SUM(used) AS used,\n"

@@ -105,7 +105,9 @@ def norm(v):
 	return str(v)
 for q in queries:
 	want = [[norm(v) for v in row] for row in db.execute(q)]
-	qs = q.replace('CAST(b AS INTEGER)', 'ratrace.cast_integer(b)')
+	# as lib/pgdialect.c writes them
+	qs = q.replace('CAST(b AS INTEGER)', 'ratrace.cast_integer(b)').replace('AVG(a)',
+		'AVG(ratrace.cast_real(a))').replace('AVG(b)', 'AVG(ratrace.cast_real(b))')
 	out = psql("SET search_path = ratrace, pg_catalog; SET extra_float_digits = 3;\n"
 		   "\\copy (" + qs.replace('ORDER BY g, a, b, t', 'ORDER BY g, a NULLS FIRST, b NULLS FIRST,'
 		   ' t NULLS FIRST') + ") to '" + tmp + "/agg'\n")

@@ -29,6 +29,9 @@ static const struct {
 	{ "SELECT CAST(x / 1024 AS INTEGER), CAST(a AS REAL) / b, CAST(f(CAST(c AS TEXT)) AS INT)",
 	  "SELECT ratrace.cast_integer(x / 1024 ), ratrace.cast_real(a ) / b, ratrace.cast_integer(f(ratrace.cast_text(c )) )", 0 },
 	{ "SELECT CAST(a AS BLOB)", "SELECT CAST(a AS BLOB)", 0 },
+	/* AVG in doubles, as SQLite adds */
+	{ "SELECT AVG(a), ROUND(AVG(b - c), 1), AVG(DISTINCT d)",
+	  "SELECT AVG(ratrace.cast_real(a)), ROUND(AVG(ratrace.cast_real(b - c)), 1), AVG(DISTINCT d)", 0 },
 	/* LIKE: ASCII case blind, no escape character */
 	{ "SELECT 1 WHERE a LIKE '%R%' AND b NOT LIKE ?1 AND c LIKE 'x\\_%'",
 	  "SELECT 1 WHERE a ILIKE '%R%' AND b NOT ILIKE $1 ESCAPE '' AND c ILIKE 'x\\_%' ESCAPE ''", 1 },
