@@ -9,11 +9,13 @@
 #   hold quotes, SQL, control characters and bytes that are not UTF-8 is
 #   stored as data: the same bytes on the server, its tables intact, and its
 #   report the same from both;
+# - the schema is upgraded from an older version by a push, a newer one and
+#   a database that is not SQL_ASCII with collation C are refused;
 # - a role granted with --grant reads and reports, and can write nothing;
 # - the connection comes from the URL, the PG* environment and a password
 #   file, sslmode is honoured, and no message shows a password.
 # Ground truth: the SQLite files, the strings the test wrote into them.
-# test: needs=postgres cpu=1 budget=15
+# test: needs=postgres cpu=1 budget=16
 . "$(dirname "$0")/lib.sh"
 command -v python3 >/dev/null || skip "python3 is not installed"
 make_tmp
@@ -148,6 +150,28 @@ for form in "" --json --markdown; do
 	cmp -s "$TMP/h.sqlite" "$TMP/h.pg" || fail "the hostile run's report $form differs on the server"
 done
 echo "ok: the hostile run's report is the same from the server"
+
+# the schema: made by a push of this version, upgraded from an older, a newer refused
+pg_sql fleet -c "ALTER TABLE ratrace.self_checks DROP COLUMN message; DROP TABLE ratrace.setting_changes;
+	UPDATE ratrace.schema_info SET value = '9' WHERE key = 'tables'"
+ra-report --run 1 "$URL" > "$TMP/old" 2>&1 && fail "a report of an older schema"
+check_grep "schema version 9\.1; a push of this ratrace upgrades it" "$TMP/old" "an older schema: refused, said"
+ra-push -q "$TMP/imp.db" "$URL" 2> "$TMP/err" || fail "push to an older schema: $(cat "$TMP/err")"
+check_eq "$(pg_sql fleet -c "SELECT (SELECT value FROM ratrace.schema_info WHERE key = 'tables') || ' '
+	|| (SELECT COUNT(*) FROM information_schema.columns WHERE table_schema = 'ratrace'
+	AND table_name IN ('setting_changes', 'self_checks') AND column_name IN ('message', 'ts_ns'))")" \
+	"$(sed -n 's/^#define RA_SCHEMA_VERSION \([0-9]*\)$/\1/p' "$(dirname "$0")/../../include/ra_db.h") 2" \
+	"the push upgraded it: the table and the column are back"
+ra-report --run 1 "$URL" > /dev/null || fail "a report after the upgrade"
+pg_sql fleet -c "UPDATE ratrace.schema_info SET value = '99' WHERE key = 'revision'"
+ra-report --run 1 "$URL" > "$TMP/new" 2>&1 && fail "a report of a newer schema"
+ra-push -q "$TMP/imp.db" "$URL" >> "$TMP/new" 2>&1 && fail "a push to a newer schema"
+check_eq "$(grep -c "newer than this ratrace" "$TMP/new")" 2 "a newer schema: refused by report and push"
+pg_sql fleet -c "UPDATE ratrace.schema_info SET value = '1' WHERE key = 'revision'"
+pg_sql postgres -c "CREATE DATABASE utf ENCODING 'UTF8' LC_COLLATE 'C' LC_CTYPE 'C' TEMPLATE template0"
+ra-push -q "$TMP/imp.db" "$(pg_url utf)" > "$TMP/utf" 2>&1
+check_eq "$?" 2 "a UTF8 database: refused"
+check_grep "ENCODING 'SQL_ASCII'" "$TMP/utf" "a UTF8 database: how to make one said"
 
 # a role that reads
 pg_sql fleet -c "CREATE ROLE reader LOGIN; CREATE ROLE pwuser LOGIN PASSWORD 's3cret-Pw'"
