@@ -57,7 +57,7 @@ endif
 BUILD ?= $(if $(SANITIZE),build-san,build)
 LIB_SRC := $(wildcard lib/*.c) $(filter-out $(wildcard $(LAYERS:%=%/ra-*.c)),$(foreach d,$(LAYERS),$(wildcard $(d)/*.c)))
 LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/%.o)
-CMDS := ra-record ra-import ra-analyze ra-report ra-compare ra-push
+CMDS := ra-record ra-import ra-analyze ra-report ra-compare ra-whatif ra-push
 BINS := $(CMDS:%=$(BUILD)/%)
 UNIT_SRC := $(wildcard tests/unit/test_*.c)
 UNIT_BINS := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)

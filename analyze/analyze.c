@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "analyze_local.h"
 #include "ra_progress.h"
@@ -17,6 +18,7 @@ static const struct ra_pass *const passes[] = {
 	&ra_pass_readahead,
 	&ra_pass_block,
 	&ra_pass_model,
+	&ra_pass_replay,
 	NULL
 };
 
@@ -170,6 +172,7 @@ static int run_pass(struct ra_db *db, int64_t run_id, const struct ra_pass *p,
 {
 	char sql[128], why[256], note[RA_PASS_NOTE] = "";
 	int missing, ret;
+	int64_t t0;
 
 	for (const char *const *t = p->tables; *t; t++) {
 		snprintf(sql, sizeof(sql), "DELETE FROM %s WHERE run_id = ?1", *t);
@@ -182,17 +185,19 @@ static int run_pass(struct ra_db *db, int64_t run_id, const struct ra_pass *p,
 	if (missing)
 		return record(db, run_id, p, "unavailable", why);
 	ra_db_set_progress(db, o ? o->progress : NULL, p->name);
+	t0 = ra_clock_ns(CLOCK_MONOTONIC);
 	ret = p->run(db, run_id, o, note);
 	ra_db_set_progress(db, NULL, NULL);
 	ra_progress_done(o ? o->progress : NULL);
 	if (ret < 0)
 		return -1;
+	ra_pass_say(o, "%s: %.3f s", p->name, (double)(ra_clock_ns(CLOCK_MONOTONIC) - t0) / 1e9);
 	return record(db, run_id, p, "ok", note[0] ? note : NULL);
 }
 
 int ra_analyze_in_load(struct ra_db *db, int64_t run_id, const struct ra_analyze_opts *o)
 {
-	int64_t exists;
+	int64_t exists, whatif;
 
 	if (query_int(db, "SELECT COUNT(*) FROM runs WHERE run_id = ?1", run_id, NULL, &exists) < 0)
 		return -1;
@@ -201,9 +206,20 @@ int ra_analyze_in_load(struct ra_db *db, int64_t run_id, const struct ra_analyze
 			     ra_db_path(db));
 		return -1;
 	}
-	for (int i = 0; passes[i]; i++)
+	if (query_int(db, "SELECT COUNT(*) FROM runs WHERE run_id = ?1 AND origin = 'whatif'",
+		      run_id, NULL, &whatif) < 0)
+		return -1;
+	for (int i = 0; passes[i]; i++) {
+		/* a what-if's model is its source's, and it is a replay already */
+		if (whatif && (passes[i] == &ra_pass_model || passes[i] == &ra_pass_replay)) {
+			if (record(db, run_id, passes[i], "unavailable",
+				   "a what-if run: predicted with its source's device model") < 0)
+				return -1;
+			continue;
+		}
 		if (run_pass(db, run_id, passes[i], o) < 0)
 			return -1;
+	}
 	return 0;
 }
 
@@ -235,6 +251,17 @@ int ra_analyze_models(struct ra_db *db, const int64_t *ids, size_t n,
 
 int ra_analyze_run(struct ra_db *db, int64_t run_id, const struct ra_analyze_opts *o)
 {
+	int64_t whatif;
+
+	/* a what-if's accesses are its source's: ra-whatif makes it again */
+	if (query_int(db, "SELECT COUNT(*) FROM runs WHERE run_id = ?1 AND origin = 'whatif'",
+		      run_id, NULL, &whatif) < 0)
+		return -1;
+	if (whatif) {
+		ra_pass_say(o, "run %lld: a what-if run, left as ra-whatif made it",
+			    (long long)run_id);
+		return 0;
+	}
 	if (ra_db_load_begin(db) < 0)
 		return -1;
 	if (ra_analyze_in_load(db, run_id, o) < 0) {

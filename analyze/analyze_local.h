@@ -6,6 +6,7 @@
 #define RA_ANALYZE_LOCAL_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "ra_analyze.h"
@@ -37,6 +38,7 @@ struct ra_pass {
 extern const struct ra_pass ra_pass_readahead;
 extern const struct ra_pass ra_pass_block;
 extern const struct ra_pass ra_pass_model;
+extern const struct ra_pass ra_pass_replay;
 /* SQL of the run ids pooled with run ?1 by the model pass (itself included) */
 extern const char ra_model_pool_sql[];
 
@@ -125,6 +127,45 @@ int ra_slots_each(struct ra_slots *s, int (*fn)(int64_t id, void *rec, void *arg
 void ra_slots_detach(struct ra_slots *s);
 /** ra_slots_free - the records and their table; safe on NULL */
 void ra_slots_free(struct ra_slots *s);
+
+/* ---- wincmp.c: two sides' readahead windows compared in order ---- */
+
+struct ra_wincmp;
+
+struct ra_wincmp *ra_wincmp_alloc(void);
+void ra_wincmp_free(struct ra_wincmp *c);
+/** ra_wincmp_no_order - the folio orders side 0's events give are not the kernel's (kprobes) */
+void ra_wincmp_no_order(struct ra_wincmp *c);
+/** ra_wincmp_takes - whether @ev is one of the readahead events that make windows */
+bool ra_wincmp_takes(const struct ra_event *ev);
+/**
+ * ra_wincmp_event - a readahead event of side @side (0 or 1), of the open file
+ * of its file and process @who (a number that names the process alike on
+ * both sides); other events are ignored. 0 or -1
+ */
+int ra_wincmp_event(struct ra_wincmp *c, int side, const struct ra_event *ev, int who);
+/** ra_wincmp_end - the windows still waiting for the other side are unmatched */
+void ra_wincmp_end(struct ra_wincmp *c);
+
+struct ra_wincmp_file {
+	uint32_t dev;
+	uint64_t ino;
+	int64_t windows[2];		/* of each side */
+	int64_t exact;			/* met by the same window on the other side */
+	const char *first_difference;	/* the first that was not, or NULL */
+};
+
+/** ra_wincmp_windows - whether file (@dev, @ino) had windows on either side */
+bool ra_wincmp_windows(struct ra_wincmp *c, uint32_t dev, uint64_t ino);
+/** ra_wincmp_file - the tallies of the @i-th file (0, 1, ...); false past the last */
+bool ra_wincmp_file(const struct ra_wincmp *c, size_t i, struct ra_wincmp_file *out);
+
+/* ---- replaycheck.c ---- */
+
+/** ra_replay_scan_event - ra_replay_scan() of replay @rp as an event stream's callback */
+int ra_replay_scan_event(const struct ra_event *ev, int64_t seq, void *rp);
+/** ra_replay_doubt_names - "shared,reclaim" of replay doubts @d (enum ra_replay_doubt) */
+void ra_replay_doubt_names(unsigned int d, char *buf, size_t len);
 
 /* ---- analyze.c ---- */
 

@@ -50,7 +50,8 @@ struct msrc {
 /* The pool of run ?1: the run ids of its runs (itself included). */
 const char ra_model_pool_sql[] =
 	"SELECT p.run_id FROM runs p, runs r WHERE r.run_id = ?1"
-	" AND (p.run_id = r.run_id OR (p.kernel = r.kernel AND p.hostname = r.hostname))"
+	" AND (p.run_id = r.run_id OR (p.kernel = r.kernel AND p.hostname = r.hostname"
+	"      AND p.origin IS NOT 'whatif'))"
 	" AND (SELECT group_concat(x, ';') FROM (SELECT dev || ':' || name || '=' ||"
 	"      COALESCE(new_value, '') AS x FROM settings WHERE run_id = p.run_id"
 	"      AND name != 'read_ahead_kb' ORDER BY dev, name))"

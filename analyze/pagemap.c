@@ -111,3 +111,66 @@ void ra_map_del(struct ra_map *m, uint64_t key)
 	m->keys[i] = 0;
 	m->n--;
 }
+
+int ra_fileset_init(struct ra_fileset *s)
+{
+	memset(s, 0, sizeof(*s));
+	return ra_map_init(&s->by_key, sizeof(int));
+}
+
+void ra_fileset_release(struct ra_fileset *s)
+{
+	ra_map_release(&s->by_key);
+	free(s->ids);
+	memset(s, 0, sizeof(*s));
+}
+
+static int fileset_add(struct ra_fileset *s, uint32_t dev, uint64_t ino)
+{
+	if (s->n == s->cap) {
+		size_t cap = s->cap ? s->cap * 2 : 64;
+		void *p = realloc(s->ids, cap * sizeof(*s->ids));
+
+		if (!p)
+			return -1;
+		s->ids = p;
+		s->cap = cap;
+	}
+	s->ids[s->n] = (struct ra_fileset_id){ .dev = dev, .ino = ino };
+	return (int)s->n++;
+}
+
+int ra_fileset_index(struct ra_fileset *s, uint32_t dev, uint64_t ino, bool *fresh)
+{
+	uint64_t key = ((uint64_t)dev << 32) ^ ino ^ (ino >> 32 << 12) ^ 1;
+	int *slot;
+
+	/* a key the hash gives two pairs probes on to the next */
+	for (;; key += 0x9e3779b97f4a7c15ULL) {
+		slot = ra_map_put(&s->by_key, key ? key : 1, fresh);
+		if (!slot)
+			return -1;
+		if (*fresh || (s->ids[*slot - 1].dev == dev && s->ids[*slot - 1].ino == ino))
+			break;
+	}
+	if (!*fresh)
+		return *slot - 1;
+	*slot = fileset_add(s, dev, ino) + 1;
+	if (!*slot)
+		ra_map_del(&s->by_key, key ? key : 1);
+	return *slot - 1;
+}
+
+int ra_fileset_find(struct ra_fileset *s, uint32_t dev, uint64_t ino)
+{
+	uint64_t key = ((uint64_t)dev << 32) ^ ino ^ (ino >> 32 << 12) ^ 1;
+
+	for (;; key += 0x9e3779b97f4a7c15ULL) {
+		const int *slot = ra_map_get(&s->by_key, key ? key : 1);
+
+		if (!slot)
+			return -1;
+		if (s->ids[*slot - 1].dev == dev && s->ids[*slot - 1].ino == ino)
+			return *slot - 1;
+	}
+}

@@ -27,4 +27,21 @@ void *ra_map_get(struct ra_map *m, uint64_t key);
 void *ra_map_put(struct ra_map *m, uint64_t key, bool *fresh);
 void ra_map_del(struct ra_map *m, uint64_t key);
 
+/* Files numbered 0, 1, 2... in the order first seen, by (dev, ino). */
+struct ra_fileset {
+	struct ra_map by_key;		/* key -> index + 1 */
+	struct ra_fileset_id {
+		uint32_t dev;
+		uint64_t ino;
+	} *ids;
+	size_t n, cap;
+};
+
+int ra_fileset_init(struct ra_fileset *s);
+void ra_fileset_release(struct ra_fileset *s);
+/** ra_fileset_find - the number of file (dev, ino), -1 when it has none */
+int ra_fileset_find(struct ra_fileset *s, uint32_t dev, uint64_t ino);
+/** ra_fileset_index - the number of file (dev, ino), given when new (*fresh); -1 no memory */
+int ra_fileset_index(struct ra_fileset *s, uint32_t dev, uint64_t ino, bool *fresh);
+
 #endif

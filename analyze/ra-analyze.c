@@ -25,7 +25,7 @@ static const char usage_text[] =
 	"\n"
 	"  -r, --run ID        only this run (repeatable; default: every run)\n"
 	"  -q, --quiet         print errors only\n"
-	"  -v, --verbose       say what each pass found\n"
+	"  -v, --verbose       say what each pass found and how long it took\n"
 	"  -h, --help          this text\n"
 	"      --version       print the version\n"
 	"\n"

@@ -12,8 +12,10 @@
  *
  * The model holds, per file, the pages the replay has in the page cache (as
  * folios, with their PG_readahead marks), and per open file (dev, ino, task's
- * process) a struct file_ra_state. Its memory grows with the files and the
- * cached pages of the replay, never with the events.
+ * process) a struct file_ra_state; a process that reads one file through
+ * several descriptors has one per descriptor, told apart by the prev_pos
+ * the run's triggers carry (up to four). Its memory grows with the files and
+ * the cached pages of the replay, never with the events.
  */
 #ifndef RA_REPLAY_H
 #define RA_REPLAY_H
@@ -43,6 +45,16 @@ int ra_kseries_of(const char *release);
 /** ra_kseries_name - "6.1", "6.12", ... of a series; NULL for an unknown one */
 const char *ra_kseries_name(int series);
 
+/*
+ * The hypothetical policies run the 6.18 paths whatever the series, with
+ * other window sizes: FIXED makes every window a trigger opens fixed_pages
+ * long with its mark on its first page (async_size = size: the next window
+ * is read when the reader enters this one), no ramp and no trim; SCALING is
+ * the kernel's ramp up to scaling_pages, the device's window, in place of
+ * ra_pages (twice that after POSIX_FADV_SEQUENTIAL, as the kernel doubles).
+ * Both leave small random reads, read-around (of ra_pages = the policy's
+ * window) and WILLNEED calls as the kernel does them.
+ */
 enum ra_policy {
 	RA_POLICY_KERNEL,	/* the series' own algorithm */
 	RA_POLICY_FIXED,	/* hypothetical: every window fixed_pages, no ramp */
@@ -54,7 +66,7 @@ struct ra_replay_file {
 	int64_t size_bytes;	/* the file's size, -1 not known (then the highest page seen) */
 	const char *fstype;	/* "ext4", "xfs", "btrfs", ...: which folio orders it takes */
 	uint32_t ra_pages;	/* the readahead size in force for it (its bdi's), pages */
-	uint32_t io_pages;	/* its bdi's io_pages (max_sectors_kb / 4) */
+	uint32_t io_pages;	/* its bdi's io_pages (max_sectors_kb / 4; btrfs's own bdi: 32) */
 };
 
 struct ra_replay_params {
@@ -71,14 +83,38 @@ struct ra_replay_params {
 	/*
 	 * The events the replayed kernel emits, in order, with the time of the
 	 * access that caused them; ev->pid the task's. < 0 stops the replay.
+	 * Fields as the 6.18 tracepoints give them, in every series: a
+	 * trigger's order is ra->order (0 before 6.17, which has none); a
+	 * window's is the ra->order it asks from 6.17, before that the order
+	 * its folios are asked at. 6.1 has no mm_filemap_get_pages: one per
+	 * read() stands for it, as the project's probes record it there.
 	 */
 	int (*emit)(const struct ra_event *ev, void *arg);
+	/*
+	 * The caller models memory pressure (ra_replay_evict): the run's own
+	 * deletions from the page cache are not replayed (at another setting
+	 * reclaim takes other pages, at other times).
+	 */
+	bool model_reclaim;
 };
 
 struct ra_replay;
 
-/** ra_replay_alloc - a replay with @p (copied); NULL when out of memory */
+/**
+ * ra_replay_alloc - a replay with @p (copied); NULL with ra_last_error() set
+ * when out of memory or @p lacks emit, a series or the policy's size
+ */
 struct ra_replay *ra_replay_alloc(const struct ra_replay_params *p);
+/**
+ * ra_replay_scan - the first pass, optional: every event of the run, in seq
+ * order, before the first ra_replay_event(). It finds what only the whole
+ * run shows: the pages cached before the run began (accessed, never added),
+ * the end of a file of unknown size (the highest page seen), and the files
+ * the run has no access events of (then their triggers stand for the reads).
+ * Without it the first two are learnt as the events come, which is exact
+ * only where the replay reads no further ahead than the run. 0 or -1.
+ */
+int ra_replay_scan(struct ra_replay *r, const struct ra_event *ev);
 /**
  * ra_replay_event - one event of the recorded run, in seq order: the accesses
  * are replayed, the rest tells the replay what it cannot see otherwise
@@ -86,6 +122,14 @@ struct ra_replay *ra_replay_alloc(const struct ra_replay_params *p);
  * ra_last_error() set (or what emit returned).
  */
 int ra_replay_event(struct ra_replay *r, const struct ra_event *ev);
+/**
+ * ra_replay_evict - reclaim, as the caller estimates it: the replay's page
+ * cache gives back the folio that holds page @index of file (@dev, @ino),
+ * if it has it (its deletion emitted, a pid of 0, at @ts), and the file's
+ * doubts say reclaim. 0, or -1 with ra_last_error() set
+ */
+int ra_replay_evict(struct ra_replay *r, uint32_t dev, uint64_t ino, uint64_t index,
+		    uint64_t ts);
 /** ra_replay_end - the end of the run: what is still pending is emitted; 0 or -1 */
 int ra_replay_end(struct ra_replay *r);
 void ra_replay_free(struct ra_replay *r);

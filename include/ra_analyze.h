@@ -20,6 +20,8 @@ struct ra_analyze_opts {
 	struct ra_progress *progress;	/* each pass's reading of the events, or NULL */
 	/* the readahead pass fed as the run was stored (ra_live_begin), or NULL */
 	struct ra_live *live;
+	/* the replay pass fed so (ra_replay_live_begin), or NULL */
+	struct ra_replay_live *replay_live;
 	/* readahead windows the pass holds in memory, the others kept in a
 	 * temporary table until the end; 0: 16384 (about 3 MiB), at least 5 */
 	int window_slots;
@@ -47,6 +49,11 @@ struct ra_live_inputs {
 	int64_t (*size)(uint32_t dev, uint64_t ino, void *arg);
 	void *arg;
 	int window_slots;	/* as ra_analyze_opts' */
+	/* for the replay (ra_replay_live_begin): the file system type of file
+	 * system @dev ("ext4"), NULL when not known */
+	const char *(*fstype)(uint32_t dev, void *arg);
+	int max_sectors_kb;	/* the largest of the run's devices', 0 not known */
+	int read_ahead_kb;	/* the readahead size the run set, 0 not known */
 };
 
 /** ra_live_begin - follow run @run_id's events from now on; NULL on error */
@@ -54,6 +61,49 @@ struct ra_live *ra_live_begin(struct ra_db *db, int64_t run_id, const struct ra_
 /** ra_live_event - one event of the run, in seq order, as stored (a ra_tap_fn) */
 int ra_live_event(const struct ra_event *ev, int64_t seq, void *live);
 void ra_live_free(struct ra_live *live);
+
+/* A what-if: a run's accesses replayed at another series, size or policy. */
+struct ra_whatif {
+	int series;		/* the kernel series (its RA_KS_* number); -1 the run's own */
+	int policy;		/* 0 the kernel's, 1 a fixed window, 2 a device-scaled one */
+	int read_ahead_kb;	/* 0: the run's own */
+	int window_kb;		/* the window of policies 1 and 2 */
+	int max_sectors_kb;	/* the device's largest request (io_pages); 0: the run's */
+	int64_t device_lead_ns;	/* the device's head start (ra_whatif_calibrate) */
+};
+
+/**
+ * ra_whatif_make - the what-if run of run @src under @wi, inside a load the
+ * caller began (ra_db_load_begin()): a run of origin 'whatif' with its
+ * readahead and block events, analysed, and its row in the whatif table;
+ * its id in *@run_id. 0, or -1 with ra_last_error().
+ */
+int ra_whatif_make(struct ra_db *db, int64_t src, const struct ra_whatif *wi,
+		   const struct ra_analyze_opts *o, int64_t *run_id);
+
+/**
+ * ra_whatif_calibrate - the head start of the device model of run @src's
+ * what-if runs that makes the replay at its own settings last as long as its
+ * reads did, into *@lead_ns (0 where the run cannot tell), inside a load.
+ * 0 or -1
+ */
+int ra_whatif_calibrate(struct ra_db *db, int64_t src, int64_t *lead_ns);
+
+/*
+ * The replay pass of a run fed as it is stored (docs/metrics.md "Replay"):
+ * ra_replay_live_event is a tap beside ra_live_event, and
+ * ra_analyze_in_load() with the result in its options' replay_live stores
+ * what the replay found; where what it was told while the events came (a
+ * file's size or file system, a task's process) differs from the run's, the
+ * pass replays the stored events after all.
+ */
+struct ra_replay_live;
+/** ra_replay_live_begin - follow run @run_id's events from now on; NULL with the error */
+struct ra_replay_live *ra_replay_live_begin(struct ra_db *db, int64_t run_id,
+					    const struct ra_live_inputs *in);
+/** ra_replay_live_event - one event of the run, in seq order, as stored (a ra_tap_fn) */
+int ra_replay_live_event(const struct ra_event *ev, int64_t seq, void *live);
+void ra_replay_live_free(struct ra_replay_live *live);
 
 /**
  * ra_analyze_run - (re)compute every analysis of @run_id

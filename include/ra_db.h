@@ -12,7 +12,7 @@
 
 #include "ra_event.h"
 
-#define RA_SCHEMA_VERSION 10
+#define RA_SCHEMA_VERSION 11
 /* A read-only tool's reading of a database stops after this long (seconds). */
 #define RA_DB_READ_SECONDS 600
 #define RA_APPLICATION_ID 0x52415452 /* "RATR" */
@@ -270,6 +270,13 @@ void ra_writer_set_namer(struct ra_writer *w, ra_namer_fn namer, void *arg);
  */
 typedef int (*ra_tap_fn)(const struct ra_event *ev, int64_t seq, void *arg);
 void ra_writer_set_tap(struct ra_writer *w, ra_tap_fn tap, void *arg);
+/**
+ * ra_writer_set_unstored - events of the classes in @classes (1 << enum
+ * ra_event_class) go to the tap only, not to the database (a run whose
+ * events are made again from another's, as a what-if's are); before the
+ * first event
+ */
+void ra_writer_set_unstored(struct ra_writer *w, unsigned int classes);
 /** ra_writer_note_task - a task name learned outside the events; events' names win */
 int ra_writer_note_task(struct ra_writer *w, int pid, const char *comm);
 /** ra_writer_finish - write the events still waiting and the task names; 0 or -1 */

@@ -606,10 +606,61 @@ const char ra_schema_v10_sql[] =
 	"c0c1c2c3c4c5c6c7c8c9cacbcccdcecfd0d1d2d3d4d5d6d7d8d9dadbdcdddedf"
 	"e0e1e2e3e4e5e6e7e8e9eaebecedeeeff0f1f2f3f4f5f6f7f8f9fafbfcfdfeff');\n";
 
+/*
+ * Version 11: the replay. A run replayed at its own kernel series and
+ * readahead sizes gives back its windows: how many exactly, in all and per
+ * file, and why not where it cannot know. Replayed at others it is a
+ * what-if run (origin 'whatif'), whose predictions are its whatif row.
+ */
+const char ra_schema_v11_sql[] =
+	"CREATE TABLE replay_checks (\n"
+	"  run_id INTEGER PRIMARY KEY REFERENCES runs(run_id) ON DELETE CASCADE,\n"
+	"  series TEXT NOT NULL,\n"
+	"  windows INTEGER NOT NULL,\n"
+	"  replayed INTEGER NOT NULL,\n"
+	"  exact INTEGER NOT NULL,\n"
+	"  share REAL,\n"
+	"  doubts TEXT,\n"
+	"  bytes_read INTEGER,\n"
+	"  read_ns INTEGER\n"
+	");\n"
+	"CREATE TABLE replay_files (\n"
+	"  run_id INTEGER NOT NULL REFERENCES runs(run_id) ON DELETE CASCADE,\n"
+	"  dev INTEGER NOT NULL,\n"
+	"  ino INTEGER NOT NULL,\n"
+	"  windows INTEGER NOT NULL,\n"
+	"  replayed INTEGER NOT NULL,\n"
+	"  exact INTEGER NOT NULL,\n"
+	"  doubts TEXT,\n"
+	"  first_difference TEXT,\n"
+	"  PRIMARY KEY (run_id, dev, ino)\n"
+	");\n"
+	"CREATE TABLE whatif (\n"
+	"  run_id INTEGER PRIMARY KEY REFERENCES runs(run_id) ON DELETE CASCADE,\n"
+	"  source_run_id INTEGER NOT NULL REFERENCES runs(run_id) ON DELETE CASCADE,\n"
+	"  series TEXT NOT NULL,\n"
+	"  policy TEXT NOT NULL CHECK (policy IN ('kernel', 'fixed', 'scaling')),\n"
+	"  read_ahead_kb INTEGER NOT NULL,\n"
+	"  window_kb INTEGER NOT NULL,\n"
+	"  timed INTEGER NOT NULL,\n"
+	"  model_form TEXT,\n"
+	"  access_ns REAL,\n"
+	"  bandwidth_bps REAL,\n"
+	"  duration_ns INTEGER,\n"
+	"  bytes_read INTEGER NOT NULL,\n"
+	"  read_bps REAL,\n"
+	"  device_busy_ns INTEGER,\n"
+	"  requests INTEGER NOT NULL,\n"
+	"  request_bytes REAL,\n"
+	"  doubts TEXT,\n"
+	"  device_lead_ns INTEGER\n"
+	");\n";
+
 /* Each version's step from the one before: ra_schema_steps[v - 2] makes v from v - 1. */
 const char *const ra_schema_steps[] = { ra_schema_v2_sql, ra_schema_v3_sql, ra_schema_v4_sql,
 					ra_schema_v5_sql, ra_schema_v6_sql, ra_schema_v7_sql,
-					ra_schema_v8_sql, ra_schema_v9_sql, ra_schema_v10_sql, NULL };
+					ra_schema_v8_sql, ra_schema_v9_sql, ra_schema_v10_sql,
+					ra_schema_v11_sql, NULL };
 
 /*
  * The views, dropped and made again by every upgrade: their columns keep their
@@ -730,6 +781,10 @@ const char ra_schema_views_sql[] =
 	"   GROUP BY run_id, metric\n"
 	"  UNION ALL\n"
 	"  SELECT run_id, 'wall_s', wall_ns / 1e9 FROM runs WHERE wall_ns > 0\n"
+	"  UNION ALL\n"
+	/* a what-if run reads what its requests read, in its predicted time */
+	"  SELECT run_id, 'device_read_bw_bytes', requests * request_bytes / (duration_ns / 1e9)\n"
+	"    FROM whatif WHERE timed AND duration_ns > 0 AND requests > 0\n"
 	"  UNION ALL\n"
 	/* each read once: a device-mapper or md device's are its members' (the devices under it) */
 	"  SELECT d.run_id, 'device_read_bw_bytes',\n"

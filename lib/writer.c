@@ -53,8 +53,12 @@ struct ra_writer {
 	void *namer_arg;
 	ra_tap_fn tap;
 	void *tap_arg;
+	unsigned int unstored;	/* 1 << class of the tables given to the tap only */
 	struct pipe *pipe;	/* the store thread, when there is one */
-	struct file_set files;	/* of the readahead events and the pages added */
+	struct file_set files;	/* of the readahead events, the pages added, the accesses */
+	bool noted;		/* the file noted last: */
+	uint32_t noted_dev;
+	uint64_t noted_ino;
 };
 
 /*
@@ -85,9 +89,11 @@ struct pipe {
 
 static int64_t next_seq(struct ra_db *db)
 {
+	/* runs too: a run's events given to a tap only have seqs of their own */
 	static const char sql[] = "SELECT MAX(m) FROM (SELECT MAX(seq_last) AS m FROM ra_chunks"
 				  " UNION ALL SELECT MAX(seq_last) FROM page_chunks"
-				  " UNION ALL SELECT MAX(seq_last) FROM blk_chunks)";
+				  " UNION ALL SELECT MAX(seq_last) FROM blk_chunks"
+				  " UNION ALL SELECT MAX(seq_last) FROM runs)";
 	sqlite3_stmt *st = ra_db_prepare(db, sql);
 	int64_t seq = -1;
 
@@ -154,13 +160,33 @@ static int file_add(struct file_set *fs, uint32_t dev, uint64_t ino)
 }
 
 /* the files of the readahead events and of the pages added to the cache */
+/*
+ * The files of the readahead events, of the pages added and of the
+ * accesses (a file read from the page cache alone is one the replay
+ * follows: its size and file system are asked); the last one noted is
+ * not looked up again.
+ */
 static int note_file(struct ra_writer *w, const struct ra_event *ev)
 {
-	if (ra_event_class(ev->type) == RA_CLASS_RA)
-		return file_add(&w->files, ev->ra.dev, ev->ra.ino);
-	if (ev->type == RA_EV_PAGE_ADD)
-		return file_add(&w->files, ev->page.dev, ev->page.ino);
-	return 0;
+	int cls = ra_event_class(ev->type);
+	uint32_t dev;
+	uint64_t ino;
+
+	if (cls == RA_CLASS_RA) {
+		dev = ev->ra.dev;
+		ino = ev->ra.ino;
+	} else if (cls == RA_CLASS_PAGE && ev->type != RA_EV_PAGE_DELETE) {
+		dev = ev->page.dev;
+		ino = ev->page.ino;
+	} else {
+		return 0;
+	}
+	if (w->noted && dev == w->noted_dev && ino == w->noted_ino)
+		return 0;
+	w->noted = true;
+	w->noted_dev = dev;
+	w->noted_ino = ino;
+	return file_add(&w->files, dev, ino);
 }
 
 static int cmp_file(const void *a, const void *b)
@@ -196,11 +222,12 @@ int ra_writer_files(struct ra_writer *w, struct ra_file_id **out, size_t *n)
 /* Store one event into its table's chunk (the caller's or the store thread's). */
 static int store_event(struct ra_writer *w, const struct ra_event *ev, int64_t seq)
 {
-	struct table_w *t = &w->tbl[ra_event_class(ev->type)];
+	int cls = ra_event_class(ev->type);
+	struct table_w *t = &w->tbl[cls];
 	struct ra_chunk_row row;
 
 	ra_chunk_event_row(t->ch.t, ev, seq, &row);
-	if (ra_chunk_add(t->ins, &t->ch, w->run_id, &row) < 0)
+	if (!(w->unstored & (1u << cls)) && ra_chunk_add(t->ins, &t->ch, w->run_id, &row) < 0)
 		return ra_db_fail(w->db, "cannot write events to");
 	if (w->tap) {
 		struct ra_event back;
@@ -414,6 +441,11 @@ void ra_writer_set_namer(struct ra_writer *w, ra_namer_fn namer, void *arg)
 	w->namer_arg = arg;
 }
 
+void ra_writer_set_unstored(struct ra_writer *w, unsigned int classes)
+{
+	w->unstored = classes;
+}
+
 void ra_writer_set_tap(struct ra_writer *w, ra_tap_fn tap, void *arg)
 {
 	/* the thread reads the tap only for the batches handed after this */
@@ -440,7 +472,8 @@ int ra_writer_add(struct ra_writer *w, const struct ra_event *ev)
 	} else if (store_event(w, ev, w->seq++) < 0) {
 		return -1;
 	}
-	w->counts[ev->type]++;
+	if (!(w->unstored & (1u << cls)))
+		w->counts[ev->type]++;
 	w->total++;
 	if (task_note(w, ev->pid, ev->comm) < 0 || note_file(w, ev) < 0) {
 		ra_set_error(RA_ERR_IO, "out of memory");

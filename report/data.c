@@ -73,6 +73,27 @@ static const struct section sections[] = {
 	  " io_size, ra_pages, used, mapped, evicted_unused, pending, thrashed, hit_ratio,"
 	  " hit_ratio_max, readahead_pages FROM v_readahead_stats WHERE run_id = ?1"
 	  " ORDER BY pattern = 'all', readahead DESC, pattern" },
+	{ "replay", "Replay of the run's accesses",
+	  "its series' readahead at its settings: the share of its windows given back; doubts: why not",
+	  "SELECT series, windows, replayed, exact, ROUND(share, 4) AS share, doubts"
+	  " FROM replay_checks WHERE run_id = ?1" },
+	{ "replay_files", "Files the replay does not give back exactly",
+	  "first_difference: the first recorded window, and the replayed one in its place",
+	  "SELECT COALESCE(f.path, " RA_SQL_DEV("r.dev") " || ' ino ' || r.ino) AS file,"
+	  " r.windows, r.replayed, r.exact, r.doubts, r.first_difference FROM replay_files r"
+	  " LEFT JOIN files f ON f.run_id = r.run_id AND f.dev = r.dev AND f.ino = r.ino"
+	  " WHERE r.run_id = ?1 AND (r.exact < r.windows OR r.replayed != r.windows)"
+	  " ORDER BY r.windows - r.exact DESC, r.dev, r.ino LIMIT ?2" },
+	{ "whatif", "What-if runs of this run's workload (ra-whatif)",
+	  "replayed at other settings; fixed, scaling: hypothetical; MiB/s from the device model",
+	  "SELECT w.run_id, w.series, w.policy, w.read_ahead_kb, w.window_kb,"
+	  " (SELECT COUNT(*) FROM windows x WHERE x.run_id = w.run_id) AS windows,"
+	  " (SELECT ROUND(AVG(size_pages) * 4, 1) FROM windows x WHERE x.run_id = w.run_id)"
+	  " AS avg_window_kb, w.requests, ROUND(w.request_bytes / 1024, 1) AS request_kb,"
+	  " ROUND(w.device_busy_ns / 1e9, 3) AS device_s, ROUND(w.duration_ns / 1e9, 3)"
+	  " AS duration_s, ROUND(w.read_bps / 1048576, 2) AS read_mib_s, w.doubts"
+	  " FROM whatif w WHERE w.source_run_id = ?1"
+	  " ORDER BY w.series, w.policy, w.read_ahead_kb, w.window_kb" },
 	{ "files", "Files by readahead volume", NULL,
 	  "SELECT COALESCE(path, dev || ' ino ' || ino) AS file, dev, ino, windows,"
 	  " ra_pages AS readahead_pages, used, mapped, evicted_unused, pending, thrashed,"
@@ -201,8 +222,13 @@ static const char *const warning_sql[] = {
 	" || COALESCE(boot_kernel, kernel, 'kernel not known') || '): its times, bandwidths and"
 	" latencies are not the machine''s; its windows, fates and requests are the kernel''s'"
 	" FROM runs WHERE run_id = ?1 AND execution = 'vm-tcg'",
-	"SELECT pass || ' analysis unavailable: ' || COALESCE(message, '') FROM analyses"
-	" WHERE run_id = ?1 AND state != 'ok'",
+	/* one line per cause: the replay lacks what the readahead pass lacks; a
+	 * what-if run's own model and replay are its source's */
+	"SELECT pass || ' analysis unavailable: ' || COALESCE(message, '') FROM analyses a"
+	" WHERE run_id = ?1 AND state != 'ok' AND NOT (pass = 'replay' AND EXISTS (SELECT 1"
+	" FROM analyses b WHERE b.run_id = a.run_id AND b.pass = 'readahead' AND b.state != 'ok'))"
+	" AND NOT (pass IN ('model', 'replay') AND EXISTS (SELECT 1 FROM runs r"
+	" WHERE r.run_id = a.run_id AND r.origin = 'whatif'))",
 	"SELECT pass || ' analysis: ' || message FROM analyses WHERE run_id = ?1 AND state = 'ok'"
 	" AND message IS NOT NULL",
 	/* fio's JSON does not say whether its groups ran one after another (stonewall) */

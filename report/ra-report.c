@@ -300,8 +300,24 @@ static int load_reports(struct ra_db *db, const struct opts *o, struct output *o
  * The run list, or the reports of the chosen runs, in one read transaction:
  * every table from one state of the database, also while a writer commits.
  */
+/* The index in @ids of the last run that is not a what-if (the last run if all are); -1 */
+static int last_recorded(struct ra_db *db, const int64_t *ids, int n)
+{
+	int64_t id = 0;
+
+	if (ra_sql_one(db, "SELECT MAX(run_id) FROM runs WHERE origin IS NOT 'whatif'", "", "i",
+		       &id) < 0)
+		return -1;
+	for (int i = n - 1; i >= 0; i--)
+		if (ids[i] == id)
+			return i;
+	return n - 1;
+}
+
 static int read_output(struct ra_db *db, const struct opts *o, struct output *out)
 {
+	int k;
+
 	if (ra_db_exec(db, "BEGIN") < 0 || (out->n = select_runs(db, o, &out->ids)) < 0)
 		return -1;
 	if (out->n == 0)
@@ -314,9 +330,12 @@ static int read_output(struct ra_db *db, const struct opts *o, struct output *ou
 		/* the experiment page links to a page of each run */
 		if (o->html && load_reports(db, o, out) < 0)
 			return -1;
-		/* the device model and advice of the last run's pool */
-		out->model = out->reps ? out->reps[out->n - 1] :
-			     ra_report_load(db, out->ids[out->n - 1], &o->ro);
+		/* the device model and advice of the last recorded run's pool (a
+		 * what-if run's model is its source's) */
+		k = last_recorded(db, out->ids, out->n);
+		if (k < 0)
+			return -1;
+		out->model = out->reps ? out->reps[k] : ra_report_load(db, out->ids[k], &o->ro);
 		if (!out->model && !(out->model_error = strdup(ra_last_error())))
 			return -1;
 		if ((out->list = list_load(db, out->ids, out->n)))

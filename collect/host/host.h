@@ -206,6 +206,12 @@ int ra_names_walk(struct ra_names *nm);
  * open, the size its name is stored with; 0 when it was not
  */
 int ra_names_open_size(const struct ra_names *nm, uint32_t dev, uint64_t ino, int64_t *size);
+/**
+ * ra_names_size_by_ino - 1 and the size file (@dev, @ino) has now, where its
+ * file system names an inode number (the name the run will store it with);
+ * 0 when it cannot tell
+ */
+int ra_names_size_by_ino(const struct ra_names *nm, uint32_t dev, uint64_t ino, int64_t *size);
 /** ra_names_scan - the regular files the processes of @pid's tree have open */
 void ra_names_scan(struct ra_names *nm, int pid);
 /**

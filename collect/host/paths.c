@@ -640,6 +640,18 @@ static int name_by_ino(const struct ra_fs *fs, uint64_t ino, struct want *w)
 	return -1;
 }
 
+int ra_names_size_by_ino(const struct ra_names *nm, uint32_t dev, uint64_t ino, int64_t *size)
+{
+	struct want w = { .ino = ino };
+	int got = name_by_ino(ra_fsmap_find(nm->m, dev), ino, &w);
+
+	free(w.path);
+	if (got != 1)
+		return 0;
+	*size = w.size;
+	return 1;
+}
+
 /* ---- into the database ---- */
 
 struct resolve {

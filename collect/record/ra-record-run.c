@@ -409,6 +409,9 @@ static int64_t live_size(uint32_t dev, uint64_t ino, void *arg)
 		if (!ra_names_open_size(r->names, dev, ino, &size))
 			size = -1;
 	}
+	/* not seen open: its size now, from its inode number, as the run will name it */
+	if (size < 0 && !ra_names_size_by_ino(r->names, dev, ino, &size))
+		size = -1;
 	pthread_mutex_unlock(&r->names_lock);
 	return size;
 }
@@ -460,32 +463,76 @@ static int live_tgid(int pid, void *arg)
 	return 0;
 }
 
-/* The readahead pass follows the events as they are stored, when it can. */
+/* The file system type of the events' device @dev, for the replay. */
+static const char *live_fstype(uint32_t dev, void *arg)
+{
+	struct rec *r = arg;
+	const struct ra_fs *fs = ra_fsmap_find(r->fsmap, dev);
+
+	/* as the run's filesystems rows will say: none for a file system without I/O */
+	return fs && fs->mnt && !fs->pseudo ? fs->mnt->fstype : NULL;
+}
+
+/* The devices' largest request and the readahead size the run found on them. */
+static void live_devices(const struct rec *r, struct ra_live_inputs *in)
+{
+	for (int i = 0; i < r->nsnaps; i++) {
+		const struct snapdev *s = &r->snaps[i];
+
+		if (!s->have_before)
+			continue;
+		if (s->before.max_sectors_kb > in->max_sectors_kb)
+			in->max_sectors_kb = (int)s->before.max_sectors_kb;
+		if (s->before.read_ahead_kb > in->read_ahead_kb)
+			in->read_ahead_kb = (int)s->before.read_ahead_kb;
+	}
+}
+
+/* The tap: the readahead pass, then the replay, each event as stored. */
+static int live_tap(const struct ra_event *ev, int64_t seq, void *arg)
+{
+	struct rec *r = arg;
+
+	if (r->ralive)
+		ra_live_event(ev, seq, r->ralive);
+	if (r->rplive)
+		ra_replay_live_event(ev, seq, r->rplive);
+	return 0;
+}
+
+/*
+ * The readahead pass and the replay follow the events as they are stored,
+ * when they can (the replay: from the tracepoints, whose windows say their
+ * folio order).
+ */
 static void live_analysis(struct rec *r, int64_t run_id, const struct ra_run_info *info)
 {
 	struct ra_live_inputs in = {
 		.page_size = info->page_size, .tgid = live_tgid, .size = live_size, .arg = r,
 		.completions = ra_tp_gives(r->tr, RA_EV_RQ_COMPLETE) ||
 			       ra_tp_gives(r->tr, RA_EV_BIO_COMPLETE),
+		.fstype = live_fstype,
 	};
 
 	r->tg_ns = 0;
+	live_devices(r, &in);
 	r->ralive = r->opt->analyze ? ra_live_begin(r->db, run_id, &in) : NULL;
+	r->rplive = r->ralive && ra_tp_gives(r->tr, RA_EV_RA_ORDER) ?
+		    ra_replay_live_begin(r->db, run_id, &in) : NULL;
 	if (r->ralive)
-		ra_writer_set_tap(r->w, ra_live_event, r->ralive);
-	else
-		ra_set_error(RA_OK, "%s", "");	/* the pass reads the stored events instead */
+		ra_writer_set_tap(r->w, live_tap, r);
+	ra_set_error(RA_OK, "%s", "");	/* a pass not followed reads the stored events */
 }
 
-/* The pass fed no more (the writer given no tap first). */
+/* The passes fed no more (the writer given no tap first). */
 static void live_drop(struct rec *r)
 {
-	if (!r->ralive)
-		return;
 	if (r->w)
 		ra_writer_set_tap(r->w, NULL, NULL);
 	ra_live_free(r->ralive);
 	r->ralive = NULL;
+	ra_replay_live_free(r->rplive);
+	r->rplive = NULL;
 }
 
 /*
@@ -653,7 +700,8 @@ static int store_run(struct rec *r)
 		goto fail;
 	if (r->opt->analyze) {
 		struct ra_analyze_opts ao = { .verbose = r->opt->verbose, .notice = rec_say_line,
-					      .progress = r->progress, .live = r->ralive };
+					      .progress = r->progress, .live = r->ralive,
+					      .replay_live = r->rplive };
 
 		if (ra_analyze_in_load(r->db, run_id, &ao) < 0)
 			goto fail;

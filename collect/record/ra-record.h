@@ -120,6 +120,7 @@ struct rec {
 	struct ra_writer *w;
 	/* the readahead pass fed while the run is stored, and what it asks */
 	struct ra_live *ralive;
+	struct ra_replay_live *rplive;	/* the replay fed so too */
 	pthread_mutex_t names_lock;	/* names: the looks, and the pass's questions */
 	int scan_pid;			/* the workload while it runs, else 0 */
 	int64_t scan_ns;		/* the pass's latest look at its open files */

@@ -84,5 +84,5 @@ check_eq "$(q "$TMP/trigger_label.db" "SELECT COUNT(*) FROM runs WHERE label = '
 	"the file's trigger did not run"
 check_eq "$(q "$TMP/trigger_label.db" "SELECT group_concat(label) FROM runs")" "base,other,more" \
 	"the labels are the ones given"
-check_eq "$(q "$TMP/huge_values.db" "SELECT COUNT(*) FROM analyses WHERE run_id = 1 AND state = 'ok'")" 3 \
+check_eq "$(q "$TMP/huge_values.db" "SELECT COUNT(*) FROM analyses WHERE run_id = 1 AND state = 'ok'")" 4 \
 	"huge values: the run is analysed"

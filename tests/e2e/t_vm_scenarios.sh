@@ -13,9 +13,12 @@
 # windows no larger than ra_pages and hit ratio 1.0; 6.12's kprobes written
 # with offsets read from BTF give what its kprobes with BTF names give. On
 # 6.18 and 7.3, recorded from both sources at once, the kprobes give exactly
-# the windows, patterns and fates of the tracepoints. The experiment overview of the database has
-# kernel and scenario as its dimensions, and ra-compare compares two kernels'
-# runs without judging the emulated timings.
+# the windows, patterns and fates of the tracepoints. Every run's replay at
+# its own series gives back its windows (99%), and the machine's run of
+# each scenario, replayed at each guest's series and device, gives the
+# windows that guest recorded, every one. The experiment overview of the
+# database has kernel and scenario as its dimensions, and ra-compare
+# compares two kernels' runs without judging the emulated timings.
 # test: needs=root,tracefs,qemu cpu=1 budget=142
 . "$(dirname "$0")/lib.sh"
 need_vm
@@ -186,6 +189,36 @@ for s in seq mmap fadvise; do
 		b=$(echo "$b" | head -n 1 | sed 's/ a[0-9/]* u[0-9]* e[0-9]* p[0-9]* t[0-9]* m[0-9]*//g')
 	fi
 	check_eq "$b" "$a" "6.12 $s: kprobes with offsets from BTF give those with BTF names"
+done
+
+# The replay: each run's accesses through its own series' readahead give back
+# its windows (metrics.md "Replay"); and the machine's run of each scenario,
+# replayed at each guest's series and device (max_sectors_kb), gives the
+# windows that guest recorded, one for one in order per file (named by its
+# name: other devices, other inodes).
+for l in host kernel=6.1 kernel=6.12.94 kernel=6.18 kernel=7.3; do
+	for s in seq random mmap fadvise interleave; do
+		r=$(run_of "$l" "$s")
+		share=$(q "$DB" "SELECT share FROM replay_checks WHERE run_id = $r")
+		note "$l $s: the replay gives back $(q "$DB" "SELECT exact || ' of ' || windows
+			|| COALESCE(' (' || doubts || ')', '') FROM replay_checks WHERE run_id = $r") windows"
+		check_cmp "$(awk -v s="$share" 'BEGIN { print (s >= 0.99) }')" -eq 1 \
+			"$l $s: the replay at its own series and setting gives back its windows ($share)"
+	done
+done
+for s in seq random mmap fadvise interleave; do
+	for k in 6.1 6.12.94 6.18 7.3; do
+		g=$(run_of "kernel=$k" "$s")
+		kb=$(q "$DB" "SELECT s.max_sectors_kb FROM device_snapshots s JOIN devices d USING (run_id, dev)
+			WHERE s.run_id = $g AND s.phase = 'before' AND d.name = 'vda'")
+		ra-whatif -q -r "$(run_of host "$s")" -K "$k" -k 128 --max-sectors-kb "$kb" --against "$g" \
+			--json "$DB" > "$TMP/w.json" || fail "ra-whatif of the machine's $s at $k"
+		read -r exact total < <(python3 -c "import json, sys
+p = json.load(sys.stdin)['predictions'][0]
+print(int(p['measured_windows_exact']), int(p['measured_windows']))" < "$TMP/w.json")
+		check_eq "$exact $total" "$total $total" \
+			"$s: the machine's run replayed at $k gives the windows $k recorded ($exact of $total)"
+	done
 done
 
 # the experiment: kernel x scenario

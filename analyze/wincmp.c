@@ -1,0 +1,311 @@
+// SPDX-License-Identifier: LGPL-2.1
+/*
+ * Two sides' readahead windows compared in order: a recorded run and its
+ * replay, or a replay and another run recorded at the replay's settings.
+ * The windows of both sides are taken from their readahead events alike (a
+ * trigger, then the window it opened; an order-0 fallback inside the window
+ * it falls back from is not a window, docs/metrics.md) and met in order per
+ * open file (the file, and a process number the caller gives): trigger
+ * kind, page and pages asked, window start, size, async size, folio order
+ * (where the event says it: kprobes do not) and the function that read it.
+ *
+ * Memory: per open file the windows of one side not yet met by the other,
+ * at most QUEUE of each (past that the oldest counts as unmatched).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analyze_local.h"
+#include "pagemap.h"
+
+#define QUEUE 64		/* windows of one side waiting for the other's */
+#define DIFF_LEN 176
+
+enum { TRIG_NONE, TRIG_SYNC, TRIG_ASYNC };
+
+/* A window as its events describe it. */
+struct win {
+	uint8_t trig, order, kind;	/* kind: RA_EV_RA_ORDER or RA_EV_RA_UNBOUNDED */
+	uint64_t tindex, treq, start;
+	uint32_t size, async;
+};
+
+struct queue {
+	struct win w[QUEUE];
+	int head, n;
+};
+
+/* An open file as the comparison keys it: the file and the process. */
+struct ofile {
+	int file;
+	struct queue q[2];
+};
+
+struct cfile {
+	int64_t windows[2], exact;
+	char diff[DIFF_LEN];		/* the first window that differs */
+};
+
+/* A task's readahead events of one side, as they make windows. */
+struct tside {
+	struct win pending;		/* its trigger, waiting for the window */
+	bool has_pending;
+	bool last_order;		/* its latest window came from ra_order ... */
+	uint32_t last_dev;		/* ... of this file and these pages */
+	uint64_t last_ino, last_start, last_end;
+};
+
+struct ra_wincmp {
+	bool no_order;			/* side 0's events do not say the folio order */
+	struct ra_fileset files;
+	struct cfile *cf;
+	size_t capcf;
+	struct ra_map ofiles_by_key, tasks[2];
+	struct ofile *of;
+	size_t nof, capof;
+};
+
+static int grow(void **p, size_t *cap, size_t need, size_t size)
+{
+	size_t n = *cap ? *cap : 16;
+	void *q;
+
+	if (need <= *cap)
+		return 0;
+	while (n < need)
+		n *= 2;
+	q = realloc(*p, n * size);
+	if (!q)
+		return -1;
+	memset((char *)q + *cap * size, 0, (n - *cap) * size);
+	*p = q;
+	*cap = n;
+	return 0;
+}
+
+struct ra_wincmp *ra_wincmp_alloc(void)
+{
+	struct ra_wincmp *c = calloc(1, sizeof(*c));
+
+	if (!c || ra_fileset_init(&c->files) < 0 || ra_map_init(&c->ofiles_by_key, sizeof(int)) < 0 ||
+	    ra_map_init(&c->tasks[0], sizeof(struct tside)) < 0 ||
+	    ra_map_init(&c->tasks[1], sizeof(struct tside)) < 0) {
+		ra_wincmp_free(c);
+		ra_set_error(RA_ERR_IO, "out of memory");
+		return NULL;
+	}
+	return c;
+}
+
+void ra_wincmp_free(struct ra_wincmp *c)
+{
+	if (!c)
+		return;
+	ra_fileset_release(&c->files);
+	ra_map_release(&c->ofiles_by_key);
+	ra_map_release(&c->tasks[0]);
+	ra_map_release(&c->tasks[1]);
+	free(c->cf);
+	free(c->of);
+	free(c);
+}
+
+/* The open file of @file and process @who, made when new; NULL when out of memory. */
+static struct ofile *ofile_of(struct ra_wincmp *c, int file, int who)
+{
+	uint64_t key = ((uint64_t)(uint32_t)file << 32 | (uint32_t)who) + 1;
+	bool fresh;
+	int *slot = ra_map_put(&c->ofiles_by_key, key, &fresh);
+
+	if (!slot)
+		return NULL;
+	if (!fresh)
+		return &c->of[*slot - 1];
+	if (grow((void **)&c->of, &c->capof, c->nof + 1, sizeof(*c->of)) < 0) {
+		ra_map_del(&c->ofiles_by_key, key);
+		return NULL;
+	}
+	c->of[c->nof].file = file;
+	*slot = (int)++c->nof;
+	return &c->of[*slot - 1];
+}
+
+#define ORDER_UNKNOWN 0xff	/* a window whose event does not say its folio order (kprobes) */
+
+static bool same(const struct ra_wincmp *c, const struct win *a, const struct win *b)
+{
+	return a->trig == b->trig && a->tindex == b->tindex && a->treq == b->treq &&
+	       a->start == b->start && a->size == b->size && a->async == b->async &&
+	       (a->order == b->order || a->order == ORDER_UNKNOWN ||
+		b->order == ORDER_UNKNOWN || c->no_order) && a->kind == b->kind;
+}
+
+static void describe(char *buf, size_t len, const struct win *w)
+{
+	static const char *const trig[] = { "none", "sync", "async" };
+
+	if (!w) {
+		snprintf(buf, len, "nothing");
+		return;
+	}
+	snprintf(buf, len, "%s %llu+%llu, %s %llu size %u async %u order %d", trig[w->trig],
+		 (unsigned long long)w->tindex, (unsigned long long)w->treq,
+		 w->kind == RA_EV_RA_ORDER ? "ra_order" : "ra_unbounded",
+		 (unsigned long long)w->start, w->size, w->async,
+		 w->order == ORDER_UNKNOWN ? -1 : w->order);
+}
+
+/* Windows @a (side 0) and @b (side 1) of one open file; either may be NULL. */
+static void compare(struct ra_wincmp *c, const struct ofile *of, const struct win *a,
+		    const struct win *b)
+{
+	struct cfile *f = &c->cf[of->file];
+	char x[80], y[80];
+
+	if (a && b && same(c, a, b)) {
+		f->exact++;
+		return;
+	}
+	if (f->diff[0])
+		return;
+	describe(x, sizeof(x), a);
+	describe(y, sizeof(y), b);
+	snprintf(f->diff, sizeof(f->diff), "%s; against %s", x, y);
+}
+
+static struct win *queue_pop(struct queue *q)
+{
+	struct win *w = &q->w[q->head];
+
+	q->head = (q->head + 1) % QUEUE;
+	q->n--;
+	return w;
+}
+
+/* A window of side @side: met with the other side's oldest, else queued. */
+static void add_window(struct ra_wincmp *c, struct ofile *of, int side, const struct win *w)
+{
+	struct queue *mine = &of->q[side], *other = &of->q[!side];
+
+	c->cf[of->file].windows[side]++;
+	if (other->n) {
+		const struct win *o = queue_pop(other);
+
+		compare(c, of, side == 0 ? w : o, side == 0 ? o : w);
+		return;
+	}
+	if (mine->n == QUEUE) {	/* the other side is far behind: the oldest is unmatched */
+		const struct win *old = queue_pop(mine);
+
+		compare(c, of, side == 0 ? old : NULL, side == 0 ? NULL : old);
+	}
+	mine->w[(mine->head + mine->n++) % QUEUE] = *w;
+}
+
+/* The order-0 fallback of the task's ra_order window: inside it, right after it. */
+static bool is_fallback(const struct tside *t, const struct ra_event *ev)
+{
+	return ev->type == RA_EV_RA_UNBOUNDED && t->last_order && t->last_dev == ev->ra.dev &&
+	       t->last_ino == ev->ra.ino && ev->ra.index >= t->last_start &&
+	       ev->ra.index < t->last_end;
+}
+
+static void take_window(struct tside *t, const struct ra_event *ev, struct win *w)
+{
+	*w = t->has_pending ? t->pending : (struct win){ .trig = TRIG_NONE };
+	w->kind = (uint8_t)ev->type;
+	w->start = ev->ra.index;
+	w->size = ev->ra.size;
+	w->async = ev->ra.async_size;
+	w->order = ev->type != RA_EV_RA_ORDER ? 0 : ev->has_mask & RA_HAS_ORDER ?
+		   (uint8_t)ev->ra.order : ORDER_UNKNOWN;
+	t->has_pending = false;
+	t->last_order = ev->type == RA_EV_RA_ORDER;
+	t->last_dev = ev->ra.dev;
+	t->last_ino = ev->ra.ino;
+	t->last_start = ev->ra.index;
+	t->last_end = ev->ra.index + ev->ra.size;
+}
+
+static int window_of(struct ra_wincmp *c, int side, const struct ra_event *ev, int who)
+{
+	bool fresh;
+	struct tside *t = ra_map_put(&c->tasks[side], (uint64_t)(uint32_t)ev->pid + 1, &fresh);
+	struct ofile *of;
+	struct win w;
+	int file;
+
+	if (!t)
+		return -1;
+	if (ev->type == RA_EV_SYNC_RA || ev->type == RA_EV_ASYNC_RA) {
+		t->pending = (struct win){ .trig = ev->type == RA_EV_SYNC_RA ? TRIG_SYNC : TRIG_ASYNC,
+					   .tindex = ev->ra.index, .treq = ev->ra.req_count };
+		t->has_pending = true;
+		return 0;
+	}
+	if (is_fallback(t, ev)) {
+		t->last_order = false;
+		return 0;
+	}
+	take_window(t, ev, &w);
+	file = ra_fileset_index(&c->files, ev->ra.dev, ev->ra.ino, &fresh);
+	if (file < 0 || grow((void **)&c->cf, &c->capcf, (size_t)file + 1, sizeof(*c->cf)) < 0 ||
+	    !(of = ofile_of(c, file, who)))
+		return -1;
+	add_window(c, of, side, &w);
+	return 0;
+}
+
+void ra_wincmp_no_order(struct ra_wincmp *c)
+{
+	c->no_order = true;
+}
+
+bool ra_wincmp_takes(const struct ra_event *ev)
+{
+	return (ev->type == RA_EV_SYNC_RA || ev->type == RA_EV_ASYNC_RA ||
+		ev->type == RA_EV_RA_ORDER || ev->type == RA_EV_RA_UNBOUNDED) && ev->ra.dev;
+}
+
+int ra_wincmp_event(struct ra_wincmp *c, int side, const struct ra_event *ev, int who)
+{
+	if (!ra_wincmp_takes(ev))
+		return 0;
+	if (window_of(c, side, ev, who) < 0) {
+		ra_set_error(RA_ERR_IO, "out of memory");
+		return -1;
+	}
+	return 0;
+}
+
+void ra_wincmp_end(struct ra_wincmp *c)
+{
+	for (size_t i = 0; i < c->nof; i++) {
+		struct ofile *of = &c->of[i];
+
+		while (of->q[0].n)
+			compare(c, of, queue_pop(&of->q[0]), NULL);
+		while (of->q[1].n)
+			compare(c, of, NULL, queue_pop(&of->q[1]));
+	}
+}
+
+bool ra_wincmp_windows(struct ra_wincmp *c, uint32_t dev, uint64_t ino)
+{
+	int i = ra_fileset_find(&c->files, dev, ino);
+
+	return i >= 0 && (size_t)i < c->capcf && (c->cf[i].windows[0] || c->cf[i].windows[1]);
+}
+
+bool ra_wincmp_file(const struct ra_wincmp *c, size_t i, struct ra_wincmp_file *out)
+{
+	if (i >= c->files.n)
+		return false;
+	*out = (struct ra_wincmp_file){
+		.dev = c->files.ids[i].dev, .ino = c->files.ids[i].ino,
+		.windows = { c->cf[i].windows[0], c->cf[i].windows[1] }, .exact = c->cf[i].exact,
+		.first_difference = c->cf[i].diff[0] ? c->cf[i].diff : NULL,
+	};
+	return true;
+}
