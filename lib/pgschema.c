@@ -6,11 +6,11 @@
  * adds is covered without a word here): INTEGER is bigint, REAL double
  * precision, TEXT text, BLOB bytea, with the same columns in the same order,
  * NOT NULL, primary keys and references to runs. On top of them:
- * - runs' run_id is the server's own (an identity), and a run is one run by
- *   its host, start, origin, files and trace times (runs_identity);
+ * - runs' run_id is the server's own (an identity column);
  * - the event chunks are partitioned by run (a partition per run pushed
  *   with its events);
- * - pushes says where each run came from; schema_info holds the versions;
+ * - pushes says where each run came from, and what makes it one run
+ *   (pushes.identity, unique: lib/push.c); schema_info holds the versions;
  * - the functions that give SQL SQLite's meaning (pgfuncs.c) and the views
  *   (pgviews.c).
  * A newer ratrace adds its tables and columns and makes the functions and
@@ -25,10 +25,6 @@
 #include "db_local.h"
 #include "pg_local.h"
 #include "pgschema.h"
-
-/* The columns that tell one run from another, whatever database it is pushed from. */
-static const char identity_cols[] =
-	"hostname, start_unix_ns, origin, origin_path, trace_start_ns, trace_end_ns";
 
 static char col_type(const char *decl)
 {
@@ -289,10 +285,7 @@ static char *table_ddl(const struct ra_pg_table *t)
 		pk |= t->cols[i].pk == 1 && strcmp(t->cols[i].name, "run_id") == 0;
 	}
 	pk_ddl(f, t);
-	if (strcmp(t->name, "runs") == 0)
-		fprintf(f, ",\n  CONSTRAINT runs_identity UNIQUE NULLS NOT DISTINCT (%s)",
-			identity_cols);
-	else if (t->run)
+	if (t->run && strcmp(t->name, "runs") != 0)
 		fputs(",\n  FOREIGN KEY (\"run_id\") REFERENCES " RA_PG_SCHEMA ".runs (run_id)"
 		      " ON DELETE CASCADE", f);
 	fputs(t->events ? "\n) PARTITION BY LIST (run_id);\n" : "\n);\n", f);
@@ -325,7 +318,8 @@ static const char own_tables_sql[] =
 	"  source_run_id bigint NOT NULL,\n"
 	"  pushed_at timestamptz NOT NULL DEFAULT now(),\n"
 	"  tool_version text,\n"
-	"  events boolean NOT NULL\n"
+	"  events boolean NOT NULL,\n"
+	"  identity text NOT NULL UNIQUE\n"
 	");\n"
 	"CREATE TABLE " RA_PG_SCHEMA ".schema_info (key text PRIMARY KEY, value text NOT NULL);\n";
 

@@ -7,6 +7,7 @@
 #define RA_PGSCHEMA_H
 
 #include <stdbool.h>
+#include <stdint.h>
 
 #include <libpq-fe.h>
 
@@ -62,5 +63,11 @@ int ra_pg_schema_grant(PGconn *conn, const char *shown, const char *role);
 /* The functions of SQLite's meaning and the views, NULL-terminated (pgfuncs.c, pgviews.c). */
 const char *const *ra_pg_funcs(void);
 const char *const *ra_pg_views(void);
+/*
+ * ra_pg_views_hash - a hash of SQL text; ra_pg_views_follow - that of the
+ * SQLite views (ra_schema_views_sql) the server's follow
+ */
+uint32_t ra_pg_views_hash(const char *sql);
+uint32_t ra_pg_views_follow(void);
 
 #endif

@@ -20,15 +20,21 @@
  *   figures, the values of v_readahead_stats' row 'all'; its value column
  *   is double precision (SQLite keeps the integers' type per value);
  * - GLOB 'md[0-9]*' is the regular expression it means.
- * A view added to the SQLite schema is added here too (t_fleet_golden
- * compares every view's columns on both).
+ * A view added to the SQLite schema, or changed there, is added or changed
+ * here too: RA_PG_VIEWS_FOLLOW is the hash of the SQLite text these views
+ * follow (tests/unit/test_pgdialect.c fails when it changes and says so),
+ * and t_fleet_golden compares every view's columns on both.
  */
 #include <stddef.h>
+#include <stdint.h>
 
 #include "pg_local.h"
 #include "pgschema.h"
 
 #define DEV(x) "((" x ") >> 20) || ':' || ((" x ") & 1048575)"
+
+/* ra_pg_views_hash() of ra_schema_views_sql when these views were last brought along */
+#define RA_PG_VIEWS_FOLLOW 0x1e356aa6u
 
 static const char *const views[] = {
 	"CREATE VIEW v_runs AS\n"
@@ -161,6 +167,9 @@ static const char *const views[] = {
 	"  UNION ALL\n"
 	"  SELECT run_id, 'wall_s', wall_ns / 1e9 FROM runs WHERE wall_ns > 0\n"
 	"  UNION ALL\n"
+	"  SELECT run_id, 'device_read_bw_bytes', requests * request_bytes / (duration_ns / 1e9)\n"
+	"    FROM whatif WHERE timed <> 0 AND duration_ns > 0 AND requests > 0\n"
+	"  UNION ALL\n"
 	"  SELECT d.run_id, 'device_read_bw_bytes',\n"
 	"         SUM(d.stat_sectors_delta) * 512.0 / (r.wall_ns / 1e9)\n"
 	"    FROM v_devices d JOIN runs r USING (run_id)\n"
@@ -290,4 +299,18 @@ static const char *const views[] = {
 const char *const *ra_pg_views(void)
 {
 	return views;
+}
+
+uint32_t ra_pg_views_hash(const char *sql)
+{
+	uint32_t h = 2166136261u;	/* FNV-1a */
+
+	for (const unsigned char *p = (const unsigned char *)sql; *p; p++)
+		h = (h ^ *p) * 16777619u;
+	return h;
+}
+
+uint32_t ra_pg_views_follow(void)
+{
+	return RA_PG_VIEWS_FOLLOW;
 }

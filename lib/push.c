@@ -1,14 +1,19 @@
 // SPDX-License-Identifier: LGPL-2.1
 /*
  * Pushing runs to a PostgreSQL server (ra_push.h). Each run goes in one
- * transaction: its runs row first, inserted unless the server has a run of
- * the same identity (then nothing else happens), then the rows of every
- * table of the schema that has a run_id, copied with COPY in PostgreSQL's
- * binary format, with the server's run id in place of the file's; with the
- * events, each event table's chunks go into a table of the run's own that
- * becomes a partition of it when the run commits. A value is never written
- * into SQL: what a database holds (a label, a path, a task's name) reaches
- * the server as data only.
+ * transaction: its runs row first, and its row of pushes with its identity,
+ * which is unique: when the server has a run of that identity the
+ * transaction ends there. Then the rows of every table of the schema that
+ * has a run_id, copied with COPY in PostgreSQL's binary format, with the
+ * server's run id in place of the file's; with the events, each event
+ * table's chunks go into a table of the run's own that becomes a partition
+ * of it when the run commits. A value is never written into SQL: what a
+ * database holds (a label, a path, a task's name) reaches the server as
+ * data only.
+ *
+ * A run's identity is what makes it one run whatever file it is pushed
+ * from: its host, start, origin, files and trace times; for a what-if run
+ * (whatif), its source's identity and what it replayed too.
  */
 #include <limits.h>
 #include <stdarg.h>
@@ -37,6 +42,7 @@ struct run {
 	int64_t pg;		/* on the server: its own, or one reserved for it */
 	int64_t seq_first, seq_last;
 	bool present;		/* the server had it */
+	char *identity;
 };
 
 struct push {
@@ -310,10 +316,7 @@ static int exec_ok(struct push *p, const char *sql)
 	return ra_pg_run(p->conn, p->shown, sql);
 }
 
-/*
- * The run's runs row, unless the server has a run of its identity; 1 when
- * inserted, 0 when it was there, -1.
- */
+/* The run's runs row; 0 or -1. */
 static int insert_run(struct push *p, const struct run *r, const struct ra_pg_table *t)
 {
 	char *values[RA_PG_MAX_COLS] = { NULL }, sql[8192], *sel = NULL;
@@ -336,8 +339,7 @@ static int insert_run(struct push *p, const struct run *r, const struct ra_pg_ta
 	n += snprintf(sql + n, sizeof(sql) - (size_t)n, ") VALUES (");
 	for (int i = 0; i < t->ncols; i++)
 		n += snprintf(sql + n, sizeof(sql) - (size_t)n, "%s$%d", i ? ", " : "", i + 1);
-	snprintf(sql + n, sizeof(sql) - (size_t)n, ") ON CONFLICT ON CONSTRAINT runs_identity"
-		 " DO NOTHING RETURNING run_id");
+	snprintf(sql + n, sizeof(sql) - (size_t)n, ")");
 	if (fclose(f) != 0 ||
 	    sqlite3_prepare_v2(ra_db_sqlite(p->src), sel, -1, &st, NULL) != SQLITE_OK) {
 		ra_set_error(RA_ERR_DATA, "cannot read the runs of '%s'", p->file);
@@ -362,11 +364,9 @@ static int insert_run(struct push *p, const struct run *r, const struct ra_pg_ta
 	}
 	res = PQexecParams(p->conn, sql, t->ncols, NULL, (const char *const *)values, NULL, NULL,
 			   0);
-	if (PQresultStatus(res) != PGRES_TUPLES_OK) {
+	if (PQresultStatus(res) != PGRES_COMMAND_OK) {
 		ra_set_error(RA_ERR_IO, "'%s': %s", p->shown, ra_pg_why(p->conn, res));
 		ret = -1;
-	} else {
-		ret = PQntuples(res) == 1;
 	}
 out:
 	PQclear(res);
@@ -398,23 +398,30 @@ static int64_t copy_events(struct push *p, const struct run *r, const struct ra_
 	return exec_ok(p, sql) < 0 ? -1 : n;
 }
 
-static int record_push(struct push *p, const struct run *r)
+/*
+ * The run's row of pushes: where it came from, and its identity, which
+ * makes it one run. 1, or 0 when the server has a run of that identity (a
+ * push beside this one that committed first: this one waits for it here).
+ */
+static int claim(struct push *p, const struct run *r)
 {
 	char id[24], src[24];
-	const char *values[6] = { id, p->host, p->path, src, RA_VERSION, p->o->events ? "t" : "f" };
+	const char *values[7] = { id, p->host, p->path, src, RA_VERSION, p->o->events ? "t" : "f",
+				  r->identity };
 	PGresult *res;
-	int ok;
+	int ret;
 
 	snprintf(id, sizeof(id), "%lld", (long long)r->pg);
 	snprintf(src, sizeof(src), "%lld", (long long)r->id);
 	res = PQexecParams(p->conn, "INSERT INTO " RA_PG_SCHEMA ".pushes (run_id, source_host,"
-			   " source_file, source_run_id, tool_version, events)"
-			   " VALUES ($1, $2, $3, $4, $5, $6)", 6, NULL, values, NULL, NULL, 0);
-	ok = PQresultStatus(res) == PGRES_COMMAND_OK;
-	if (!ok)
+			   " source_file, source_run_id, tool_version, events, identity)"
+			   " VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT (identity) DO NOTHING"
+			   " RETURNING run_id", 7, NULL, values, NULL, NULL, 0);
+	ret = PQresultStatus(res) == PGRES_TUPLES_OK ? PQntuples(res) : -1;
+	if (ret < 0)
 		ra_set_error(RA_ERR_IO, "'%s': %s", p->shown, ra_pg_why(p->conn, res));
 	PQclear(res);
-	return ok ? 0 : -1;
+	return ret;
 }
 
 /* The rows of run @r in one transaction; 1 pushed, 0 there already, -1. */
@@ -426,7 +433,7 @@ static int push_run(struct push *p, const struct run *r)
 
 	if (exec_ok(p, "BEGIN") < 0)
 		return -1;
-	rc = insert_run(p, r, ra_pg_schema_table(s, "runs"));
+	rc = insert_run(p, r, ra_pg_schema_table(s, "runs")) < 0 ? -1 : claim(p, r);
 	for (int i = 0; rc == 1 && i < s->n; i++) {
 		const struct ra_pg_table *t = &s->t[i];
 		int64_t n;
@@ -440,8 +447,6 @@ static int push_run(struct push *p, const struct run *r)
 		rows += n;
 		chunks += t->events && n > 0 ? n : 0;
 	}
-	if (rc == 1 && record_push(p, r) < 0)
-		rc = -1;
 	if (rc != 1) {
 		PQclear(PQexec(p->conn, "ROLLBACK"));
 		return rc;
@@ -465,23 +470,14 @@ static bool wanted(const struct ra_push_opts *o, int64_t id)
 	return false;
 }
 
-/* The server's id of the run of the file's row @st has, or 0. */
-static int64_t lookup(struct push *p, sqlite3_stmt *st)
+/* The server's id of the run of @identity, or 0. */
+static int64_t lookup(struct push *p, const char *identity)
 {
-	char *values[6] = { NULL };
-	PGresult *res;
+	const char *values[1] = { identity };
+	PGresult *res = PQexecParams(p->conn, "SELECT run_id FROM " RA_PG_SCHEMA ".pushes"
+				     " WHERE identity = $1", 1, NULL, values, NULL, NULL, 0);
 	int64_t id = 0;
 
-	for (int i = 0; i < 6; i++) {
-		const char *v = (const char *)sqlite3_column_text(st, 4 + i);
-
-		values[i] = v ? strdup(v) : NULL;
-	}
-	res = PQexecParams(p->conn, "SELECT run_id FROM " RA_PG_SCHEMA ".runs WHERE"
-			   " (hostname, start_unix_ns, origin, origin_path, trace_start_ns,"
-			   " trace_end_ns) IS NOT DISTINCT FROM"
-			   " ($1::text, $2::bigint, $3::text, $4::text, $5::bigint, $6::bigint)",
-			   6, NULL, (const char *const *)values, NULL, NULL, 0);
 	if (PQresultStatus(res) != PGRES_TUPLES_OK) {
 		ra_set_error(RA_ERR_IO, "'%s': %s", p->shown, ra_pg_why(p->conn, res));
 		id = -1;
@@ -489,9 +485,72 @@ static int64_t lookup(struct push *p, sqlite3_stmt *st)
 		id = strtoll(PQgetvalue(res, 0, 0), NULL, 10);
 	}
 	PQclear(res);
-	for (int i = 0; i < 6; i++)
-		free(values[i]);
 	return id;
+}
+
+/* Columns @from.. of the row of @st, each as its length and text ("-" for NULL). */
+static void put_fields(FILE *f, sqlite3_stmt *st, int from, int n)
+{
+	for (int i = from; i < from + n; i++) {
+		const char *v = (const char *)sqlite3_column_text(st, i);
+
+		if (v)
+			fprintf(f, "%zu:%s;", strlen(v), v);
+		else
+			fputs("-;", f);
+	}
+}
+
+/* The identity of run @id of the file (see the top of this file), malloc'd. */
+static char *identity(struct push *p, int64_t id, int depth)
+{
+	sqlite3 *db = ra_db_sqlite(p->src);
+	sqlite3_stmt *st = NULL;
+	int64_t source = 0;
+	size_t len = 0;
+	char *out = NULL, *src;
+	FILE *f = open_memstream(&out, &len);
+	bool ok = f != NULL;
+
+	if (ok && sqlite3_prepare_v2(db, "SELECT hostname, start_unix_ns, origin, origin_path,"
+				     " trace_start_ns, trace_end_ns FROM runs WHERE run_id = ?1", -1,
+				     &st, NULL) == SQLITE_OK) {
+		sqlite3_bind_int64(st, 1, id);
+		ok = sqlite3_step(st) == SQLITE_ROW;
+		if (ok)
+			put_fields(f, st, 0, 6);
+	} else {
+		ok = false;
+	}
+	sqlite3_finalize(st);
+	st = NULL;
+	/* a what-if run: what it replayed, and of which run (a file of before version 11 has none) */
+	if (ok && depth < 4 &&
+	    sqlite3_prepare_v2(db, "SELECT source_run_id, series, policy, read_ahead_kb, window_kb"
+			       " FROM whatif WHERE run_id = ?1", -1, &st, NULL) == SQLITE_OK) {
+		sqlite3_bind_int64(st, 1, id);
+		if (sqlite3_step(st) == SQLITE_ROW) {
+			source = sqlite3_column_int64(st, 0);
+			fputs("whatif;", f);
+			put_fields(f, st, 1, 4);
+		}
+	}
+	sqlite3_finalize(st);
+	if (ok && source) {
+		src = identity(p, source, depth + 1);
+		fprintf(f, "of(%s)", src ? src : "");
+		ok = src != NULL;
+		free(src);
+	}
+	if (f && fclose(f) != 0)
+		ok = false;
+	if (!ok) {
+		free(out);
+		ra_set_error(RA_ERR_DATA, "cannot read run %lld of '%s': %s", (long long)id, p->file,
+			     sqlite3_errmsg(db));
+		return NULL;
+	}
+	return out;
 }
 
 /*
@@ -507,9 +566,8 @@ static int list_runs(struct push *p)
 	int rc, absent = 0, next = 0;
 
 	if (sqlite3_prepare_v2(ra_db_sqlite(p->src), "SELECT run_id, COALESCE(seq_first, 0),"
-			       " COALESCE(seq_last, -1), 0, hostname, start_unix_ns, origin,"
-			       " origin_path, trace_start_ns, trace_end_ns FROM runs ORDER BY run_id",
-			       -1, &st, NULL) != SQLITE_OK) {
+			       " COALESCE(seq_last, -1) FROM runs ORDER BY run_id", -1, &st,
+			       NULL) != SQLITE_OK) {
 		ra_set_error(RA_ERR_DATA, "cannot read the runs of '%s': %s", p->file,
 			     sqlite3_errmsg(ra_db_sqlite(p->src)));
 		return -1;
@@ -524,7 +582,7 @@ static int list_runs(struct push *p)
 		*r = (struct run){ .id = sqlite3_column_int64(st, 0),
 				   .seq_first = sqlite3_column_int64(st, 1),
 				   .seq_last = sqlite3_column_int64(st, 2) };
-		if ((r->pg = lookup(p, st)) < 0) {
+		if (!(r->identity = identity(p, r->id, 0)) || (r->pg = lookup(p, r->identity)) < 0) {
 			sqlite3_finalize(st);
 			return -1;
 		}
@@ -637,6 +695,8 @@ int ra_push(const char *url, const char *const *files, int nfiles, const struct 
 		p.file = files[i];
 		rc = push_file(&p);
 		free(p.path);
+		for (int k = 0; k < p.nruns; k++)
+			free(p.runs[k].identity);
 		free(p.runs);
 		p.path = NULL;
 		p.runs = NULL;

@@ -303,10 +303,16 @@ static int load_reports(struct ra_db *db, const struct opts *o, struct output *o
 /* The index in @ids of the last run that is not a what-if (the last run if all are); -1 */
 static int last_recorded(struct ra_db *db, const int64_t *ids, int n)
 {
+	char *json = ra_ids_json(ids, n);
 	int64_t id = 0;
+	int rc;
 
-	if (ra_sql_one(db, "SELECT MAX(run_id) FROM runs WHERE origin IS NOT 'whatif'", "", "i",
-		       &id) < 0)
+	if (!json)
+		return -1;
+	rc = ra_sql_one(db, "SELECT MAX(run_id) FROM runs WHERE origin IS NOT 'whatif'"
+			" AND run_id IN (SELECT value FROM json_each(?1))", "t", "i", json, &id);
+	free(json);
+	if (rc < 0)
 		return -1;
 	for (int i = n - 1; i >= 0; i--)
 		if (ids[i] == id)

@@ -4,10 +4,11 @@
 # ra-compare read from the server: byte for byte what they print from the
 # SQLite files (tests/golden, which t_golden holds the files to), the
 # server's URL written where the outputs name the database. Then the
-# selection options on both, the tables and views of the schema on both
-# with the same columns, and the event views that only the files have.
+# selection options on both, what-if runs beside recorded ones, the tables
+# and views of the schema on both with the same columns, and the event views
+# that only the files have.
 # Ground truth: the SQLite files' outputs.
-# test: needs=postgres cpu=1 budget=12
+# test: needs=postgres cpu=1 budget=14
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/golden_cases.sh"
 command -v xz >/dev/null || skip "xz is not installed"
@@ -44,6 +45,27 @@ diff -r "$GOLDEN" "$OUT" > "$TMP/diff" ||
 	fail "outputs from the server differ from the files' ($(grep -c '^[<>]' "$TMP/diff") lines):
 $(head -c 3000 "$TMP/diff")"
 echo "ok: $n outputs from PostgreSQL byte-identical to SQLite's ($(find "$OUT" -type f | wc -l) files)"
+
+# what-if runs (ra-whatif) beside the recorded ones: the experiment and a run's section
+cp "$TMP/sweep.db" "$TMP/whatif.db"
+ra-whatif -q --store -r 1 -k 64,128,512 "$TMP/whatif.db" > /dev/null || fail "ra-whatif run 1"
+ra-whatif -q --store -r 3 -k 64,128 -p kernel,fixed:256 "$TMP/whatif.db" > /dev/null ||
+	fail "ra-whatif run 3"
+pg_createdb whatif
+WHATIF=$(pg_url whatif)
+ra-push -q "$TMP/whatif.db" "$WHATIF" 2> "$TMP/err" || fail "push the what-if runs: $(cat "$TMP/err")"
+for args in "" "--json" "--markdown" "--run 1 --json" "--run 3" "--param whatif=predicted --json"; do
+	# shellcheck disable=SC2086 # the arguments split on purpose
+	ra-report $args "$TMP/whatif.db" > "$TMP/w.sqlite" 2>&1
+	# shellcheck disable=SC2086 # likewise
+	ra-report $args "$WHATIF" 2>&1 | sed "s#$WHATIF#$TMP/whatif.db#g" > "$TMP/w.pg"
+	cmp -s "$TMP/w.sqlite" "$TMP/w.pg" ||
+		fail "ra-report $args with what-if runs differs: $(diff "$TMP/w.sqlite" "$TMP/w.pg" | head)"
+done
+check_eq "$(pg_sql whatif -c "SELECT COUNT(*) FROM ratrace.whatif w JOIN ratrace.pushes p
+	USING (run_id)")" "$(sqlite3 "$TMP/whatif.db" "SELECT COUNT(*) FROM whatif")" \
+	"the what-if runs are on the server, each its own"
+echo "ok: with what-if runs, the experiment and the runs' reports are the same from the server"
 
 # the selection, on both
 sel() {

@@ -7,6 +7,8 @@
 #include <stdlib.h>
 
 #include "pg_local.h"
+#include "pgschema.h"
+#include "schema.h"
 #include "test.h"
 
 static const struct {
@@ -88,11 +90,26 @@ static void test_redact(void)
 	CHECK(!ra_pg_is_url("run.db"));
 }
 
+/*
+ * The server's views (lib/pgviews.c) follow SQLite's: a change of those
+ * fails here until the server's are brought along and their hash updated.
+ */
+static void test_views_follow(void)
+{
+	uint32_t now = ra_pg_views_hash(ra_schema_views_sql);
+
+	if (now != ra_pg_views_follow())
+		fprintf(stderr, "the views of lib/schema.c changed: bring lib/pgviews.c along, then set"
+			" its RA_PG_VIEWS_FOLLOW to 0x%08xu\n", now);
+	CHECK(now == ra_pg_views_follow());
+}
+
 int main(void)
 {
 	static const struct test_case cases_[] = {
 		{ "rules", test_rules },
 		{ "redact", test_redact },
+		{ "views_follow", test_views_follow },
 		{ NULL, NULL },
 	};
 
