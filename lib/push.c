@@ -620,6 +620,8 @@ static int push_file(struct push *p)
 	p->src = ra_db_open(p->file, RA_DB_READONLY);
 	if (!p->src)
 		return -1;
+	/* each run's rows are read by its key in every table: its pages, read once */
+	sqlite3_exec(ra_db_sqlite(p->src), "PRAGMA cache_size = -131072", NULL, NULL, NULL);
 	p->path = strdup(realpath(p->file, abs) ? abs : p->file);
 	if (!p->path || list_runs(p) < 0)
 		goto fail;
