@@ -210,6 +210,7 @@ static int table_sql(const struct ra_pg_table *t, const char *dest, char **sel, 
 {
 	size_t sl = 0, cl = 0;
 	FILE *s = open_memstream(sel, &sl), *c = open_memstream(copy, &cl);
+	bool bad;
 
 	if (!s || !c) {
 		if (s)
@@ -227,7 +228,9 @@ static int table_sql(const struct ra_pg_table *t, const char *dest, char **sel, 
 	fprintf(s, " FROM \"%s\" WHERE %srun_id = ?1", t->name,
 		t->events ? "seq_first BETWEEN ?2 AND ?3 AND " : "");
 	fputs(") FROM STDIN (FORMAT binary)", c);
-	return (fclose(s) != 0) | (fclose(c) != 0) ? -1 : 0;
+	bad = fclose(s) != 0;
+	bad |= fclose(c) != 0;	/* both closed, whatever the first gave */
+	return bad ? -1 : 0;
 }
 
 static int copy_end(struct push *p, bool ok)
