@@ -406,8 +406,11 @@ int ra_pg_bind(struct ra_pg_stmt *st, int i, char type, int64_t iv, double dv, c
 	char *v = NULL;
 	int n = 0;
 
-	if (i < 1 || i > st->nparams)
-		return 0;	/* as SQLite: a value past the statement's parameters is dropped */
+	if (i < 1 || i > st->nparams) {	/* as SQLite's SQLITE_RANGE */
+		ra_set_error(RA_ERR_USAGE, "parameter %d of a statement of %d bound", i,
+			     st->nparams);
+		return -1;
+	}
 	i--;
 	switch (type) {
 	case 'i':

@@ -203,11 +203,15 @@ echo "ok: a push as the reader fails and changes nothing"
 PGHOST=$PG_DIR PGPORT=$PG_PORT PGUSER=reader ra-report --run 1 postgresql:///fleet > "$TMP/env" ||
 	fail "the PG* environment"
 cmp -s "$TMP/r.sqlite" "$TMP/env" || fail "the report by the PG* environment differs"
-printf '*:*:*:pwuser:s3cret-Pw\n' > "$TMP/pgpass"
-chmod 600 "$TMP/pgpass"
-PGPASSFILE=$TMP/pgpass ra-report --run 1 "$(pg_url fleet pwuser)" > "$TMP/pass" ||
-	fail "a password from the password file"
+mkdir "$TMP/home"
+printf '*:*:*:pwuser:s3cret-Pw\n' > "$TMP/home/.pgpass"
+chmod 600 "$TMP/home/.pgpass"
+HOME=$TMP/home ra-report --run 1 "$(pg_url fleet pwuser)" > "$TMP/pass" ||
+	fail "a password from ~/.pgpass"
 cmp -s "$TMP/r.sqlite" "$TMP/pass" || fail "the report with a password differs"
+PGPASSFILE=$TMP/home/.pgpass ra-report --run 1 "$(pg_url fleet pwuser)" > "$TMP/pass" ||
+	fail "a password from PGPASSFILE"
+echo "ok: the password from ~/.pgpass or PGPASSFILE, the server from the PG* environment"
 ra-report --run 1 "$(pg_url fleet pwuser)" > "$TMP/nopass" 2>&1 && fail "no password, yet connected"
 ra-report --run 1 "$(pg_url fleet pwuser:s3cret-Pw)" > "$TMP/inurl" 2>&1 ||
 	fail "the password of the URL: $(cat "$TMP/inurl")"
