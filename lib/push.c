@@ -253,48 +253,45 @@ static int copy_end(struct push *p, bool ok)
 	return ok ? ret : -1;
 }
 
-/* The rows of @r in table @t of the file into table @dest on the server; the count or -1. */
-static int64_t copy_rows(struct push *p, const struct run *r, const struct ra_pg_table *t,
-			 const char *dest)
+/* The rows of run @r of the file's table by @sel: a statement to step, or NULL. */
+static sqlite3_stmt *run_rows(struct push *p, const struct run *r, const char *sel)
 {
-	static const char header[] = "PGCOPY\n\377\r\n";
-	char *sel = NULL, *copy = NULL;
 	sqlite3_stmt *st = NULL;
-	PGresult *res = NULL;
-	int64_t n = 0;
-	bool ok = false;
-	int rc;
 
-	p->len = 0;
-	if (table_sql(t, dest, &sel, &copy) < 0) {
-		ra_set_error(RA_ERR_IO, "out of memory");
-		goto out;
-	}
 	if (sqlite3_prepare_v2(ra_db_sqlite(p->src), sel, -1, &st, NULL) != SQLITE_OK) {
 		ra_set_error(RA_ERR_DATA, "cannot read '%s': %s", p->file,
 			     sqlite3_errmsg(ra_db_sqlite(p->src)));
-		goto out;
+		sqlite3_finalize(st);
+		return NULL;
 	}
 	sqlite3_bind_int64(st, 1, r->id);
 	sqlite3_bind_int64(st, 2, r->seq_first);
 	sqlite3_bind_int64(st, 3, r->seq_last);
-	/* a table without rows of the run costs the server nothing */
-	if ((rc = sqlite3_step(st)) == SQLITE_DONE) {
-		ok = true;
-		goto out;
-	}
-	res = PQexec(p->conn, copy);
+	return st;
+}
+
+/* @copy of the rows of @st, its first stepped already (@rc): their count, or -1. */
+static int64_t send_rows(struct push *p, sqlite3_stmt *st, int rc, const struct run *r,
+			 const struct ra_pg_table *t, const char *copy)
+{
+	static const char header[] = "PGCOPY\n\377\r\n";
+	PGresult *res = PQexec(p->conn, copy);
+	int64_t n = 0;
+	bool ok;
+
 	if (PQresultStatus(res) != PGRES_COPY_IN) {
 		ra_set_error(RA_ERR_IO, "'%s': %s", p->shown, ra_pg_why(p->conn, res));
-		goto out;
+		PQclear(res);
+		return -1;
 	}
+	PQclear(res);
+	p->len = 0;
 	ok = put(p, header, 11) == 0 && put_u32(p, 0) == 0 && put_u32(p, 0) == 0;
-	for (; ok && rc == SQLITE_ROW; rc = sqlite3_step(st)) {
+	for (; ok && rc == SQLITE_ROW; rc = sqlite3_step(st), n++) {
 		ok = put_u16(p, t->ncols) == 0;
 		for (int k = 0; ok && k < t->ncols; k++)
 			ok = put_value(p, st, k, r, t, &t->cols[k], is_ref(t, &t->cols[k])) == 0;
 		ok = ok && flush(p, false) == 0;
-		n++;
 	}
 	if (ok && rc != SQLITE_DONE) {
 		ra_set_error(RA_ERR_DATA, "cannot read '%s': %s", p->file,
@@ -302,14 +299,27 @@ static int64_t copy_rows(struct push *p, const struct run *r, const struct ra_pg
 		ok = false;
 	}
 	ok = ok && put_u16(p, 0xffff) == 0;
-	if (copy_end(p, ok) < 0)
-		ok = false;
-out:
-	PQclear(res);
+	return copy_end(p, ok) < 0 ? -1 : n;
+}
+
+/* The rows of @r in table @t of the file into table @dest on the server; the count or -1. */
+static int64_t copy_rows(struct push *p, const struct run *r, const struct ra_pg_table *t,
+			 const char *dest)
+{
+	char *sel = NULL, *copy = NULL;
+	sqlite3_stmt *st = NULL;
+	int64_t n = -1;
+	int rc;
+
+	if (table_sql(t, dest, &sel, &copy) < 0)
+		ra_set_error(RA_ERR_IO, "out of memory");
+	else if ((st = run_rows(p, r, sel)))
+		/* a table without rows of the run costs the server nothing */
+		n = (rc = sqlite3_step(st)) == SQLITE_DONE ? 0 : send_rows(p, st, rc, r, t, copy);
 	sqlite3_finalize(st);
 	free(sel);
 	free(copy);
-	return ok ? n : -1;
+	return n;
 }
 
 /* ---- a run ---- */
@@ -319,65 +329,16 @@ static int exec_ok(struct push *p, const char *sql)
 	return ra_pg_run(p->conn, p->shown, sql);
 }
 
-/* The run's runs row; 0 or -1. */
+/* The run's runs row, copied as any table's: 0 or -1. */
 static int insert_run(struct push *p, const struct run *r, const struct ra_pg_table *t)
 {
-	char *values[RA_PG_MAX_COLS] = { NULL }, sql[8192], *sel = NULL;
-	sqlite3_stmt *st = NULL;
-	PGresult *res = NULL;
-	size_t len = 0;
-	int ret = -1, n = 0;
-	FILE *f = open_memstream(&sel, &len);
+	int64_t n = copy_rows(p, r, t, t->name);
 
-	if (!f)
-		return -1;
-	fputs("SELECT ", f);
-	n = snprintf(sql, sizeof(sql), "INSERT INTO " RA_PG_SCHEMA ".runs (");
-	for (int i = 0; i < t->ncols; i++) {
-		fprintf(f, "%s\"%s\"", i ? ", " : "", t->cols[i].name);
-		n += snprintf(sql + n, sizeof(sql) - (size_t)n, "%s\"%s\"", i ? ", " : "",
-			      t->cols[i].name);
-	}
-	fputs(" FROM runs WHERE run_id = ?1", f);
-	n += snprintf(sql + n, sizeof(sql) - (size_t)n, ") VALUES (");
-	for (int i = 0; i < t->ncols; i++)
-		n += snprintf(sql + n, sizeof(sql) - (size_t)n, "%s$%d", i ? ", " : "", i + 1);
-	snprintf(sql + n, sizeof(sql) - (size_t)n, ")");
-	if (fclose(f) != 0 ||
-	    sqlite3_prepare_v2(ra_db_sqlite(p->src), sel, -1, &st, NULL) != SQLITE_OK) {
-		ra_set_error(RA_ERR_DATA, "cannot read the runs of '%s'", p->file);
-		goto out;
-	}
-	sqlite3_bind_int64(st, 1, r->id);
-	if (sqlite3_step(st) != SQLITE_ROW) {
+	if (n == 1)
+		return 0;
+	if (n == 0)
 		ra_set_error(RA_ERR_DATA, "cannot read run %lld of '%s'", (long long)r->id, p->file);
-		goto out;
-	}
-	for (int i = 0; i < t->ncols; i++) {
-		const char *v = (const char *)sqlite3_column_text(st, i);
-
-		if (strcmp(t->cols[i].name, "run_id") == 0)
-			ret = asprintf(&values[i], "%lld", (long long)r->pg);
-		else if (sqlite3_column_type(st, i) == SQLITE_FLOAT)
-			ret = asprintf(&values[i], "%.17g", sqlite3_column_double(st, i));
-		else
-			ret = v && !(values[i] = strdup(v)) ? -1 : 0;
-		if (ret < 0)
-			goto out;
-	}
-	res = PQexecParams(p->conn, sql, t->ncols, NULL, (const char *const *)values, NULL, NULL,
-			   0);
-	if (PQresultStatus(res) != PGRES_COMMAND_OK) {
-		ra_set_error(RA_ERR_IO, "'%s': %s", p->shown, ra_pg_why(p->conn, res));
-		ret = -1;
-	}
-out:
-	PQclear(res);
-	sqlite3_finalize(st);
-	free(sel);
-	for (int i = 0; i < t->ncols; i++)
-		free(values[i]);
-	return ret;
+	return -1;
 }
 
 /* A run's events of one table: a table of their own, a partition once filled. */
@@ -556,6 +517,30 @@ static char *identity(struct push *p, int64_t id, int depth)
 	return out;
 }
 
+/* Ids of the server's for the @absent runs of the file it has not, in the file's order. */
+static int reserve(struct push *p, int absent)
+{
+	char count[16];
+	const char *v[1] = { count };
+	PGresult *res;
+	int next = 0;
+
+	snprintf(count, sizeof(count), "%d", absent);
+	res = PQexecParams(p->conn, "SELECT nextval(pg_get_serial_sequence('" RA_PG_SCHEMA
+			   ".runs', 'run_id')) FROM generate_series(1, $1::int)", 1, NULL, v, NULL,
+			   NULL, 0);
+	if (PQresultStatus(res) != PGRES_TUPLES_OK || PQntuples(res) != absent) {
+		ra_set_error(RA_ERR_IO, "'%s': %s", p->shown, ra_pg_why(p->conn, res));
+		PQclear(res);
+		return -1;
+	}
+	for (int i = 0; i < p->nruns; i++)
+		if (!p->runs[i].present)
+			p->runs[i].pg = strtoll(PQgetvalue(res, next++, 0), NULL, 10);
+	PQclear(res);
+	return 0;
+}
+
 /*
  * The runs of the file, with the server's id of each: its own for a run it
  * has, a new one reserved (in the file's order) for the others.
@@ -563,10 +548,7 @@ static char *identity(struct push *p, int64_t id, int depth)
 static int list_runs(struct push *p)
 {
 	sqlite3_stmt *st = NULL;
-	char count[16];
-	const char *v[1] = { count };
-	PGresult *res;
-	int rc, absent = 0, next = 0;
+	int rc, absent = 0;
 
 	if (sqlite3_prepare_v2(ra_db_sqlite(p->src), "SELECT run_id, COALESCE(seq_first, 0),"
 			       " COALESCE(seq_last, -1) FROM runs ORDER BY run_id", -1, &st,
@@ -597,28 +579,41 @@ static int list_runs(struct push *p)
 		ra_set_error(RA_ERR_DATA, "cannot read the runs of '%s'", p->file);
 		return -1;
 	}
-	if (!absent)
+	return absent ? reserve(p, absent) : 0;
+}
+
+/* Run @r of the file, unless the server has it: 0, 1 when it failed, -1 when the server is gone. */
+static int push_one(struct push *p, const struct run *r)
+{
+	int rc;
+
+	if (r->present) {
+		p->res->present++;
+		say(p, "%s: run %lld is on the server as run %lld", p->file, (long long)r->id,
+		    (long long)r->pg);
 		return 0;
-	snprintf(count, sizeof(count), "%d", absent);
-	res = PQexecParams(p->conn, "SELECT nextval(pg_get_serial_sequence('" RA_PG_SCHEMA
-			   ".runs', 'run_id')) FROM generate_series(1, $1::int)", 1, NULL, v, NULL,
-			   NULL, 0);
-	if (PQresultStatus(res) != PGRES_TUPLES_OK || PQntuples(res) != absent) {
-		ra_set_error(RA_ERR_IO, "'%s': %s", p->shown, ra_pg_why(p->conn, res));
-		PQclear(res);
-		return -1;
 	}
-	for (int i = 0; i < p->nruns; i++)
-		if (!p->runs[i].present)
-			p->runs[i].pg = strtoll(PQgetvalue(res, next++, 0), NULL, 10);
-	PQclear(res);
-	return 0;
+	rc = push_run(p, r);
+	if (rc == 1) {
+		p->res->pushed++;
+		say(p, "%s: run %lld pushed as run %lld", p->file, (long long)r->id,
+		    (long long)r->pg);
+		return 0;
+	}
+	if (rc == 0) {
+		p->res->present++;
+		say(p, "%s: run %lld was pushed meanwhile", p->file, (long long)r->id);
+		return 0;
+	}
+	p->res->failed++;
+	say(p, "%s: run %lld not pushed: %s", p->file, (long long)r->id, ra_last_error());
+	return PQstatus(p->conn) == CONNECTION_OK ? 1 : -1;
 }
 
 static int push_file(struct push *p)
 {
 	char abs[PATH_MAX];
-	int failed = 0;
+	int failed = 0, rc = 0;
 
 	p->src = ra_db_open(p->file, RA_DB_READONLY);
 	if (!p->src)
@@ -627,46 +622,14 @@ static int push_file(struct push *p)
 	sqlite3_exec(ra_db_sqlite(p->src), "PRAGMA cache_size = -131072", NULL, NULL, NULL);
 	p->path = strdup(realpath(p->file, abs) ? abs : p->file);
 	if (!p->path || list_runs(p) < 0)
-		goto fail;
-	for (int i = 0; i < p->nruns; i++) {
-		struct run *r = &p->runs[i];
-		int rc;
-
-		if (!wanted(p->o, r->id))
-			continue;
-		if (r->present) {
-			p->res->present++;
-			say(p, "%s: run %lld is on the server as run %lld", p->file,
-			    (long long)r->id, (long long)r->pg);
-			continue;
-		}
-		rc = push_run(p, r);
-		if (rc == 1) {
-			p->res->pushed++;
-			say(p, "%s: run %lld pushed as run %lld", p->file, (long long)r->id,
-			    (long long)r->pg);
-		} else if (rc == 0) {
-			p->res->present++;
-			say(p, "%s: run %lld was pushed meanwhile", p->file, (long long)r->id);
-		} else {
-			p->res->failed++;
+		rc = -1;
+	for (int i = 0; rc >= 0 && i < p->nruns; i++)
+		if (wanted(p->o, p->runs[i].id) && (rc = push_one(p, &p->runs[i])) > 0)
 			failed = 1;
-			say(p, "%s: run %lld not pushed: %s", p->file, (long long)r->id,
-			    ra_last_error());
-			if (PQstatus(p->conn) != CONNECTION_OK)
-				goto fail;
-		}
-	}
-	if (ra_db_close(p->src) < 0) {
-		p->src = NULL;
-		goto fail;
-	}
+	if (ra_db_close(p->src) < 0)
+		rc = -1;
 	p->src = NULL;
-	return failed;
-fail:
-	ra_db_close(p->src);
-	p->src = NULL;
-	return -1;
+	return rc < 0 ? -1 : failed;
 }
 
 int ra_push(const char *url, const char *const *files, int nfiles, const struct ra_push_opts *o,

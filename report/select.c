@@ -99,11 +99,16 @@ static void in_list(FILE *f, const struct ra_select *sel, int k, const char *exp
 	fputc(')', f);
 }
 
-/* Whether term @k is the first of its kind (its parameter's name): the one that writes the test. */
+/*
+ * Whether term @k is the first of its kind (its parameter's name): the one
+ * that writes the test. A time is a test of its own.
+ */
 static bool first_of_kind(const struct ra_select *sel, int k)
 {
 	const struct ra_select_term *t = &sel->terms[k];
 
+	if (t->kind == SEL_SINCE || t->kind == SEL_UNTIL)
+		return true;
 	for (int j = 0; j < k; j++) {
 		const struct ra_select_term *u = &sel->terms[j];
 
@@ -112,6 +117,44 @@ static bool first_of_kind(const struct ra_select *sel, int k)
 			return false;
 	}
 	return true;
+}
+
+/* The test of term @k (of the first of its kind), its parameters numbered from ?@next. */
+static void term_sql(FILE *f, const struct ra_select *sel, int k, int *next)
+{
+	const struct ra_select_term *t = &sel->terms[k];
+	int from;
+
+	switch (t->kind) {
+	case SEL_SINCE:
+		fprintf(f, " AND r.start_unix_ns >= ?%d", (*next)++);
+		break;
+	case SEL_UNTIL:
+		fprintf(f, " AND r.start_unix_ns < ?%d", (*next)++);
+		break;
+	case SEL_HOST:
+		fputs(" AND ", f);
+		in_list(f, sel, k, "r.hostname", next);
+		break;
+	case SEL_KERNEL:
+		fputs(" AND ", f);
+		in_list(f, sel, k, "r.kernel", next);
+		break;
+	case SEL_DEVICE:	/* a name or MAJ:MIN: one list of values for both */
+		from = *next;
+		fputs(" AND EXISTS (SELECT 1 FROM v_devices d WHERE d.run_id = r.run_id AND (", f);
+		in_list(f, sel, k, "d.name", next);
+		*next = from;
+		fputs(" OR ", f);
+		in_list(f, sel, k, "d.dev", next);
+		fputs("))", f);
+		break;
+	default:
+		fprintf(f, " AND EXISTS (SELECT 1 FROM v_run_params p WHERE p.run_id = r.run_id"
+			" AND p.name = ?%d AND ", (*next)++);
+		in_list(f, sel, k, "p.value", next);
+		fputc(')', f);
+	}
 }
 
 /* "SELECT run_id FROM runs r WHERE ..." with the terms' parameters numbered from ?1. */
@@ -125,41 +168,9 @@ static char *select_sql(const struct ra_select *sel, bool label)
 	if (!f)
 		return NULL;
 	fputs("SELECT r.run_id FROM runs r WHERE 1 = 1", f);
-	for (int k = 0; k < sel->n; k++) {
-		const struct ra_select_term *t = &sel->terms[k];
-
-		if (t->kind == SEL_SINCE) {
-			fprintf(f, " AND r.start_unix_ns >= ?%d", next++);
-			continue;
-		}
-		if (t->kind == SEL_UNTIL) {
-			fprintf(f, " AND r.start_unix_ns < ?%d", next++);
-			continue;
-		}
-		if (!first_of_kind(sel, k))
-			continue;
-		if (t->kind == SEL_HOST) {
-			fputs(" AND ", f);
-			in_list(f, sel, k, "r.hostname", &next);
-		} else if (t->kind == SEL_KERNEL) {
-			fputs(" AND ", f);
-			in_list(f, sel, k, "r.kernel", &next);
-		} else if (t->kind == SEL_DEVICE) {
-			int from = next;
-
-			fputs(" AND EXISTS (SELECT 1 FROM v_devices d WHERE d.run_id = r.run_id AND (", f);
-			in_list(f, sel, k, "d.name", &next);
-			next = from;
-			fputs(" OR ", f);
-			in_list(f, sel, k, "d.dev", &next);
-			fputs("))", f);
-		} else {
-			fprintf(f, " AND EXISTS (SELECT 1 FROM v_run_params p WHERE p.run_id = r.run_id"
-				" AND p.name = ?%d AND ", next++);
-			in_list(f, sel, k, "p.value", &next);
-			fputc(')', f);
-		}
-	}
+	for (int k = 0; k < sel->n; k++)
+		if (first_of_kind(sel, k))
+			term_sql(f, sel, k, &next);
 	if (label)
 		fprintf(f, " AND r.label = ?%d", next);
 	fputs(" ORDER BY r.run_id", f);
@@ -178,13 +189,13 @@ static int bind_terms(struct ra_stmt *st, const struct ra_select *sel, const cha
 	for (int k = 0; k < sel->n; k++) {
 		const struct ra_select_term *t = &sel->terms[k];
 
+		if (!first_of_kind(sel, k))
+			continue;
 		if (t->kind == SEL_SINCE || t->kind == SEL_UNTIL) {
 			if (ra_sql_bind_at(st, next++, "i", t->ns) < 0)
 				return -1;
 			continue;
 		}
-		if (!first_of_kind(sel, k))
-			continue;
 		if (t->kind == SEL_PARAM &&
 		    ra_sql_bind_at(st, next++, "s", t->name, (size_t)t->name_len) < 0)
 			return -1;
