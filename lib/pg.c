@@ -155,13 +155,13 @@ int ra_pg_run(PGconn *conn, const char *shown, const char *sql)
 /*
  * What every ratrace connection sets: its schema before the catalog (its
  * functions with SQLite's meaning come first), reals written exactly, no
- * compiling of queries, tables read in their order, and the client's
- * encoding the server's (a ratrace database holds bytes, not checked).
+ * compiling of queries, tables read in their order, and no conversion of
+ * text (a ratrace database holds bytes, not checked, whatever PGCLIENTENCODING).
  */
 static const char setup_sql[] =
 	"SET search_path = " RA_PG_SCHEMA ", pg_catalog; SET extra_float_digits = 1;"
 	" SET jit = off; SET synchronize_seqscans = off; SET bytea_output = 'hex';"
-	" SET client_min_messages = warning; SET DateStyle = 'ISO';";
+	" SET client_min_messages = warning; SET client_encoding = 'SQL_ASCII';";
 
 PGconn *ra_pg_connect(const char *url, const char *shown, bool readonly)
 {
