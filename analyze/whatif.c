@@ -1063,29 +1063,65 @@ out:
 	return ret;
 }
 
+/* The length of the replay of @src at its own settings with head start @lead. */
+static int own_length(struct ra_db *db, int64_t src, double lead, int64_t *pred_ns,
+		      int64_t *timed)
+{
+	struct ra_whatif own = { .series = -1, .device_lead_ns = (int64_t)llround(lead) };
+	int64_t run = 0;
+
+	if (ra_whatif_make(db, src, &own, NULL, &run) < 0 ||
+	    ra_sql_one(db, "SELECT duration_ns, timed FROM whatif WHERE run_id = ?1", "i", "ii",
+		       run, pred_ns, timed) < 0 ||
+	    ra_sql_exec(db, "DELETE FROM runs WHERE run_id = ?1", "i", run) < 0)
+		return -1;
+	return 0;
+}
+
 /*
  * The device's head start that makes the replay at the run's own settings
  * last as long as the run's reads did (replay_checks): what the model misses
  * of the device the run saw, as time. A blkio throttle is one slice (100 ms)
  * of bytes and I/Os ahead of its limits from the first bio on (a new slice
  * grants a whole slice's allowance at once), so a throttled run is that much
- * shorter than its limits say, at any setting. *@lead_ns 0 where the run
- * cannot tell (no timed model, no reads), at most half the replay's length.
+ * shorter than its limits say, at any setting.
+ *
+ * The head start refills while the device idles, so a reader that thinks
+ * between its reads gains it more than once: the replay's length falls by
+ * more than the head start. Its length never grows with the head start, so
+ * the head start is found by bisection from the first guess (the time the
+ * replay is too long), a few replays at most, to within 1% of the run.
+ * *@lead_ns 0 where the run cannot tell (no timed model, no reads, a replay
+ * already as short), at most half the replay's length.
  */
 int ra_whatif_calibrate(struct ra_db *db, int64_t src, int64_t *lead_ns)
 {
-	struct ra_whatif own = { .series = -1 };
-	int64_t run = 0, read_ns = 0, pred_ns = 0, timed = 0;
+	int64_t read_ns = 0, pred0 = 0, pred = 0, timed = 0, best;
+	double lo = 0, hi, lead;
 
 	*lead_ns = 0;
 	if (ra_sql_one(db, "SELECT read_ns FROM replay_checks WHERE run_id = ?1", "i", "i", src,
-		       &read_ns) < 0 ||
-	    ra_whatif_make(db, src, &own, NULL, &run) < 0 ||
-	    ra_sql_one(db, "SELECT duration_ns, timed FROM whatif WHERE run_id = ?1", "i", "ii",
-		       run, &pred_ns, &timed) < 0 ||
-	    ra_sql_exec(db, "DELETE FROM runs WHERE run_id = ?1", "i", run) < 0)
+		       &read_ns) < 0 || own_length(db, src, 0, &pred0, &timed) < 0)
 		return -1;
-	if (timed && read_ns > 0 && pred_ns > read_ns)
-		*lead_ns = pred_ns - read_ns < pred_ns / 2 ? pred_ns - read_ns : pred_ns / 2;
+	if (!timed || read_ns <= 0 || pred0 <= read_ns)
+		return 0;
+	hi = (double)pred0 / 2;
+	lead = fmin((double)(pred0 - read_ns), hi);
+	best = pred0 - read_ns;
+	for (int step = 0; step < 6; step++) {
+		if (own_length(db, src, lead, &pred, &timed) < 0)
+			return -1;
+		if (llabs(pred - read_ns) < best) {
+			best = llabs(pred - read_ns);
+			*lead_ns = (int64_t)llround(lead);
+		}
+		if (best * 100 <= read_ns)
+			break;
+		if (pred > read_ns)
+			lo = lead;
+		else
+			hi = lead;
+		lead = (lo + hi) / 2;
+	}
 	return 0;
 }
