@@ -7,7 +7,7 @@ LIBEXECDIR ?= $(PREFIX)/libexec/ratrace
 DESTDIR ?=
 
 CC ?= cc
-PKGS := libtraceevent libtracefs libtracecmd libbpf sqlite3 libzstd zlib
+PKGS := libtraceevent libtracefs libtracecmd libbpf sqlite3 libzstd zlib libpq
 PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 
@@ -57,7 +57,7 @@ endif
 BUILD ?= $(if $(SANITIZE),build-san,build)
 LIB_SRC := $(wildcard lib/*.c) $(filter-out $(wildcard $(LAYERS:%=%/ra-*.c)),$(foreach d,$(LAYERS),$(wildcard $(d)/*.c)))
 LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/%.o)
-CMDS := ra-record ra-import ra-analyze ra-report ra-compare ra-whatif
+CMDS := ra-record ra-import ra-analyze ra-report ra-compare ra-whatif ra-push
 BINS := $(CMDS:%=$(BUILD)/%)
 UNIT_SRC := $(wildcard tests/unit/test_*.c)
 UNIT_BINS := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
@@ -160,7 +160,7 @@ fuzz: fuzz-build
 # every test (tests/run.sh: in parallel where tests allow, each under a time
 # limit; T=PATTERN runs those whose name has PATTERN, J=N sets the jobs).
 NPROC := $(shell nproc 2>/dev/null || echo 1)
-CHECK_PKGS := chromium chromium-driver python3 xfsprogs btrfs-progs clang libclang-rt-dev \
+CHECK_PKGS := chromium chromium-driver python3 xfsprogs btrfs-progs clang libclang-rt-dev postgresql \
 	python3-junitparser libxml2-utils qemu-system-x86 busybox-static cpio \
 	debian-archive-keyring shellcheck
 RUN_FLAGS = $(if $(J),-j $(J)) $(T)

@@ -47,7 +47,9 @@ mkdir $I
 echo 0 > $I/tracing_on
 echo $((mb * (80 + 60 * passes))) > $I/buffer_size_kb
 for s in readahead filemap block; do echo 1 > $I/events/$s/enable; done
-sync; echo 3 > /proc/sys/vm/drop_caches
+# cold: the file's own pages evicted, not the page cache of everything else
+sync "$work/mnt/big"
+dd if="$work/mnt/big" iflag=nocache count=0 status=none
 echo 1 > $I/tracing_on
 dd if="$work/mnt/big" of=/dev/null bs=4k status=none
 for ((p = 0; p < passes; p++)); do

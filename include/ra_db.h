@@ -42,8 +42,21 @@ enum ra_db_flags {
  * open reads the file's header through a descriptor of its own: do not make
  * it while this process holds the same file open through SQLite, whose
  * record locks a close() of another descriptor would drop.
+ *
+ * @path may be a server's URL (ra_db_is_url()), opened with RA_DB_READONLY
+ * only: the same statements (ra_sql.h) and views then run on the server.
  */
 struct ra_db *ra_db_open(const char *path, int flags);
+
+/**
+ * ra_db_is_url - whether @name is a PostgreSQL server's URL (postgresql://,
+ * postgres://) rather than a file: ra_db_open() reads such a database
+ * read-only, on the server (docs/fleet.md)
+ */
+bool ra_db_is_url(const char *name);
+
+/** ra_db_redact - @url as messages show it, its password hidden; malloc'd, NULL out of memory */
+char *ra_db_redact(const char *url);
 
 /**
  * ra_db_open_for_load - open @path to load runs into, made when missing

@@ -41,6 +41,8 @@ void ra_sql_finalize(struct ra_stmt *st);
 
 /** ra_sql_bind - bind the parameters from 1 by @fmt; 0 or -1 (a bad format) */
 int ra_sql_bind(struct ra_stmt *st, const char *fmt, ...);
+/** ra_sql_bind_at - bind by @fmt the parameters from @first on; 0 or -1 */
+int ra_sql_bind_at(struct ra_stmt *st, int first, const char *fmt, ...);
 /** ra_sql_params - how many parameters the statement has */
 int ra_sql_params(struct ra_stmt *st);
 /** ra_sql_step - 1 a row, 0 done, -1 with ra_last_error() */

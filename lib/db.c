@@ -13,6 +13,7 @@
 
 #include "chunk.h"
 #include "db_local.h"
+#include "pg_local.h"
 #include "schema.h"
 
 int ra_db_fail(struct ra_db *db, const char *what)
@@ -36,6 +37,8 @@ int ra_db_exec(struct ra_db *db, const char *sql)
 {
 	char *msg = NULL;
 
+	if (db->pg)
+		return ra_pg_exec(db->pg, sql);
 	if (sqlite3_exec(db->db, sql, NULL, NULL, &msg) != SQLITE_OK) {
 		ra_set_error(RA_ERR_IO, "database '%s': %s", db->path, msg ? msg : "error");
 		sqlite3_free(msg);
@@ -427,10 +430,33 @@ static void db_free(struct ra_db *db)
 	if (!db)
 		return;
 	sqlite3_close(db->db);
+	ra_pg_close(db->pg);
 	if (db->guard_fd >= 0)
 		close(db->guard_fd);
 	free(db->path);
 	free(db);
+}
+
+/*
+ * A database on a PostgreSQL server, named by its URL: read only (ra-push
+ * writes it), named in messages without its password.
+ */
+static struct ra_db *open_server(const char *url, int flags)
+{
+	char *shown = ra_pg_redact(url);
+	struct ra_db *db = NULL;
+
+	if (!shown) {
+		ra_set_error(RA_ERR_IO, "out of memory");
+	} else if (!(flags & RA_DB_READONLY)) {
+		ra_set_error(RA_ERR_USAGE, "'%s' is a PostgreSQL database: only ra-push writes it",
+			     shown);
+	} else if ((db = db_alloc(shown, flags, 0)) && !(db->pg = ra_pg_open(url, shown))) {
+		db_free(db);
+		db = NULL;
+	}
+	free(shown);
+	return db;
 }
 
 struct ra_db *ra_db_open(const char *path, int flags)
@@ -439,6 +465,8 @@ struct ra_db *ra_db_open(const char *path, int flags)
 	int created = 0;
 	struct stat sb;
 
+	if (ra_pg_is_url(path))
+		return open_server(path, flags);
 	if (stat(path, &sb) == 0 && S_ISDIR(sb.st_mode)) {
 		ra_set_error(RA_ERR_USAGE, "'%s' is a directory", path);
 		return NULL;
@@ -498,6 +526,10 @@ int ra_db_close(struct ra_db *db)
 
 	if (!db)
 		return 0;
+	if (db->pg) {
+		db_free(db);
+		return 0;
+	}
 	if (!db->readonly && !db->discard)
 		leave_wal(db);
 	if (sqlite3_close(db->db) != SQLITE_OK) {

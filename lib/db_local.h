@@ -11,9 +11,11 @@
 #include "ra_db.h"
 
 struct ra_progress;
+struct ra_pg;
 
 struct ra_db {
 	sqlite3 *db;
+	struct ra_pg *pg;		/* or a server's (lib/pg.c): read-only, db NULL */
 	struct ra_progress *progress;	/* where long reads of events say how far they are */
 	const char *progress_what;
 	char *path;

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: LGPL-2.1
 /*
  * Statements by format strings (ra_sql.h): the one place where the passes'
- * and renderers' SQL meets SQLite, and where its errors become messages.
+ * and renderers' SQL meets SQLite, or a PostgreSQL server (lib/pg.c) for a
+ * database opened by its URL, and where their errors become messages.
  */
 #include <math.h>
 #include <stdint.h>
@@ -10,10 +11,12 @@
 #include <string.h>
 
 #include "db_local.h"
+#include "pg_local.h"
 #include "ra_sql.h"
 
 struct ra_stmt {
 	sqlite3_stmt *st;
+	struct ra_pg_stmt *pg;	/* or this, on a server */
 	struct ra_db *db;
 };
 
@@ -40,6 +43,13 @@ struct ra_stmt *ra_sql_prepare(struct ra_db *db, const char *sql)
 		return NULL;
 	}
 	st->db = db;
+	if (db->pg) {
+		if (!(st->pg = ra_pg_prepare(db->pg, sql))) {
+			free(st);
+			return NULL;
+		}
+		return st;
+	}
 	if (sqlite3_prepare_v2(db->db, sql, -1, &st->st, NULL) != SQLITE_OK) {
 		failed(db, strncmp(sql, "SELECT", 6) && strncmp(sql, "WITH", 4));
 		sqlite3_finalize(st->st);
@@ -54,12 +64,76 @@ void ra_sql_finalize(struct ra_stmt *st)
 	if (!st)
 		return;
 	sqlite3_finalize(st->st);
+	ra_pg_finalize(st->pg);
 	free(st);
 }
 
-static int bind_va(struct ra_stmt *st, const char *fmt, va_list *ap)
+/* The same on a server: each value with its type, a NULL with the type it would have. */
+static int bind_pg_va(struct ra_stmt *st, int first, const char *fmt, va_list *ap)
 {
-	for (int i = 1; *fmt; fmt++, i++) {
+	for (int i = first; *fmt; fmt++, i++) {
+		struct ra_pg_stmt *p = st->pg;
+		int64_t v;
+		double d;
+		const char *s;
+		size_t len;
+		int rc, o;
+
+		switch (*fmt) {
+		case 'i':
+			rc = ra_pg_bind(p, i, 'i', va_arg(*ap, int64_t), 0, NULL, 0);
+			break;
+		case 'z':
+			v = va_arg(*ap, int64_t);
+			rc = ra_pg_bind(p, i, v ? 'i' : 'I', v, 0, NULL, 0);
+			break;
+		case 'j':
+			v = va_arg(*ap, int64_t);
+			rc = ra_pg_bind(p, i, v >= 0 ? 'i' : 'I', v, 0, NULL, 0);
+			break;
+		case 'o':
+			o = va_arg(*ap, int);
+			v = va_arg(*ap, int64_t);
+			rc = ra_pg_bind(p, i, o ? 'i' : 'I', v, 0, NULL, 0);
+			break;
+		case 'x':
+			rc = ra_pg_bind(p, i, 'i', va_arg(*ap, int), 0, NULL, 0);
+			break;
+		case 'd':
+			d = va_arg(*ap, double);
+			rc = ra_pg_bind(p, i, isnan(d) ? 'D' : 'd', 0, d, NULL, 0);
+			break;
+		case 'f':
+			rc = ra_pg_bind(p, i, 'd', 0, va_arg(*ap, double), NULL, 0);
+			break;
+		case 't':
+			s = va_arg(*ap, const char *);
+			rc = ra_pg_bind(p, i, s ? 't' : 'T', 0, 0, s, s ? strlen(s) : 0);
+			break;
+		case 's':
+		case 'b':
+			s = va_arg(*ap, const void *);
+			len = va_arg(*ap, size_t);
+			rc = ra_pg_bind(p, i, *fmt == 's' ? 't' : 'b', 0, 0, s, len);
+			break;
+		case 'n':
+			rc = ra_pg_bind(p, i, 'n', 0, 0, NULL, 0);
+			break;
+		default:
+			ra_set_error(RA_ERR_USAGE, "bad bind format '%c'", *fmt);
+			return -1;
+		}
+		if (rc < 0)
+			return -1;
+	}
+	return 0;
+}
+
+static int bind_va(struct ra_stmt *st, int first, const char *fmt, va_list *ap)
+{
+	if (st->pg)
+		return bind_pg_va(st, first, fmt, ap);
+	for (int i = first; *fmt; fmt++, i++) {
 		int64_t v;
 		double d;
 		const char *s;
@@ -128,19 +202,34 @@ int ra_sql_bind(struct ra_stmt *st, const char *fmt, ...)
 	int ret;
 
 	va_start(ap, fmt);
-	ret = bind_va(st, fmt, &ap);
+	ret = bind_va(st, 1, fmt, &ap);
+	va_end(ap);
+	return ret;
+}
+
+int ra_sql_bind_at(struct ra_stmt *st, int first, const char *fmt, ...)
+{
+	va_list ap;
+	int ret;
+
+	va_start(ap, fmt);
+	ret = bind_va(st, first, fmt, &ap);
 	va_end(ap);
 	return ret;
 }
 
 int ra_sql_params(struct ra_stmt *st)
 {
-	return sqlite3_bind_parameter_count(st->st);
+	return st->pg ? ra_pg_params(st->pg) : sqlite3_bind_parameter_count(st->st);
 }
 
 int ra_sql_step(struct ra_stmt *st)
 {
-	int rc = sqlite3_step(st->st);
+	int rc;
+
+	if (st->pg)
+		return ra_pg_step(st->pg);
+	rc = sqlite3_step(st->st);
 
 	if (rc == SQLITE_ROW)
 		return 1;
@@ -151,10 +240,11 @@ int ra_sql_step(struct ra_stmt *st)
 
 static void row_va(struct ra_stmt *st, const char *fmt, va_list *ap)
 {
-	int ncols = sqlite3_column_count(st->st);
+	int ncols = ra_sql_columns(st);
 
 	for (int c = 0; *fmt; fmt++, c++) {
-		bool null = c >= ncols || sqlite3_column_type(st->st, c) == SQLITE_NULL;
+		bool null = c >= ncols || ra_sql_null(st, c);
+		size_t len;
 
 		if (c >= ncols) {	/* past the row: the pointer untouched */
 			if (*fmt != 'n')
@@ -165,28 +255,34 @@ static void row_va(struct ra_stmt *st, const char *fmt, va_list *ap)
 		}
 		switch (*fmt) {
 		case 'i':
-			*va_arg(*ap, int64_t *) = sqlite3_column_int64(st->st, c);
+			*va_arg(*ap, int64_t *) = ra_sql_int(st, c);
 			break;
 		case 'x':
-			*va_arg(*ap, int *) = sqlite3_column_int(st->st, c);
+			*va_arg(*ap, int *) = (int)ra_sql_int(st, c);
 			break;
 		case 'd':
-			*va_arg(*ap, double *) = null ? NAN : sqlite3_column_double(st->st, c);
+			*va_arg(*ap, double *) = null ? NAN : ra_sql_real(st, c);
 			break;
 		case 'f':
-			*va_arg(*ap, double *) = sqlite3_column_double(st->st, c);
+			*va_arg(*ap, double *) = ra_sql_real(st, c);
 			break;
 		case 't':
-			*va_arg(*ap, const char **) =
-				null ? NULL : (const char *)sqlite3_column_text(st->st, c);
+			*va_arg(*ap, const char **) = null ? NULL : ra_sql_text(st, c);
 			break;
 		case 'T':
-			*va_arg(*ap, char **) =
-				null ? NULL : strdup((const char *)sqlite3_column_text(st->st, c));
+			*va_arg(*ap, char **) = null ? NULL : strdup(ra_sql_text(st, c));
 			break;
 		case 'b':
-			*va_arg(*ap, const void **) = null ? NULL : sqlite3_column_blob(st->st, c);
-			*va_arg(*ap, size_t *) = null ? 0 : (size_t)sqlite3_column_bytes(st->st, c);
+			if (null) {
+				*va_arg(*ap, const void **) = NULL;
+				*va_arg(*ap, size_t *) = 0;
+			} else if (st->pg) {
+				*va_arg(*ap, const void **) = ra_pg_blob(st->pg, c, &len);
+				*va_arg(*ap, size_t *) = len;
+			} else {
+				*va_arg(*ap, const void **) = sqlite3_column_blob(st->st, c);
+				*va_arg(*ap, size_t *) = (size_t)sqlite3_column_bytes(st->st, c);
+			}
 			break;
 		default:	/* 'n': skipped */
 			break;
@@ -205,23 +301,33 @@ void ra_sql_row(struct ra_stmt *st, const char *fmt, ...)
 
 bool ra_sql_null(struct ra_stmt *st, int col)
 {
+	if (st->pg)
+		return ra_pg_type(st->pg, col) == 0;
 	return sqlite3_column_type(st->st, col) == SQLITE_NULL;
 }
 
 int ra_sql_columns(struct ra_stmt *st)
 {
-	return sqlite3_column_count(st->st);
+	return st->pg ? ra_pg_columns(st->pg) : sqlite3_column_count(st->st);
 }
 
 const char *ra_sql_name(struct ra_stmt *st, int col)
 {
-	const char *name = sqlite3_column_name(st->st, col);
+	const char *name;
 
+	if (st->pg)
+		return ra_pg_name(st->pg, col);
+	name = sqlite3_column_name(st->st, col);
 	return name ? name : "";
 }
 
 enum ra_sql_type ra_sql_type(struct ra_stmt *st, int col)
 {
+	static const enum ra_sql_type pg_types[] = { RA_SQL_NULL, RA_SQL_INT, RA_SQL_REAL,
+						     RA_SQL_TEXT };
+
+	if (st->pg)
+		return pg_types[ra_pg_type(st->pg, col)];
 	switch (sqlite3_column_type(st->st, col)) {
 	case SQLITE_NULL:
 		return RA_SQL_NULL;
@@ -236,30 +342,36 @@ enum ra_sql_type ra_sql_type(struct ra_stmt *st, int col)
 
 int64_t ra_sql_int(struct ra_stmt *st, int col)
 {
-	return sqlite3_column_int64(st->st, col);
+	return st->pg ? ra_pg_int(st->pg, col) : sqlite3_column_int64(st->st, col);
 }
 
 double ra_sql_real(struct ra_stmt *st, int col)
 {
-	return sqlite3_column_double(st->st, col);
+	return st->pg ? ra_pg_real(st->pg, col) : sqlite3_column_double(st->st, col);
 }
 
 const char *ra_sql_text(struct ra_stmt *st, int col)
 {
-	const unsigned char *t = sqlite3_column_text(st->st, col);
+	const unsigned char *t;
 
+	if (st->pg)
+		return ra_pg_text(st->pg, col);
+	t = sqlite3_column_text(st->st, col);
 	return t ? (const char *)t : "";
 }
 
 void ra_sql_reset(struct ra_stmt *st)
 {
-	sqlite3_reset(st->st);
+	if (st->pg)
+		ra_pg_reset(st->pg);
+	else
+		sqlite3_reset(st->st);
 }
 
 /* Bind by @fmt and step to the end: 0 or -1. */
 static int run_va(struct ra_stmt *st, const char *fmt, va_list *ap)
 {
-	int ret = bind_va(st, fmt, ap);
+	int ret = bind_va(st, 1, fmt, ap);
 
 	while (ret == 0 && (ret = ra_sql_step(st)) == 1)
 		ret = 0;
@@ -274,13 +386,17 @@ int ra_sql_put(struct ra_stmt *st, const char *fmt, ...)
 	va_start(ap, fmt);
 	ret = run_va(st, fmt, &ap);
 	va_end(ap);
-	sqlite3_reset(st->st);
+	ra_sql_reset(st);
 	return ret;
 }
 
 const char *ra_sql_why(struct ra_db *db)
 {
-	int code = sqlite3_errcode(db->db);
+	int code;
+
+	if (db->pg)
+		return ra_pg_last_error(db->pg);
+	code = sqlite3_errcode(db->db);
 
 	return code == SQLITE_OK || code == SQLITE_ROW || code == SQLITE_DONE ?
 		       "out of memory" : sqlite3_errmsg(db->db);
@@ -315,7 +431,7 @@ int ra_sql_one(struct ra_db *db, const char *sql, const char *binds, const char 
 	if (!st)
 		return -1;
 	va_start(ap, cols);
-	ret = bind_va(st, binds, &ap);
+	ret = bind_va(st, 1, binds, &ap);
 	if (ret == 0 && (ret = ra_sql_step(st)) == 1)
 		row_va(st, cols, &ap);
 	va_end(ap);

@@ -12,12 +12,28 @@
 #include "ra_sql.h"
 #include "report.h"
 
+/*
+ * A 'MAJ:MIN' column in the order of the device numbers (major, then minor),
+ * where a query's order needs its rows in one order on every engine.
+ */
+#define RA_SQL_MAJMIN(x) "CAST(" x " AS INTEGER), CAST(substr(" x ", instr(" x ", ':') + 1)" \
+	" AS INTEGER)"
 
 struct section {
 	const char *key;
 	const char *title;
 	const char *note;
 	const char *sql;
+};
+
+/*
+ * Columns whose NULL reads "unknown": said here rather than by a COALESCE
+ * of a number and a text, which a column of a server's typed SQL cannot hold.
+ */
+static const struct {
+	const char *key, *cols;
+} unknown_cols[] = {
+	{ "plugs", "unplugs_explicit unplugs_timer" },
 };
 
 static const struct section sections[] = {
@@ -34,7 +50,7 @@ static const struct section sections[] = {
 	  " AND (d.role != 'traced' OR d.stat_reads_delta > 0) ORDER BY d.dev" },
 	{ "settings", "Settings changed for the run", "path: the file written",
 	  "SELECT " RA_SQL_DEV("dev") " AS dev, name, old_value, new_value,"
-	  " restored, path FROM settings WHERE run_id = ?1 ORDER BY path" },
+	  " restored, path FROM settings WHERE run_id = ?1 ORDER BY path, dev, name" },
 	{ "setting_changes", "Settings that changed during the run",
 	  "seen while the workload ran or at its end; t_ns: since the start",
 	  "SELECT " RA_SQL_DEV("c.dev") " AS dev, c.name, c.path,"
@@ -50,13 +66,13 @@ static const struct section sections[] = {
 	  " WHERE w.run_id = ?1 AND w.dev = f.fs_dev AND w.pattern NOT IN ('around', 'forced'))"
 	  " AS ra_pages, MAX(f.unrecorded_events) AS unrecorded_events FROM filesystems f"
 	  " LEFT JOIN devices d ON d.run_id = f.run_id AND d.dev = f.dev WHERE f.run_id = ?1"
-	  " GROUP BY f.fs_dev ORDER BY f.fs_dev" },
+	  " GROUP BY f.fs_dev, f.fstype, f.mount_point, f.bdi, f.read_ahead_kb ORDER BY f.fs_dev" },
 	{ "readahead_stats", "Readahead windows by pattern",
 	  "sizes in pages; fates of the read-ahead pages (demand pages excluded)",
 	  "SELECT pattern, readahead, io, sync_io, mmap_io, cache_hit, eof_hit, size, async_size,"
 	  " io_size, ra_pages, used, mapped, evicted_unused, pending, thrashed, hit_ratio,"
 	  " hit_ratio_max, readahead_pages FROM v_readahead_stats WHERE run_id = ?1"
-	  " ORDER BY pattern = 'all', readahead DESC" },
+	  " ORDER BY pattern = 'all', readahead DESC, pattern" },
 	{ "replay", "Replay of the run's accesses",
 	  "its series' readahead at its settings: the share of its windows given back; doubts: why not",
 	  "SELECT series, windows, replayed, exact, ROUND(share, 4) AS share, doubts"
@@ -67,7 +83,7 @@ static const struct section sections[] = {
 	  " r.windows, r.replayed, r.exact, r.doubts, r.first_difference FROM replay_files r"
 	  " LEFT JOIN files f ON f.run_id = r.run_id AND f.dev = r.dev AND f.ino = r.ino"
 	  " WHERE r.run_id = ?1 AND (r.exact < r.windows OR r.replayed != r.windows)"
-	  " ORDER BY r.windows - r.exact DESC LIMIT ?2" },
+	  " ORDER BY r.windows - r.exact DESC, r.dev, r.ino LIMIT ?2" },
 	{ "whatif", "What-if runs of this run's workload (ra-whatif)",
 	  "replayed at other settings; fixed, scaling: hypothetical; MiB/s from the device model",
 	  "SELECT w.run_id, w.series, w.policy, w.read_ahead_kb, w.window_kb,"
@@ -82,7 +98,7 @@ static const struct section sections[] = {
 	  "SELECT COALESCE(path, dev || ' ino ' || ino) AS file, dev, ino, windows,"
 	  " ra_pages AS readahead_pages, used, mapped, evicted_unused, pending, thrashed,"
 	  " hit_ratio, hit_ratio_max FROM v_file_fates WHERE run_id = ?1"
-	  " ORDER BY ra_pages DESC, windows DESC LIMIT ?2" },
+	  " ORDER BY ra_pages DESC, windows DESC, " RA_SQL_MAJMIN("dev") ", ino LIMIT ?2" },
 	{ "streams", "Streams (windows of one task on one file that continue one another)",
 	  "ramp: windows to reach the largest size; collapses: smaller windows that lost the stream",
 	  "SELECT s.stream_id, COALESCE(f.path, " RA_SQL_DEV("s.dev") " || ' ino '"
@@ -90,13 +106,13 @@ static const struct section sections[] = {
 	  " s.max_size_pages AS max, s.ra_pages, s.ramp_windows AS ramp, s.collapses, s.sizes"
 	  " FROM streams s LEFT JOIN files f ON f.run_id = s.run_id AND f.dev = s.dev"
 	  " AND f.ino = s.ino LEFT JOIN tasks t ON t.run_id = s.run_id AND t.pid = s.pid"
-	  " WHERE s.run_id = ?1 ORDER BY s.windows DESC LIMIT ?2" },
+	  " WHERE s.run_id = ?1 ORDER BY s.windows DESC, s.stream_id LIMIT ?2" },
 	{ "block", "Block I/O per device",
 	  "Q2C: bio queued to its last piece completed; D2C: request issued to completed",
 	  "SELECT name, role, dev, reads_completed, sectors_read, ra_requests, ra_avg_bytes,"
 	  " merges, q2c_avg_ns, q2c_p99_ns, d2c_avg_ns, d2c_p99_ns, stat_reads_delta,"
 	  " stat_sectors_delta, stat_match FROM v_device_io WHERE run_id = ?1"
-	  " ORDER BY reads_completed DESC" },
+	  " ORDER BY reads_completed DESC, " RA_SQL_MAJMIN("dev") },
 	{ "latency", "Block latencies (btt intervals)", "Q2D_RA: readahead bio queued to issued (stalls)",
 	  "SELECT " RA_SQL_DEV("dev") " AS dev, interval, n, min_ns, avg_ns,"
 	  " p50_ns, p95_ns, p99_ns, max_ns FROM device_latency WHERE run_id = ?1"
@@ -105,8 +121,7 @@ static const struct section sections[] = {
 	{ "plugs", "Plugging per device",
 	  "plugs that held bios of the device; explicit or timer unplugs: only blktrace says",
 	  "SELECT " RA_SQL_DEV("dev") " AS dev, plugs, unplugs,"
-	  " COALESCE(unplugs_explicit, 'unknown') AS unplugs_explicit,"
-	  " COALESCE(unplugs_timer, 'unknown') AS unplugs_timer,"
+	  " unplugs_explicit, unplugs_timer,"
 	  " ROUND(CAST(unplug_requests AS REAL) / NULLIF(unplugs, 0), 2) AS requests_per_unplug,"
 	  " plugged_bios FROM plugs WHERE run_id = ?1 ORDER BY dev" },
 	{ "stalls", "Readahead stalls", "readahead bios queued longer than the threshold before issue",
@@ -120,7 +135,7 @@ static const struct section sections[] = {
 	  " ROUND(AVG(i.last_c_ts_ns - i.first_q_ts_ns), 0) AS avg_io_ns,"
 	  " ROUND(AVG(i.sync_wait_ns), 0) AS avg_sync_wait_ns, SUM(i.shared_bios) AS shared_bios"
 	  " FROM window_io i JOIN windows w USING (run_id, window_id) WHERE i.run_id = ?1"
-	  " GROUP BY w.pattern ORDER BY windows DESC" },
+	  " GROUP BY w.pattern ORDER BY windows DESC, w.pattern" },
 	{ "skipped_events", "Events ratrace did not use",
 	  "events the imported trace held that ratrace does not store, by type",
 	  "SELECT system, name AS event, n FROM skipped_events WHERE run_id = ?1"
@@ -165,7 +180,7 @@ static const struct section sections[] = {
 	 * hundred points each, whatever the length of the trace. */
 	{ "chart_window_sizes", "Window size over time (busiest streams)", NULL,
 	  "WITH top AS (SELECT stream_id FROM streams WHERE run_id = ?1"
-	  "   ORDER BY windows DESC LIMIT 4),"
+	  "   ORDER BY windows DESC, stream_id LIMIT 4),"
 	  " w AS (SELECT w.stream_id, w.ts_ns, w.size_pages, ROW_NUMBER() OVER"
 	  "   (PARTITION BY w.stream_id ORDER BY w.window_id) AS rn, COUNT(*) OVER"
 	  "   (PARTITION BY w.stream_id) AS n FROM windows w WHERE w.run_id = ?1"
@@ -184,7 +199,7 @@ static const struct section sections[] = {
 	  "   FROM r)"
 	  " SELECT MIN(99, (c_ts_ns - t0) * 100 / len) AS bucket, len / 100 AS bucket_ns,"
 	  " SUM(bytes) AS bytes, SUM(CASE WHEN ra THEN bytes ELSE 0 END) AS ra_bytes"
-	  " FROM r, span GROUP BY bucket ORDER BY bucket" },
+	  " FROM r, span GROUP BY bucket, len ORDER BY bucket" },
 	{ "chart_io_sizes", "Readahead I/O sizes", NULL,
 	  "SELECT CAST(pow(2, CAST(log2(nr_sector * 512) AS INTEGER)) AS INTEGER) AS size_bytes,"
 	  " COUNT(*) AS requests FROM requests WHERE run_id = ?1 AND rwbs LIKE '%A%'"
@@ -196,7 +211,7 @@ static const char *const warning_sql[] = {
 	"SELECT 'lost events: ' || lost_events || ' events were lost; every count is a lower"
 	" bound' FROM v_runs WHERE run_id = ?1 AND lost_events > 0",
 	"SELECT 'the run was interrupted by a signal: the trace ends early' FROM runs"
-	" WHERE run_id = ?1 AND interrupted",
+	" WHERE run_id = ?1 AND interrupted != 0",
 	/* someone dropped the page cache while the run ran */
 	"SELECT 'the page cache was dropped ' || (a.value - b.value) || ' time(s) during the run"
 	" (drop_caches, by another program): the pages it took count as evicted unused, or"
@@ -263,30 +278,30 @@ static const char *const warning_sql[] = {
 	"SELECT 'readahead is disabled on ' || d.name || ': read_ahead_kb 0, so a cache miss"
 	" reads only the pages asked for' FROM v_devices d WHERE d.run_id = ?1"
 	" AND d.read_ahead_kb_before = 0 AND d.role != 'traced'"
-	" UNION ALL SELECT 'readahead is disabled for ' || " RA_SQL_DEV("w.dev")
+	" UNION ALL SELECT * FROM (SELECT 'readahead is disabled for ' || " RA_SQL_DEV("w.dev")
 	" || ' in the trace: ra_pages 0' FROM windows w WHERE w.run_id = ?1"
 	" AND w.trigger != 'none' GROUP BY w.dev HAVING MAX(w.ra_pages) = 0"
 	" AND NOT EXISTS (SELECT 1 FROM v_devices d WHERE d.run_id = ?1"
 	" AND d.dev = " RA_SQL_DEV("w.dev")
-	" AND d.read_ahead_kb_before = 0 AND d.role != 'traced')",
+	" AND d.read_ahead_kb_before = 0 AND d.role != 'traced') ORDER BY w.dev)",
 	"SELECT 'readahead is tiny on ' || d.name || ': read_ahead_kb ' || d.read_ahead_kb_before"
 	" || ', under 16 KB (4 KB after boot was reported in 2010); sequential reads reach the"
 	" device in I/Os of ' || d.read_ahead_kb_before || ' KB' FROM v_devices d"
 	" WHERE d.run_id = ?1 AND d.read_ahead_kb_before BETWEEN 1 AND 15 AND d.role != 'traced'"
-	" UNION ALL SELECT 'readahead is tiny for ' || " RA_SQL_DEV("w.dev")
+	" UNION ALL SELECT * FROM (SELECT 'readahead is tiny for ' || " RA_SQL_DEV("w.dev")
 	" || ' in the trace: ra_pages ' || MAX(w.ra_pages) || ' (' || (MAX(w.ra_pages)"
 	" * r.page_kb) || ' KB, under 16 KB)' FROM windows w,"
 	" (SELECT COALESCE(page_size, 4096) / 1024 AS page_kb FROM runs WHERE run_id = ?1) r"
 	" WHERE w.run_id = ?1 AND w.trigger != 'none'"
-	" GROUP BY w.dev HAVING MAX(w.ra_pages) * r.page_kb BETWEEN 1 AND 15"
+	" GROUP BY w.dev, r.page_kb HAVING MAX(w.ra_pages) * r.page_kb BETWEEN 1 AND 15"
 	" AND NOT EXISTS (SELECT 1 FROM v_devices d WHERE d.run_id = ?1"
 	" AND d.dev = " RA_SQL_DEV("w.dev")
-	" AND d.read_ahead_kb_before BETWEEN 1 AND 15 AND d.role != 'traced')",
+	" AND d.read_ahead_kb_before BETWEEN 1 AND 15 AND d.role != 'traced') ORDER BY w.dev)",
 	/* a model that does not describe the device, or the measurements */
 	"SELECT 'the device model of ' || " RA_SQL_DEV("dev") " || ' fits poorly ('"
 	" || CAST(ROUND(rms_rel_err * 100) AS INTEGER) || '% rms over ' || sizes || ' sizes):"
 	" its table and advice are rough' FROM device_models WHERE run_id = ?1"
-	" AND timing = 'window' AND chosen AND status = 'ok'"
+	" AND timing = 'window' AND chosen != 0 AND status = 'ok'"
 	" AND rms_rel_err > " RA_STR(RA_MODEL_POOR_FIT),
 	"SELECT 'the device model of ' || " RA_SQL_DEV("dev") " || ' does not"
 	" explain the measured throughput at read_ahead_kb ' || group_concat(read_ahead_kb, ', ')"
@@ -294,11 +309,14 @@ static const char *const warning_sql[] = {
 	" / measured_bps), ', ') || '): ' || (SELECT x.reason FROM model_sets x"
 	" WHERE x.run_id = ?1 AND x.dev = g.dev AND x.explained = 0 ORDER BY x.read_ahead_kb"
 	" LIMIT 1) || '; the advice is unreliable' FROM (SELECT * FROM model_sets"
-	" WHERE run_id = ?1 AND explained = 0 ORDER BY dev, read_ahead_kb) g GROUP BY dev",
+	" WHERE run_id = ?1 AND explained = 0 ORDER BY dev, read_ahead_kb) g GROUP BY dev"
+	" ORDER BY dev",
 	"SELECT 'runs left out of the device model of ' || " RA_SQL_DEV("dev")
-	" || ': ' || group_concat('run ' || member || ' (read_ahead_kb ' || COALESCE(read_ahead_kb,"
-	" '?') || ') ' || reason, '; ') FROM (SELECT * FROM model_runs WHERE run_id = ?1"
-	" AND state IN ('failed', 'killed', 'interrupted') ORDER BY dev, member) GROUP BY dev",
+	" || ': ' || group_concat('run ' || member || ' (read_ahead_kb '"
+	" || COALESCE(CAST(read_ahead_kb AS TEXT), '?') || ') ' || reason, '; ')"
+	" FROM (SELECT * FROM model_runs WHERE run_id = ?1"
+	" AND state IN ('failed', 'killed', 'interrupted') ORDER BY dev, member) GROUP BY dev"
+	" ORDER BY dev",
 	/* settings: changed under the run, or not the ones that govern its files */
 	"SELECT 'read_ahead_kb of ' || COALESCE(c.path, " RA_SQL_DEV("c.dev") ")"
 	" || ' changed during the run: ' || c.expected || ' expected, ' || c.observed"
@@ -356,7 +374,8 @@ static const char *const warning_sql[] = {
 	" AND f.ino = a.ino,"
 	" (SELECT COALESCE(page_size, 4096) / 1024 AS page_kb FROM runs WHERE run_id = ?1) r"
 	" WHERE a.run_id = ?1 AND a.windows > 0 AND a.ino IS NOT NULL AND a.asked_pages > 0"
-	" AND a.read_pages * 2 < a.asked_pages GROUP BY a.call, a.dev, a.ino",
+	" AND a.read_pages * 2 < a.asked_pages GROUP BY a.call, a.dev, a.ino, f.path, r.page_kb"
+	" ORDER BY a.call, a.dev, a.ino",
 };
 
 /* a statement of the report: ?1 the run, ?2 the top N and ?3 the stall threshold, as it has them */
@@ -412,15 +431,36 @@ static struct ra_value *append_row(struct ra_table *t)
 	return cells;
 }
 
+/* Whether column @name is one of the words of @list. */
+static bool listed(const char *list, const char *name)
+{
+	size_t n = strlen(name);
+
+	for (const char *p = list; p && (p = strstr(p, name)); p += n)
+		if ((p == list || p[-1] == ' ') && (p[n] == ' ' || !p[n]))
+			return true;
+	return false;
+}
+
 static int add_row(struct ra_table *t, struct ra_stmt *st)
 {
 	struct ra_value *v = append_row(t);
+	const char *unknown = NULL;
 
 	if (!v)
 		return -1;
-	for (int c = 0; c < t->ncols; c++)
+	for (size_t i = 0; i < sizeof(unknown_cols) / sizeof(unknown_cols[0]); i++)
+		if (strcmp(unknown_cols[i].key, t->key) == 0)
+			unknown = unknown_cols[i].cols;
+	for (int c = 0; c < t->ncols; c++) {
 		if (copy_value(&v[c], st, c) < 0)
 			return -1;
+		if (v[c].type == RA_VALUE_NULL && listed(unknown, t->cols[c])) {
+			v[c].type = RA_VALUE_TEXT;
+			if (!(v[c].s = strdup("unknown")))
+				return -1;
+		}
+	}
 	return 0;
 }
 

@@ -46,64 +46,193 @@ void ra_experiment_free(struct ra_experiment *x)
 	free(x);
 }
 
-/* A run's parameters, sorted, and their key ("name\x1fscope\x1fvalue\x1e..."). */
-static int run_params(struct ra_db *db, int64_t run, struct param **out, int *n, char **key)
+/*
+ * What the experiment reads of each of its runs, for all of them at once
+ * (a query per kind, aggregated on the server when there is one): the
+ * parameters, and the figures of v_run_metrics and the stalls.
+ */
+enum { F_READ_BW, F_DEVICE_BW, F_CLAT_MAX, F_HIT, F_THRASHED, F_WINDOWS, F_RA_AVG, F_STALLS,
+       NFIG };
+static const char *const fig_metric[NFIG] = { "read_bw_bytes", "device_read_bw_bytes",
+					      "read_clat_max_ns", "hit_ratio", "thrashed_pages",
+					      "windows", "ra_avg_bytes", "stalls" };
+
+struct run_data {
+	int64_t id;
+	struct param *params;
+	int nparams;
+	double fig[NFIG];
+	bool row[NFIG];		/* the run has a row of the figure */
+	bool known[NFIG];	/* ... and its value is not NULL */
+};
+
+struct runs_data {
+	struct run_data *r;	/* by run id */
+	int n;
+};
+
+static int by_id(const void *a, const void *b)
 {
-	struct ra_stmt *st;
-	size_t klen = 0;
-	FILE *k = open_memstream(key, &klen);
-	int rc = -1;
+	const struct run_data *x = a, *y = b;
 
-	*out = NULL;
-	*n = 0;
-	if (!k)
+	return x->id < y->id ? -1 : x->id > y->id;
+}
+
+static struct run_data *run_of(const struct runs_data *d, int64_t id)
+{
+	struct run_data key = { .id = id };
+
+	return d->n ? bsearch(&key, d->r, (size_t)d->n, sizeof(*d->r), by_id) : NULL;
+}
+
+static void runs_data_free(struct runs_data *d)
+{
+	for (int i = 0; i < d->n; i++)
+		params_free(d->r[i].params, d->r[i].nparams);
+	free(d->r);
+	d->r = NULL;
+	d->n = 0;
+}
+
+static int runs_data_init(struct runs_data *d, const int64_t *ids, int n)
+{
+	d->n = 0;
+	d->r = calloc((size_t)(n ? n : 1), sizeof(*d->r));
+	if (!d->r)
 		return -1;
-	/* the label too, last: runs that differ in nothing else (imported) differ by it */
-	st = ra_sql_prepare(db, "SELECT name, scope, value FROM (SELECT DISTINCT name, scope,"
-			    " value FROM v_run_params WHERE run_id = ?1 AND name != 'repeat'"
-			    " UNION ALL SELECT 'label', '', label FROM runs WHERE run_id = ?1"
-			    " AND label IS NOT NULL) ORDER BY name, scope");
-	if (!st || ra_sql_bind(st, "i", run) < 0) {
+	for (int i = 0; i < n; i++)
+		d->r[d->n++].id = ids[i];
+	qsort(d->r, (size_t)d->n, sizeof(*d->r), by_id);
+	return 0;
+}
+
+/* A statement of @sql with ?1 the runs of @d as a JSON array. */
+static struct ra_stmt *over_runs(struct ra_db *db, const struct runs_data *d, const char *sql)
+{
+	int64_t *ids = malloc((size_t)(d->n ? d->n : 1) * sizeof(*ids));
+	struct ra_stmt *st = NULL;
+	char *json;
+
+	if (!ids)
+		return NULL;
+	for (int i = 0; i < d->n; i++)
+		ids[i] = d->r[i].id;
+	json = ra_ids_json(ids, d->n);
+	free(ids);
+	if (json && (st = ra_sql_prepare(db, sql)) && ra_sql_bind(st, "t", json) < 0) {
 		ra_sql_finalize(st);
-		fclose(k);
-		return -1;
+		st = NULL;
 	}
-	while (*n < MAX_PARAMS && (rc = ra_sql_step(st)) == 1) {
-		struct param *p = realloc(*out, (size_t)(*n + 1) * sizeof(*p));
-		const char *f[3];
+	free(json);
+	return st;
+}
 
+/* Each run's parameters, sorted (the label too, last: imported runs differ by it). */
+static int load_params(struct ra_db *db, struct runs_data *d)
+{
+	struct ra_stmt *st = over_runs(db, d, "SELECT run_id, name, scope, value FROM (SELECT"
+				       " DISTINCT run_id, name, scope, value FROM v_run_params"
+				       " WHERE name != 'repeat' AND run_id IN (SELECT value FROM"
+				       " json_each(?1)) UNION ALL SELECT run_id, 'label', '', label"
+				       " FROM runs WHERE label IS NOT NULL AND run_id IN (SELECT value"
+				       " FROM json_each(?1))) ORDER BY run_id, name, scope, value");
+	int rc = st ? 1 : -1;
+
+	while (rc == 1 && (rc = ra_sql_step(st)) == 1) {
+		const char *f[3];
+		struct run_data *r;
+		struct param *p;
+		int64_t id;
+
+		ra_sql_row(st, "ittt", &id, &f[0], &f[1], &f[2]);
+		r = run_of(d, id);
+		if (!r || r->nparams == MAX_PARAMS)
+			continue;
+		p = realloc(r->params, (size_t)(r->nparams + 1) * sizeof(*p));
 		if (!p) {
 			rc = -1;
 			break;
 		}
-		*out = p;
-		ra_sql_row(st, "ttt", &f[0], &f[1], &f[2]);
-		p[*n] = (struct param){ strdup(f[0] ? f[0] : ""), strdup(f[1] ? f[1] : ""),
-					strdup(f[2] ? f[2] : "") };
-		if (!p[*n].name || !p[*n].scope || !p[*n].value) {
+		r->params = p;
+		p[r->nparams] = (struct param){ strdup(f[0] ? f[0] : ""), strdup(f[1] ? f[1] : ""),
+						strdup(f[2] ? f[2] : "") };
+		if (!p[r->nparams].name || !p[r->nparams].scope || !p[r->nparams].value) {
+			r->nparams++;
 			rc = -1;
 			break;
 		}
-		(*n)++;
+		r->nparams++;
 	}
 	ra_sql_finalize(st);
-	/*
-	 * A device's setting is the run's when it is the run's only one of its
-	 * name: read_ahead_kb 128 of loop0 and of a guest's vda are one value.
-	 */
-	for (int i = 0; i < *n; i++) {
-		struct param *p = *out;
+	return rc < 0 ? -1 : 0;
+}
+
+/* The figures of each run: a metric's first row, as the experiment reads one. */
+static int load_figures(struct ra_db *db, struct runs_data *d)
+{
+	struct ra_stmt *st = over_runs(db, d, "SELECT run_id, metric, value FROM v_run_metrics"
+				       " WHERE run_id IN (SELECT value FROM json_each(?1)) AND metric"
+				       " IN ('read_bw_bytes', 'device_read_bw_bytes', 'read_clat_max_ns',"
+				       " 'hit_ratio', 'thrashed_pages', 'windows', 'ra_avg_bytes')");
+	int rc = st ? 1 : -1;
+
+	while (rc == 1 && (rc = ra_sql_step(st)) == 1) {
+		const char *metric;
+		struct run_data *r;
+		int64_t id;
+		int f = 0;
+
+		ra_sql_row(st, "it", &id, &metric);
+		while (f < NFIG && strcmp(fig_metric[f], metric ? metric : "") != 0)
+			f++;
+		if (!(r = run_of(d, id)) || f == NFIG || r->row[f])
+			continue;
+		r->row[f] = true;
+		r->known[f] = !ra_sql_null(st, 2);
+		ra_sql_row(st, "nnf", &r->fig[f]);
+	}
+	ra_sql_finalize(st);
+	if (rc < 0)
+		return -1;
+	/* every run has a count of stalls, 0 or more */
+	for (int i = 0; i < d->n; i++)
+		d->r[i].row[F_STALLS] = d->r[i].known[F_STALLS] = true;
+	st = over_runs(db, d, "SELECT run_id, COUNT(*) FROM stalls WHERE run_id IN (SELECT value"
+		       " FROM json_each(?1)) GROUP BY run_id");
+	rc = st ? 1 : -1;
+	while (rc == 1 && (rc = ra_sql_step(st)) == 1) {
+		struct run_data *r = run_of(d, ra_sql_int(st, 0));
+
+		if (r)
+			r->fig[F_STALLS] = ra_sql_real(st, 1);
+	}
+	ra_sql_finalize(st);
+	return rc < 0 ? -1 : 0;
+}
+
+/*
+ * A run's parameters and their key ("name\x1fscope\x1fvalue\x1e..."). A
+ * device's setting is the run's when it is the run's only one of its name:
+ * read_ahead_kb 128 of loop0 and of a guest's vda are one value.
+ */
+static int run_key(struct run_data *r, char **key)
+{
+	size_t klen = 0;
+	FILE *k = open_memstream(key, &klen);
+
+	if (!k)
+		return -1;
+	for (int i = 0; i < r->nparams; i++) {
+		struct param *p = r->params;
 		bool alone = strcmp(p[i].name, "env") != 0 && p[i].scope[0];
 
-		for (int j = 0; j < *n && alone; j++)
+		for (int j = 0; j < r->nparams && alone; j++)
 			alone = j == i || strcmp(p[j].name, p[i].name) != 0;
 		if (alone && strcmp(p[i].scope, "fio") != 0)
 			p[i].scope[0] = '\0';
 		fprintf(k, "%s\x1f%s\x1f%s\x1e", p[i].name, p[i].scope, p[i].value);
 	}
-	if (fclose(k) != 0)
-		return -1;
-	return rc < 0 ? -1 : 0;
+	return fclose(k) != 0 ? -1 : 0;
 }
 
 static const char *param_value(const struct xset *s, const char *name, const char *scope)
@@ -241,93 +370,84 @@ static int find_dims(struct ra_experiment *x)
 	return 0;
 }
 
-/* The mean of a metric over the set's runs that have it (NAN for none). */
-static double set_mean(struct ra_stmt *st, const struct xset *s, const char *metric, bool max)
+static int fig_index(const char *metric)
+{
+	for (int f = 0; f < NFIG; f++)
+		if (strcmp(fig_metric[f], metric) == 0)
+			return f;
+	return F_STALLS;
+}
+
+/* The mean of a figure over the set's runs that have it (NAN for none). */
+static double set_mean(const struct runs_data *d, const struct xset *s, int f, bool max)
 {
 	double sum = 0, best = NAN;
 	int n = 0;
 
 	for (int i = 0; i < s->nruns; i++) {
+		const struct run_data *r = run_of(d, s->runs[i]);
 		double v;
 
-		if (ra_sql_bind(st, "it", s->runs[i], metric) == 0 && ra_sql_step(st) == 1 &&
-		    !ra_sql_null(st, 0)) {
-			ra_sql_row(st, "f", &v);
+		if (r && r->row[f] && r->known[f]) {
+			v = r->fig[f];
 			sum += v;
 			best = isnan(best) || v > best ? v : best;
 			n++;
 		}
-		ra_sql_reset(st);
 	}
 	return !n ? NAN : max ? best : sum / n;
 }
 
-static int prepare_figures(struct ra_db *db, struct ra_stmt **m, struct ra_stmt **stl)
-{
-	*m = ra_sql_prepare(db, "SELECT value FROM v_run_metrics WHERE run_id = ?1 AND metric = ?2");
-	*stl = ra_sql_prepare(db, "SELECT COUNT(*) FROM stalls WHERE run_id = ?1 AND ?2 IS NOT NULL");
-	return *m && *stl ? 0 : -1;
-}
-
 /* Does every run of @s have fio's read_bw_bytes? */
-static bool has_bench(struct ra_stmt *m, const struct xset *s)
+static bool has_bench(const struct runs_data *d, const struct xset *s)
 {
 	bool bench = true;
 
-	for (int r = 0; r < s->nruns && bench; r++) {
-		bench = ra_sql_bind(m, "it", s->runs[r], "read_bw_bytes") == 0 && ra_sql_step(m) == 1;
-		ra_sql_reset(m);
+	for (int i = 0; i < s->nruns && bench; i++) {
+		const struct run_data *r = run_of(d, s->runs[i]);
+
+		bench = r && r->row[F_READ_BW];
 	}
 	return bench;
 }
 
-static void figures_of(struct ra_stmt *m, struct ra_stmt *stl, const char *metric, struct xset *s)
+static void figures_of(const struct runs_data *d, const char *metric, struct xset *s)
 {
+	int f = fig_index(metric);
 	double inv = 0;
 
 	s->tput_n = 0;
 	s->tput_min = s->tput_max = NAN;
-	for (int r = 0; r < s->nruns; r++) {
-		double v = 0;
+	for (int i = 0; i < s->nruns; i++) {
+		const struct run_data *r = run_of(d, s->runs[i]);
+		double v = r && r->row[f] && r->known[f] ? r->fig[f] : 0;
 
-		if (ra_sql_bind(m, "it", s->runs[r], metric) == 0 && ra_sql_step(m) == 1)
-			ra_sql_row(m, "f", &v);
 		if (v > 0) {
 			inv += 1 / v;
 			s->tput_min = s->tput_n && s->tput_min < v ? s->tput_min : v;
 			s->tput_max = s->tput_n && s->tput_max > v ? s->tput_max : v;
 			s->tput_n++;
 		}
-		ra_sql_reset(m);
 	}
 	s->tput_hmean = s->tput_n ? s->tput_n / inv : NAN;
-	s->max_lat_ns = set_mean(m, s, "read_clat_max_ns", true);
-	s->hit = set_mean(m, s, "hit_ratio", false);
-	s->thrashed = set_mean(m, s, "thrashed_pages", false);
-	s->windows = set_mean(m, s, "windows", false);
-	s->ra_bytes = set_mean(m, s, "ra_avg_bytes", false);
-	s->stalls = set_mean(stl, s, "stalls", false);
+	s->max_lat_ns = set_mean(d, s, F_CLAT_MAX, true);
+	s->hit = set_mean(d, s, F_HIT, false);
+	s->thrashed = set_mean(d, s, F_THRASHED, false);
+	s->windows = set_mean(d, s, F_WINDOWS, false);
+	s->ra_bytes = set_mean(d, s, F_RA_AVG, false);
+	s->stalls = set_mean(d, s, F_STALLS, false);
 }
 
-static int set_figures(struct ra_db *db, struct ra_experiment *x)
+static void set_figures(const struct runs_data *d, struct ra_experiment *x)
 {
-	struct ra_stmt *m = NULL, *stl = NULL;
 	bool bench = true;
-	int ret = -1;
 
-	if (prepare_figures(db, &m, &stl) < 0)
-		goto out;
 	/* the benchmark's own throughput where every run has it, else the device's */
 	for (int i = 0; i < x->nsets && bench; i++)
-		bench = has_bench(m, &x->sets[i]);
+		bench = has_bench(d, &x->sets[i]);
 	x->tput_metric = bench ? "read_bw_bytes" : "device_read_bw_bytes";
 	for (int i = 0; i < x->nsets; i++)
-		figures_of(m, stl, x->tput_metric, &x->sets[i]);
-	ret = 0;
-out:
-	ra_sql_finalize(m);
-	ra_sql_finalize(stl);
-	return ret;
+		figures_of(d, x->tput_metric, &x->sets[i]);
 }
 
 /*
@@ -396,74 +516,73 @@ static int set_label(struct ra_experiment *x, struct xset *s)
 	return fclose(f);
 }
 
+/* Run @r into the set of its key, a new one when none has it (the set takes its parameters). */
+static int add_run(struct ra_experiment *x, struct run_data *r, char *key)
+{
+	int64_t *runs;
+	int s;
+
+	for (s = 0; s < x->nsets && strcmp(x->sets[s].key, key) != 0; s++)
+		;
+	if (s == x->nsets) {
+		x->sets[s] = (struct xset){ .params = r->params, .nparams = r->nparams, .key = key };
+		r->params = NULL;
+		r->nparams = 0;
+		x->nsets++;
+	} else {
+		free(key);
+	}
+	runs = realloc(x->sets[s].runs, (size_t)(x->sets[s].nruns + 1) * sizeof(*runs));
+	if (!runs)
+		return -1;
+	x->sets[s].runs = runs;
+	runs[x->sets[s].nruns++] = r->id;
+	return 0;
+}
+
 struct ra_experiment *ra_experiment_load(struct ra_db *db, const int64_t *ids, int n)
 {
 	struct ra_experiment *x = calloc(1, sizeof(*x));
+	struct runs_data d = { 0 };
 
-	if (!x || !(x->sets = calloc((size_t)(n ? n : 1), sizeof(*x->sets))))
+	if (!x || !(x->sets = calloc((size_t)(n ? n : 1), sizeof(*x->sets))) ||
+	    runs_data_init(&d, ids, n) < 0 || load_params(db, &d) < 0 || load_figures(db, &d) < 0)
 		goto fail;
+	/* the runs in the order given, each into its set */
 	for (int i = 0; i < n; i++) {
-		struct param *p;
-		char *key;
-		int np, s;
+		struct run_data *r = run_of(&d, ids[i]);
+		char *key = NULL;
 
-		if (run_params(db, ids[i], &p, &np, &key) < 0) {
-			params_free(p, np);
+		if (!r || run_key(r, &key) < 0 || add_run(x, r, key) < 0) {
 			free(key);
 			goto fail;
 		}
-		for (s = 0; s < x->nsets && strcmp(x->sets[s].key, key) != 0; s++)
-			;
-		if (s == x->nsets) {
-			x->sets[s] = (struct xset){ .params = p, .nparams = np, .key = key };
-			x->nsets++;
-		} else {
-			params_free(p, np);
-			free(key);
-		}
-		int64_t *r = realloc(x->sets[s].runs, (size_t)(x->sets[s].nruns + 1) * sizeof(*r));
-
-		if (!r)
-			goto fail;
-		x->sets[s].runs = r;
-		r[x->sets[s].nruns++] = ids[i];
 	}
-	if (find_dims(x) < 0 || set_figures(db, x) < 0 || set_charts(db, x) < 0)
+	if (find_dims(x) < 0)
+		goto fail;
+	set_figures(&d, x);
+	if (set_charts(db, x) < 0)
 		goto fail;
 	for (int s = 0; s < x->nsets; s++)
 		if (set_label(x, &x->sets[s]) != 0)
 			goto fail;
+	runs_data_free(&d);
 	return x;
 fail:
 	ra_set_error(RA_ERR_IO, "cannot read the run sets of '%s': %s", ra_db_path(db),
 		     ra_sql_why(db));
+	runs_data_free(&d);
 	ra_experiment_free(x);
 	return NULL;
 }
 
-int ra_experiment_set_runs(struct ra_db *db, const char *label, int64_t **runs)
+int ra_experiment_set_runs(struct ra_db *db, const int64_t *ids, int n, const char *label,
+			   int64_t **runs)
 {
-	struct ra_stmt *st = ra_sql_prepare(db, "SELECT run_id FROM runs ORDER BY run_id");
-	int64_t *ids = NULL;
-	int n = 0, rc = st ? 1 : -1, found = 0;
-	struct ra_experiment *x;
+	struct ra_experiment *x = ra_experiment_load(db, ids, n);
+	int found = 0;
 
 	*runs = NULL;
-	while (rc == 1 && (rc = ra_sql_step(st)) == 1) {
-		int64_t *p = realloc(ids, (size_t)(n + 1) * sizeof(*p));
-
-		if (!p) {
-			rc = -1;
-			break;
-		}
-		ids = p;
-		ra_sql_row(st, "i", &ids[n++]);
-	}
-	ra_sql_finalize(st);
-	if (rc != 0)
-		goto fail;
-	x = ra_experiment_load(db, ids, n);
-	free(ids);
 	if (!x)
 		return -1;
 	for (int s = 0; s < x->nsets && !found; s++)
@@ -479,10 +598,6 @@ int ra_experiment_set_runs(struct ra_db *db, const char *label, int64_t **runs)
 	if (found < 0)
 		ra_set_error(RA_ERR_IO, "out of memory");
 	return found;
-fail:
-	free(ids);
-	ra_set_error(RA_ERR_IO, "cannot read the runs of '%s': %s", ra_db_path(db), ra_sql_why(db));
-	return -1;
 }
 
 struct ra_experiment *ra_experiment_sides(void)
@@ -505,8 +620,9 @@ struct ra_experiment *ra_experiment_sides(void)
 int ra_experiment_add_side(struct ra_experiment *x, struct ra_db *db, const int64_t *ids, int n,
 			   const char *name)
 {
-	struct ra_stmt *m = NULL, *stl = NULL, *h = NULL, *w = NULL;
+	struct ra_stmt *h = NULL, *w = NULL;
 	struct xset *sets = realloc(x->sets, (size_t)(x->nsets + 1) * sizeof(*sets)), *s;
+	struct runs_data d = { 0 };
 	int ret = -1;
 
 	if (!sets)
@@ -525,19 +641,19 @@ int ra_experiment_add_side(struct ra_experiment *x, struct ra_db *db, const int6
 	s->nruns = n;
 	s->values[0] = s->label;
 	x->nsets++;
-	if (prepare_figures(db, &m, &stl) == 0 && prepare_charts(db, &h, &w) == 0) {
+	if (runs_data_init(&d, ids, n) == 0 && load_figures(db, &d) == 0 &&
+	    prepare_charts(db, &h, &w) == 0) {
 		/* the first side decides the throughput metric of all */
 		if (!x->tput_metric)
-			x->tput_metric = has_bench(m, s) ? "read_bw_bytes" : "device_read_bw_bytes";
-		figures_of(m, stl, x->tput_metric, s);
+			x->tput_metric = has_bench(&d, s) ? "read_bw_bytes" : "device_read_bw_bytes";
+		figures_of(&d, x->tput_metric, s);
 		charts_of(h, w, s);
 		ret = 0;
 	}
 	if (ret < 0)
 		ra_set_error(RA_ERR_IO, "cannot read the runs of '%s': %s", ra_db_path(db),
 			     ra_sql_why(db));
-	ra_sql_finalize(m);
-	ra_sql_finalize(stl);
+	runs_data_free(&d);
 	ra_sql_finalize(h);
 	ra_sql_finalize(w);
 	return ret;

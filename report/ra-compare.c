@@ -65,6 +65,7 @@ static const struct metric metrics[] = {
 
 struct side {
 	char *db_path;
+	char *db_shown;		/* as messages name it: a server's URL without its password */
 	char *label;		/* NULL: every run of the database */
 	char *name;		/* the label, or the argument: whole, never cut */
 	double *values[NMETRICS];
@@ -80,6 +81,7 @@ struct side {
 	int64_t *ids;		/* the runs it judges */
 	int nids;
 	char *set_runs;		/* LABEL names a run set of the experiment: its runs, a JSON array */
+	char *sel_runs;		/* the runs the selection leaves, a JSON array; NULL: every run */
 };
 
 struct verdict {
@@ -99,6 +101,7 @@ struct opts {
 	const char *db;
 	const char *html;		/* --html FILE */
 	struct ra_experiment *page;	/* the sides' figures for its charts */
+	struct ra_select sel;		/* the runs every side is taken from */
 };
 
 static const char usage_text[] =
@@ -107,6 +110,8 @@ static const char usage_text[] =
 	"Compare run sets metric by metric. A side is DB (every run of it), DB:LABEL\n"
 	"(the runs with that label, or the run set ra-report's experiment names so:\n"
 	"'read_ahead_kb=128 numjobs=4'), or LABEL (in --db DB, or in the first side's DB).\n"
+	"DB is a file or a PostgreSQL database, postgresql://host/db (docs/fleet.md).\n"
+	"Every side is taken from the runs the selection (--host ... --until) leaves.\n"
 	"\n"
 	"  -d, --db DB              database of sides given as a bare label\n"
 	"      --noise PCT          changes smaller than PCT percent are never regressions (5)\n"
@@ -120,6 +125,7 @@ static const char usage_text[] =
 	"      --html FILE          also write the comparison page to FILE: the metric table\n"
 	"                           (significant and regressed cells marked) and the sides'\n"
 	"                           charts overlaid\n"
+	RA_SELECT_USAGE
 	"  -h, --help               this text\n"
 	"      --version            print the version\n"
 	"\n"
@@ -158,6 +164,12 @@ static bool is_file(const char *path)
 /* "DB:LABEL": the first colon after which LABEL starts and before which a file is. */
 static const char *db_colon(const char *arg)
 {
+	/* a server's URL: the label after its path (postgresql://host/db:LABEL) */
+	if (ra_db_is_url(arg)) {
+		const char *path = strchr(strstr(arg, "://") + 3, '/');
+
+		return path ? strchr(path, ':') : NULL;
+	}
 	for (const char *c = strchr(arg, ':'); c; c = strchr(c + 1, ':')) {
 		char *db = c == arg ? NULL : strndup(arg, (size_t)(c - arg));
 		bool file = db && is_file(db);
@@ -175,7 +187,7 @@ static int parse_side(struct side *s, const char *arg, const char *default_db)
 	const char *colon = db_colon(arg), *first = strchr(arg, ':');
 	char *e;
 
-	if (is_file(arg)) {
+	if (is_file(arg) || (ra_db_is_url(arg) && !colon)) {
 		s->db_path = strdup(arg);
 	} else if (colon) {
 		s->db_path = strndup(arg, (size_t)(colon - arg));
@@ -197,8 +209,10 @@ static int parse_side(struct side *s, const char *arg, const char *default_db)
 		free(e);
 		return -1;
 	}
-	s->name = strdup(s->label ? s->label : arg);
-	if (!s->db_path || !s->name)
+	s->db_shown = s->db_path && ra_db_is_url(s->db_path) ? ra_db_redact(s->db_path) :
+		      s->db_path ? strdup(s->db_path) : NULL;
+	s->name = s->label ? strdup(s->label) : strdup(s->db_shown ? s->db_shown : arg);
+	if (!s->db_path || !s->db_shown || !s->name)
 		return fail("out of memory");
 	return 0;
 }
@@ -245,12 +259,13 @@ static int load_models(struct side *s, struct ra_db *db)
 		" FROM device_models m JOIN runs r USING (run_id)"
 		" LEFT JOIN device_advice a ON a.run_id = m.run_id AND a.dev = m.dev"
 		" WHERE (?1 IS NULL OR r.label = ?1 OR r.run_id IN (SELECT value FROM json_each(?2)))"
-		" AND m.timing = 'window' AND m.chosen"
-		" AND m.status = 'ok' ORDER BY 1 LIMIT 4";
+		" AND (?3 IS NULL OR r.run_id IN (SELECT value FROM json_each(?3)))"
+		" AND m.timing = 'window' AND m.chosen != 0"
+		" AND m.status = 'ok' ORDER BY 1, 2, 3, 4, 5, 6, 7, 8 LIMIT 4";
 	struct ra_stmt *st = ra_sql_prepare(db, sql);
 	int rc = -1;
 
-	if (st && ra_sql_bind(st, "tt", s->label, s->set_runs) == 0)
+	if (st && ra_sql_bind(st, "ttt", s->label, s->set_runs, s->sel_runs) == 0)
 		rc = 1;
 	while (rc == 1 && s->nmodels < 4 && (rc = ra_sql_step(st)) == 1) {
 		const char *dev, *form;
@@ -277,34 +292,28 @@ static int load_models(struct side *s, struct ra_db *db)
  * A label no run has may name a run set as the experiment shows it
  * ("read_ahead_kb=128 numjobs=4"): the side is then that set's runs.
  */
-static int set_side(struct side *s, struct ra_db *db)
+static int set_side(struct side *s, struct ra_db *db, const int64_t *ids, int nids)
 {
 	int64_t *runs, labelled = -1;
-	size_t len = 0;
-	FILE *f;
 	int n;
 
-	if (ra_sql_one(db, "SELECT COUNT(*) FROM runs WHERE label = ?1", "t", "i", s->label,
-		       &labelled) != 1)
+	if (ra_sql_one(db, "SELECT COUNT(*) FROM runs WHERE label = ?1 AND (?2 IS NULL"
+		       " OR run_id IN (SELECT value FROM json_each(?2)))", "tt", "i", s->label,
+		       s->sel_runs, &labelled) != 1)
 		labelled = -1;
 	if (labelled < 0)
-		return fail("cannot read the runs of '%s': %s", s->db_path, ra_sql_why(db));
+		return fail("cannot read the runs of '%s': %s", s->db_shown, ra_sql_why(db));
 	if (labelled > 0)
 		return 0;
-	n = ra_experiment_set_runs(db, s->label, &runs);
+	n = ra_experiment_set_runs(db, ids, nids, s->label, &runs);
 	if (n < 0)
 		return fail("%s", ra_last_error());
-	if (n && (f = open_memstream(&s->set_runs, &len))) {
-		for (int i = 0; i < n; i++)
-			fprintf(f, "%s%lld", i ? "," : "[", (long long)runs[i]);
-		fputc(']', f);
-		if (fclose(f) != 0) {
-			free(s->set_runs);
-			s->set_runs = NULL;
-		}
+	if (n && !(s->set_runs = ra_ids_json(runs, n))) {
+		free(runs);
+		return fail("out of memory");
 	}
 	free(runs);
-	return n && !s->set_runs ? fail("out of memory") : 0;
+	return 0;
 }
 
 /* The metrics and models of a side, in one read transaction. */
@@ -315,17 +324,28 @@ static int read_side(struct side *s, struct ra_db *db, const struct opts *o)
 		" r.execution IS 'vm-tcg' FROM v_run_metrics m"
 		" JOIN runs r USING (run_id) JOIN v_runs v USING (run_id)"
 		" WHERE (?1 IS NULL OR r.label = ?1 OR r.run_id IN (SELECT value FROM json_each(?2)))"
+		" AND (?3 IS NULL OR r.run_id IN (SELECT value FROM json_each(?3)))"
 		" AND m.value IS NOT NULL ORDER BY m.run_id";
 	struct ra_stmt *st;
-	int64_t last = -1;
-	int rc = -1;
+	int64_t last = -1, *ids = NULL;
+	int rc = -1, nids;
 
 	if (ra_db_exec(db, "BEGIN") < 0)
 		return fail("%s", ra_last_error());
-	if (s->label && set_side(s, db) < 0)
+	nids = ra_select_runs(db, &o->sel, NULL, &ids);
+	if (nids < 0)
+		return fail("%s", ra_last_error());
+	if (o->sel.n && !(s->sel_runs = ra_ids_json(ids, nids))) {
+		free(ids);
+		return fail("out of memory");
+	}
+	rc = s->label ? set_side(s, db, ids, nids) : 0;
+	free(ids);
+	if (rc < 0)
 		return -1;
+	rc = -1;
 	st = ra_sql_prepare(db, sql);
-	if (st && ra_sql_bind(st, "tt", s->label, s->set_runs) == 0) {
+	if (st && ra_sql_bind(st, "ttt", s->label, s->set_runs, s->sel_runs) == 0) {
 		while ((rc = ra_sql_step(st)) == 1) {
 			const char *metric;
 			int64_t run, lost;
@@ -363,7 +383,7 @@ static int read_side(struct side *s, struct ra_db *db, const struct opts *o)
 	if (rc == 0)
 		rc = load_models(s, db);
 	if (rc != 0)
-		return fail("cannot read the runs of '%s': %s", s->db_path, ra_sql_why(db));
+		return fail("cannot read the runs of '%s': %s", s->db_shown, ra_sql_why(db));
 	return ra_db_exec(db, "COMMIT") < 0 ? fail("%s", ra_last_error()) : 0;
 }
 
@@ -414,7 +434,7 @@ static int load_side(struct side *s, const struct opts *o)
 	if (!s->runs) {
 		label = s->label ? ra_text_escape(s->label) : NULL;
 		fail("no runs%s%s in '%s'", label ? " labelled " : "", label ? label : "",
-		     s->db_path);
+		     s->db_shown);
 		free(label);
 		return -1;
 	}
@@ -937,15 +957,25 @@ static int parse(struct opts *o, int argc, char **argv)
 		{ "inconclusive", required_argument, NULL, 'i' },
 		{ "incomplete", required_argument, NULL, 'I' },
 		{ "html", required_argument, NULL, 'H' },
+		{ "host", required_argument, NULL, 'S' },
+		{ "kernel", required_argument, NULL, 'S' },
+		{ "device", required_argument, NULL, 'S' },
+		{ "param", required_argument, NULL, 'S' },
+		{ "since", required_argument, NULL, 'S' },
+		{ "until", required_argument, NULL, 'S' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 }
 	};
 	char *end;
-	int c;
+	int c, idx;
 
-	while ((c = getopt_long(argc, argv, "d:t:f:h", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "d:t:f:h", longopts, &idx)) != -1) {
 		switch (c) {
+		case 'S':
+			if (ra_select_option(&o->sel, longopts[idx].name, optarg) < 0)
+				return fail("bad --%s '%s'", longopts[idx].name, optarg);
+			break;
 		case 'd':
 			o->db = optarg;
 			break;
@@ -1039,10 +1069,12 @@ out:
 	ra_experiment_free(o.page);
 	for (int i = 0; i < n; i++) {
 		free(sides[i].db_path);
+		free(sides[i].db_shown);
 		free(sides[i].label);
 		free(sides[i].name);
 		free(sides[i].ids);
 		free(sides[i].set_runs);
+		free(sides[i].sel_runs);
 		for (size_t m = 0; m < NMETRICS; m++)
 			free(sides[i].values[m]);
 	}

@@ -27,6 +27,8 @@ static const char usage_text[] =
 	"the experiment: the run sets (runs grouped by what they varied: read_ahead_kb,\n"
 	"--sweep-env variables, fio's numjobs and bs, the kernel, the throttle), a row\n"
 	"of figures each and the matrix of two varied dimensions, then the run list.\n"
+	"DB is a file or a PostgreSQL database, postgresql://host/db (docs/fleet.md);\n"
+	"the selection options (--host ... --until) choose the runs read of it.\n"
 	"\n"
 	"  -r, --run ID        the run to report\n"
 	"  -l, --label NAME    every run with this label\n"
@@ -38,6 +40,7 @@ static const char usage_text[] =
 	"      --fraction F    the read_ahead_kb advice aims at this share of the device's\n"
 	"                      bandwidth: a share up to 1 (0.8) or a percentage (80%) (0.8)\n"
 	"      --stall-ms MS   list readahead stalls of at least MS ms (1)\n"
+	RA_SELECT_USAGE
 	"  -h, --help          this text\n"
 	"      --version       print the version\n"
 	"\n"
@@ -52,6 +55,7 @@ struct opts {
 	bool markdown;		/* the experiment overview as Markdown tables */
 	bool experiment_only;	/* several runs: the experiment without the run list */
 	struct ra_report_opts ro;
+	struct ra_select sel;
 };
 
 /* The one-line error on stderr; returns the exit status of an error. */
@@ -73,16 +77,29 @@ static int parse(struct opts *o, int argc, char **argv)
 		{ "top", required_argument, NULL, 'n' },
 		{ "stall-ms", required_argument, NULL, 's' },
 		{ "fraction", required_argument, NULL, 'f' },
+		{ "host", required_argument, NULL, 'S' },
+		{ "kernel", required_argument, NULL, 'S' },
+		{ "device", required_argument, NULL, 'S' },
+		{ "param", required_argument, NULL, 'S' },
+		{ "since", required_argument, NULL, 'S' },
+		{ "until", required_argument, NULL, 'S' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 }
 	};
 	char *end;
 	double ms;
-	int c;
+	int c, idx;
 
-	while ((c = getopt_long(argc, argv, "r:l:n:h", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "r:l:n:h", longopts, &idx)) != -1) {
 		switch (c) {
+		case 'S':
+			if (ra_select_option(&o->sel, longopts[idx].name, optarg) < 0) {
+				fprintf(stderr, "ra-report: bad --%s '%s'\n", longopts[idx].name,
+					optarg);
+				return -1;
+			}
+			break;
 		case 'r':
 			o->run = strtoll(optarg, &end, 10);
 			if (*end || o->run <= 0)
@@ -149,52 +166,44 @@ bad:
 	return -1;
 }
 
-/* The runs to report: one, a label's, or every run of the database. */
+/* The runs to report: one, a label's, or every run of the database the selection leaves. */
 static int select_runs(struct ra_db *db, const struct opts *o, int64_t **ids)
 {
-	struct ra_stmt *st;
-	const char *sql = o->label ? "SELECT run_id FROM runs WHERE label = ?1 ORDER BY run_id" :
-				     "SELECT run_id FROM runs ORDER BY run_id";
-	int n = 0, rc = -1;
+	int n;
 
+	if (!o->run || o->sel.n) {
+		n = ra_select_runs(db, &o->sel, o->run ? NULL : o->label, ids);
+		if (n <= 0 || !o->run)
+			return n;
+		for (int i = 0; i < n; i++)
+			if ((*ids)[i] == o->run) {
+				(*ids)[0] = o->run;
+				return 1;
+			}
+		free(*ids);
+		*ids = NULL;
+		ra_set_error(RA_ERR_USAGE, "run %lld of '%s' is not among the runs selected",
+			     (long long)o->run, ra_db_path(db));
+		return -1;
+	}
 	*ids = malloc(sizeof(**ids));
 	if (!*ids)
 		return -1;
-	if (o->run) {
-		(*ids)[0] = o->run;
-		return 1;
-	}
-	st = ra_sql_prepare(db, sql);
-	if (st && ra_sql_bind(st, o->label ? "t" : "", o->label) == 0)
-		rc = 1;
-	while (rc == 1 && (rc = ra_sql_step(st)) == 1) {
-		int64_t *p = realloc(*ids, (size_t)(n + 1) * sizeof(*p));
-
-		if (!p) {
-			rc = -1;
-			break;
-		}
-		*ids = p;
-		ra_sql_row(st, "i", &(*ids)[n++]);
-	}
-	ra_sql_finalize(st);
-	if (rc == 0)
-		return n;
-	ra_set_error(RA_ERR_IO, "cannot read the runs of '%s': %s", ra_db_path(db),
-		     ra_sql_why(db));
-	return -1;
+	(*ids)[0] = o->run;
+	return 1;
 }
 
-/* The run list: a row per run, labels and kernels whole, the workload cut. */
-static struct ra_table *list_load(struct ra_db *db)
+/* The run list: a row per run of @ids, labels and kernels whole, the workload cut. */
+static struct ra_table *list_load(struct ra_db *db, const int64_t *ids, int n)
 {
 	static const char *const cols[] = { "run", "label", "kernel", "started", "wall_s", "lost",
 					    "workload" };
 	struct ra_table *t = ra_table_new("runs", NULL, 7);
 	struct ra_stmt *st = NULL;
+	char *json = ra_ids_json(ids, n);
 	int rc = -1;
 
-	for (int c = 0; t && c < 7; c++)	/* the workload: the run's header has it whole */
+	for (int c = 0; t && json && c < 7; c++)	/* the workload: the run's header has it whole */
 		if (ra_table_set_col(t, c, cols[c], NULL, c == 6 ? RA_COL_CUT : 0) < 0)
 			goto fail;
 	if (!t || !(st = ra_sql_prepare(db, "SELECT run_id, COALESCE(label, '-'),"
@@ -202,7 +211,8 @@ static struct ra_table *list_load(struct ra_db *db)
 					" COALESCE(wall_ns, 0) / 1e9, lost_events,"
 					" COALESCE(workload, (SELECT origin_path FROM runs r"
 					" WHERE r.run_id = v.run_id), '-') FROM v_runs v"
-					" ORDER BY run_id")))
+					" WHERE run_id IN (SELECT value FROM json_each(?1))"
+					" ORDER BY run_id")) || ra_sql_bind(st, "t", json) < 0)
 		goto fail;
 	while ((rc = ra_sql_step(st)) == 1) {
 		const char *text[7] = { NULL };
@@ -225,10 +235,12 @@ static struct ra_table *list_load(struct ra_db *db)
 	}
 	if (rc == 0) {
 		ra_sql_finalize(st);
+		free(json);
 		return t;
 	}
 fail:
 	ra_sql_finalize(st);
+	free(json);
 	ra_table_free(t);
 	return NULL;
 }
@@ -263,9 +275,11 @@ static int no_runs(struct ra_db *db, const struct opts *o)
 	char *label = o->label ? ra_text_escape(o->label) : NULL;
 
 	if (label)
-		ra_set_error(RA_ERR_USAGE, "no run labelled '%s' in '%s'", label, ra_db_path(db));
+		ra_set_error(RA_ERR_USAGE, "no run labelled '%s' in '%s'%s", label, ra_db_path(db),
+			     o->sel.n ? " among the runs selected" : "");
 	else
-		ra_set_error(RA_ERR_USAGE, "no runs in '%s'", ra_db_path(db));
+		ra_set_error(RA_ERR_USAGE, "no runs in '%s'%s", ra_db_path(db),
+			     o->sel.n ? " among the runs selected" : "");
 	free(label);
 	return -1;
 }
@@ -289,10 +303,16 @@ static int load_reports(struct ra_db *db, const struct opts *o, struct output *o
 /* The index in @ids of the last run that is not a what-if (the last run if all are); -1 */
 static int last_recorded(struct ra_db *db, const int64_t *ids, int n)
 {
+	char *json = ra_ids_json(ids, n);
 	int64_t id = 0;
+	int rc;
 
-	if (ra_sql_one(db, "SELECT MAX(run_id) FROM runs WHERE origin IS NOT 'whatif'", "", "i",
-		       &id) < 0)
+	if (!json)
+		return -1;
+	rc = ra_sql_one(db, "SELECT MAX(run_id) FROM runs WHERE origin IS NOT 'whatif'"
+			" AND run_id IN (SELECT value FROM json_each(?1))", "t", "i", json, &id);
+	free(json);
+	if (rc < 0)
 		return -1;
 	for (int i = n - 1; i >= 0; i--)
 		if (ids[i] == id)
@@ -324,7 +344,7 @@ static int read_output(struct ra_db *db, const struct opts *o, struct output *ou
 		out->model = out->reps ? out->reps[k] : ra_report_load(db, out->ids[k], &o->ro);
 		if (!out->model && !(out->model_error = strdup(ra_last_error())))
 			return -1;
-		if ((out->list = list_load(db)))
+		if ((out->list = list_load(db, out->ids, out->n)))
 			return ra_db_exec(db, "COMMIT");
 		ra_set_error(RA_ERR_IO, "cannot read the runs of '%s': %s", ra_db_path(db),
 			     ra_sql_why(db));

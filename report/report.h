@@ -158,6 +158,43 @@ extern const struct ra_renderer ra_render_html;
 extern const struct ra_renderer ra_render_markdown;
 
 /*
+ * Which runs to read (select.c): the options --host, --kernel, --device,
+ * --param NAME=VALUE, --since and --until of ra-report and ra-compare. A kind
+ * given twice is either value, two kinds both; times are UTC.
+ */
+#define RA_SELECT_MAX 64
+#define RA_SELECT_USAGE \
+	"      --host NAME         the runs recorded on host NAME (repeatable: any of them)\n" \
+	"      --kernel K          the runs of kernel K (uname -r; repeatable)\n"            \
+	"      --device DEV        the runs with device DEV (a name, or MAJ:MIN; repeatable)\n"\
+	"      --param NAME=VALUE  the runs whose parameter NAME (v_run_params) is VALUE\n"   \
+	"      --since TIME        the runs started at TIME or later (2026-12-02,\n"          \
+	"                          2026-12-02T18:00:00Z, @UNIX_SECONDS; UTC)\n"              \
+	"      --until TIME        the runs started before TIME\n"
+struct ra_select_term {
+	int kind;
+	const char *name;	/* a parameter's name, name_len bytes */
+	int name_len;
+	const char *value;
+	int64_t ns;		/* a time */
+};
+struct ra_select {
+	struct ra_select_term terms[RA_SELECT_MAX];
+	int n;
+};
+/** ra_select_option - add --@option @arg ("host", "param", ...); 0, or -1 when it is bad */
+int ra_select_option(struct ra_select *sel, const char *option, const char *arg);
+/**
+ * ra_select_runs - the runs of @db that @sel selects, with label @label too
+ * when not NULL, in the order of their ids, into *@ids (to free()); their
+ * count, or -1 with ra_last_error()
+ */
+int ra_select_runs(struct ra_db *db, const struct ra_select *sel, const char *label,
+		   int64_t **ids);
+/** ra_ids_json - "[1,2,3]": runs for json_each() in SQL; malloc'd, NULL out of memory */
+char *ra_ids_json(const int64_t *ids, int n);
+
+/*
  * The experiment (experiment.c): runs grouped into run sets by what they
  * varied (v_run_params), a row of figures per set, the matrix of two
  * dimensions; docs/report.md has its columns and keys.
@@ -166,10 +203,12 @@ struct ra_experiment;
 struct ra_experiment *ra_experiment_load(struct ra_db *db, const int64_t *ids, int n);
 /*
  * ra_experiment_set_runs - the runs of the run set labelled @label (as the
- * experiment names it: "read_ahead_kb=128 numjobs=4") among every run of @db
- * Returns their count into *@runs (to free()), 0 when no set has it, -1 on error.
+ * experiment names it: "read_ahead_kb=128 numjobs=4") among the @n runs @ids
+ * of @db. Returns their count into *@runs (to free()), 0 when no set has it,
+ * -1 on error.
  */
-int ra_experiment_set_runs(struct ra_db *db, const char *label, int64_t **runs);
+int ra_experiment_set_runs(struct ra_db *db, const int64_t *ids, int n, const char *label,
+			   int64_t **runs);
 void ra_experiment_free(struct ra_experiment *x);
 int ra_experiment_sets(const struct ra_experiment *x);
 /* An experiment of the sides of a comparison: one dimension, "side"; a set per side */

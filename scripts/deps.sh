@@ -3,7 +3,7 @@
 # Idempotent: does nothing when every package is already installed.
 set -eu
 
-PKGS="build-essential pkg-config libtraceevent-dev libtracefs-dev libtracecmd-dev libbpf-dev
+PKGS="build-essential pkg-config libtraceevent-dev libtracefs-dev libtracecmd-dev libbpf-dev libpq-dev
 libsqlite3-dev libzstd-dev zlib1g-dev sqlite3 trace-cmd blktrace fio e2fsprogs util-linux
 procps xz-utils"
 [ $# -gt 0 ] && PKGS="$PKGS $*"

@@ -94,6 +94,77 @@ make_tmp() {
 	on_exit rm -f "$RA_TEST_PIDS"
 }
 
+# start_pg socket|tcp: a PostgreSQL server of the test's own (docs/fleet.md):
+# initdb in a directory of its own (SQL_ASCII, collation C, local
+# connections trusted but for the role pwuser, which needs its password), its
+# unix socket there and, with tcp, 127.0.0.1 on a free port (PG_PORT), run as
+# the postgres system user when the test is root. It is stopped by its pid
+# and its directory removed when the test ends, also on failure or a
+# time-out. Sets PG_DIR, PG_PID, PG_PORT, PG_BIN.
+start_pg() {
+	local as_pg=() i listen=
+	PG_BIN=$(find /usr/lib/postgresql -maxdepth 2 -name bin -type d 2>/dev/null | sort -V | tail -n 1)
+	if [ -z "$PG_BIN" ] || [ ! -x "$PG_BIN/postgres" ]; then
+		skip "PostgreSQL is not installed (postgresql)"
+	fi
+	command -v psql >/dev/null || skip "no psql (postgresql-client)"
+	PG_DIR=$(mktemp -d /tmp/ratrace-pg.XXXXXX)
+	on_exit rm -rf "$PG_DIR"
+	PG_PORT=5432
+	if [ "${1:-}" = tcp ]; then
+		PG_PORT=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0));
+print(s.getsockname()[1])') || skip "no free port (python3)"
+		listen=127.0.0.1
+	fi
+	if [ "$(id -u)" -eq 0 ]; then
+		as_pg=(setpriv --reuid=postgres --regid=postgres --init-groups --)
+		chown postgres: "$PG_DIR"
+	fi
+	"${as_pg[@]}" "$PG_BIN/initdb" -D "$PG_DIR/data" -U ratrace -A trust -E SQL_ASCII --locale=C \
+		--no-sync > "$PG_DIR/initdb.log" 2>&1 || fail "initdb: $(tail -n 3 "$PG_DIR/initdb.log")"
+	printf 'local all pwuser scram-sha-256\nlocal all all trust\nhost all all 127.0.0.1/32 trust\n' \
+		> "$PG_DIR/data/pg_hba.conf"
+	"${as_pg[@]}" "$PG_BIN/postgres" -D "$PG_DIR/data" -k "$PG_DIR" -p "$PG_PORT" \
+		-c listen_addresses="$listen" -c fsync=off -c synchronous_commit=off \
+		-c full_page_writes=off -c shared_buffers=64MB -c max_connections=20 \
+		> "$PG_DIR/server.log" 2>&1 &
+	PG_PID=$!
+	on_exit stop_pg
+	for ((i = 0; i < 300; i++)); do
+		"$PG_BIN/pg_isready" -q -h "$PG_DIR" -p "$PG_PORT" && return 0
+		kill -0 "$PG_PID" 2>/dev/null || break
+		sleep 0.1
+	done
+	fail "the PostgreSQL server did not start: $(tail -n 5 "$PG_DIR/server.log")"
+}
+# stop_pg: a fast shutdown, then SIGKILL after 10 s; the server is the test's child
+stop_pg() {
+	local i
+	[ -n "${PG_PID:-}" ] || return 0
+	kill -INT "$PG_PID" 2>/dev/null
+	for ((i = 0; i < 100; i++)); do
+		kill -0 "$PG_PID" 2>/dev/null || break
+		sleep 0.1
+	done
+	kill -KILL "$PG_PID" 2>/dev/null
+	wait "$PG_PID" 2>/dev/null
+	PG_PID=
+}
+# pg_url DB [USER[:PASSWORD]]: the URL of database DB on the test's server
+pg_url() {
+	echo "postgresql://${2:-ratrace}@${PG_DIR//\//%2F}:$PG_PORT/$1"
+}
+# pg_sql DB SQL...: psql as the server's superuser, unaligned, no headers
+pg_sql() {
+	local db=$1
+	shift
+	psql -X -q -At -v ON_ERROR_STOP=1 -h "$PG_DIR" -p "$PG_PORT" -U ratrace -d "$db" "$@"
+}
+# pg_createdb NAME: a database for ratrace (the cluster's SQL_ASCII and C)
+pg_createdb() {
+	pg_sql postgres -c "CREATE DATABASE \"$1\"" || fail "cannot create database $1"
+}
+
 # own_pids: the pids of every rawl (or other program of the test that writes
 # its pid to $RA_TEST_PIDS) this test ran, comma-separated. The trace
 # is the whole machine's: a system call event may be another program's.

@@ -13,6 +13,7 @@
 # committed diff of tests/golden is then the review of that change.)
 # test: budget=15
 . "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/golden_cases.sh"
 command -v xz >/dev/null || skip "xz is not installed"
 make_tmp
 GOLDEN=$(cd "$(dirname "$0")/.." && pwd)/golden
@@ -34,28 +35,7 @@ out() {
 	n=$((n + 1))
 }
 
-for r in 1 2 3 4; do
-	out "run$r-text" ra-report --run "$r" ../../imp.db
-	out "run$r-json" ra-report --run "$r" --json ../../imp.db
-	out "run$r-markdown" ra-report --run "$r" --markdown ../../imp.db
-done
-out imports-text ra-report ../../imp.db
-out imports-experiment ra-report --experiment ../../imp.db
-out imports-json ra-report --experiment --json ../../imp.db
-out imports-html ra-report --html page.html ../../imp.db
-out sweep-text ra-report ../../sweep.db
-out sweep-experiment-markdown ra-report --experiment --markdown ../../sweep.db
-out sweep-json ra-report --experiment --json ../../sweep.db
-out sweep-html ra-report --html page.html ../../sweep.db
-out sweep-run3-text ra-report --run 3 --top 3 --fraction 90% ../../sweep.db
-out sweep-run3-json ra-report --run 3 --json ../../sweep.db
-out sweep-label ra-report --label read_ahead_kb=512 ../../sweep.db
-for f in text json csv markdown junit; do
-	out "compare-$f" ra-compare -f "$f" ../../sweep.db:read_ahead_kb=64 ../../sweep.db:read_ahead_kb=512
-done
-out compare-html ra-compare --html page.html --inconclusive pass ../../sweep.db:read_ahead_kb=64 \
-	../../sweep.db:read_ahead_kb=512
-out compare-nolabel ra-compare --incomplete judge ../../imp.db:seq128 ../../imp.db
+golden_cases ../../imp.db ../../sweep.db
 
 if [ -n "${RA_GOLDEN_UPDATE:-}" ]; then
 	rm -rf "$GOLDEN" || fail "remove $GOLDEN"

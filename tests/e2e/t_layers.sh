@@ -76,9 +76,13 @@ mutual=$(awk '{ e[$1 " " $2] = 1 } END { for (k in e) { split(k, p, " ");
 [ -z "$mutual" ] || fail "files that call each other: $(echo "$mutual" | tr '\n' ';')"
 echo "ok: no two files call each other ($(wc -l < "$TMP/calls") calls from file to file)"
 
-# The database engine is lib/'s alone: the passes, renderers and collectors
-# call the statement layer (ra_sql.h), never SQLite.
+# The database engines are lib/'s alone: the passes, renderers and collectors
+# call the statement layer (ra_sql.h), never SQLite or libpq.
 engine=$(awk '$1 == "use" && $3 ~ /^sqlite3_/ && $2 !~ /^lib\// { print $2 }' "$TMP/syms" | sort -u)
 check_cmp "$(awk '$1 == "use" && $3 ~ /^sqlite3_/' "$TMP/syms" | wc -l)" -ge 20 "lib/ calls SQLite"
 [ -z "$engine" ] || fail "files outside lib/ that call SQLite: $(echo "$engine" | tr '\n' ' ')"
 echo "ok: only lib/ calls SQLite"
+pq=$(awk '$1 == "use" && $3 ~ /^(PQ|pg_|lo_)/ && $2 !~ /^lib\// { print $2 }' "$TMP/syms" | sort -u)
+check_cmp "$(awk '$1 == "use" && $3 ~ /^PQ/' "$TMP/syms" | wc -l)" -ge 10 "lib/ calls libpq"
+[ -z "$pq" ] || fail "files outside lib/ that call libpq: $(echo "$pq" | tr '\n' ' ')"
+echo "ok: only lib/ calls libpq"
