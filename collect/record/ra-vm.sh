@@ -166,7 +166,7 @@ fetch_package() {
 
 # Print "IMAGE<TAB>MODULES<TAB>DESCRIPTION" for kernel $1.
 resolve_kernel() {
-	local k=$1 suite pkg dir img mods
+	local k=$1 suite pkg dir img mods s
 	if [ -f "$k" ]; then
 		# its modules: $RATRACE_VM_MODULES, or lib/modules/RELEASE beside boot/vmlinuz-RELEASE
 		img=$(readlink -f "$k")
@@ -188,9 +188,22 @@ resolve_kernel() {
 	# shellcheck disable=SC2015 # die when either the open or the lock fails
 	exec 9>>"$CACHE/.lock" && flock -w 900 9 || die "cannot lock the kernel cache '$CACHE'"
 	apt_update
-	pkg=$(newest_package "$k")
-	[ -n "$pkg" ] || die "kernel '$k': no cloud-amd64 kernel of that name in $suite"
-	dir=$(fetch_package "$pkg") || exit 2
+	# what the name resolved to, kept while the lists are the same: apt-cache
+	# reads all the lists, a second or more each time
+	local known=$APT_DIR/resolved.$k stamp
+	stamp=$(stat -c %Y "$APT_DIR/updated" 2>/dev/null)
+	dir=
+	if [ -n "$stamp" ] && [ -f "$known" ]; then
+		read -r s pkg dir <"$known" || dir=
+		[ "$s" = "$stamp" ] && [ -f "$dir/ok" ] || dir=
+	fi
+	if [ -z "$dir" ]; then
+		pkg=$(newest_package "$k")
+		[ -n "$pkg" ] || die "kernel '$k': no cloud-amd64 kernel of that name in $suite"
+		dir=$(fetch_package "$pkg") || exit 2
+		[ -n "$stamp" ] && printf '%s %s %s\n' "$stamp" "$pkg" "$dir" >"$known.$$" &&
+			mv "$known.$$" "$known"
+	fi
 	img=$(find "$dir/boot" "$dir/usr/lib/modules" -name 'vmlinuz*' 2>/dev/null | head -n 1)
 	[ -n "$img" ] || die "kernel '$k': no image in '$pkg'"
 	mods=$(find "$dir/lib/modules" "$dir/usr/lib/modules" -mindepth 1 -maxdepth 1 -type d \

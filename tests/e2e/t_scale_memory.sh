@@ -83,8 +83,14 @@ tables_sum() {
 	done
 }
 RATRACE_PIPELINE=0 ra-import -q -o "$TMP/one.db" "$TMP/big.dat" || fail "ra-import in one thread"
-diff <(tables_sum "$TMP/big.db") <(tables_sum "$TMP/one.db") > "$TMP/diff" ||
+if ! diff <(tables_sum "$TMP/big.db") <(tables_sum "$TMP/one.db") > "$TMP/diff"; then
+	# the rows that differ, of the first table that does
+	t=$(awk '/^[<>] / { print $2; exit }' "$TMP/diff")
+	rows() { sqlite3 -cmd '.mode quote' "$1" "SELECT * FROM \"$t\" ORDER BY 1, 2, 3"; }
+	note "$t, stored in two threads (<) and in one (>): $(diff <(rows "$TMP/big.db") \
+		<(rows "$TMP/one.db") | head -n 12)"
 	fail "the store thread changed tables: $(head -c 400 "$TMP/diff")"
+fi
 echo "ok: $(tables_sum "$TMP/one.db" | wc -l) tables alike, stored in one thread or two"
 for f in seq128 mmapread par4thrash; do
 	ra-import -q -o "$TMP/$f.2.db" "$RA_FIXTURES/$f.dat" || fail "import $f"
