@@ -22,6 +22,7 @@
  * - The run's own windows are never copied: its triggers give only what the
  *   accesses do not (byte positions, descriptors, ra_pages, the advice).
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -180,7 +181,7 @@ static void file_folios(const struct ra_replay *r, struct rp_file *f)
 	f->max_order = 0;
 	/* a file system the run does not name (an imported trace): large folios
 	 * when the run added some, the PMD's order at most */
-	if (!f->fstype || !*f->fstype) {
+	if (!*f->fstype) {
 		f->large = f->large_seen;
 		f->max_order = f->large_seen ? RP_MAX_ORDER : 0;
 		return;
@@ -206,12 +207,12 @@ static void file_info(struct ra_replay *r, struct rp_file *f)
 		info.fstype = NULL;
 	}
 	f->size = info.size_bytes;
-	f->fstype = info.fstype;
+	snprintf(f->fstype, sizeof(f->fstype), "%s", info.fstype ? info.fstype : "");
 	f->ra_pages = info.ra_pages;
 	/* io_pages not known: the block layer's default max_sectors_kb, 1280 */
 	f->io_pages = info.io_pages ? info.io_pages : 320;
 	/* btrfs reads through a bdi of its own, whose io_pages no queue ever sets */
-	if (f->fstype && !strcmp(f->fstype, "btrfs"))
+	if (!strcmp(f->fstype, "btrfs"))
 		f->io_pages = 32;
 	if (f->size < 0 || !info.fstype || !info.io_pages)
 		f->doubts |= RA_DOUBT_UNKNOWN;

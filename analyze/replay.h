@@ -65,7 +65,8 @@ enum ra_policy {
 /* What the replay knows of one file of the run. */
 struct ra_replay_file {
 	int64_t size_bytes;	/* the file's size, -1 not known (then the highest page seen) */
-	const char *fstype;	/* "ext4", "xfs", "btrfs", ...: which folio orders it takes */
+	const char *fstype;	/* "ext4", "xfs", "btrfs", ...: which folio orders it takes
+				 * (copied: it need not outlive the call) */
 	uint32_t ra_pages;	/* the readahead size in force for it (its bdi's), pages */
 	uint32_t io_pages;	/* its bdi's io_pages (max_sectors_kb / 4; btrfs's own bdi: 32) */
 };

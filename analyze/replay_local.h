@@ -82,7 +82,7 @@ struct rp_file {
 	bool large_seen;		/* the run added folios of it above order 0 */
 	unsigned int max_order;		/* then the largest */
 	uint32_t ra_pages, io_pages;	/* its bdi's */
-	const char *fstype;
+	char fstype[16];	/* its own copy: the caller's string may move */
 	unsigned int doubts;		/* enum ra_replay_doubt */
 	bool scan_access;		/* the first pass saw accesses of it */
 	int map_tgid[RP_MAP_SLOTS];	/* the processes of the map slots, 0 free */

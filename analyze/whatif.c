@@ -563,7 +563,6 @@ static void sweep_ready(struct whatif *x)
 			*k = *r;
 	}
 	ra_map_release(&x->ready);
-	ra_read_bytes_release(&x->bytes_read);
 	x->ready = kept;
 }
 
@@ -1094,6 +1093,7 @@ static void whatif_release(struct whatif *x)
 	ra_map_release(&x->tgids);
 	ra_sql_finalize(x->wins);
 	ra_map_release(&x->ready);
+	ra_read_bytes_release(&x->bytes_read);
 	ra_fileset_release(&x->files);
 	free(x->file_size);
 	free(x->file_ra);
