@@ -397,6 +397,41 @@ char *ra_chunk_view_sql(const struct ra_chunk_table *t)
 	return sb_done(&b);
 }
 
+/*
+ * The same view on a PostgreSQL server (lib/pgschema.c), in schema @schema:
+ * each slot of each chunk (generate_series), its values unpacked by the
+ * schema's functions chunk_bits, chunk_value and chunk_text (lib/pgfuncs.c),
+ * which read the bits as bits_get() does and add them to the base as a
+ * uint64_t does.
+ */
+char *ra_chunk_view_pgsql(const struct ra_chunk_table *t, const char *schema)
+{
+	struct sbuf b = {0};
+
+	sb_add(&b, "CREATE VIEW %s.%s AS\n  SELECT ", schema, t->view);
+	for (int i = 0; i < t->ncols; i++) {
+		const char *name = t->names[i];
+
+		sb_add(&b, i ? ",\n    " : "");
+		if (i == RA_RA_RUN) {
+			sb_add(&b, "c.run_id AS run_id");
+			continue;
+		}
+		if (i == RA_RA_SEQ) {
+			sb_add(&b, "(c.seq_first + %s.chunk_bits(c.data, c.%s_at + s.i * c.%s_bits,"
+			       " c.%s_bits))::bigint AS %s", schema, name, name, name, name);
+			continue;
+		}
+		sb_add(&b, is_text(t, i) ? "%s.chunk_text(" : "(", schema);
+		sb_add(&b, "%s.chunk_value(c.%s_base, %s.chunk_bits(c.data, c.%s_at + s.i * c.%s_bits,"
+		       " c.%s_bits), %s)) AS %s", schema, name, schema, name, name, name,
+		       nullable(t, i) ? "true" : "false", name);
+	}
+	sb_add(&b, "\n  FROM %s.%s c CROSS JOIN LATERAL generate_series(0, c.n - 1) AS s(i)",
+	       schema, t->chunks);
+	return sb_done(&b);
+}
+
 /* ---- packing -------------------------------------------------------------- */
 
 /* What a column of a chunk row holds besides its packed values. */

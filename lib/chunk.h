@@ -88,6 +88,8 @@ void ra_chunk_row_event(const struct ra_chunk_table *t, const struct ra_chunk_ro
 /* "CREATE TABLE page_chunks (...)" and "CREATE VIEW page_events AS ...", malloc'd */
 char *ra_chunk_create_sql(const struct ra_chunk_table *t);
 char *ra_chunk_view_sql(const struct ra_chunk_table *t);
+/* ra_chunk_view_pgsql - the same view for a PostgreSQL server, in @schema (malloc'd) */
+char *ra_chunk_view_pgsql(const struct ra_chunk_table *t, const char *schema);
 
 /* "INSERT INTO page_chunks (...) VALUES (...)", malloc'd, for ra_chunk_store() */
 char *ra_chunk_insert_sql(const struct ra_chunk_table *t);

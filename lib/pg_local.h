@@ -20,7 +20,7 @@
  * tables). The tables follow the SQLite schema (RA_SCHEMA_VERSION).
  */
 #define RA_PG_SCHEMA "ratrace"
-#define RA_PG_REVISION 1
+#define RA_PG_REVISION 2	/* 2: the events' views */
 
 struct ra_pg;
 struct ra_pg_stmt;

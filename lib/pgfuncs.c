@@ -30,6 +30,42 @@
 #define S RA_PG_SCHEMA "."
 
 static const char *const funcs[] = {
+	/*
+	 * The packed events (lib/chunk.c): @nbits bits at bit @at of @d, read
+	 * from at most 8 bytes little-endian as bits_get() reads them; a value,
+	 * its base plus that distance (less one, 0 NULL, where the column may be
+	 * NULL) as a uint64_t adds, then as an int64_t; a text, its length in the
+	 * low 3 bits and 7 bits a character.
+	 */
+	"CREATE FUNCTION " S "chunk_bits(d bytea, at bigint, nbits bigint) RETURNS numeric"
+	" LANGUAGE plpgsql IMMUTABLE STRICT PARALLEL SAFE AS $$\n"
+	"DECLARE\n"
+	"  off int := (at >> 3)::int;\n"
+	"  sh int := (at & 7)::int;\n"
+	"  v numeric := 0;\n"
+	"BEGIN\n"
+	"  IF nbits <= 0 THEN RETURN 0; END IF;\n"
+	"  FOR k IN REVERSE least((sh + nbits + 7) / 8, 8) - 1 .. 0 LOOP\n"
+	"    v := v * 256 + CASE WHEN off + k < length(d) THEN get_byte(d, off + k) ELSE 0 END;\n"
+	"  END LOOP;\n"
+	"  RETURN mod(div(v, 2::numeric ^ sh), 2::numeric ^ least(nbits, 64));\n"
+	"END $$",
+
+	"CREATE FUNCTION " S "chunk_value(base bigint, p numeric, nullok boolean) RETURNS bigint"
+	" LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $$\n"
+	"DECLARE\n"
+	"  v numeric;\n"
+	"BEGIN\n"
+	"  IF p IS NULL OR (nullok AND p = 0) THEN RETURN NULL; END IF;\n"
+	"  v := mod(mod(COALESCE(base, 0)::numeric + p - CASE WHEN nullok THEN 1 ELSE 0 END,\n"
+	"               2::numeric ^ 64) + 2::numeric ^ 64, 2::numeric ^ 64);\n"
+	"  RETURN (CASE WHEN v >= 2::numeric ^ 63 THEN v - 2::numeric ^ 64 ELSE v END)::bigint;\n"
+	"END $$",
+
+	"CREATE FUNCTION " S "chunk_text(v bigint) RETURNS text LANGUAGE sql IMMUTABLE STRICT"
+	" PARALLEL SAFE AS $$ SELECT NULLIF(string_agg(chr(((v >> (3 + 7 * j)) & 127)::int), ''"
+	" ORDER BY j), '') FROM generate_series(0, (v & 7)::int - 1) AS j $$",
+
 	/* exact numbers: 2^k, a double's value, a value rounded to a binary significand */
 	"CREATE FUNCTION " S "sqlite_pow2(k int) RETURNS numeric LANGUAGE sql IMMUTABLE STRICT"
 	" PARALLEL SAFE AS $$ SELECT CASE WHEN k >= 0 THEN 2::numeric ^ k"

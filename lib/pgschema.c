@@ -420,6 +420,10 @@ static int make_sql_layer(PGconn *conn, const char *shown)
 	for (int i = 0; views[i]; i++)
 		if (run_sql(conn, shown, ra_pg_dialect(views[i], NULL)) < 0)
 			return -1;
+	/* the events' views, over the chunks pushed with --events */
+	for (int cls = RA_CLASS_RA; cls <= RA_CLASS_BLK; cls++)
+		if (run_sql(conn, shown, ra_chunk_view_pgsql(ra_chunk_table(cls), RA_PG_SCHEMA)) < 0)
+			return -1;
 	return 0;
 }
 

@@ -152,10 +152,11 @@ done
 echo "ok: the hostile run's report is the same from the server"
 
 # the schema: made by a push of this version, upgraded from an older, a newer refused
+REV=$(sed -n 's/^#define RA_PG_REVISION \([0-9]*\).*/\1/p' "$(dirname "$0")/../../lib/pg_local.h")
 pg_sql fleet -c "ALTER TABLE ratrace.self_checks DROP COLUMN message; DROP TABLE ratrace.setting_changes;
 	UPDATE ratrace.schema_info SET value = '9' WHERE key = 'tables'"
 ra-report --run 1 "$URL" > "$TMP/old" 2>&1 && fail "a report of an older schema"
-check_grep "schema version 9\.1; a push of this ratrace upgrades it" "$TMP/old" "an older schema: refused, said"
+check_grep "schema version 9\.$REV; a push of this ratrace upgrades it" "$TMP/old" "an older schema: refused, said"
 ra-push -q "$TMP/imp.db" "$URL" 2> "$TMP/err" || fail "push to an older schema: $(cat "$TMP/err")"
 check_eq "$(pg_sql fleet -c "SELECT (SELECT value FROM ratrace.schema_info WHERE key = 'tables') || ' '
 	|| (SELECT COUNT(*) FROM information_schema.columns WHERE table_schema = 'ratrace'
@@ -167,7 +168,13 @@ pg_sql fleet -c "UPDATE ratrace.schema_info SET value = '99' WHERE key = 'revisi
 ra-report --run 1 "$URL" > "$TMP/new" 2>&1 && fail "a report of a newer schema"
 ra-push -q "$TMP/imp.db" "$URL" >> "$TMP/new" 2>&1 && fail "a push to a newer schema"
 check_eq "$(grep -c "newer than this ratrace" "$TMP/new")" 2 "a newer schema: refused by report and push"
-pg_sql fleet -c "UPDATE ratrace.schema_info SET value = '1' WHERE key = 'revision'"
+# revision 1 had no events' views: a push of this one makes them
+pg_sql fleet -c "UPDATE ratrace.schema_info SET value = '1' WHERE key = 'revision';
+	DROP VIEW ratrace.page_events"
+ra-push -q "$TMP/imp.db" "$URL" 2> "$TMP/err" || fail "push to revision 1: $(cat "$TMP/err")"
+check_eq "$(pg_sql fleet -c "SELECT (SELECT value FROM ratrace.schema_info WHERE key = 'revision')
+	|| ' ' || (SELECT COUNT(*) FROM information_schema.views WHERE table_schema = 'ratrace'
+	AND table_name = 'page_events')")" "$REV 1" "a push upgraded revision 1: the events' views made"
 pg_sql postgres -c "CREATE DATABASE utf ENCODING 'UTF8' LC_COLLATE 'C' LC_CTYPE 'C' TEMPLATE template0"
 ra-push -q "$TMP/imp.db" "$(pg_url utf)" > "$TMP/utf" 2>&1
 check_eq "$?" 2 "a UTF8 database: refused"
