@@ -692,6 +692,82 @@ static void html_head(FILE *out, const char *title)
 	fputs("</h1>\n", out);
 }
 
+/*
+ * What the run's what-if runs predict (ra-whatif --store): the reader's
+ * throughput by read_ahead_kb, one line per kernel series, and the
+ * hypothetical policies as marks at their window.
+ */
+static void chart_whatif(FILE *out, const struct ra_report *r)
+{
+	const struct ra_table *t = ra_report_table(r, "whatif");
+	struct frame f = { .x0 = 16384, .x1 = 16384, .xlog = true };
+	const char *cur = NULL;
+	int series = -1, marks = 0;
+	bool open = false;
+
+	if (!t)
+		return;
+	for (int i = 0; i < t->nrows; i++) {
+		double kb = strcmp(text(t, i, "policy"), "kernel") == 0 ? num(t, i, "read_ahead_kb")
+									: num(t, i, "window_kb");
+
+		if (!(num(t, i, "read_mib_s") > 0) || !(kb > 0))
+			continue;
+		f.y1 = fmax(f.y1, num(t, i, "read_mib_s"));
+		f.x0 = fmin(f.x0, kb * 1024);
+		f.x1 = fmax(f.x1, kb * 1024);
+	}
+	if (f.y1 <= 0)
+		return;
+	if (f.x1 <= f.x0)
+		f.x1 = f.x0 * 2;
+	f.y1 = nice(f.y1 * 1.1);
+	svg_begin(out, "Predicted reader throughput by read_ahead_kb (what-if runs)", "c-whatif");
+	svg_axes(out, &f, "read_ahead_kb (bytes, log scale)", "B", "MiB/s");
+	/* the rows come by series, policy, read_ahead_kb: a line per series */
+	for (int i = 0; i < t->nrows; i++) {
+		double y = num(t, i, "read_mib_s"), kb = num(t, i, "read_ahead_kb");
+
+		if (strcmp(text(t, i, "policy"), "kernel") != 0 || !(y > 0) || !(kb > 0))
+			continue;
+		if (!cur || strcmp(cur, text(t, i, "series")) != 0) {
+			char name[64];
+
+			if (open)
+				fputs("\"/>\n", out);
+			cur = text(t, i, "series");
+			series++;
+			snprintf(name, sizeof(name), "%s", cur);
+			svg_legend(out, series, name);
+			fprintf(out, "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"2\" points=\"",
+				palette[series % MAX_SERIES]);
+			open = true;
+		}
+		fprintf(out, "%.1f,%.1f ", px(&f, kb * 1024), py(&f, y));
+	}
+	if (open)
+		fputs("\"/>\n", out);
+	for (int i = 0; i < t->nrows; i++) {
+		double y = num(t, i, "read_mib_s"), kb = num(t, i, "window_kb");
+		char name[96];
+
+		if (strcmp(text(t, i, "policy"), "kernel") == 0 || !(y > 0) || !(kb > 0))
+			continue;
+		snprintf(name, sizeof(name), "%s %.0fK, %s (hyp.)", text(t, i, "policy"), kb,
+			 text(t, i, "series"));
+		svg_legend_color(out, series + 1 + marks, name, "#555555");
+		fprintf(out, "<rect x=\"%.1f\" y=\"%.1f\" width=\"8\" height=\"8\" fill=\"#555555\">"
+			"<title>", px(&f, kb * 1024) - 4, py(&f, y) - 4);
+		esc(out, name);
+		fprintf(out, ": %.1f MiB/s</title></rect>\n", y);
+		marks++;
+	}
+	svg_end(out, "The run's accesses replayed through each series' readahead at each"
+		     " read_ahead_kb, timed by the run's device (its model, or its throttle):"
+		     " what the reader would have read per second. Squares: hypothetical"
+		     " policies, at their window.");
+}
+
 static int html_begin(FILE *out, int n)
 {
 	(void)n;
@@ -709,6 +785,7 @@ static int html_render(FILE *out, const struct ra_report *r, int index)
 	chart_throughput(out, r);
 	chart_sizes(out, r);
 	chart_model(out, r);
+	chart_whatif(out, r);
 	for (int i = 1; i < r->ntables; i++) {
 		const struct ra_table *t = &r->tables[i];
 

@@ -162,6 +162,18 @@ read -r exact total < <(windows_equal "$TMP/one.db" "$scaling" "$TMP/one.db" "$k
 note "scaling:512: $n windows, at most $max pages; $exact of the kernel's $total at 512 KiB"
 check_eq "$max" 128 "scaling:512: the window ramps to 128 pages"
 check_eq "$exact/$n" "$total/$total" "scaling:512: the kernel's ramp to 512 KiB, window for window"
+# the run's page charts them: a line of the four settings, a square per policy
+ra-report --run 2 --html "$TMP/one.html" "$TMP/one.db" || fail "ra-report --html of the one run"
+python3 - "$TMP/one.html" <<'PY' || fail "the what-if chart"
+import re, sys
+h = open(sys.argv[1]).read()
+m = re.search(r'<figure id="c-whatif">(.*?)</figure>', h, re.S)
+assert m, "no what-if chart"
+lines = re.findall(r'<polyline[^>]*points="([^"]*)"', m.group(1))
+assert len(lines) == 1 and len(lines[0].split()) == 4, lines
+assert len(re.findall(r'<title>(fixed|scaling) ', m.group(1))) == 2, "the policies' marks"
+PY
+echo "ok: the run's page charts its predictions"
 ra-whatif -r 2 -p scaling "$TMP/one.db" > /dev/null 2> "$TMP/err"
 check_eq "$?" 2 "scaling with no device model: an error"
 check_grep "no device model" "$TMP/err" "scaling with no device model: says so"
