@@ -192,7 +192,15 @@ launch() {
 
 pass=0 fail=0 skip=0
 failed_names=()
+failed_why=()		# each failed test's reason: its first "FAIL:" line, else its last line
 results=()		# "name<TAB>status<TAB>seconds<TAB>budget<TAB>started at (s)"
+
+# why_failed LOG: the line that says why a test failed, cut to 300 characters
+why_failed() {
+	local line
+	line=$(grep -m 1 '^FAIL: ' "$1" 2>/dev/null) || line=$(grep -v '^[[:space:]]*$' "$1" | tail -n 1)
+	printf '%s' "${line:0:300}"
+}
 
 # finish I RC: the verdict of test I, printed as it comes
 finish() {
@@ -211,6 +219,7 @@ finish() {
 		status=fail
 		fail=$((fail + 1))
 		failed_names+=("$name")
+		failed_why+=("$(why_failed "$log")")
 		if [ "$rc" -eq 77 ]; then
 			printf 'FAIL  %-36s skipped in CI: %s\n' "$name" "$(tail -n 1 "$log")"
 		elif [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ]; then
@@ -218,7 +227,8 @@ finish() {
 				"$(grep -v '^$' "$log" | tail -n 1)"
 			sed 's/^/      | /' "$log" | tail -n 15
 		else
-			printf 'FAIL  %-36s (exit %d, %ss)\n' "$name" "$rc" "$secs"
+			printf 'FAIL  %-36s (exit %d, %ss): %s\n' "$name" "$rc" "$secs" \
+				"${failed_why[${#failed_why[@]} - 1]}"
 			sed 's/^/      | /' "$log" | tail -n 30
 		fi
 	fi
@@ -298,6 +308,11 @@ printf '%s\n' "${results[@]}" | sort -t "$(printf '\t')" -k3,3nr | head -n 10 |
 printf '%s\n' "${results[@]}" | awk -F '\t' '$2 == "pass" && $3 > 2 * $4 + 10 {
 	printf "note: %s took %ss, more than twice its budget of %ss\n", $1, $3, $4 }'
 echo
-[ ${#failed_names[@]} -gt 0 ] && echo "failed: ${failed_names[*]}"
+if [ ${#failed_names[@]} -gt 0 ]; then
+	echo "failed: ${failed_names[*]}"
+	for i in "${!failed_names[@]}"; do
+		printf '  %s: %s\n' "${failed_names[$i]}" "${failed_why[$i]}"
+	done
+fi
 echo "$pass passed, $fail failed, $skip skipped"
 [ $fail -eq 0 ]
