@@ -32,7 +32,8 @@
 
 #define MAX_DEVS 64
 #define DEFAULT_STALL_NS 1000000
-#define WIO_SLOTS 16384		/* windows' I/O records in memory (slots.c): 2 MiB */
+#define WIO_SLOTS 32768		/* windows' I/O records in memory (slots.c): 4 MiB */
+#define ORDER_MEM 65536		/* windows with I/O sorted in memory (window_service): 7 MiB */
 #define SAMPLES_MAX 524288	/* latencies held before they are written out: 4 MiB */
 
 enum { IV_Q2G, IV_G2I, IV_I2D, IV_D2C, IV_Q2C, IV_Q2D_RA, IV_MAX };
@@ -132,6 +133,7 @@ struct blk_state {
 	struct ra_stmt *ins_req, *ins_stall;
 	struct ra_stmt *ins_sample;	/* into temp.ra_blk_samples, once some are written out */
 	struct ra_stmt *ins_service;	/* into temp.ra_blk_service: windows' device time */
+	int slots;			/* windows held in memory (window_slots) */
 	size_t held_samples;		/* latencies in memory, all devices */
 	size_t max_samples;		/* and how many it may hold */
 	int64_t run_id;
@@ -1254,7 +1256,9 @@ static int store_device(struct blk_state *st, const struct device *d, struct ra_
  * reach into the latest interval are held.
  */
 struct span_feed {
-	struct ra_stmt *q;
+	struct ra_stmt *q;		/* the rows from the table, or */
+	const struct ra_span *arr;	/* from memory, sorted: arr[ai..an) left */
+	int ai, an;
 	struct ra_span next;		/* the row read ahead */
 	bool has_next;
 	struct ra_span *u;		/* merged spans, u[head..n) still reach the time */
@@ -1263,7 +1267,15 @@ struct span_feed {
 
 static int feed_pull(struct span_feed *f)
 {
-	int rc = ra_sql_step(f->q);
+	int rc;
+
+	if (!f->q) {
+		f->has_next = f->ai < f->an;
+		if (f->has_next)
+			f->next = f->arr[f->ai++];
+		return 0;
+	}
+	rc = ra_sql_step(f->q);
 
 	if (rc < 0)
 		return -1;
@@ -1279,6 +1291,14 @@ static int feed_begin(struct span_feed *f, struct ra_db *db, const char *sql, ui
 	f->q = ra_sql_prepare(db, sql);
 	if (!f->q || ra_sql_bind(f->q, "i", (int64_t)blkdev) < 0)
 		return -1;
+	return feed_pull(f);
+}
+
+static int feed_begin_mem(struct span_feed *f, const struct ra_span *arr, int n)
+{
+	memset(f, 0, sizeof(*f));
+	f->arr = arr;
+	f->an = n;
 	return feed_pull(f);
 }
 
@@ -1343,11 +1363,78 @@ static int64_t feed_cover(struct span_feed *f, int64_t lo, int64_t hi)
 	return sum;
 }
 
+static int cmp_span(const void *a, const void *b)
+{
+	const struct ra_span *x = a, *y = b;
+
+	if (x->lo != y->lo)
+		return x->lo < y->lo ? -1 : 1;
+	return (x->hi > y->hi) - (x->hi < y->hi);
+}
+
 /* A window completed by one completion of a device, read from temp.ra_blk_order. */
 struct done_win {
 	int id;
+	int ord;			/* in memory: its svc_rec */
 	int64_t open, bytes;
 };
+
+/*
+ * The windows with I/O in the order the device completed them: in memory
+ * while there are at most ORDER_MEM (or window_slots) of them, in
+ * temp.ra_blk_order past that (the same rows, sorted by SQLite instead).
+ */
+struct order_rec {
+	int64_t last_c, open, first_q, bytes;
+	int32_t id;
+	uint32_t blkdev;
+	int32_t ord;			/* its place in id order: its svc_rec */
+};
+
+struct svc_rec {
+	int64_t id, service, idle, held;
+};
+
+struct order_set {
+	struct order_rec *r;		/* in memory: r[0..n) */
+	struct svc_rec *svc;		/* their device time, in id order */
+	int n, max;
+	struct ra_stmt *ins;		/* into temp.ra_blk_order once past max */
+	bool spilled;
+};
+
+/* A device's windows by completion: from the table, or r[i..n) of memory. */
+struct done_src {
+	struct ra_stmt *q;
+	const struct order_rec *r;
+	int i, n;
+};
+
+/* The next window of @src into @d and @c; 1 one, 0 none left, -1 error */
+static int done_next(struct done_src *src, struct done_win *d, int64_t *c)
+{
+	int rc;
+
+	if (!src->q) {
+		if (src->i == src->n)
+			return 0;
+		d->id = src->r[src->i].id;
+		*c = src->r[src->i].last_c;
+		d->open = src->r[src->i].open;
+		d->bytes = src->r[src->i].bytes;
+		d->ord = src->r[src->i].ord;
+		src->i++;
+		return 1;
+	}
+	rc = ra_sql_step(src->q);
+	if (rc == 1) {
+		int64_t id;
+
+		ra_sql_row(src->q, "iiii", &id, c, &d->open, &d->bytes);
+		d->id = (int)id;
+	}
+	return rc;
+}
 
 /*
  * The windows of block device @blkdev by last completion. Each completion
@@ -1358,32 +1445,56 @@ struct done_win {
  * the block layer before its first bio was queued (a throttle). Windows
  * completed together (an "AB" merge) share by their bytes.
  */
-static int device_service(struct blk_state *st, uint32_t blkdev)
+static int device_service(struct blk_state *st, struct order_set *os, uint32_t blkdev,
+			  int lo_i, int hi_i)
 {
-	struct ra_stmt *q = ra_sql_prepare(st->db, "SELECT id, last_c, open, bytes"
-					   " FROM temp.ra_blk_order WHERE blkdev = ?1"
-					   " ORDER BY last_c, id");
-	struct span_feed fly, held;
-	struct done_win *g = NULL;
+	struct done_src src = { .r = os->r, .i = lo_i, .n = hi_i };
+	struct span_feed fly = { 0 }, held = { 0 };
+	struct ra_span *fa = NULL, *ha = NULL;
+	struct done_win *g = NULL, d = { 0 };
 	int ng = 0, cap = 0, rc = 0, ret = -1;
-	int64_t prev = 0, c = 0;
+	int64_t prev = 0, c = 0, dc = 0;
 	bool more;
 
-	if (feed_begin(&fly, st->db, "SELECT open, last_c FROM temp.ra_blk_order"
-		       " WHERE blkdev = ?1 AND open ORDER BY open, last_c", blkdev) < 0 ||
-	    feed_begin(&held, st->db, "SELECT open, first_q FROM temp.ra_blk_order"
-		       " WHERE blkdev = ?1 AND open AND first_q > open ORDER BY open, first_q",
-		       blkdev) < 0 ||
-	    !q || ra_sql_bind(q, "i", (int64_t)blkdev) < 0)
-		goto out;
-	rc = ra_sql_step(q);
+	if (os->spilled) {
+		src.q = ra_sql_prepare(st->db, "SELECT id, last_c, open, bytes"
+				       " FROM temp.ra_blk_order WHERE blkdev = ?1"
+				       " ORDER BY last_c, id");
+		if (!src.q || ra_sql_bind(src.q, "i", (int64_t)blkdev) < 0 ||
+		    feed_begin(&fly, st->db, "SELECT open, last_c FROM temp.ra_blk_order"
+			       " WHERE blkdev = ?1 AND open ORDER BY open, last_c", blkdev) < 0 ||
+		    feed_begin(&held, st->db, "SELECT open, first_q FROM temp.ra_blk_order"
+			       " WHERE blkdev = ?1 AND open AND first_q > open"
+			       " ORDER BY open, first_q", blkdev) < 0)
+			goto out;
+	} else {
+		int nf = 0, nh = 0;
+
+		fa = malloc((size_t)(hi_i - lo_i + 1) * sizeof(*fa));
+		ha = malloc((size_t)(hi_i - lo_i + 1) * sizeof(*ha));
+		if (!fa || !ha) {
+			ra_set_error(RA_ERR_IO, "out of memory");
+			goto out;
+		}
+		for (int i = lo_i; i < hi_i; i++) {
+			const struct order_rec *r = &os->r[i];
+
+			if (!r->open)
+				continue;
+			fa[nf++] = (struct ra_span){ r->open, r->last_c };
+			if (r->first_q > r->open)
+				ha[nh++] = (struct ra_span){ r->open, r->first_q };
+		}
+		qsort(fa, (size_t)nf, sizeof(*fa), cmp_span);
+		qsort(ha, (size_t)nh, sizeof(*ha), cmp_span);
+		if (feed_begin_mem(&fly, fa, nf) < 0 || feed_begin_mem(&held, ha, nh) < 0)
+			goto out;
+	}
+	rc = done_next(&src, &d, &dc);
 	for (more = rc == 1; rc >= 0 && (more || ng);) {
-		struct done_win d = { 0 };
-		int64_t dc = 0, lo, busy, idle, hold;
+		int64_t lo, busy, idle, hold;
 		uint64_t bytes = 0;
 
-		if (more)
-			ra_sql_row(q, "xiii", &d.id, &dc, &d.open, &d.bytes);
 		if (more && (!ng || dc == c)) {	/* a window of the group */
 			if (ng == cap) {
 				struct done_win *p = realloc(g, (size_t)(cap = cap ? cap * 2 : 16) *
@@ -1395,7 +1506,7 @@ static int device_service(struct blk_state *st, uint32_t blkdev)
 			}
 			g[ng++] = d;
 			c = dc;
-			more = (rc = ra_sql_step(q)) == 1;
+			more = (rc = done_next(&src, &d, &dc)) == 1;
 			continue;
 		}
 		/* the group of completion c is whole */
@@ -1412,57 +1523,141 @@ static int device_service(struct blk_state *st, uint32_t blkdev)
 			goto out;
 		for (int j = 0; j < ng; j++) {
 			double share = bytes ? (double)g[j].bytes / (double)bytes : 1.0 / ng;
+			int64_t sv = busy < 0 ? -1 : (int64_t)((double)busy * share),
+				iv = idle < 0 ? -1 : (int64_t)((double)idle * share),
+				hv = hold < 0 ? -1 : (int64_t)((double)hold * share);
 
-			if (ra_sql_put(st->ins_service, "ijjj", (int64_t)g[j].id,
-				       busy < 0 ? -1 : (int64_t)((double)busy * share),
-				       idle < 0 ? -1 : (int64_t)((double)idle * share),
-				       hold < 0 ? -1 : (int64_t)((double)hold * share)) < 0)
-				goto out;
+			if (os->spilled) {
+				if (ra_sql_put(st->ins_service, "ijjj", (int64_t)g[j].id, sv, iv,
+					       hv) < 0)
+					goto out;
+			} else {
+				struct svc_rec *o = &os->svc[g[j].ord];
+
+				o->service = sv;
+				o->idle = iv;
+				o->held = hv;
+			}
 		}
 		prev = c;
 		ng = 0;
 	}
 	ret = rc < 0 ? -1 : 0;
 out:
-	ra_sql_finalize(q);
+	ra_sql_finalize(src.q);
 	feed_end(&fly);
 	feed_end(&held);
+	free(fa);
+	free(ha);
 	free(g);
 	return ret;
 }
 
-static int order_row(int64_t id, void *rec, void *arg)
+static int order_put(struct order_set *os, const struct order_rec *r)
 {
-	const struct window_io *w = rec;
-
-	if (!w->bios || !w->last_c)
-		return 0;
-	return ra_sql_put(arg, "iiiiii", id + 1, (int64_t)w->blkdev, w->last_c,
-			  w->open_ts ? w->open_ts : w->first_q, w->first_q, (int64_t)w->bytes);
+	return ra_sql_put(os->ins, "iiiiii", (int64_t)r->id, (int64_t)r->blkdev, r->last_c, r->open,
+			  r->first_q, r->bytes);
 }
 
-/*
- * The device time of every window with I/O: device_service() per block
- * device, the windows ordered in temp.ra_blk_order (the order the device
- * completed them) rather than in memory.
- */
-static int window_service(struct blk_state *st)
+/* From memory to the table: past max windows with I/O. */
+static int order_spill(struct blk_state *st, struct order_set *os)
 {
-	struct ra_stmt *ins = NULL, *devs = NULL;
-	int ret = -1, rc;
-
-	if (ra_sql_exec(st->db, "DROP TABLE IF EXISTS temp.ra_blk_order", "") < 0 ||
-	    ra_sql_exec(st->db, "DROP TABLE IF EXISTS temp.ra_blk_service", "") < 0 ||
-	    ra_sql_exec(st->db, "CREATE TEMP TABLE ra_blk_order (id INTEGER PRIMARY KEY,"
+	if (ra_sql_exec(st->db, "CREATE TEMP TABLE ra_blk_order (id INTEGER PRIMARY KEY,"
 			" blkdev INTEGER, last_c INTEGER, open INTEGER, first_q INTEGER,"
 			" bytes INTEGER)", "") < 0 ||
 	    ra_sql_exec(st->db, "CREATE TEMP TABLE ra_blk_service (id INTEGER PRIMARY KEY,"
 			" service INTEGER, idle INTEGER, held INTEGER)", "") < 0 ||
 	    !(st->ins_service = ra_sql_prepare(st->db, "INSERT INTO temp.ra_blk_service"
 					       " VALUES (?, ?, ?, ?)")) ||
-	    !(ins = ra_sql_prepare(st->db, "INSERT INTO temp.ra_blk_order VALUES (?, ?, ?, ?, ?, ?)")) ||
-	    ra_slots_each(st->wio, order_row, ins) < 0 ||
-	    ra_sql_exec(st->db, "CREATE INDEX temp.ra_blk_order_c ON ra_blk_order (blkdev, last_c, id)",
+	    !(os->ins = ra_sql_prepare(st->db, "INSERT INTO temp.ra_blk_order"
+				       " VALUES (?, ?, ?, ?, ?, ?)")))
+		return -1;
+	for (int i = 0; i < os->n; i++)
+		if (order_put(os, &os->r[i]) < 0)
+			return -1;
+	free(os->r);
+	os->r = NULL;
+	os->n = 0;
+	os->spilled = true;
+	return 0;
+}
+
+struct order_ctx {
+	struct blk_state *st;
+	struct order_set *os;
+};
+
+static int order_row(int64_t id, void *rec, void *arg)
+{
+	const struct window_io *w = rec;
+	struct order_ctx *c = arg;
+	struct order_set *os = c->os;
+	struct order_rec r;
+
+	if (!w->bios || !w->last_c)
+		return 0;
+	r = (struct order_rec){ .id = (int32_t)(id + 1), .blkdev = w->blkdev, .last_c = w->last_c,
+				.open = w->open_ts ? w->open_ts : w->first_q,
+				.first_q = w->first_q, .bytes = (int64_t)w->bytes, .ord = os->n };
+	if (!os->spilled && os->n == os->max && order_spill(c->st, os) < 0)
+		return -1;
+	if (os->spilled)
+		return order_put(os, &r);
+	os->r[os->n++] = r;
+	return 0;
+}
+
+static int cmp_order(const void *a, const void *b)
+{
+	const struct order_rec *x = a, *y = b;
+
+	if (x->blkdev != y->blkdev)
+		return x->blkdev < y->blkdev ? -1 : 1;
+	if (x->last_c != y->last_c)
+		return x->last_c < y->last_c ? -1 : 1;
+	return (x->id > y->id) - (x->id < y->id);
+}
+
+/*
+ * The device time of every window with I/O: device_service() per block
+ * device, over the windows in the order the device completed them, sorted
+ * in memory, or in temp.ra_blk_order when there are more than ORDER_MEM.
+ */
+static int window_service(struct blk_state *st, struct order_set *os)
+{
+	struct order_ctx ctx = { st, os };
+	struct ra_stmt *devs = NULL;
+	int ret = -1, rc;
+
+	if (ra_sql_exec(st->db, "DROP TABLE IF EXISTS temp.ra_blk_order", "") < 0 ||
+	    ra_sql_exec(st->db, "DROP TABLE IF EXISTS temp.ra_blk_service", "") < 0)
+		return -1;
+	os->r = malloc((size_t)os->max * sizeof(*os->r));
+	if (!os->r) {
+		ra_set_error(RA_ERR_IO, "out of memory");
+		return -1;
+	}
+	if (ra_slots_each(st->wio, order_row, &ctx) < 0)
+		goto out;
+	if (!os->spilled) {
+		os->svc = malloc((size_t)(os->n ? os->n : 1) * sizeof(*os->svc));
+		if (!os->svc) {
+			ra_set_error(RA_ERR_IO, "out of memory");
+			goto out;
+		}
+		for (int i = 0; i < os->n; i++)
+			os->svc[i] = (struct svc_rec){ os->r[i].id, -1, -1, -1 };
+		qsort(os->r, (size_t)os->n, sizeof(*os->r), cmp_order);
+		for (int i = 0, j; i < os->n; i = j) {
+			for (j = i; j < os->n && os->r[j].blkdev == os->r[i].blkdev; j++)
+				;
+			if (device_service(st, os, os->r[i].blkdev, i, j) < 0)
+				goto out;
+		}
+		ret = 0;
+		goto out;
+	}
+	if (ra_sql_exec(st->db, "CREATE INDEX temp.ra_blk_order_c ON ra_blk_order (blkdev, last_c, id)",
 			"") < 0 ||
 	    !(devs = ra_sql_prepare(st->db, "SELECT DISTINCT blkdev FROM temp.ra_blk_order"
 				    " ORDER BY blkdev")))
@@ -1471,15 +1666,18 @@ static int window_service(struct blk_state *st)
 		int64_t dev;
 
 		ra_sql_row(devs, "i", &dev);
-		if (device_service(st, (uint32_t)dev) < 0)
+		if (device_service(st, os, (uint32_t)dev, 0, 0) < 0)
 			goto out;
 	}
 	ret = rc < 0 ? -1 : 0;
 out:
-	ra_sql_finalize(ins);
+	ra_sql_finalize(os->ins);
+	os->ins = NULL;
 	ra_sql_finalize(devs);
 	ra_sql_finalize(st->ins_service);
 	st->ins_service = NULL;
+	free(os->r);
+	os->r = NULL;
 	if (ra_sql_exec(st->db, "DROP TABLE IF EXISTS temp.ra_blk_order", "") < 0)
 		ret = -1;
 	return ret;
@@ -1487,11 +1685,32 @@ out:
 
 /* The windows' rows, in id order, with their device time read alongside. */
 struct row_ctx {
-	struct ra_stmt *q, *service;
+	struct ra_stmt *q, *service;	/* the rows' insert; the device time, or */
+	const struct svc_rec *svc;	/* from memory: svc[si..sn) left */
+	int si, sn;
 	int64_t run_id;
 	int64_t next[4];		/* the service row read ahead: id, service, idle, held */
 	int rc;				/* of its step: 1 a row, 0 none left */
 };
+
+static void svc_next(struct row_ctx *c)
+{
+	if (!c->service) {
+		c->rc = c->si < c->sn;
+		if (c->rc == 1) {
+			const struct svc_rec *r = &c->svc[c->si++];
+
+			c->next[0] = r->id;
+			c->next[1] = r->service;
+			c->next[2] = r->idle;
+			c->next[3] = r->held;
+		}
+		return;
+	}
+	c->rc = ra_sql_step(c->service);
+	if (c->rc == 1)
+		ra_sql_row(c->service, "iiii", &c->next[0], &c->next[1], &c->next[2], &c->next[3]);
+}
 
 static int window_row(int64_t id, void *rec, void *arg)
 {
@@ -1505,10 +1724,7 @@ static int window_row(int64_t id, void *rec, void *arg)
 			idle = c->next[2];
 			held = c->next[3];
 		}
-		c->rc = ra_sql_step(c->service);
-		if (c->rc == 1)
-			ra_sql_row(c->service, "iiii", &c->next[0], &c->next[1], &c->next[2],
-				   &c->next[3]);
+		svc_next(c);
 	}
 	if (c->rc < 0)
 		return -1;
@@ -1520,24 +1736,30 @@ static int window_row(int64_t id, void *rec, void *arg)
 			  (int64_t)w->ab, service, idle, held);
 }
 
-static int store_windows_io(struct blk_state *st, struct ra_stmt *q)
+static int store_windows_io(struct blk_state *st, struct ra_stmt *q, int slots)
 {
+	struct order_set os = { .max = slots > 0 ? slots : ORDER_MEM };
 	struct row_ctx c = { .q = q, .run_id = st->run_id };
 	int ret = -1;
 
-	if (window_service(st) < 0)
-		return -1;
-	/* NULL columns (none measured) read as -1 */
-	c.service = ra_sql_prepare(st->db, "SELECT id, COALESCE(service, -1), COALESCE(idle, -1),"
-				   " COALESCE(held, -1) FROM temp.ra_blk_service ORDER BY id");
-	if (c.service) {
-		c.rc = ra_sql_step(c.service);
-		if (c.rc == 1)
-			ra_sql_row(c.service, "iiii", &c.next[0], &c.next[1], &c.next[2],
-				   &c.next[3]);
-		ret = c.rc < 0 ? -1 : ra_slots_each(st->wio, window_row, &c);
+	if (window_service(st, &os) < 0)
+		goto out;
+	if (os.spilled) {
+		/* NULL columns (none measured) read as -1 */
+		c.service = ra_sql_prepare(st->db, "SELECT id, COALESCE(service, -1),"
+					   " COALESCE(idle, -1), COALESCE(held, -1)"
+					   " FROM temp.ra_blk_service ORDER BY id");
+		if (!c.service)
+			goto out;
+	} else {
+		c.svc = os.svc;
+		c.sn = os.n;
 	}
+	svc_next(&c);
+	ret = c.rc < 0 ? -1 : ra_slots_each(st->wio, window_row, &c);
+out:
 	ra_sql_finalize(c.service);
+	free(os.svc);
 	if (ra_sql_exec(st->db, "DROP TABLE IF EXISTS temp.ra_blk_service", "") < 0)
 		ret = -1;
 	return ret;
@@ -1599,7 +1821,7 @@ static int store_all(struct blk_state *st)
 			if (store_latency(st, &st->devs[i], iv, lq, hq, sq) < 0)
 				goto out;
 	}
-	if (store_windows_io(st, wq) < 0 || store_plugs(st, pq) < 0)
+	if (store_windows_io(st, wq, st->slots) < 0 || store_plugs(st, pq) < 0)
 		goto out;
 	ret = 0;
 out:
@@ -1677,7 +1899,7 @@ static int run_block(struct ra_db *db, int64_t run_id, const struct ra_analyze_o
 	if (!st->ins_req || !st->ins_stall)
 		goto out;
 	if (load_parts(st) < 0 || load_fs_devices(st) < 0 ||
-	    windows_begin(st, o ? o->window_slots : 0) < 0 ||
+	    windows_begin(st, st->slots = o ? o->window_slots : 0) < 0 ||
 	    ra_evstream_each(db, run_id, RA_STREAM_RA | RA_STREAM_BLK, on_event, st) < 0 ||
 	    window_of_seq(st, INT64_MAX) < 0 || ra_slots_failed(st->wio))
 		goto out;
