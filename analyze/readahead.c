@@ -65,6 +65,8 @@ struct task {
 	enum access acc;		/* the task's latest access */
 	int acc_file;
 	uint64_t acc_index;
+	uint64_t span_min, span_max;	/* pages of its whole reads of every file (the
+					 * narrowest from reads after a file's first) */
 };
 
 struct file {
@@ -938,10 +940,20 @@ static const struct async_mark *mark_of(const struct task *t, const struct taskf
 	return NULL;
 }
 
-/* A reader of one size: its reads span n or n + 1 pages. */
-static bool one_size(const struct taskfile *tf)
+/* Whole reads of a file that show by themselves that its reader reads one size. */
+#define SIZE_READS 4
+
+/*
+ * A reader of one size: its reads span n or n + 1 pages. A file read in a few
+ * reads cannot show it alone (tar reads a small file in two or three reads of
+ * what is left of its record, which may happen to be of one width): until
+ * it has SIZE_READS of them, the task's reads of every file must show it too.
+ */
+static bool one_size(const struct task *t, const struct taskfile *tf)
 {
-	return tf->span_min && tf->span_max - tf->span_min <= 1;
+	if (!tf->span_min || tf->span_max - tf->span_min > 1)
+		return false;
+	return tf->nreads >= SIZE_READS || !t->span_min || t->span_max - t->span_min <= 1;
 }
 
 /*
@@ -1019,7 +1031,7 @@ static bool is_tail(struct ra_state *st, const struct task *t, const struct task
 	const struct async_mark *m = mark_of(t, tf, k, file, first, last);
 	bool narrow = tf->span_min && last - first + 1 < tf->span_min;
 
-	if (narrow || (!one_size(tf) && !skipping(tf)))
+	if (narrow || (!one_size(t, tf) && !skipping(tf)))
 		return m || starts_window(st, taskfile_of(st, file, owner_of(st, t->pid)), first) ||
 		       unmarked_tail(st, t, tf, k, file, first) ||
 		       (!skipping(tf) && folio_tail(st, tf, k, file, first));
@@ -1037,17 +1049,17 @@ static bool is_tail(struct ra_state *st, const struct task *t, const struct task
  * Only when every one of those pages is a cached page of a window, as pages
  * of a batch are. Returns the pages made used.
  */
-static uint64_t fill_tail(struct ra_state *st, const struct taskfile *tf, int k, int file,
-			  uint64_t first, uint64_t last)
+static uint64_t fill_tail(struct ra_state *st, const struct task *t, const struct taskfile *tf,
+			  int k, int file, uint64_t first, uint64_t last)
 {
 	uint64_t from = tf->last[k] + 1, n = 0;
 
-	if (one_size(tf) || skipping(tf)) {
+	if (one_size(t, tf) || skipping(tf)) {
 		if (tf->span_min > last + 1)
 			return 0;
 		from = from > last + 1 - tf->span_min ? from : last + 1 - tf->span_min;
-	} else if (last - tf->last[k] > tf->span_max) {
-		return 0;	/* wider than any read the task made of the file */
+	} else if (last - tf->last[k] > (tf->span_max > t->span_max ? tf->span_max : t->span_max)) {
+		return 0;	/* wider than any read the task made */
 	}
 	for (uint64_t i = from; i < first; i++)
 		if (!ra_map_get(&st->cache, KEY(file, i)))
@@ -1062,7 +1074,7 @@ static uint64_t fill_tail(struct ra_state *st, const struct taskfile *tf, int k,
  * reads a file's first chunk into what is left of its record): the narrowest
  * width is taken from the reads after it, when there are some.
  */
-static void note_span(struct taskfile *tf, uint64_t first, uint64_t last)
+static void note_span(struct task *t, struct taskfile *tf, uint64_t first, uint64_t last)
 {
 	uint64_t span = last - first + 1;
 
@@ -1070,6 +1082,10 @@ static void note_span(struct taskfile *tf, uint64_t first, uint64_t last)
 		tf->span_min = span;
 	if (span > tf->span_max)
 		tf->span_max = span;
+	if (tf->nreads > 1 && (!t->span_min || span < t->span_min))
+		t->span_min = span;
+	if (span > t->span_max)
+		t->span_max = span;
 }
 
 /*
@@ -1167,7 +1183,7 @@ static void read_range(struct ra_state *st, struct task *t, struct taskfile *tf,
 
 		if (!mark_of(t, tf, k, file, first, last) &&
 		    !(waited && tf->nreads > 1 && last - first + 1 < tf->span_min))
-			note_span(tf, first, last);
+			note_span(t, tf, first, last);
 		else if (last - first + 1 > tf->span_max)
 			tf->span_max = last - first + 1;
 	}
@@ -1180,12 +1196,12 @@ static void read_range(struct ra_state *st, struct task *t, struct taskfile *tf,
 		read_end(st, tf, k, file, t->pid);	/* the next read of the range */
 	if (best >= 0 && is_tail(st, t, tf, best, file, first, last)) {
 		read_end(st, tf, best, file, t->pid);
-		fill_tail(st, tf, best, file, first, last);
+		fill_tail(st, t, tf, best, file, first, last);
 		k = best;
 	} else if (k == tf->nranges) {
 		if (best >= 0 && first - tf->last[best] - 1 <= tf->span_max)
 			tf->skipped_at = tf->clock;
-		note_span(tf, first, last);
+		note_span(t, tf, first, last);
 		k = range_slot(tf);
 		if (tf->age[k])	/* a range reused: its read ended */
 			read_end(st, tf, k, file, t->pid);
