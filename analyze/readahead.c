@@ -1175,14 +1175,19 @@ static void read_range(struct ra_state *st, struct task *t, struct taskfile *tf,
 	 * The first batch of the next read, unless it is a tail that adjoins:
 	 * one after an async trigger at it, or one narrower than the narrowest
 	 * read that waited for I/O (a block completion since the range's latest
-	 * event). Such a tail is no wider than its read, so it still bounds the
-	 * widest read from below.
+	 * event), or, once the file's reads have shown their width (SIZE_READS
+	 * of them), narrower than that: btrfs marks a folio read in a worker
+	 * after the block completion, so a read that waited for it need not show
+	 * a completion, and one such tail taken for a read would make every
+	 * later tail look like a whole read. Such a tail is no wider than its
+	 * read, so it still bounds the widest read from below.
 	 */
 	if (k < tf->nranges && last != tf->last[k]) {
 		bool waited = st->has_done && st->done > tf->done[k];
 
 		if (!mark_of(t, tf, k, file, first, last) &&
-		    !(waited && tf->nreads > 1 && last - first + 1 < tf->span_min))
+		    !((waited || tf->nreads >= SIZE_READS) && tf->nreads > 1 &&
+		      last - first + 1 < tf->span_min))
 			note_span(t, tf, first, last);
 		else if (last - first + 1 > tf->span_max)
 			tf->span_max = last - first + 1;

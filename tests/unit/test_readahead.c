@@ -274,6 +274,31 @@ static void test_partial_batches(void)
 	small_file(10, false);
 	CHECK_STR(result("SELECT start_page, used, used_inferred, pending FROM windows"
 			 " WHERE ino = 5 ORDER BY window_id"), "0|2|0|1;4|3|0|1;12|0|0|0");
+	/*
+	 * A reader of 2 pages (dd bs=6144 reads 1.5 pages) on btrfs, which marks
+	 * folios read in a worker after the block completion: the read of 7..8
+	 * met 8 not yet marked and showed 8..8 with no completion between. Five
+	 * reads showed the width: 8..8 is a tail, not a read of 1 page, and the
+	 * tail 12..12 of the read of 11..12 (a trigger at 12, a completion)
+	 * still has 11 copied.
+	 */
+	begin("btrfstail");
+	trig(1, 10, 5, 0, 2, 32);
+	order(10, 5, 0, 16, 4);
+	add(10, 5, 0, 16, 0);
+	access_ev(RA_EV_GET_PAGES, 10, 5, 0, 1);
+	access_ev(RA_EV_GET_PAGES, 10, 5, 1, 2);
+	access_ev(RA_EV_GET_PAGES, 10, 5, 3, 4);
+	access_ev(RA_EV_GET_PAGES, 10, 5, 4, 5);
+	access_ev(RA_EV_GET_PAGES, 10, 5, 6, 7);
+	access_ev(RA_EV_GET_PAGES, 10, 5, 8, 8);
+	access_ev(RA_EV_GET_PAGES, 10, 5, 9, 10);
+	atrig(10, 5, 12, 1, 16, 4);
+	order(10, 5, 16, 8, 8);
+	blk(RA_EV_RQ_COMPLETE, 0, 0, 8, "RA");
+	access_ev(RA_EV_GET_PAGES, 10, 5, 12, 12);
+	CHECK_STR(result("SELECT start_page, used, used_inferred, pending FROM windows"
+			 " ORDER BY window_id"), "0|11|1|3;16|0|0|0");
 }
 
 /* One task, two descriptors, two sequential streams: each window continues
