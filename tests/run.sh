@@ -35,7 +35,8 @@
 #             starts the longest first, and says so when a test took much
 #             longer than its budget
 #   timeout=S seconds after which it is stopped (SIGTERM to its process group,
-#             SIGKILL 60 s later) and fails; default 4 x budget, at least 60
+#             SIGKILL 60 s later) and fails; default 4 x budget, at least 60;
+#             three times that in the sanitizers' build (build-san)
 #
 # Unit tests need nothing and take a second. Every run writes each test's log
 # to tests/artifacts/NAME.log and the times to tests/artifacts/timings.tsv.
@@ -54,6 +55,10 @@ e2e_dir=tests/e2e
 unit=true
 
 ncpu=$(nproc 2>/dev/null || echo 1)
+# The sanitizers' build runs two to four times slower: its time limits are
+# three times as long (a limit is there to stop a test that hangs).
+timeout_scale=1
+[ "${RA_BUILD:-build}" = build-san ] && timeout_scale=3
 jobs=$((ncpu * 2))		# most tests wait on a throttled device, a guest or a sleep
 tier=all
 list=false
@@ -100,6 +105,7 @@ add() {
 	done
 	[ "$cpu" -le "$ncpu" ] || cpu=$ncpu
 	[ -n "$timeout" ] || timeout=$((budget * 4 < 60 ? 60 : budget * 4))
+	timeout=$((timeout * timeout_scale))
 	if [ "$tier" = quick ] && [ -n "$need" ]; then
 		return
 	fi
