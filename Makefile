@@ -164,15 +164,17 @@ CHECK_PKGS := chromium chromium-driver python3 xfsprogs btrfs-progs clang libcla
 	python3-junitparser libxml2-utils qemu-system-x86 busybox-static cpio \
 	debian-archive-keyring shellcheck
 RUN_FLAGS = $(if $(J),-j $(J)) $(T)
+# the sanitizers' build runs two to four times slower: its tests' time limits are longer
+TIMEOUT_SCALE = $(if $(SANITIZE),3,1)
 check:
 	@scripts/deps.sh $(CHECK_PKGS)
 	@$(MAKE) --no-print-directory -j$$(($(NPROC) + 1)) all lint-shell fuzz-build fetch-kernels
-	@RA_BUILD=$(BUILD) tests/run.sh $(RUN_FLAGS)
+	@RA_BUILD=$(BUILD) RA_TIMEOUT_SCALE=$(TIMEOUT_SCALE) tests/run.sh $(RUN_FLAGS)
 
 # The quick tier for the edit loop: unit tests and the tests that need no root,
 # tracefs, guests or browser (under 90 s).
 test: all
-	@RA_BUILD=$(BUILD) tests/run.sh --tier quick $(RUN_FLAGS)
+	@RA_BUILD=$(BUILD) RA_TIMEOUT_SCALE=$(TIMEOUT_SCALE) tests/run.sh --tier quick $(RUN_FLAGS)
 
 # The kernels the guest tests boot, into the kernel cache (once).
 fetch-kernels: $(BUILD)/ra-vm

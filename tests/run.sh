@@ -36,7 +36,7 @@
 #             longer than its budget
 #   timeout=S seconds after which it is stopped (SIGTERM to its process group,
 #             SIGKILL 60 s later) and fails; default 4 x budget, at least 60;
-#             three times that in the sanitizers' build (build-san)
+#             times RA_TIMEOUT_SCALE (make: 3 in the sanitizers' build)
 #
 # Unit tests need nothing and take a second. Every run writes each test's log
 # to tests/artifacts/NAME.log and the times to tests/artifacts/timings.tsv.
@@ -55,10 +55,14 @@ e2e_dir=tests/e2e
 unit=true
 
 ncpu=$(nproc 2>/dev/null || echo 1)
-# The sanitizers' build runs two to four times slower: its time limits are
-# three times as long (a limit is there to stop a test that hangs).
-timeout_scale=1
-[ "${RA_BUILD:-build}" = build-san ] && timeout_scale=3
+# RA_TIMEOUT_SCALE=N: every time limit N times as long (make sets 3 for the
+# sanitizers' build, which runs two to four times slower: a limit is there to
+# stop a test that hangs). Not passed on to the tests.
+timeout_scale=${RA_TIMEOUT_SCALE:-1}
+unset RA_TIMEOUT_SCALE
+case $timeout_scale in '' | *[!0-9]* | 0)
+	echo "tests/run.sh: RA_TIMEOUT_SCALE takes a positive number" >&2; exit 2 ;;
+esac
 jobs=$((ncpu * 2))		# most tests wait on a throttled device, a guest or a sleep
 tier=all
 list=false
