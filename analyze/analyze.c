@@ -270,3 +270,23 @@ int ra_analyze_run(struct ra_db *db, int64_t run_id, const struct ra_analyze_opt
 	}
 	return ra_db_load_commit(db);
 }
+
+int ra_grow(void **p, size_t *cap, size_t need, size_t size)
+{
+	size_t n = *cap ? *cap : 16;
+	void *q;
+
+	if (need <= *cap)
+		return 0;
+	while (n < need)
+		n *= 2;
+	q = realloc(*p, n * size);
+	if (!q) {
+		ra_set_error(RA_ERR_IO, "out of memory");
+		return -1;
+	}
+	memset((char *)q + *cap * size, 0, (n - *cap) * size);
+	*p = q;
+	*cap = n;
+	return 0;
+}

@@ -13,6 +13,13 @@
 #include "ra_event.h"
 #include "ra_evstream.h"
 
+/*
+ * ra_grow - room for @need elements of @size bytes in the array *@p of
+ * capacity *@cap: doubled as often as it takes, the new elements zeroed;
+ * 0, or -1 with ra_last_error() (*@p is kept)
+ */
+int ra_grow(void **p, size_t *cap, size_t need, size_t size);
+
 /* ---- the passes ---- */
 
 /** ra_pass_say - a line of what a pass did, through @o's notice when verbose */

@@ -26,6 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analyze_local.h"
 #include "ra_db.h"
 #include "replay_local.h"
 
@@ -149,23 +150,6 @@ static int oom(void)
 	return -1;
 }
 
-static int grow(void **p, size_t *cap, size_t need, size_t size)
-{
-	size_t n = *cap ? *cap * 2 : 16;
-	void *q;
-
-	if (need <= *cap)
-		return 0;
-	while (n < need)
-		n *= 2;
-	q = realloc(*p, n * size);
-	if (!q)
-		return oom();
-	*p = q;
-	*cap = n;
-	return 0;
-}
-
 /* ---- files, open files, tasks ---- */
 
 /*
@@ -228,7 +212,7 @@ static struct rp_fent *fent_new(struct ra_replay *r, uint32_t dev, uint64_t ino)
 {
 	struct rp_fent *fe = calloc(1, sizeof(*fe));
 
-	if (!fe || grow((void **)&r->all, &r->capall, r->nall + 1, sizeof(*r->all)) < 0) {
+	if (!fe || ra_grow((void **)&r->all, &r->capall, r->nall + 1, sizeof(*r->all)) < 0) {
 		free(fe);
 		oom();
 		return NULL;
@@ -304,7 +288,7 @@ static struct rp_ofile *ofile_new(struct ra_replay *r, struct rp_fent *fe, int t
 {
 	struct rp_ofile *of = calloc(1, sizeof(*of));
 
-	if (!of || grow((void **)&fe->of, &fe->capof, fe->nof + 1,
+	if (!of || ra_grow((void **)&fe->of, &fe->capof, fe->nof + 1,
 			sizeof(*fe->of)) < 0) {
 		free(of);
 		oom();
@@ -627,7 +611,7 @@ static int waiting_add(struct ra_replay *r, struct rp_task *t)
 {
 	if (t->listed)
 		return 0;
-	if (grow((void **)&r->waiting, &r->capwaiting, r->nwaiting + 1, sizeof(*r->waiting)) < 0)
+	if (ra_grow((void **)&r->waiting, &r->capwaiting, r->nwaiting + 1, sizeof(*r->waiting)) < 0)
 		return -1;
 	r->waiting[r->nwaiting++] = t;
 	t->listed = true;

@@ -66,24 +66,6 @@ struct ra_wincmp {
 	size_t nof, capof;
 };
 
-static int grow(void **p, size_t *cap, size_t need, size_t size)
-{
-	size_t n = *cap ? *cap : 16;
-	void *q;
-
-	if (need <= *cap)
-		return 0;
-	while (n < need)
-		n *= 2;
-	q = realloc(*p, n * size);
-	if (!q)
-		return -1;
-	memset((char *)q + *cap * size, 0, (n - *cap) * size);
-	*p = q;
-	*cap = n;
-	return 0;
-}
-
 struct ra_wincmp *ra_wincmp_alloc(void)
 {
 	struct ra_wincmp *c = calloc(1, sizeof(*c));
@@ -122,7 +104,7 @@ static struct ofile *ofile_of(struct ra_wincmp *c, int file, int who)
 		return NULL;
 	if (!fresh)
 		return &c->of[*slot - 1];
-	if (grow((void **)&c->of, &c->capof, c->nof + 1, sizeof(*c->of)) < 0) {
+	if (ra_grow((void **)&c->of, &c->capof, c->nof + 1, sizeof(*c->of)) < 0) {
 		ra_map_del(&c->ofiles_by_key, key);
 		return NULL;
 	}
@@ -250,7 +232,7 @@ static int window_of(struct ra_wincmp *c, int side, const struct ra_event *ev, i
 	}
 	take_window(t, ev, &w);
 	file = ra_fileset_index(&c->files, ev->ra.dev, ev->ra.ino, &fresh);
-	if (file < 0 || grow((void **)&c->cf, &c->capcf, (size_t)file + 1, sizeof(*c->cf)) < 0 ||
+	if (file < 0 || ra_grow((void **)&c->cf, &c->capcf, (size_t)file + 1, sizeof(*c->cf)) < 0 ||
 	    !(of = ofile_of(c, file, who)))
 		return -1;
 	add_window(c, of, side, &w);
