@@ -957,12 +957,7 @@ static int parse(struct opts *o, int argc, char **argv)
 		{ "inconclusive", required_argument, NULL, 'i' },
 		{ "incomplete", required_argument, NULL, 'I' },
 		{ "html", required_argument, NULL, 'H' },
-		{ "host", required_argument, NULL, 'S' },
-		{ "kernel", required_argument, NULL, 'S' },
-		{ "device", required_argument, NULL, 'S' },
-		{ "param", required_argument, NULL, 'S' },
-		{ "since", required_argument, NULL, 'S' },
-		{ "until", required_argument, NULL, 'S' },
+		RA_SELECT_LONGOPTS('S'),
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 }

@@ -182,6 +182,17 @@ struct ra_select {
 	struct ra_select_term terms[RA_SELECT_MAX];
 	int n;
 };
+/*
+ * The selection's options in a getopt_long() table, each returning @val;
+ * ra_select_option() takes their names
+ */
+#define RA_SELECT_LONGOPTS(val)                                   \
+	{ "host", required_argument, NULL, (val) },               \
+	{ "kernel", required_argument, NULL, (val) },             \
+	{ "device", required_argument, NULL, (val) },             \
+	{ "param", required_argument, NULL, (val) },              \
+	{ "since", required_argument, NULL, (val) },              \
+	{ "until", required_argument, NULL, (val) }
 /** ra_select_option - add --@option @arg ("host", "param", ...); 0, or -1 when it is bad */
 int ra_select_option(struct ra_select *sel, const char *option, const char *arg);
 /**
