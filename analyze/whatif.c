@@ -862,7 +862,8 @@ static const char *const copied[] = {
 	"INSERT INTO tracepoints (run_id, system, name, available, enabled)"
 	" SELECT ?1, system, name, available, enabled FROM tracepoints WHERE run_id = ?2",
 	"INSERT INTO devices (run_id, dev, major, minor, name, role, disk, start_sector,"
-	" nr_sectors) SELECT ?1, dev, major, minor, name, role, disk, start_sector, nr_sectors"
+	" nr_sectors, transport, vendor, model, firmware) SELECT ?1, dev, major, minor, name,"
+	" role, disk, start_sector, nr_sectors, transport, vendor, model, firmware"
 	" FROM devices WHERE run_id = ?2",
 	"INSERT INTO filesystems (run_id, fs_dev, dev, fstype, mount_point, bdi, read_ahead_kb,"
 	" dev_name) SELECT ?1, fs_dev, dev, fstype, mount_point, bdi, ?3, dev_name"

@@ -12,7 +12,7 @@
 
 #include "ra_event.h"
 
-#define RA_SCHEMA_VERSION 11
+#define RA_SCHEMA_VERSION 12
 /* A read-only tool's reading of a database stops after this long (seconds). */
 #define RA_DB_READ_SECONDS 600
 #define RA_APPLICATION_ID 0x52415452 /* "RATR" */
@@ -186,6 +186,10 @@ struct ra_db_device {
 	uint32_t disk;		/* the whole disk: dev itself for a disk; 0 not known */
 	int64_t start_sector;	/* first sector on the disk (0 for a disk); -1 not known */
 	int64_t nr_sectors;	/* size in 512-byte sectors; -1 not known */
+	const char *transport;	/* the disk's bus, vendor, model and firmware; NULL or "" none */
+	const char *vendor;
+	const char *model;
+	const char *firmware;
 };
 
 int ra_db_add_device(struct ra_db *db, int64_t run_id, const struct ra_db_device *d);

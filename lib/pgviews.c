@@ -120,7 +120,7 @@ static const char *const views[] = {
 	"         a.reads_completed - b.reads_completed AS stat_reads_delta,\n"
 	"         a.sectors_read - b.sectors_read AS stat_sectors_delta,\n"
 	"         CASE WHEN d.disk IS NOT NULL THEN " DEV("d.disk") " END AS disk,\n"
-	"         d.start_sector, d.nr_sectors\n"
+	"         d.start_sector, d.nr_sectors, d.transport, d.vendor, d.model, d.firmware\n"
 	"    FROM devices d\n"
 	"    LEFT JOIN device_snapshots b\n"
 	"      ON b.run_id = d.run_id AND b.dev = d.dev AND b.phase = 'before'\n"

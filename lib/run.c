@@ -157,14 +157,22 @@ int ra_db_run_set_start(struct ra_db *db, int64_t run_id, int64_t unix_ns)
 			 "tii", started, unix_ns, run_id);
 }
 
+/* NULL for a string the device does not have. */
+static const char *or_null(const char *s)
+{
+	return s && *s ? s : NULL;
+}
+
 int ra_db_add_device(struct ra_db *db, int64_t run_id, const struct ra_db_device *d)
 {
 	return exec_args(db, "INSERT OR REPLACE INTO devices (run_id, dev, major, minor, name,"
-			 " role, disk, start_sector, nr_sectors)"
-			 " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-			 "iiiittnnn", run_id, (int64_t)d->dev, (int64_t)RA_MAJOR(d->dev),
+			 " role, disk, start_sector, nr_sectors, transport, vendor, model, firmware)"
+			 " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+			 "iiiittnnntttt", run_id, (int64_t)d->dev, (int64_t)RA_MAJOR(d->dev),
 			 (int64_t)RA_MINOR(d->dev), d->name, d->role,
-			 d->disk ? (int64_t)d->disk : -1, d->start_sector, d->nr_sectors);
+			 d->disk ? (int64_t)d->disk : -1, d->start_sector, d->nr_sectors,
+			 or_null(d->transport), or_null(d->vendor), or_null(d->model),
+			 or_null(d->firmware));
 }
 
 int ra_db_add_dev_snapshot(struct ra_db *db, int64_t run_id, uint32_t dev, const char *phase,

@@ -656,11 +656,22 @@ const char ra_schema_v11_sql[] =
 	"  device_lead_ns INTEGER\n"
 	");\n";
 
+/*
+ * Version 12: the hardware of a run's devices (their disk's bus, vendor,
+ * model and firmware revision from sysfs), so that runs can be chosen by
+ * device model.
+ */
+const char ra_schema_v12_sql[] =
+	"ALTER TABLE devices ADD COLUMN transport TEXT;\n"
+	"ALTER TABLE devices ADD COLUMN vendor TEXT;\n"
+	"ALTER TABLE devices ADD COLUMN model TEXT;\n"
+	"ALTER TABLE devices ADD COLUMN firmware TEXT;\n";
+
 /* Each version's step from the one before: ra_schema_steps[v - 2] makes v from v - 1. */
 const char *const ra_schema_steps[] = { ra_schema_v2_sql, ra_schema_v3_sql, ra_schema_v4_sql,
 					ra_schema_v5_sql, ra_schema_v6_sql, ra_schema_v7_sql,
 					ra_schema_v8_sql, ra_schema_v9_sql, ra_schema_v10_sql,
-					ra_schema_v11_sql, NULL };
+					ra_schema_v11_sql, ra_schema_v12_sql, NULL };
 
 /*
  * The views, dropped and made again by every upgrade: their columns keep their
@@ -823,7 +834,7 @@ const char ra_schema_views_sql[] =
 	"         a.sectors_read - b.sectors_read AS stat_sectors_delta,\n"
 	"         CASE WHEN d.disk IS NOT NULL\n"
 	"              THEN " RA_SQL_DEV("d.disk") " END AS disk,\n"
-	"         d.start_sector, d.nr_sectors\n"
+	"         d.start_sector, d.nr_sectors, d.transport, d.vendor, d.model, d.firmware\n"
 	"    FROM devices d\n"
 	"    LEFT JOIN device_snapshots b\n"
 	"      ON b.run_id = d.run_id AND b.dev = d.dev AND b.phase = 'before'\n"

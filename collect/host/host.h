@@ -24,6 +24,11 @@ struct ra_blockdev {
 	uint64_t nr_sectors;	/* its size in 512-byte sectors, 0 unknown */
 	char name[64];
 	char parent_name[64];
+	/* the hardware of the disk (sysfs device/), "" when it has none (loop, dm, md) */
+	char transport[16];	/* its bus: nvme, scsi, virtio, mmc, ... */
+	char vendor[64];
+	char model[96];
+	char firmware[48];
 };
 
 /** ra_read_small - a small file (sysfs, procfs) into @buf, trailing white space cut; 0 or -1 */

@@ -76,6 +76,62 @@ static int partition_of(const char *name, struct ra_blockdev *bd)
 	return 0;
 }
 
+/*
+ * The first of @names under @dir that holds text, kept printable: a device's
+ * strings come from its firmware.
+ */
+static void hw_string(const char *dir, const char *const *names, char *out, size_t len)
+{
+	char path[PATH_MAX], buf[256];
+
+	out[0] = '\0';
+	for (; *names; names++) {
+		char *s = buf;
+
+		snprintf(path, sizeof(path), "%s/%s", dir, *names);
+		if (ra_read_small(path, buf, sizeof(buf)) < 0)
+			continue;
+		while (isspace((unsigned char)*s))
+			s++;
+		if (!*s)
+			continue;
+		for (char *c = s; *c; c++)
+			if (!isprint((unsigned char)*c))
+				*c = '?';
+		snprintf(out, len, "%s", s);
+		return;
+	}
+}
+
+/*
+ * The disk's hardware from its sysfs device: the bus it hangs on (the
+ * device's subsystem; nvme-subsystem of a multipath namespace is nvme) and
+ * what the bus calls vendor, model and firmware revision. Nothing for a
+ * disk with no device (loop, device-mapper, md, zram).
+ */
+static void hardware_of(struct ra_blockdev *bd)
+{
+	static const char *const vendor[] = { "vendor", NULL }, *const mmc_vendor[] = { "manfid", NULL };
+	static const char *const model[] = { "model", NULL }, *const mmc_model[] = { "name", NULL };
+	static const char *const firmware[] = { "firmware_rev", "rev", NULL };
+	static const char *const mmc_firmware[] = { "fwrev", NULL };
+	char dir[PATH_MAX], path[PATH_MAX], real[PATH_MAX];
+	const char *bus;
+	bool mmc;
+
+	snprintf(dir, sizeof(dir), "/sys/class/block/%s/device", bd->parent_name);
+	snprintf(path, sizeof(path), "%s/subsystem", dir);
+	if (!realpath(path, real))
+		return;
+	bus = basename(real);
+	mmc = strcmp(bus, "mmc") == 0;
+	snprintf(bd->transport, sizeof(bd->transport), "%s",
+		 strncmp(bus, "nvme", 4) == 0 ? "nvme" : bus);
+	hw_string(dir, mmc ? mmc_vendor : vendor, bd->vendor, sizeof(bd->vendor));
+	hw_string(dir, mmc ? mmc_model : model, bd->model, sizeof(bd->model));
+	hw_string(dir, mmc ? mmc_firmware : firmware, bd->firmware, sizeof(bd->firmware));
+}
+
 /* Fill name, dev, parent, start and size of @bd from its /sys/class/block entry. */
 static int from_sysfs(const char *name, struct ra_blockdev *bd)
 {
@@ -91,7 +147,10 @@ static int from_sysfs(const char *name, struct ra_blockdev *bd)
 	bd->parent = bd->dev;
 	snprintf(bd->parent_name, sizeof(bd->parent_name), "%s", name);
 	bd->nr_sectors = read_sectors(name, "size");
-	return partition_of(name, bd);
+	if (partition_of(name, bd) < 0)
+		return -1;
+	hardware_of(bd);
+	return 0;
 }
 
 static int name_of_devnum(unsigned int ma, unsigned int mi, char *name, size_t len)

@@ -328,6 +328,8 @@ static int store_meta(struct rec *r, int64_t run_id)
 			.dev = s->bd.dev, .name = s->bd.name, .role = s->role, .disk = s->bd.parent,
 			.start_sector = (int64_t)s->bd.start,
 			.nr_sectors = s->bd.nr_sectors ? (int64_t)s->bd.nr_sectors : -1,
+			.transport = s->bd.transport, .vendor = s->bd.vendor,
+			.model = s->bd.model, .firmware = s->bd.firmware,
 		};
 
 		if (ra_db_add_device(r->db, run_id, &d) < 0)

@@ -3,7 +3,8 @@
 # /sys/block stat deltas; 7.3 has readahead windows; 6.1 has no readahead:*
 # tracepoints, and recorded from tracepoints only (no kprobes in their
 # place), its runs say the readahead analysis is unavailable instead of
-# showing zeros. The guest workload's exit status reaches the host.
+# showing zeros. The guest workload's exit status reaches the host, and the
+# guest's disk its hardware as the guest's sysfs names it.
 # test: needs=root,qemu cpu=1 budget=27
 . "$(dirname "$0")/lib.sh"
 need_vm
@@ -51,6 +52,9 @@ for run in 1 2; do
 	check_cmp "${blk#*|}" -ge 32768 "run $run: the file was read from the disk"
 	check_eq "$(q "$DB" "SELECT stat_match FROM v_device_io WHERE run_id = $run AND name = 'vda'")" 1 \
 		"run $run: the block analysis agrees"
+	# qemu's virtio-blk disk: bus virtio, vendor the virtio PCI vendor id, no model
+	check_eq "$(q "$DB" "SELECT transport || ' ' || vendor || ' ' || COALESCE(model, '-')
+		FROM devices WHERE run_id = $run AND name = 'vda'")" "virtio 0x1af4 -" "run $run: vda's hardware"
 done
 
 # 7.3: the windows of a sequential read.
