@@ -43,10 +43,12 @@ static const struct section sections[] = {
 	  " v.lost_events, r.cpus, r.mem_bytes, r.page_size, r.trace_clock, r.buffer_kb,"
 	  " r.tool_version, r.execution, r.boot_kernel FROM runs r JOIN v_runs v USING (run_id)"
 	  " WHERE r.run_id = ?1" },
-	{ "devices", "Devices", "readahead setting during the run, and the /sys/block stat deltas",
+	{ "devices", "Devices",
+	  "readahead setting during the run, the /sys/block stat deltas, the disk's hardware",
 	  "SELECT d.name, d.dev, d.role, d.read_ahead_kb_before AS read_ahead_kb,"
 	  " d.read_ahead_kb_after, d.rotational, d.scheduler, d.nr_requests, d.max_sectors_kb,"
-	  " d.stat_reads_delta, d.stat_sectors_delta FROM v_devices d WHERE d.run_id = ?1"
+	  " d.stat_reads_delta, d.stat_sectors_delta, d.transport, d.vendor, d.model, d.firmware"
+	  " FROM v_devices d WHERE d.run_id = ?1"
 	  " AND (d.role != 'traced' OR d.stat_reads_delta > 0) ORDER BY d.dev" },
 	{ "settings", "Settings changed for the run", "path: the file written",
 	  "SELECT " RA_SQL_DEV("dev") " AS dev, name, old_value, new_value,"

@@ -159,7 +159,8 @@ extern const struct ra_renderer ra_render_markdown;
 
 /*
  * Which runs to read (select.c): the options --host, --kernel, --device,
- * --param NAME=VALUE, --since and --until of ra-report and ra-compare. A kind
+ * --model, --transport, --param NAME=VALUE, --since and --until of ra-report
+ * and ra-compare. A kind
  * given twice is either value, two kinds both; times are UTC.
  */
 #define RA_SELECT_MAX 64
@@ -167,6 +168,9 @@ extern const struct ra_renderer ra_render_markdown;
 	"      --host NAME         the runs recorded on host NAME (repeatable: any of them)\n" \
 	"      --kernel K          the runs of kernel K (uname -r; repeatable)\n"            \
 	"      --device DEV        the runs with device DEV (a name, or MAJ:MIN; repeatable)\n"\
+	"      --model PATTERN     the runs with a device of that model (* any text, ? one\n"\
+	"                          character, case ignored; 'Samsung SSD 9*'; repeatable)\n"\
+	"      --transport BUS     the runs with a device on bus BUS (nvme, scsi, virtio, mmc)\n"\
 	"      --param NAME=VALUE  the runs whose parameter NAME (v_run_params) is VALUE\n"   \
 	"      --since TIME        the runs started at TIME or later (2026-12-02,\n"          \
 	"                          2026-12-02T18:00:00Z, @UNIX_SECONDS; UTC)\n"              \
@@ -175,8 +179,9 @@ struct ra_select_term {
 	int kind;
 	const char *name;	/* a parameter's name, name_len bytes */
 	int name_len;
-	const char *value;
+	const char *value;	/* a model's is its pattern for LIKE ... ESCAPE '\' */
 	int64_t ns;		/* a time */
+	char like[256];
 };
 struct ra_select {
 	struct ra_select_term terms[RA_SELECT_MAX];
@@ -190,6 +195,8 @@ struct ra_select {
 	{ "host", required_argument, NULL, (val) },               \
 	{ "kernel", required_argument, NULL, (val) },             \
 	{ "device", required_argument, NULL, (val) },             \
+	{ "model", required_argument, NULL, (val) },              \
+	{ "transport", required_argument, NULL, (val) },          \
 	{ "param", required_argument, NULL, (val) },              \
 	{ "since", required_argument, NULL, (val) },              \
 	{ "until", required_argument, NULL, (val) }

@@ -14,15 +14,46 @@
 #include "ra_sql.h"
 #include "report.h"
 
-enum kind { SEL_HOST, SEL_KERNEL, SEL_DEVICE, SEL_PARAM, SEL_SINCE, SEL_UNTIL };
+enum kind { SEL_HOST, SEL_KERNEL, SEL_DEVICE, SEL_MODEL, SEL_TRANSPORT, SEL_PARAM, SEL_SINCE,
+	    SEL_UNTIL };
 
 static const struct {
 	const char *option;
 	enum kind kind;
 } options[] = {
 	{ "host", SEL_HOST },	  { "kernel", SEL_KERNEL }, { "device", SEL_DEVICE },
-	{ "param", SEL_PARAM },	  { "since", SEL_SINCE },   { "until", SEL_UNTIL },
+	{ "model", SEL_MODEL },	  { "transport", SEL_TRANSPORT }, { "param", SEL_PARAM },
+	{ "since", SEL_SINCE },	  { "until", SEL_UNTIL },
 };
+
+/*
+ * A model's pattern as LIKE has it, in lower case: * any text, ? one
+ * character, LIKE's own % _ and the escape \ taken literally. The same in
+ * SQLite and PostgreSQL, whose LIKE differ only in case (both sides are
+ * lowered). -1 when it does not fit.
+ */
+static int like_pattern(const char *glob, char *out, size_t len)
+{
+	size_t n = 0;
+
+	for (const char *g = glob; *g; g++) {
+		char c = *g >= 'A' && *g <= 'Z' ? (char)(*g - 'A' + 'a') : *g;
+
+		if (n + 3 > len)
+			return -1;
+		if (c == '*') {
+			out[n++] = '%';
+		} else if (c == '?') {
+			out[n++] = '_';
+		} else {
+			if (c == '%' || c == '_' || c == '\\')
+				out[n++] = '\\';
+			out[n++] = c;
+		}
+	}
+	out[n] = '\0';
+	return 0;
+}
 
 /* "2026-12-02", "2026-12-02T01:49:03Z", "2026-12-02 01:49", or "@1796176143" (UTC) */
 static int parse_time(const char *s, int64_t *ns)
@@ -75,6 +106,10 @@ int ra_select_option(struct ra_select *sel, const char *option, const char *arg)
 	} else if ((t->kind == SEL_SINCE || t->kind == SEL_UNTIL) &&
 		   parse_time(arg, &t->ns) < 0) {
 		return -1;
+	} else if (t->kind == SEL_MODEL) {
+		if (!*arg || like_pattern(arg, t->like, sizeof(t->like)) < 0)
+			return -1;
+		t->value = t->like;
 	}
 	sel->n++;
 	return 0;
@@ -139,6 +174,19 @@ static void term_sql(FILE *f, const struct ra_select *sel, int k, int *next)
 	case SEL_KERNEL:
 		fputs(" AND ", f);
 		in_list(f, sel, k, "r.kernel", next);
+		break;
+	case SEL_MODEL:		/* any device of the run whose model is like any pattern */
+		fputs(" AND EXISTS (SELECT 1 FROM devices d WHERE d.run_id = r.run_id AND (", f);
+		for (int j = k; j < sel->n; j++)
+			if (sel->terms[j].kind == SEL_MODEL)
+				fprintf(f, "%sLOWER(d.model) LIKE ?%d ESCAPE '\\'", j > k ? " OR " : "",
+					(*next)++);
+		fputs("))", f);
+		break;
+	case SEL_TRANSPORT:
+		fputs(" AND EXISTS (SELECT 1 FROM devices d WHERE d.run_id = r.run_id AND ", f);
+		in_list(f, sel, k, "d.transport", next);
+		fputc(')', f);
 		break;
 	case SEL_DEVICE:	/* a name or MAJ:MIN: one list of values for both */
 		from = *next;

@@ -73,15 +73,18 @@ static int count_set(const struct ra_table *t, const char *col)
  * Columns the text leaves out: they repeat another column of the same row, or
  * matter less than the width they take (the JSON and HTML have them). Without
  * a mapped page (read() workloads) the hit ratio's upper bound is the hit
- * ratio, and mapped is 0: both are left out. A block row names its device,
- * and gives its number only when some row has no name (imports have none).
+ * ratio, and mapped is 0: both are left out. A device's vendor and firmware
+ * stay in the JSON, its bus and model show where a device has them. A block
+ * row names its device, and gives its number only when some row has no name
+ * (imports have none).
  */
 static bool hidden(const struct ra_table *t, int col)
 {
 	static const char *const cols[][2] = {
 		{ "readahead_stats", "readahead_pages" }, { "files", "dev" }, { "files", "ino" },
 		{ "streams", "stream_id" }, { "model", "status" }, { "model", "sizes" },
-		{ "model", "max_rel_err" }, { "block", "role" },
+		{ "model", "max_rel_err" }, { "block", "role" }, { "devices", "vendor" },
+		{ "devices", "firmware" },
 	};
 	const char *name = t->cols[col];
 
@@ -90,6 +93,9 @@ static bool hidden(const struct ra_table *t, int col)
 	for (size_t i = 0; i < sizeof(cols) / sizeof(cols[0]); i++)
 		if (strcmp(cols[i][0], t->key) == 0 && strcmp(cols[i][1], name) == 0)
 			return true;
+	if (strcmp(t->key, "devices") == 0 &&
+	    (strcmp(name, "transport") == 0 || strcmp(name, "model") == 0))
+		return count_set(t, name) == 0;
 	if (strcmp(t->key, "block") == 0 && strcmp(name, "dev") == 0)
 		return count_set(t, "name") == t->nrows;
 	if (strcmp(t->key, "block") == 0 && strcmp(name, "name") == 0)
@@ -253,7 +259,8 @@ static int next_drop(const struct grid *g)
 	static const char *const order[][2] = {
 		{ "readahead_stats", "async_size" }, { "readahead_stats", "io_size" },
 		{ "readahead_stats", "eof_hit" }, { "readahead_stats", "cache_hit" },
-		{ "files", "windows" },
+		{ "files", "windows" }, { "devices", "read_ahead_kb_after" },
+		{ "devices", "nr_requests" }, { "devices", "rotational" },
 	};
 
 	for (size_t i = 0; i < sizeof(order) / sizeof(order[0]); i++) {

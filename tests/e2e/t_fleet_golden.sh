@@ -4,9 +4,10 @@
 # ra-compare read from the server: byte for byte what they print from the
 # SQLite files (tests/golden, which t_golden holds the files to), the
 # server's URL written where the outputs name the database. Then the
-# selection options on both, what-if runs beside recorded ones, the tables
-# and views of the schema on both with the same columns, and the events'
-# views over the chunks a push with --events stores.
+# selection options on both (a device's model and bus among them), what-if
+# runs beside recorded ones, the tables and views of the schema on both with
+# the same columns, and the events' views over the chunks a push with
+# --events stores.
 # Ground truth: the SQLite files' outputs.
 # test: needs=postgres cpu=1 budget=14
 . "$(dirname "$0")/lib.sh"
@@ -48,6 +49,12 @@ echo "ok: $n outputs from PostgreSQL byte-identical to SQLite's ($(find "$OUT" -
 
 # what-if runs (ra-whatif) beside the recorded ones: the experiment and a run's section
 cp "$TMP/sweep.db" "$TMP/whatif.db"
+# as if recorded on two kinds of disk (a loop device has no model): a what-if
+# run has its source's devices; LIKE's own % and _ are a model's letters
+sqlite3 "$TMP/whatif.db" "UPDATE devices SET transport = 'nvme', model = 'Samsung SSD 980 PRO 1TB',
+	firmware = '5B2QGXA7' WHERE run_id IN (1, 3);
+	UPDATE devices SET transport = 'scsi', vendor = 'ATA', model = 'WDC_WD40 100%' WHERE run_id = 2" ||
+	fail "give the runs' devices models"
 ra-whatif -q --store -r 1 -k 64,128,512 "$TMP/whatif.db" > /dev/null || fail "ra-whatif run 1"
 ra-whatif -q --store -r 3 -k 64,128 -p kernel,fixed:256 "$TMP/whatif.db" > /dev/null ||
 	fail "ra-whatif run 3"
@@ -101,6 +108,33 @@ echo "status ${PIPESTATUS[0]}" >> "$TMP/cmp2.pg"
 cmp -s "$TMP/cmp2.sqlite" "$TMP/cmp2.pg" ||
 	fail "ra-compare --since differs on the server: $(diff "$TMP/cmp2.sqlite" "$TMP/cmp2.pg" | head)"
 check_grep '"n": 1,' "$TMP/cmp2.pg" "ra-compare --since: the 64 side has one run from run 2 on"
+# the runs of a JSON report (sel's file: its last line the status): several
+# are an experiment of run sets, one its own report
+runs_of() {
+	python3 - "$1" 2>/dev/null <<'PY'
+import json, sys
+j = json.loads(open(sys.argv[1]).read().rsplit("status", 1)[0])
+print(*sorted([r for s in j["experiment"]["sets"] for r in s["runs"]] if "experiment" in j
+              else [r["run"]["run_id"] for r in j["runs"]]))
+PY
+}
+for m in "samsung ssd 9*" "*PRO?1TB" "WDC_WD40 100%" "wdc?wd40 1*" "WDCXWD40*" "*%" "*1T"; do
+	sel model "$TMP/whatif.db" "$WHATIF" --json --model "$m"
+	runs=$(runs_of "$TMP/model.pg")
+	printf '%s: %s\n' "$m" "${runs:-none}" >> "$TMP/models"
+done
+sel transport "$TMP/whatif.db" "$WHATIF" --experiment --transport scsi --transport virtio
+sel both "$TMP/whatif.db" "$WHATIF" --json --transport nvme --model 'samsung*' --model 'x' --param read_ahead_kb=512
+w1=$(sqlite3 "$TMP/whatif.db" "SELECT group_concat(run_id, ' ') FROM (SELECT run_id FROM whatif WHERE source_run_id IN (1, 3) ORDER BY run_id)")
+check_eq "$(cat "$TMP/models")" "samsung ssd 9*: 1 3 $w1
+*PRO?1TB: 1 3 $w1
+WDC_WD40 100%: 2
+wdc?wd40 1*: 2
+WDCXWD40*: none
+*%: 2
+*1T: none" "--model: the runs of each pattern, what-if runs with their source's"
+# 3 and its fixed:256 what-if at its 512 KiB, and 1's what-if at 512 KiB
+check_eq "$(runs_of "$TMP/both.pg")" "3 7 10" "--transport with --model and --param: all hold"
 echo "ok: the selection options select the same runs on both"
 
 # the schema: every table and view of the file, with its columns in order
