@@ -20,6 +20,29 @@
  */
 int ra_grow(void **p, size_t *cap, size_t need, size_t size);
 
+/* ---- xsort.c: records sorted in bounded memory ---- */
+
+/*
+ * Records of @size bytes put in any order and read back in the order of
+ * @cmp (a total order), in @mem bytes of memory: past them, sorted runs go
+ * to an unnamed temporary file in $TMPDIR (or /tmp) and are merged as read.
+ */
+struct ra_xsort;
+/** ra_xsort_new - an empty sorter; NULL out of memory */
+struct ra_xsort *ra_xsort_new(size_t size, int (*cmp)(const void *, const void *), size_t mem);
+/** ra_xsort_put - a copy of @rec; 0, or -1 with ra_last_error() */
+int ra_xsort_put(struct ra_xsort *x, const void *rec);
+/** ra_xsort_end - no more records: the reading begins (the first peek or next does it too) */
+int ra_xsort_end(struct ra_xsort *x);
+/** ra_xsort_peek - the next record in order, not taken; NULL at the end or on error */
+const void *ra_xsort_peek(struct ra_xsort *x);
+/** ra_xsort_next - the next record into @rec: 1, 0 at the end, -1 on error */
+int ra_xsort_next(struct ra_xsort *x, void *rec);
+/** ra_xsort_spilled - whether runs went to the file; ra_xsort_failed - whether one call failed */
+bool ra_xsort_spilled(const struct ra_xsort *x);
+bool ra_xsort_failed(const struct ra_xsort *x);
+void ra_xsort_free(struct ra_xsort *x);
+
 /* ---- the passes ---- */
 
 /** ra_pass_say - a line of what a pass did, through @o's notice when verbose */

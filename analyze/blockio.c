@@ -39,12 +39,20 @@
 enum { IV_Q2G, IV_G2I, IV_I2D, IV_D2C, IV_Q2C, IV_Q2D_RA, IV_MAX };
 static const char *const iv_names[IV_MAX] = { "Q2G", "G2I", "I2D", "D2C", "Q2C", "Q2D_RA" };
 
-/* An interval's latencies: in memory, or (once the pass holds SAMPLES_MAX of
- * them) also in temp.ra_blk_samples. */
+/*
+ * An interval's latencies in memory, until the pass holds SAMPLES_MAX of
+ * them; from then on every latency goes to the pass's sorter (xsort.c).
+ */
 struct samples {
 	int64_t *v;
 	size_t n, cap;			/* in memory */
-	uint64_t total;			/* with those written out */
+	uint64_t total;			/* with those in the sorter */
+};
+
+/* A latency in the sorter: by device (its index), interval, value. */
+struct sample_rec {
+	int64_t v;
+	int32_t dev, iv;
 };
 
 struct bio {
@@ -131,8 +139,7 @@ struct blk_state {
 	bool unplug_kind_unknown;	/* an unplug did not say explicit or timer (ftrace) */
 	int64_t stall_ns;
 	struct ra_stmt *ins_req, *ins_stall;
-	struct ra_stmt *ins_sample;	/* into temp.ra_blk_samples, once some are written out */
-	struct ra_stmt *ins_service;	/* into temp.ra_blk_service: windows' device time */
+	struct ra_xsort *samples;	/* every latency, once the pass held max_samples */
 	int slots;			/* windows held in memory (window_slots) */
 	size_t held_samples;		/* latencies in memory, all devices */
 	size_t max_samples;		/* and how many it may hold */
@@ -179,28 +186,38 @@ struct plug_task {
 	int32_t pending_explicit;
 };
 
-/* Every device's latencies in memory into temp.ra_blk_samples. */
+static int cmp_sample(const void *a, const void *b)
+{
+	const struct sample_rec *x = a, *y = b;
+
+	if (x->dev != y->dev)
+		return x->dev < y->dev ? -1 : 1;
+	if (x->iv != y->iv)
+		return x->iv < y->iv ? -1 : 1;
+	return (x->v > y->v) - (x->v < y->v);
+}
+
+/* Every device's latencies in memory into the sorter, which takes the later ones. */
 static int samples_out(struct blk_state *st)
 {
-	if (!st->ins_sample) {
-		if (ra_sql_exec(st->db, "DROP TABLE IF EXISTS temp.ra_blk_samples", "") < 0 ||
-		    ra_sql_exec(st->db, "CREATE TEMP TABLE ra_blk_samples (dev INTEGER, iv INTEGER,"
-				" v INTEGER)", "") < 0 ||
-		    !(st->ins_sample = ra_sql_prepare(st->db, "INSERT INTO temp.ra_blk_samples"
-						      " VALUES (?, ?, ?)")))
-			return -1;
-	}
+	st->samples = ra_xsort_new(sizeof(struct sample_rec), cmp_sample,
+				   st->max_samples * sizeof(int64_t));
+	if (!st->samples)
+		return -1;
 	for (int i = 0; i < st->ndevs; i++)
 		for (int iv = 0; iv < IV_MAX; iv++) {
 			struct samples *s = &st->devs[i].iv[iv];
 
-			for (size_t k = 0; k < s->n; k++)
-				if (ra_sql_put(st->ins_sample, "iii", (int64_t)st->devs[i].dev,
-					       (int64_t)iv, s->v[k]) < 0)
+			for (size_t k = 0; k < s->n; k++) {
+				struct sample_rec r = { s->v[k], i, iv };
+
+				if (ra_xsort_put(st->samples, &r) < 0)
 					return -1;
-			s->n = 0;
+			}
+			free(s->v);
+			s->v = NULL;
+			s->n = s->cap = 0;
 		}
-	st->held_samples = 0;
 	return 0;
 }
 
@@ -210,8 +227,14 @@ static int sample(struct blk_state *st, struct device *d, int iv, int64_t v)
 
 	if (v < 0)
 		return 0;	/* clock skew between CPUs: not a latency */
-	if (st->held_samples >= st->max_samples && samples_out(st) < 0)
+	if (!st->samples && st->held_samples >= st->max_samples && samples_out(st) < 0)
 		return -1;
+	s->total++;
+	if (st->samples) {
+		struct sample_rec r = { v, (int32_t)(d - st->devs), iv };
+
+		return ra_xsort_put(st->samples, &r);
+	}
 	if (s->n == s->cap) {
 		size_t cap = s->cap ? s->cap * 2 : 1024;
 		int64_t *p = realloc(s->v, cap * sizeof(*p));
@@ -222,7 +245,6 @@ static int sample(struct blk_state *st, struct device *d, int iv, int64_t v)
 		s->cap = cap;
 	}
 	s->v[s->n++] = v;
-	s->total++;
 	st->held_samples++;
 	return 0;
 }
@@ -1156,27 +1178,33 @@ static int cmp_i64(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-/* An interval's latencies in increasing order: from memory, or from the table. */
+/* An interval's latencies in increasing order: from memory, or from the sorter. */
 struct sorted {
 	const int64_t *v;
 	size_t n, i;
-	struct ra_stmt *q;
+	struct ra_xsort *x;		/* its records of device dev, interval iv */
+	int32_t dev, iv;
 };
 
 static int sorted_next(struct sorted *so, int64_t *v)
 {
-	int rc;
+	const struct sample_rec *r;
+	struct sample_rec got;
 
-	if (!so->q) {
+	if (!so->x) {
 		if (so->i == so->n)
 			return 0;
 		*v = so->v[so->i++];
 		return 1;
 	}
-	rc = ra_sql_step(so->q);
-	if (rc == 1)
-		ra_sql_row(so->q, "i", v);
-	return rc;
+	if (!(r = ra_xsort_peek(so->x)))
+		return ra_xsort_failed(so->x) ? -1 : 0;
+	if (r->dev != so->dev || r->iv != so->iv)
+		return 0;
+	if (ra_xsort_next(so->x, &got) < 0)
+		return -1;
+	*v = got.v;
+	return 1;
 }
 
 /*
@@ -1185,10 +1213,11 @@ static int sorted_next(struct sorted *so, int64_t *v)
  * last, [2^62, 2^63), ends at INT64_MAX.
  */
 static int store_latency(struct blk_state *st, const struct device *d, int iv,
-			 struct ra_stmt *q, struct ra_stmt *h, struct ra_stmt *sq)
+			 struct ra_stmt *q, struct ra_stmt *h)
 {
 	struct samples *s = (struct samples *)&d->iv[iv];
-	struct sorted so = { .v = s->v, .n = s->n };
+	struct sorted so = { .v = s->v, .n = s->n, .x = st->samples,
+			     .dev = (int32_t)(d - st->devs), .iv = iv };
 	uint64_t n = s->total, rank[3], count[63] = { 0 };
 	int64_t at[3] = { 0 }, min = 0, max = 0, v;
 	static const int ps[3] = { 50, 95, 99 };
@@ -1197,13 +1226,8 @@ static int store_latency(struct blk_state *st, const struct device *d, int iv,
 
 	if (!n)
 		return 0;
-	if (st->ins_sample) {	/* some were written out: all are read back in order */
-		so.q = sq;
-		if (ra_sql_bind(sq, "ii", (int64_t)d->dev, (int64_t)iv) < 0)
-			return -1;
-	} else {
+	if (!so.x)	/* else the sorter gives them in order, device by device */
 		qsort(s->v, s->n, sizeof(*s->v), cmp_i64);
-	}
 	for (int k = 0; k < 3; k++) {
 		rank[k] = (n * (uint64_t)ps[k] + 99) / 100;
 		rank[k] = rank[k] ? rank[k] - 1 : 0;
@@ -1222,8 +1246,6 @@ static int store_latency(struct blk_state *st, const struct device *d, int iv,
 			if (rank[k] == i)
 				at[k] = v;
 	}
-	if (so.q)
-		ra_sql_reset(sq);
 	if (rc < 0)
 		return -1;
 	if (ra_sql_put(q, "iitiidiiii", st->run_id, (int64_t)d->dev, iv_names[iv], (int64_t)n, min,
@@ -1256,41 +1278,63 @@ static int store_device(struct blk_state *st, const struct device *d, struct ra_
  * reach into the latest interval are held.
  */
 struct span_feed {
-	struct ra_stmt *q;		/* the rows from the table, or */
+	struct ra_xsort *x;		/* the spans of device dev from a sorter, or */
+	uint32_t dev;
 	const struct ra_span *arr;	/* from memory, sorted: arr[ai..an) left */
 	int ai, an;
-	struct ra_span next;		/* the row read ahead */
+	struct ra_span next;		/* the span read ahead */
 	bool has_next;
 	struct ra_span *u;		/* merged spans, u[head..n) still reach the time */
 	int head, n, cap;
 };
 
+/* A span of a device in a sorter: by device, start, end. */
+struct dev_span {
+	int64_t lo, hi;
+	uint32_t dev;
+	uint32_t pad;
+};
+
+static int cmp_dev_span(const void *a, const void *b)
+{
+	const struct dev_span *x = a, *y = b;
+
+	if (x->dev != y->dev)
+		return x->dev < y->dev ? -1 : 1;
+	if (x->lo != y->lo)
+		return x->lo < y->lo ? -1 : 1;
+	return (x->hi > y->hi) - (x->hi < y->hi);
+}
+
 static int feed_pull(struct span_feed *f)
 {
-	int rc;
+	const struct dev_span *p;
+	struct dev_span sp;
 
-	if (!f->q) {
+	if (!f->x) {
 		f->has_next = f->ai < f->an;
 		if (f->has_next)
 			f->next = f->arr[f->ai++];
 		return 0;
 	}
-	rc = ra_sql_step(f->q);
-
-	if (rc < 0)
-		return -1;
-	f->has_next = rc == 1;
-	if (f->has_next)
-		ra_sql_row(f->q, "ii", &f->next.lo, &f->next.hi);
-	return 0;
+	/* the spans of the devices before (those their windows did not reach) are passed */
+	while ((p = ra_xsort_peek(f->x)) && p->dev < f->dev)
+		if (ra_xsort_next(f->x, &sp) < 0)
+			return -1;
+	f->has_next = p && p->dev == f->dev;
+	if (f->has_next) {
+		if (ra_xsort_next(f->x, &sp) < 0)
+			return -1;
+		f->next = (struct ra_span){ sp.lo, sp.hi };
+	}
+	return ra_xsort_failed(f->x) ? -1 : 0;
 }
 
-static int feed_begin(struct span_feed *f, struct ra_db *db, const char *sql, uint32_t blkdev)
+static int feed_begin(struct span_feed *f, struct ra_xsort *x, uint32_t blkdev)
 {
 	memset(f, 0, sizeof(*f));
-	f->q = ra_sql_prepare(db, sql);
-	if (!f->q || ra_sql_bind(f->q, "i", (int64_t)blkdev) < 0)
-		return -1;
+	f->x = x;
+	f->dev = blkdev;
 	return feed_pull(f);
 }
 
@@ -1304,7 +1348,6 @@ static int feed_begin_mem(struct span_feed *f, const struct ra_span *arr, int n)
 
 static void feed_end(struct span_feed *f)
 {
-	ra_sql_finalize(f->q);
 	free(f->u);
 }
 
@@ -1372,7 +1415,7 @@ static int cmp_span(const void *a, const void *b)
 	return (x->hi > y->hi) - (x->hi < y->hi);
 }
 
-/* A window completed by one completion of a device, read from temp.ra_blk_order. */
+/* A window completed by one completion of a device. */
 struct done_win {
 	int id;
 	int ord;			/* in memory: its svc_rec */
@@ -1381,8 +1424,9 @@ struct done_win {
 
 /*
  * The windows with I/O in the order the device completed them: in memory
- * while there are at most ORDER_MEM (or window_slots) of them, in
- * temp.ra_blk_order past that (the same rows, sorted by SQLite instead).
+ * while there are at most ORDER_MEM (or window_slots) of them, through
+ * sorters (xsort.c) past that: the windows by completion, the spans they
+ * were in flight and held, and their device time by id.
  */
 struct order_rec {
 	int64_t last_c, open, first_q, bytes;
@@ -1399,13 +1443,15 @@ struct order_set {
 	struct order_rec *r;		/* in memory: r[0..n) */
 	struct svc_rec *svc;		/* their device time, in id order */
 	int n, max;
-	struct ra_stmt *ins;		/* into temp.ra_blk_order once past max */
+	/* past max: the sorters of the windows, in-flight and held spans, device times */
+	struct ra_xsort *byc, *fly, *held, *times;
 	bool spilled;
 };
 
-/* A device's windows by completion: from the table, or r[i..n) of memory. */
+/* A device's windows by completion: from the sorter, or r[i..n) of memory. */
 struct done_src {
-	struct ra_stmt *q;
+	struct ra_xsort *x;
+	uint32_t dev;
 	const struct order_rec *r;
 	int i, n;
 };
@@ -1413,27 +1459,28 @@ struct done_src {
 /* The next window of @src into @d and @c; 1 one, 0 none left, -1 error */
 static int done_next(struct done_src *src, struct done_win *d, int64_t *c)
 {
-	int rc;
+	const struct order_rec *p;
+	struct order_rec r;
 
-	if (!src->q) {
+	if (!src->x) {
 		if (src->i == src->n)
 			return 0;
-		d->id = src->r[src->i].id;
-		*c = src->r[src->i].last_c;
-		d->open = src->r[src->i].open;
-		d->bytes = src->r[src->i].bytes;
-		d->ord = src->r[src->i].ord;
-		src->i++;
-		return 1;
+		p = &src->r[src->i++];
+	} else {
+		if (!(p = ra_xsort_peek(src->x)))
+			return ra_xsort_failed(src->x) ? -1 : 0;
+		if (p->blkdev != src->dev)
+			return 0;
+		if (ra_xsort_next(src->x, &r) < 0)
+			return -1;
+		p = &r;
 	}
-	rc = ra_sql_step(src->q);
-	if (rc == 1) {
-		int64_t id;
-
-		ra_sql_row(src->q, "iiii", &id, c, &d->open, &d->bytes);
-		d->id = (int)id;
-	}
-	return rc;
+	d->id = p->id;
+	*c = p->last_c;
+	d->open = p->open;
+	d->bytes = p->bytes;
+	d->ord = p->ord;
+	return 1;
 }
 
 /*
@@ -1448,7 +1495,7 @@ static int done_next(struct done_src *src, struct done_win *d, int64_t *c)
 static int device_service(struct blk_state *st, struct order_set *os, uint32_t blkdev,
 			  int lo_i, int hi_i)
 {
-	struct done_src src = { .r = os->r, .i = lo_i, .n = hi_i };
+	struct done_src src = { .r = os->r, .i = lo_i, .n = hi_i, .x = os->byc, .dev = blkdev };
 	struct span_feed fly = { 0 }, held = { 0 };
 	struct ra_span *fa = NULL, *ha = NULL;
 	struct done_win *g = NULL, d = { 0 };
@@ -1457,15 +1504,7 @@ static int device_service(struct blk_state *st, struct order_set *os, uint32_t b
 	bool more;
 
 	if (os->spilled) {
-		src.q = ra_sql_prepare(st->db, "SELECT id, last_c, open, bytes"
-				       " FROM temp.ra_blk_order WHERE blkdev = ?1"
-				       " ORDER BY last_c, id");
-		if (!src.q || ra_sql_bind(src.q, "i", (int64_t)blkdev) < 0 ||
-		    feed_begin(&fly, st->db, "SELECT open, last_c FROM temp.ra_blk_order"
-			       " WHERE blkdev = ?1 AND open ORDER BY open, last_c", blkdev) < 0 ||
-		    feed_begin(&held, st->db, "SELECT open, first_q FROM temp.ra_blk_order"
-			       " WHERE blkdev = ?1 AND open AND first_q > open"
-			       " ORDER BY open, first_q", blkdev) < 0)
+		if (feed_begin(&fly, os->fly, blkdev) < 0 || feed_begin(&held, os->held, blkdev) < 0)
 			goto out;
 	} else {
 		int nf = 0, nh = 0;
@@ -1528,8 +1567,9 @@ static int device_service(struct blk_state *st, struct order_set *os, uint32_t b
 				hv = hold < 0 ? -1 : (int64_t)((double)hold * share);
 
 			if (os->spilled) {
-				if (ra_sql_put(st->ins_service, "ijjj", (int64_t)g[j].id, sv, iv,
-					       hv) < 0)
+				struct svc_rec t = { g[j].id, sv, iv, hv };
+
+				if (ra_xsort_put(os->times, &t) < 0)
 					goto out;
 			} else {
 				struct svc_rec *o = &os->svc[g[j].ord];
@@ -1544,7 +1584,6 @@ static int device_service(struct blk_state *st, struct order_set *os, uint32_t b
 	}
 	ret = rc < 0 ? -1 : 0;
 out:
-	ra_sql_finalize(src.q);
 	feed_end(&fly);
 	feed_end(&held);
 	free(fa);
@@ -1553,24 +1592,45 @@ out:
 	return ret;
 }
 
-static int order_put(struct order_set *os, const struct order_rec *r)
+static int cmp_order(const void *a, const void *b)
 {
-	return ra_sql_put(os->ins, "iiiiii", (int64_t)r->id, (int64_t)r->blkdev, r->last_c, r->open,
-			  r->first_q, r->bytes);
+	const struct order_rec *x = a, *y = b;
+
+	if (x->blkdev != y->blkdev)
+		return x->blkdev < y->blkdev ? -1 : 1;
+	if (x->last_c != y->last_c)
+		return x->last_c < y->last_c ? -1 : 1;
+	return (x->id > y->id) - (x->id < y->id);
 }
 
-/* From memory to the table: past max windows with I/O. */
-static int order_spill(struct blk_state *st, struct order_set *os)
+static int cmp_svc(const void *a, const void *b)
 {
-	if (ra_sql_exec(st->db, "CREATE TEMP TABLE ra_blk_order (id INTEGER PRIMARY KEY,"
-			" blkdev INTEGER, last_c INTEGER, open INTEGER, first_q INTEGER,"
-			" bytes INTEGER)", "") < 0 ||
-	    ra_sql_exec(st->db, "CREATE TEMP TABLE ra_blk_service (id INTEGER PRIMARY KEY,"
-			" service INTEGER, idle INTEGER, held INTEGER)", "") < 0 ||
-	    !(st->ins_service = ra_sql_prepare(st->db, "INSERT INTO temp.ra_blk_service"
-					       " VALUES (?, ?, ?, ?)")) ||
-	    !(os->ins = ra_sql_prepare(st->db, "INSERT INTO temp.ra_blk_order"
-				       " VALUES (?, ?, ?, ?, ?, ?)")))
+	const struct svc_rec *x = a, *y = b;
+
+	return (x->id > y->id) - (x->id < y->id);
+}
+
+/* A window with I/O into the sorters: by completion, and its spans. */
+static int order_put(struct order_set *os, const struct order_rec *r)
+{
+	struct dev_span f = { r->open, r->last_c, r->blkdev, 0 };
+	struct dev_span h = { r->open, r->first_q, r->blkdev, 0 };
+
+	if (ra_xsort_put(os->byc, r) < 0 || (r->open && ra_xsort_put(os->fly, &f) < 0) ||
+	    (r->open && r->first_q > r->open && ra_xsort_put(os->held, &h) < 0))
+		return -1;
+	return 0;
+}
+
+/* From memory to the sorters: past max windows with I/O, each of the same memory. */
+static int order_spill(struct order_set *os)
+{
+	size_t mem = (size_t)os->max * sizeof(struct order_rec);
+
+	if (!(os->byc = ra_xsort_new(sizeof(struct order_rec), cmp_order, mem)) ||
+	    !(os->fly = ra_xsort_new(sizeof(struct dev_span), cmp_dev_span, mem / 2)) ||
+	    !(os->held = ra_xsort_new(sizeof(struct dev_span), cmp_dev_span, mem / 2)) ||
+	    !(os->times = ra_xsort_new(sizeof(struct svc_rec), cmp_svc, mem / 2)))
 		return -1;
 	for (int i = 0; i < os->n; i++)
 		if (order_put(os, &os->r[i]) < 0)
@@ -1580,6 +1640,16 @@ static int order_spill(struct blk_state *st, struct order_set *os)
 	os->n = 0;
 	os->spilled = true;
 	return 0;
+}
+
+static void order_release(struct order_set *os)
+{
+	free(os->r);
+	free(os->svc);
+	ra_xsort_free(os->byc);
+	ra_xsort_free(os->fly);
+	ra_xsort_free(os->held);
+	ra_xsort_free(os->times);
 }
 
 struct order_ctx {
@@ -1599,7 +1669,7 @@ static int order_row(int64_t id, void *rec, void *arg)
 	r = (struct order_rec){ .id = (int32_t)(id + 1), .blkdev = w->blkdev, .last_c = w->last_c,
 				.open = w->open_ts ? w->open_ts : w->first_q,
 				.first_q = w->first_q, .bytes = (int64_t)w->bytes, .ord = os->n };
-	if (!os->spilled && os->n == os->max && order_spill(c->st, os) < 0)
+	if (!os->spilled && os->n == os->max && order_spill(os) < 0)
 		return -1;
 	if (os->spilled)
 		return order_put(os, &r);
@@ -1607,43 +1677,28 @@ static int order_row(int64_t id, void *rec, void *arg)
 	return 0;
 }
 
-static int cmp_order(const void *a, const void *b)
-{
-	const struct order_rec *x = a, *y = b;
-
-	if (x->blkdev != y->blkdev)
-		return x->blkdev < y->blkdev ? -1 : 1;
-	if (x->last_c != y->last_c)
-		return x->last_c < y->last_c ? -1 : 1;
-	return (x->id > y->id) - (x->id < y->id);
-}
-
 /*
  * The device time of every window with I/O: device_service() per block
  * device, over the windows in the order the device completed them, sorted
- * in memory, or in temp.ra_blk_order when there are more than ORDER_MEM.
+ * in memory, or by the sorters when there are more than ORDER_MEM.
  */
 static int window_service(struct blk_state *st, struct order_set *os)
 {
 	struct order_ctx ctx = { st, os };
-	struct ra_stmt *devs = NULL;
-	int ret = -1, rc;
+	const struct order_rec *p;
 
-	if (ra_sql_exec(st->db, "DROP TABLE IF EXISTS temp.ra_blk_order", "") < 0 ||
-	    ra_sql_exec(st->db, "DROP TABLE IF EXISTS temp.ra_blk_service", "") < 0)
-		return -1;
 	os->r = malloc((size_t)os->max * sizeof(*os->r));
 	if (!os->r) {
 		ra_set_error(RA_ERR_IO, "out of memory");
 		return -1;
 	}
 	if (ra_slots_each(st->wio, order_row, &ctx) < 0)
-		goto out;
+		return -1;
 	if (!os->spilled) {
 		os->svc = malloc((size_t)(os->n ? os->n : 1) * sizeof(*os->svc));
 		if (!os->svc) {
 			ra_set_error(RA_ERR_IO, "out of memory");
-			goto out;
+			return -1;
 		}
 		for (int i = 0; i < os->n; i++)
 			os->svc[i] = (struct svc_rec){ os->r[i].id, -1, -1, -1 };
@@ -1652,64 +1707,39 @@ static int window_service(struct blk_state *st, struct order_set *os)
 			for (j = i; j < os->n && os->r[j].blkdev == os->r[i].blkdev; j++)
 				;
 			if (device_service(st, os, os->r[i].blkdev, i, j) < 0)
-				goto out;
+				return -1;
 		}
-		ret = 0;
-		goto out;
+		return 0;
 	}
-	if (ra_sql_exec(st->db, "CREATE INDEX temp.ra_blk_order_c ON ra_blk_order (blkdev, last_c, id)",
-			"") < 0 ||
-	    !(devs = ra_sql_prepare(st->db, "SELECT DISTINCT blkdev FROM temp.ra_blk_order"
-				    " ORDER BY blkdev")))
-		goto out;
-	while ((rc = ra_sql_step(devs)) == 1) {
-		int64_t dev;
-
-		ra_sql_row(devs, "i", &dev);
-		if (device_service(st, os, (uint32_t)dev, 0, 0) < 0)
-			goto out;
-	}
-	ret = rc < 0 ? -1 : 0;
-out:
-	ra_sql_finalize(os->ins);
-	os->ins = NULL;
-	ra_sql_finalize(devs);
-	ra_sql_finalize(st->ins_service);
-	st->ins_service = NULL;
-	free(os->r);
-	os->r = NULL;
-	if (ra_sql_exec(st->db, "DROP TABLE IF EXISTS temp.ra_blk_order", "") < 0)
-		ret = -1;
-	return ret;
+	if (ra_xsort_end(os->byc) < 0 || ra_xsort_end(os->fly) < 0 || ra_xsort_end(os->held) < 0)
+		return -1;
+	/* each device's windows come in turn: the first left names the next device */
+	while ((p = ra_xsort_peek(os->byc)))
+		if (device_service(st, os, p->blkdev, 0, 0) < 0)
+			return -1;
+	return ra_xsort_failed(os->byc) || ra_xsort_end(os->times) < 0 ? -1 : 0;
 }
 
 /* The windows' rows, in id order, with their device time read alongside. */
 struct row_ctx {
-	struct ra_stmt *q, *service;	/* the rows' insert; the device time, or */
+	struct ra_stmt *q;		/* the rows' insert */
+	struct ra_xsort *times;		/* the device times by id, or */
 	const struct svc_rec *svc;	/* from memory: svc[si..sn) left */
 	int si, sn;
 	int64_t run_id;
-	int64_t next[4];		/* the service row read ahead: id, service, idle, held */
-	int rc;				/* of its step: 1 a row, 0 none left */
+	struct svc_rec next;		/* the device time read ahead */
+	int rc;				/* of its reading: 1 one, 0 none left, -1 error */
 };
 
 static void svc_next(struct row_ctx *c)
 {
-	if (!c->service) {
-		c->rc = c->si < c->sn;
-		if (c->rc == 1) {
-			const struct svc_rec *r = &c->svc[c->si++];
-
-			c->next[0] = r->id;
-			c->next[1] = r->service;
-			c->next[2] = r->idle;
-			c->next[3] = r->held;
-		}
+	if (c->times) {
+		c->rc = ra_xsort_next(c->times, &c->next);
 		return;
 	}
-	c->rc = ra_sql_step(c->service);
+	c->rc = c->si < c->sn;
 	if (c->rc == 1)
-		ra_sql_row(c->service, "iiii", &c->next[0], &c->next[1], &c->next[2], &c->next[3]);
+		c->next = c->svc[c->si++];
 }
 
 static int window_row(int64_t id, void *rec, void *arg)
@@ -1718,11 +1748,11 @@ static int window_row(int64_t id, void *rec, void *arg)
 	struct row_ctx *c = arg;
 	int64_t service = -1, idle = -1, held = -1;
 
-	while (c->rc == 1 && c->next[0] <= id + 1) {
-		if (c->next[0] == id + 1) {
-			service = c->next[1];
-			idle = c->next[2];
-			held = c->next[3];
+	while (c->rc == 1 && c->next.id <= id + 1) {
+		if (c->next.id == id + 1) {
+			service = c->next.service;
+			idle = c->next.idle;
+			held = c->next.held;
 		}
 		svc_next(c);
 	}
@@ -1744,24 +1774,13 @@ static int store_windows_io(struct blk_state *st, struct ra_stmt *q, int slots)
 
 	if (window_service(st, &os) < 0)
 		goto out;
-	if (os.spilled) {
-		/* NULL columns (none measured) read as -1 */
-		c.service = ra_sql_prepare(st->db, "SELECT id, COALESCE(service, -1),"
-					   " COALESCE(idle, -1), COALESCE(held, -1)"
-					   " FROM temp.ra_blk_service ORDER BY id");
-		if (!c.service)
-			goto out;
-	} else {
-		c.svc = os.svc;
-		c.sn = os.n;
-	}
+	c.times = os.times;
+	c.svc = os.svc;
+	c.sn = os.n;
 	svc_next(&c);
 	ret = c.rc < 0 ? -1 : ra_slots_each(st->wio, window_row, &c);
 out:
-	ra_sql_finalize(c.service);
-	free(os.svc);
-	if (ra_sql_exec(st->db, "DROP TABLE IF EXISTS temp.ra_blk_service", "") < 0)
-		ret = -1;
+	order_release(&os);
 	return ret;
 }
 
@@ -1786,14 +1805,10 @@ static int store_plugs(struct blk_state *st, struct ra_stmt *q)
 
 static int store_all(struct blk_state *st)
 {
-	struct ra_stmt *dq = NULL, *lq = NULL, *hq = NULL, *wq = NULL, *pq = NULL, *sq = NULL;
+	struct ra_stmt *dq = NULL, *lq = NULL, *hq = NULL, *wq = NULL, *pq = NULL;
 	int ret = -1;
 
-	if (st->ins_sample && (samples_out(st) < 0 ||
-			       ra_sql_exec(st->db, "CREATE INDEX temp.ra_blk_samples_v ON"
-					   " ra_blk_samples (dev, iv, v)", "") < 0 ||
-			       !(sq = ra_sql_prepare(st->db, "SELECT v FROM temp.ra_blk_samples"
-						     " WHERE dev = ?1 AND iv = ?2 ORDER BY v"))))
+	if (st->samples && ra_xsort_end(st->samples) < 0)
 		goto out;
 
 	dq = ra_sql_prepare(st->db, "INSERT INTO device_io (run_id, dev, reads_completed,"
@@ -1818,7 +1833,7 @@ static int store_all(struct blk_state *st)
 		if (store_device(st, &st->devs[i], dq) < 0)
 			goto out;
 		for (int iv = 0; iv < IV_MAX; iv++)
-			if (store_latency(st, &st->devs[i], iv, lq, hq, sq) < 0)
+			if (store_latency(st, &st->devs[i], iv, lq, hq) < 0)
 				goto out;
 	}
 	if (store_windows_io(st, wq, st->slots) < 0 || store_plugs(st, pq) < 0)
@@ -1830,9 +1845,6 @@ out:
 	ra_sql_finalize(hq);
 	ra_sql_finalize(wq);
 	ra_sql_finalize(pq);
-	ra_sql_finalize(sq);
-	if (st->ins_sample && ra_sql_exec(st->db, "DROP TABLE IF EXISTS temp.ra_blk_samples", "") < 0)
-		ret = -1;
 	return ret;
 }
 
@@ -1858,8 +1870,7 @@ static void state_release(struct blk_state *st)
 	ra_map_release(&st->skipped_devs);
 	ra_sql_finalize(st->ins_req);
 	ra_sql_finalize(st->ins_stall);
-	ra_sql_finalize(st->ins_sample);
-	ra_sql_finalize(st->ins_service);
+	ra_xsort_free(st->samples);
 }
 
 static int on_event(const struct ra_event *ev, int64_t seq, void *arg)
