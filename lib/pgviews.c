@@ -34,7 +34,7 @@
 #define DEV(x) "((" x ") >> 20) || ':' || ((" x ") & 1048575)"
 
 /* ra_pg_views_hash() of ra_schema_views_sql when these views were last brought along */
-#define RA_PG_VIEWS_FOLLOW 0x1e356aa6u
+#define RA_PG_VIEWS_FOLLOW 0xb136adb3u
 
 static const char *const views[] = {
 	"CREATE VIEW v_runs AS\n"
