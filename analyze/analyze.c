@@ -174,7 +174,7 @@ static int run_pass(struct ra_db *db, int64_t run_id, const struct ra_pass *p,
 	int missing, ret;
 	int64_t t0;
 
-	for (const char *const *t = p->tables; *t; t++) {
+	for (const char *const *t = p->tables; *t && !(p->live_rows && p->live_rows(o, run_id)); t++) {
 		snprintf(sql, sizeof(sql), "DELETE FROM %s WHERE run_id = ?1", *t);
 		if (ra_analyze_exec(db, sql, run_id) < 0)
 			return -1;

@@ -43,7 +43,25 @@ bool ra_xsort_spilled(const struct ra_xsort *x);
 bool ra_xsort_failed(const struct ra_xsort *x);
 void ra_xsort_free(struct ra_xsort *x);
 
+/* ---- readahead.c: its windows, for the block pass fed beside it ---- */
+
+struct ra_live_window {
+	int64_t seq;		/* of the event that opened it */
+	bool sync;		/* trigger 'sync' */
+	uint32_t dev;		/* of its file */
+	int64_t pages_added;	/* so far */
+};
+/** ra_live_windows - the windows opened so far, -1 when the pass could not follow */
+int ra_live_windows(const struct ra_live *lv);
+/** ra_live_window - window @id (from 0) as it is now; 0, or -1 */
+int ra_live_window(struct ra_live *lv, int id, struct ra_live_window *out);
+/** ra_live_followed - whether the run's readahead rows came from @lv's state */
+bool ra_live_followed(const struct ra_live *lv);
+
 /* ---- the passes ---- */
+
+/** ra_block_live_rows - whether @o's block pass followed run @run_id as it was stored */
+bool ra_block_live_rows(const struct ra_analyze_opts *o, int64_t run_id);
 
 /** ra_pass_say - a line of what a pass did, through @o's notice when verbose */
 void ra_pass_say(const struct ra_analyze_opts *o, const char *fmt, ...)
@@ -63,6 +81,10 @@ struct ra_pass {
 	int (*run)(struct ra_db *db, int64_t run_id, const struct ra_analyze_opts *o, char *note);
 	/* Tables of derived rows the pass owns, deleted before it runs. */
 	const char *const *tables;
+	/* Whether rows of @run_id were written as its events were stored: the
+	 * tables are not deleted then (the pass deletes them if it reads the
+	 * events again). NULL: never. */
+	bool (*live_rows)(const struct ra_analyze_opts *o, int64_t run_id);
 };
 
 extern const struct ra_pass ra_pass_readahead;

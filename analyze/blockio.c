@@ -106,11 +106,14 @@ struct device {
 struct window_io {
 	uint64_t bios, requests, bytes, ab;
 	int64_t first_q, first_c, last_c, open_ts;
-	int64_t outstanding;	/* bytes of the pages it added that no bio carried yet */
+	int64_t outstanding;	/* bytes of the pages it added that no bio carried yet;
+				 * followed live: minus those carried (outstanding_of) */
+	int64_t seen_added;	/* followed live: its pages added when last asked, -1 never */
 	uint32_t fsdev;		/* device of the window's file */
 	uint32_t blkdev;	/* block device of its last completed request */
 	uint64_t acct_seq;	/* the last completion that counted it (account_windows) */
 	bool sync;
+	bool varied;		/* followed live: its pages added changed after it was asked */
 };
 
 struct blk_state {
@@ -146,6 +149,13 @@ struct blk_state {
 	int64_t run_id;
 	int64_t req_seq;
 	struct ra_db *db;
+	/* followed live: the windows from the readahead pass fed beside it */
+	struct ra_live *ra;
+	int64_t page_size;
+	struct ra_map fs_asked;		/* FS_BLK pairs asked of fs_blk, unknown then */
+	int asked_lo, asked_hi;		/* windows whose pages added were asked */
+	bool live_failed;
+	char live_why[200];
 };
 
 /* The I/O record of window @id (from 1), NULL when none (or on error: ra_slots_failed) */
@@ -694,22 +704,72 @@ static int on_complete(struct blk_state *st, struct device *d, const struct ra_e
  */
 #define FS_BLK(fsdev, blkdev) ((uint64_t)(fsdev) << 32 | (uint32_t)(blkdev))
 
-/* Does a bio of @blkdev carry pages of the file system @fsdev? */
+/* Followed live, something the pass cannot know yet: the stored events are read again. */
+static void live_fail(struct blk_state *st, const char *why)
+{
+	if (!st->live_failed)
+		snprintf(st->live_why, sizeof(st->live_why), "%s", why);
+	st->live_failed = true;
+}
+
+/*
+ * Does a bio of @blkdev carry pages of the file system @fsdev? Followed
+ * live, the run's file systems are not stored yet: the pairs asked are
+ * checked against them at the end.
+ */
 static bool fs_on(struct blk_state *st, uint32_t fsdev, uint32_t blkdev)
 {
-	return fsdev == blkdev || ra_map_get(&st->fs_blk, FS_BLK(fsdev, blkdev)) != NULL;
+	bool fresh;
+
+	if (fsdev == blkdev)
+		return true;
+	if (st->ra && !ra_map_put(&st->fs_asked, FS_BLK(fsdev, blkdev), &fresh))
+		live_fail(st, "out of memory");
+	return ra_map_get(&st->fs_blk, FS_BLK(fsdev, blkdev)) != NULL;
+}
+
+/*
+ * The bytes window @id added that no bio carried yet. Followed live, the
+ * readahead pass's count of its pages so far: what it was is kept, and the
+ * end checks that it was the run's.
+ */
+static int64_t outstanding_of(struct blk_state *st, int id)
+{
+	struct ra_live_window lw;
+	struct window_io *w;
+
+	if (!st->ra) {
+		const struct window_io *r = wio_peek(st, id);
+
+		return r ? r->outstanding : 0;
+	}
+	if (!(w = wio_at(st, id)))
+		return 0;
+	if (ra_live_window(st->ra, id - 1, &lw) < 0) {
+		live_fail(st, "the readahead pass could not follow the events");
+		return 0;
+	}
+	if (w->seen_added >= 0 && w->seen_added != lw.pages_added)
+		w->varied = true;
+	w->seen_added = lw.pages_added;
+	if (!st->asked_lo || id < st->asked_lo)
+		st->asked_lo = id;
+	if (id > st->asked_hi)
+		st->asked_hi = id;
+	return lw.pages_added * st->page_size + w->outstanding;
 }
 
 static int owed_window(struct blk_state *st, const struct ra_event *ev)
 {
 	const struct window_io *w;
 
-	while (st->owed < st->nwindows && (w = wio_peek(st, st->owed + 1)) && w->outstanding <= 0)
+	while (st->owed < st->nwindows && outstanding_of(st, st->owed + 1) <= 0 &&
+	       !ra_slots_failed(st->wio))
 		st->owed++;
 	for (int i = st->owed; i < st->nwindows && i < st->owed + 64; i++) {
 		if (!(w = wio_peek(st, i + 1)) || !w->open_ts || w->open_ts > (int64_t)ev->ts_ns)
 			break;
-		if (w->outstanding > 0 && fs_on(st, w->fsdev, ev->blk.dev))
+		if (outstanding_of(st, i + 1) > 0 && fs_on(st, w->fsdev, ev->blk.dev))
 			return i + 1;
 	}
 	return 0;
@@ -1033,6 +1093,28 @@ static int on_block(struct blk_state *st, const struct ra_event *ev)
  */
 static int window_of_seq(struct blk_state *st, int64_t seq)
 {
+	/* followed live: the readahead pass, fed the event first, has opened it */
+	for (int n = st->ra ? ra_live_windows(st->ra) : 0; st->ra && st->nwindows < n;) {
+		struct ra_live_window lw;
+		struct window_io *w;
+		int id = st->nwindows + 1;
+
+		if (ra_live_window(st->ra, id - 1, &lw) < 0)
+			break;
+		if (lw.seq > seq)
+			return 0;
+		if (!(w = ra_slots_make(st->wio, id - 1)))
+			return -1;
+		st->nwindows = id;
+		*w = (struct window_io){ .sync = lw.sync, .fsdev = lw.dev, .seen_added = -1 };
+		if (lw.seq == seq)
+			return id;
+	}
+	if (st->ra) {
+		if (ra_live_windows(st->ra) < 0 || st->nwindows < ra_live_windows(st->ra))
+			live_fail(st, "the readahead pass could not follow the events");
+		return 0;
+	}
 	while (!st->wins_done) {
 		int64_t wseq = st->next_win_seq, fsdev, bytes;
 		struct window_io *w;
@@ -1159,16 +1241,15 @@ out:
 	return rc < 0 ? -1 : 0;
 }
 
-static int windows_begin(struct blk_state *st, int slots)
+/* The run's windows, read in order as their events pass (not followed live). */
+static int windows_begin(struct blk_state *st)
 {
 	st->wins = ra_sql_prepare(st->db, "SELECT w.seq, w.window_id, w.trigger = 'sync', w.dev,"
 				  " w.pages_added * COALESCE(r.page_size, 4096)"
 				  " FROM windows w JOIN runs r USING (run_id)"
 				  " WHERE w.run_id = ? ORDER BY w.window_id");
 	st->next_win_seq = -1;
-	st->wio = ra_slots_new(st->db, "ra_blk_wins", sizeof(struct window_io),
-			       slots > 0 ? slots : WIO_SLOTS);
-	return st->wins && st->wio && ra_sql_bind(st->wins, "i", st->run_id) == 0 ? 0 : -1;
+	return st->wins && ra_sql_bind(st->wins, "i", st->run_id) == 0 ? 0 : -1;
 }
 
 static int cmp_i64(const void *a, const void *b)
@@ -1848,8 +1929,10 @@ out:
 	return ret;
 }
 
-static void state_release(struct blk_state *st)
+static void state_free(struct blk_state *st)
 {
+	if (!st)
+		return;
 	for (int i = 0; i < st->ndevs; i++) {
 		for (int iv = 0; iv < IV_MAX; iv++)
 			free(st->devs[i].iv[iv].v);
@@ -1867,10 +1950,52 @@ static void state_release(struct blk_state *st)
 	ra_map_release(&st->task_window);
 	ra_map_release(&st->plug_tasks);
 	ra_map_release(&st->fs_blk);
+	ra_map_release(&st->fs_asked);
 	ra_map_release(&st->skipped_devs);
 	ra_sql_finalize(st->ins_req);
 	ra_sql_finalize(st->ins_stall);
 	ra_xsort_free(st->samples);
+	free(st);
+}
+
+/*
+ * The state of a pass over run @run_id, with @slots windows' records in
+ * memory (0: WIO_SLOTS) and @max_samples latencies (0: SAMPLES_MAX).
+ */
+static struct blk_state *state_new(struct ra_db *db, int64_t run_id, int slots,
+				   int64_t stall_ns, int max_samples)
+{
+	struct blk_state *st = calloc(1, sizeof(*st));
+
+	if (!st) {
+		ra_set_error(RA_ERR_IO, "out of memory");
+		return NULL;
+	}
+	st->db = db;
+	st->run_id = run_id;
+	st->slots = slots;
+	st->stall_ns = stall_ns > 0 ? stall_ns : DEFAULT_STALL_NS;
+	st->max_samples = max_samples > 0 ? (size_t)max_samples : SAMPLES_MAX;
+	if (ra_map_init(&st->task_window, sizeof(int32_t)) < 0 ||
+	    ra_map_init(&st->plug_tasks, sizeof(struct plug_task)) < 0 ||
+	    ra_map_init(&st->fs_blk, 1) < 0 || ra_map_init(&st->fs_asked, 1) < 0 ||
+	    ra_map_init(&st->skipped_devs, 1) < 0)
+		goto fail;
+	st->ins_req = ra_sql_prepare(db, "INSERT INTO requests (run_id, dev, req_id, sector,"
+				     " nr_sector, rwbs, bios, q_ts_ns, g_ts_ns, i_ts_ns, d_ts_ns,"
+				     " c_ts_ns, error, window_id, windows)"
+				     " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+	st->ins_stall = ra_sql_prepare(db, "INSERT INTO stalls (run_id, dev, q_ts_ns, pid, sector,"
+				       " nr_sector, stall_ns, window_id)"
+				       " VALUES (?, ?, ?, ?, ?, ?, ?, ?)");
+	st->wio = ra_slots_new(db, "ra_blk_wins", sizeof(struct window_io),
+			       slots > 0 ? slots : WIO_SLOTS);
+	if (!st->ins_req || !st->ins_stall || !st->wio)
+		goto fail;
+	return st;
+fail:
+	state_free(st);
+	return NULL;
 }
 
 static int on_event(const struct ra_event *ev, int64_t seq, void *arg)
@@ -1882,46 +2007,139 @@ static int on_event(const struct ra_event *ev, int64_t seq, void *arg)
 	return ra_slots_failed(st->wio) ? -1 : ret;	/* a record not read back */
 }
 
-static int run_block(struct ra_db *db, int64_t run_id, const struct ra_analyze_opts *o,
-		     char *note)
+/* The rows the events left: the open plugs ended, then the device's and windows' rows. */
+static int state_end(struct blk_state *st, const struct ra_analyze_opts *o, char *note)
 {
-	struct blk_state *st = calloc(1, sizeof(*st));
-	int ret = -1;
-
-	if (!st) {
-		ra_set_error(RA_ERR_IO, "out of memory");
-		return -1;
-	}
-	st->db = db;
-	st->run_id = run_id;
-	st->stall_ns = o && o->stall_ns > 0 ? o->stall_ns : DEFAULT_STALL_NS;
-	st->max_samples = o && o->latencies_held > 0 ? (size_t)o->latencies_held : SAMPLES_MAX;
-	if (ra_map_init(&st->task_window, sizeof(int32_t)) < 0 ||
-	    ra_map_init(&st->plug_tasks, sizeof(struct plug_task)) < 0 ||
-	    ra_map_init(&st->fs_blk, 1) < 0 || ra_map_init(&st->skipped_devs, 1) < 0)
-		goto out;
-	st->ins_req = ra_sql_prepare(db, "INSERT INTO requests (run_id, dev, req_id, sector,"
-				     " nr_sector, rwbs, bios, q_ts_ns, g_ts_ns, i_ts_ns, d_ts_ns,"
-				     " c_ts_ns, error, window_id, windows)"
-				     " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
-	st->ins_stall = ra_sql_prepare(db, "INSERT INTO stalls (run_id, dev, q_ts_ns, pid, sector,"
-				       " nr_sector, stall_ns, window_id)"
-				       " VALUES (?, ?, ?, ?, ?, ?, ?, ?)");
-	if (!st->ins_req || !st->ins_stall)
-		goto out;
-	if (load_parts(st) < 0 || load_fs_devices(st) < 0 ||
-	    windows_begin(st, st->slots = o ? o->window_slots : 0) < 0 ||
-	    ra_evstream_each(db, run_id, RA_STREAM_RA | RA_STREAM_BLK, on_event, st) < 0 ||
-	    window_of_seq(st, INT64_MAX) < 0 || ra_slots_failed(st->wio))
-		goto out;
 	plugs_finish(st);
 	if (store_all(st) < 0)
-		goto out;
+		return -1;
 	if (st->skipped_events)
 		snprintf(note, RA_PASS_NOTE, "%lld events of %zu block devices past the first %d"
 			 " were left out (record fewer with -d)", (long long)st->skipped_events,
 			 st->skipped_devs.n, MAX_DEVS);
 	ra_pass_say(o, "block: %d devices, %lld requests", st->ndevs, (long long)st->req_seq);
+	return 0;
+}
+
+/* ---- fed as the events are stored ---- */
+
+/*
+ * While ra-record stores a run, the pass follows its events beside the
+ * readahead pass (fed each event first), taking the windows from it: the
+ * requests and stalls are written as they end, the rest at the end. What it
+ * could not know then is checked at the end: the readahead pass's rows came
+ * from the same state; the pages a window added, where a bio of no open
+ * window asked them, were all it added; the run has no partition traced
+ * without its disk and no file system whose devices a bio asked for. Where
+ * one does not hold, its rows are deleted and the stored events read again.
+ */
+struct ra_block_live {
+	struct blk_state *st;
+};
+
+struct ra_block_live *ra_block_live_begin(struct ra_db *db, int64_t run_id, struct ra_live *ra,
+					  const struct ra_live_inputs *in)
+{
+	struct ra_block_live *lv = calloc(1, sizeof(*lv));
+
+	if (!lv || !(lv->st = state_new(db, run_id, in->window_slots, 0, 0))) {
+		if (!lv)
+			ra_set_error(RA_ERR_IO, "out of memory");
+		free(lv);
+		return NULL;
+	}
+	lv->st->ra = ra;
+	lv->st->page_size = in->page_size > 0 ? in->page_size : 4096;
+	lv->st->max_samples = in->latencies_held > 0 ? (size_t)in->latencies_held : SAMPLES_MAX;
+	return lv;
+}
+
+int ra_block_live_event(const struct ra_event *ev, int64_t seq, void *arg)
+{
+	struct ra_block_live *lv = arg;
+	int cls = ra_event_class(ev->type);
+
+	if (lv->st->live_failed || (cls != RA_CLASS_RA && cls != RA_CLASS_BLK))
+		return 0;
+	if (on_event(ev, seq, lv->st) < 0)
+		live_fail(lv->st, ra_last_error());
+	return 0;
+}
+
+void ra_block_live_free(struct ra_block_live *lv)
+{
+	if (!lv)
+		return;
+	state_free(lv->st);
+	free(lv);
+}
+
+bool ra_block_live_rows(const struct ra_analyze_opts *o, int64_t run_id)
+{
+	return o && o->block_live && o->block_live->st->run_id == run_id;
+}
+
+/* Whether what the pass could not know held: 1, or 0 with @why, or -1. */
+static int live_check(struct blk_state *st, const struct ra_analyze_opts *o, char *why,
+		      size_t len)
+{
+	struct ra_live_window lw;
+
+	if (o->stall_ns > 0 && o->stall_ns != st->stall_ns)
+		live_fail(st, "the stall threshold is not the one followed");
+	if (!st->live_failed && !ra_live_followed(st->ra))
+		live_fail(st, "the readahead pass read the stored events again");
+	if (!st->live_failed && window_of_seq(st, INT64_MAX) < 0)
+		live_fail(st, ra_last_error());
+	for (int id = st->asked_lo; !st->live_failed && id && id <= st->asked_hi; id++) {
+		const struct window_io *w = wio_peek(st, id);
+
+		if (!w || ra_live_window(st->ra, id - 1, &lw) < 0)
+			live_fail(st, "a window's record was not kept");
+		else if (w->seen_added >= 0 && (w->varied || w->seen_added != lw.pages_added))
+			live_fail(st, "a window added pages after a bio of no window asked for them");
+	}
+	if (!st->live_failed && (load_parts(st) < 0 || load_fs_devices(st) < 0))
+		return -1;
+	if (!st->live_failed && st->nparts)
+		live_fail(st, "a partition was traced without its disk");
+	for (size_t i = 0; !st->live_failed && i < st->fs_asked.cap; i++)
+		if (st->fs_asked.keys[i] && ra_map_get(&st->fs_blk, st->fs_asked.keys[i]))
+			live_fail(st, "a file system's devices were not known");
+	if (st->live_failed)
+		snprintf(why, len, "%s", st->live_why);
+	return !st->live_failed;
+}
+
+static int run_block(struct ra_db *db, int64_t run_id, const struct ra_analyze_opts *o,
+		     char *note)
+{
+	struct blk_state *st = NULL;
+	int ret = -1;
+
+	if (ra_block_live_rows(o, run_id)) {
+		char why[300];
+		int ok = live_check(o->block_live->st, o, why, sizeof(why));
+
+		if (ok < 0)
+			goto out;
+		if (ok) {
+			ra_pass_say(o, "block: followed as the events were stored");
+			ret = state_end(o->block_live->st, o, note);
+			goto out;
+		}
+		ra_pass_say(o, "block: reading the stored events again: %s", why);
+		if (ra_analyze_exec(db, "DELETE FROM requests WHERE run_id = ?1", run_id) < 0 ||
+		    ra_analyze_exec(db, "DELETE FROM stalls WHERE run_id = ?1", run_id) < 0)
+			goto out;
+	}
+	st = state_new(db, run_id, o ? o->window_slots : 0, o ? o->stall_ns : 0,
+		       o ? o->latencies_held : 0);
+	if (!st || load_parts(st) < 0 || load_fs_devices(st) < 0 || windows_begin(st) < 0 ||
+	    ra_evstream_each(db, run_id, RA_STREAM_RA | RA_STREAM_BLK, on_event, st) < 0 ||
+	    window_of_seq(st, INT64_MAX) < 0 || ra_slots_failed(st->wio) ||
+	    state_end(st, o, note) < 0)
+		goto out;
 	ret = 0;
 out:
 	if (ret < 0 && ra_last_error_kind() != RA_ERR_IO) {
@@ -1931,8 +2149,7 @@ out:
 		ra_set_error(RA_ERR_IO, "block analysis of run %lld in '%s': %s", (long long)run_id,
 			     ra_db_path(db), why);
 	}
-	state_release(st);
-	free(st);
+	state_free(st);
 	return ret;
 }
 
@@ -1944,5 +2161,6 @@ const struct ra_pass ra_pass_block = {
 	.name = "block",
 	.needs = block_needs,
 	.run = run_block,
+	.live_rows = ra_block_live_rows,
 	.tables = block_tables,
 };

@@ -1677,6 +1677,7 @@ struct ra_live {
 	struct ra_live_inputs in;
 	int64_t run_id;
 	bool failed;		/* an event it could not follow: read them again */
+	bool followed;		/* its state gave the run's rows (run_readahead) */
 	char why[256];
 };
 
@@ -1754,6 +1755,28 @@ int ra_live_event(const struct ra_event *ev, int64_t seq, void *arg)
 		snprintf(lv->why, sizeof(lv->why), "%s", ra_last_error());
 	}
 	return 0;
+}
+
+int ra_live_windows(const struct ra_live *lv)
+{
+	return lv->failed ? -1 : lv->st.nwins;
+}
+
+int ra_live_window(struct ra_live *lv, int id, struct ra_live_window *out)
+{
+	const struct window *w = lv->failed ? NULL : ra_slots_peek(lv->st.wins, id);
+
+	if (!w)
+		return -1;
+	*out = (struct ra_live_window){ .seq = w->seq, .sync = w->trigger == TRIG_SYNC,
+					.dev = lv->st.files[w->file].dev,
+					.pages_added = (int64_t)w->added };
+	return 0;
+}
+
+bool ra_live_followed(const struct ra_live *lv)
+{
+	return lv->followed;
 }
 
 void ra_live_free(struct ra_live *lv)
@@ -1858,6 +1881,7 @@ static int run_readahead(struct ra_db *db, int64_t run_id, const struct ra_analy
 			return -1;
 		if (ok) {
 			ra_pass_say(o, "readahead: followed as the events were stored");
+			o->live->followed = true;
 			return readahead_end(&o->live->st, db, run_id, o);
 		}
 		ra_pass_say(o, "readahead: reading the stored events again: %s", why);

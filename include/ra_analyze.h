@@ -22,6 +22,8 @@ struct ra_analyze_opts {
 	struct ra_live *live;
 	/* the replay pass fed so (ra_replay_live_begin), or NULL */
 	struct ra_replay_live *replay_live;
+	/* the block pass fed so (ra_block_live_begin), or NULL */
+	struct ra_block_live *block_live;
 	/* readahead windows the pass holds in memory, the others kept in a
 	 * temporary table until the end; 0: 16384 (about 3 MiB), at least 5 */
 	int window_slots;
@@ -49,6 +51,7 @@ struct ra_live_inputs {
 	int64_t (*size)(uint32_t dev, uint64_t ino, void *arg);
 	void *arg;
 	int window_slots;	/* as ra_analyze_opts' */
+	int latencies_held;	/* as ra_analyze_opts' */
 	/* for the replay (ra_replay_live_begin): the file system type of file
 	 * system @dev ("ext4"), NULL when not known */
 	const char *(*fstype)(uint32_t dev, void *arg);
@@ -61,6 +64,23 @@ struct ra_live *ra_live_begin(struct ra_db *db, int64_t run_id, const struct ra_
 /** ra_live_event - one event of the run, in seq order, as stored (a ra_tap_fn) */
 int ra_live_event(const struct ra_event *ev, int64_t seq, void *live);
 void ra_live_free(struct ra_live *live);
+
+/*
+ * The block pass of a run fed while its events are stored, beside the
+ * readahead pass @ra (ra_block_live_event after ra_live_event, for each
+ * event): its requests and stalls are written as they end, the rest by
+ * ra_analyze_in_load() with it in the options' block_live. What it could not
+ * know while the events came (the pages a window adds later, the run's
+ * partitions and file systems) is checked then: where it does not hold, the
+ * pass reads the stored events after all.
+ */
+struct ra_block_live;
+/** ra_block_live_begin - follow run @run_id's events beside @ra; NULL with the error */
+struct ra_block_live *ra_block_live_begin(struct ra_db *db, int64_t run_id, struct ra_live *ra,
+					  const struct ra_live_inputs *in);
+/** ra_block_live_event - one event of the run, in seq order, as stored (a ra_tap_fn) */
+int ra_block_live_event(const struct ra_event *ev, int64_t seq, void *live);
+void ra_block_live_free(struct ra_block_live *live);
 
 /* A what-if: a run's accesses replayed at another series, size or policy. */
 struct ra_whatif {

@@ -33,6 +33,8 @@ static uint64_t now;
  */
 static int live_mode;
 static struct ra_live *live;
+static struct ra_block_live *bklive;	/* the block pass fed beside it */
+static int block_followed, block_again;
 static int live_runs, live_followed, live_again_size, live_again_tgid, live_again_other;
 /* The windows the readahead pass holds in memory (0: its default), and the
  * runs where it kept some in its temporary table. */
@@ -61,6 +63,11 @@ static void live_said(const char *line, void *arg)
 	(void)arg;
 	if (strstr(line, "kept in a temporary table"))
 		windows_kept++;
+	if (strncmp(line, "block: ", 7) == 0) {
+		block_followed += strstr(line, "followed as the events were stored") != NULL;
+		block_again += strstr(line, "again") != NULL;
+		return;
+	}
 	if (strstr(line, "followed as the events were stored"))
 		live_followed++;
 	else if (strstr(line, "again") && strstr(line, "size of file"))
@@ -79,9 +86,20 @@ static __attribute__((unused)) void thread_of(int pid, int tgid)
 	CHECK_INT(ra_writer_note_task(w, pid, "thread"), 0);	/* a task of the run */
 }
 
+/* The tap: the readahead pass, then the block pass. */
+static int live_tap(const struct ra_event *ev, int64_t seq, void *arg)
+{
+	(void)arg;
+	ra_live_event(ev, seq, live);
+	if (bklive)
+		ra_block_live_event(ev, seq, bklive);
+	return 0;
+}
+
 static void close_last(void)
 {
 	ra_writer_free(w);
+	ra_block_live_free(bklive);
 	ra_live_free(live);
 	ra_db_close(db);
 }
@@ -97,6 +115,8 @@ static void begin(const char *name)
 		registered = atexit(close_last) == 0;
 	ra_writer_free(w);	/* the run before, queried or not */
 	w = NULL;
+	ra_block_live_free(bklive);
+	bklive = NULL;
 	ra_live_free(live);
 	live = NULL;
 	ntgids = 0;
@@ -115,11 +135,14 @@ static void begin(const char *name)
 	if (live_mode) {
 		struct ra_live_inputs in = { .page_size = 4096, .completions = true,
 					     .tgid = live_tgid, .size = live_size,
-					     .window_slots = window_slots };
+					     .window_slots = window_slots,
+					     .latencies_held = latencies_held };
 
 		live = ra_live_begin(db, run_id, &in);
 		CHECK(live != NULL);
-		ra_writer_set_tap(w, ra_live_event, live);
+		bklive = ra_block_live_begin(db, run_id, live, &in);
+		CHECK(bklive != NULL);
+		ra_writer_set_tap(w, live_tap, NULL);
 		live_runs++;
 	}
 }
@@ -207,6 +230,7 @@ static __attribute__((unused)) const char *result(const char *sql)
 		return "";
 	if (w) {	/* the first query of a run analyses it */
 		struct ra_analyze_opts o = { .verbose = 1, .notice = live_said, .live = live,
+					     .block_live = bklive,
 					     .window_slots = window_slots,
 					     .latencies_held = latencies_held };
 
@@ -216,6 +240,8 @@ static __attribute__((unused)) const char *result(const char *sql)
 		for (int i = 0; i < ntgids; i++)
 			CHECK_INT(ra_db_set_task_tgid(db, run_id, tgids[i][0], tgids[i][1]), 0);
 		CHECK_INT(ra_analyze_in_load(db, run_id, &o), 0);
+		ra_block_live_free(bklive);
+		bklive = NULL;
 		ra_live_free(live);
 		live = NULL;
 		CHECK_INT(ra_db_load_commit(db), 0);

@@ -465,19 +465,96 @@ static void test_windows_in_turn(void)
 			 " ORDER BY lo_ns"), "1048576|2097152|14;2097152|4194304|26");
 }
 
+/*
+ * Readahead bios a worker queues (blk-throttle's): each goes to the oldest
+ * open window still owed pages. Window 1 added 4 pages, window 2 eight; the
+ * worker's bios carry 4, then 4 and 4.
+ */
+static void test_owed(void)
+{
+	begin("owed");
+	trig(1, 10, 5, 0, 1, 32);
+	order(10, 5, 0, 4, 3);
+	add(10, 5, 0, 4, 0);
+	trig(0, 10, 5, 3, 1, 32);
+	order(10, 5, 4, 8, 8);
+	add(10, 5, 4, 8, 0);
+	blk(RA_EV_BIO_QUEUE, 99, 1000, 32, "RA");
+	blk(RA_EV_BIO_QUEUE, 99, 1032, 32, "RA");
+	blk(RA_EV_BIO_QUEUE, 99, 1064, 32, "RA");
+	for (int i = 0; i < 3; i++) {
+		blk(RA_EV_GETRQ, 99, 1000 + 32 * (uint64_t)i, 32, "RA");
+		blk(RA_EV_RQ_ISSUE, 99, 1000 + 32 * (uint64_t)i, 32, "RA");
+		blk(RA_EV_RQ_COMPLETE, 99, 1000 + 32 * (uint64_t)i, 32, "RA");
+	}
+	CHECK_STR(result("SELECT group_concat(window_id || ':' || bios || ':' || bytes, ',')"
+			 " FROM (SELECT * FROM window_io ORDER BY window_id)"),
+		  "1:1:16384,2:2:32768");
+}
+
+/*
+ * The same with a window that adds pages after the worker queued a bio of
+ * it: the bio is its, owed the pages it adds in the end. Followed live, the
+ * pass saw fewer pages when the bio came: it reads the events again.
+ */
+static void test_owed_later(void)
+{
+	begin("owedlater");
+	trig(1, 10, 5, 0, 1, 32);
+	order(10, 5, 0, 4, 3);
+	add(10, 5, 0, 2, 0);
+	blk(RA_EV_BIO_QUEUE, 99, 1000, 16, "RA");
+	blk(RA_EV_GETRQ, 99, 1000, 16, "RA");
+	add(10, 5, 2, 2, 0);
+	blk(RA_EV_BIO_QUEUE, 99, 1016, 16, "RA");
+	blk(RA_EV_BIO_BACKMERGE, 99, 1016, 16, "RA");
+	blk(RA_EV_RQ_ISSUE, 99, 1000, 32, "RA");
+	blk(RA_EV_RQ_COMPLETE, 99, 1000, 32, "RA");
+	CHECK_STR(result("SELECT window_id || ':' || bios || ':' || bytes FROM window_io"),
+		  "1:2:16384");
+}
+
 static const struct test_case *all_cases;
 static void test_records_kept(void);
+static void test_followed(void);
+
+static void every_case(void)
+{
+	for (const struct test_case *c = all_cases; c->fn; c++)
+		if (c->fn != test_records_kept && c->fn != test_followed)
+			c->fn();
+}
 
 /* Every case again with five windows' records and three latencies in
- * memory, the others kept in the pass's temporary tables: the same rows. */
+ * memory, the others kept by the pass (slots.c, xsort.c): the same rows,
+ * after the load and followed as the events are stored. */
 static void test_records_kept(void)
 {
 	window_slots = 5;
 	latencies_held = 3;
-	for (const struct test_case *c = all_cases; c->fn; c++)
-		if (c->fn != test_records_kept)
-			c->fn();
+	every_case();
+	live_mode = 1;
+	block_followed = block_again = 0;
+	every_case();
+	CHECK(block_followed > 10);
+	live_mode = 0;
 	window_slots = latencies_held = 0;
+}
+
+/*
+ * Every case again, the pass following the events as they are stored
+ * beside the readahead pass: the same rows (each case checks them), from
+ * the events followed.
+ */
+static void test_followed(void)
+{
+	live_mode = 1;
+	block_followed = block_again = 0;
+	every_case();
+	live_mode = 0;
+	printf("test_blockio: followed %d runs, read %d again\n", block_followed, block_again);
+	CHECK(block_followed > 10);
+	CHECK_INT(block_again, 1);	/* test_owed_later */
 }
 
 int main(void)
@@ -495,7 +572,10 @@ int main(void)
 		{ "a request of 20000 merged bios; a latency of 2^62 ns", test_many_merges },
 		{ "events of more devices than the pass follows", test_many_devices },
 		{ "40 windows in turn", test_windows_in_turn },
+		{ "a worker's bios owed to the oldest windows", test_owed },
+		{ "a window that adds pages after its owed bio", test_owed_later },
 		{ "five windows' records in memory: the same rows", test_records_kept },
+		{ "followed as the events are stored: the same rows", test_followed },
 		{ NULL, NULL },
 	};
 	all_cases = cases;
