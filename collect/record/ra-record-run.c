@@ -490,22 +490,25 @@ static void live_devices(const struct rec *r, struct ra_live_inputs *in)
 	}
 }
 
-/* The tap: the readahead pass, then the replay, each event as stored. */
+/* The tap: the readahead pass, the block pass, then the replay, each event as stored. */
 static int live_tap(const struct ra_event *ev, int64_t seq, void *arg)
 {
 	struct rec *r = arg;
 
 	if (r->ralive)
 		ra_live_event(ev, seq, r->ralive);
+	if (r->bklive)
+		ra_block_live_event(ev, seq, r->bklive);
 	if (r->rplive)
 		ra_replay_live_event(ev, seq, r->rplive);
 	return 0;
 }
 
 /*
- * The readahead pass and the replay follow the events as they are stored,
- * when they can (the replay: from the tracepoints, whose windows say their
- * folio order).
+ * The readahead pass, the block pass and the replay follow the events as
+ * they are stored, when they can (the block pass: with the completions
+ * recorded; the replay: from the tracepoints, whose windows say their folio
+ * order).
  */
 static void live_analysis(struct rec *r, int64_t run_id, const struct ra_run_info *info)
 {
@@ -519,6 +522,8 @@ static void live_analysis(struct rec *r, int64_t run_id, const struct ra_run_inf
 	r->tg_ns = 0;
 	live_devices(r, &in);
 	r->ralive = r->opt->analyze ? ra_live_begin(r->db, run_id, &in) : NULL;
+	r->bklive = r->ralive && ra_tp_gives(r->tr, RA_EV_RQ_COMPLETE) ?
+		    ra_block_live_begin(r->db, run_id, r->ralive, &in) : NULL;
 	r->rplive = r->ralive && ra_tp_gives(r->tr, RA_EV_RA_ORDER) ?
 		    ra_replay_live_begin(r->db, run_id, &in) : NULL;
 	if (r->ralive)
@@ -531,6 +536,8 @@ static void live_drop(struct rec *r)
 {
 	if (r->w)
 		ra_writer_set_tap(r->w, NULL, NULL);
+	ra_block_live_free(r->bklive);
+	r->bklive = NULL;
 	ra_live_free(r->ralive);
 	r->ralive = NULL;
 	ra_replay_live_free(r->rplive);
@@ -703,7 +710,8 @@ static int store_run(struct rec *r)
 	if (r->opt->analyze) {
 		struct ra_analyze_opts ao = { .verbose = r->opt->verbose, .notice = rec_say_line,
 					      .progress = r->progress, .live = r->ralive,
-					      .replay_live = r->rplive };
+					      .replay_live = r->rplive,
+					      .block_live = r->bklive };
 
 		if (ra_analyze_in_load(r->db, run_id, &ao) < 0)
 			goto fail;

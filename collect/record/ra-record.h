@@ -121,6 +121,7 @@ struct rec {
 	/* the readahead pass fed while the run is stored, and what it asks */
 	struct ra_live *ralive;
 	struct ra_replay_live *rplive;	/* the replay fed so too */
+	struct ra_block_live *bklive;	/* and the block pass */
 	pthread_mutex_t names_lock;	/* names: the looks, and the pass's questions */
 	int scan_pid;			/* the workload while it runs, else 0 */
 	int64_t scan_ns;		/* the pass's latest look at its open files */

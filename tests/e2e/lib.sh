@@ -434,15 +434,16 @@ record_loop() {
 	check_eq "$(q "$DB" "SELECT COUNT(*) FROM (SELECT ts_ns, LAG(ts_ns) OVER (ORDER BY seq) AS p
 		FROM (SELECT seq, ts_ns FROM ra_events UNION ALL SELECT seq, ts_ns FROM page_events
 		UNION ALL SELECT seq, ts_ns FROM blk_events)) WHERE ts_ns < p")" 0 "events out of time order"
-	# the readahead pass followed the events as they were stored: its rows are
-	# those of a read of the stored events after the run
+	# the readahead and block passes followed the events as they were stored:
+	# their rows are those of a read of the stored events after the run
 	local t again=$TMP/again.db
 	rm -f "$again"
 	q "$DB" ".backup '$again'"
 	ra-analyze -q "$again" || check_eq $? 0 "ra-analyze of a copy"
-	for t in windows streams advice_calls; do
-		check_eq "$(q "$DB" "SELECT * FROM $t ORDER BY 1, 2" | md5sum)" \
-			"$(q "$again" "SELECT * FROM $t ORDER BY 1, 2" | md5sum)" \
+	for t in windows streams advice_calls requests stalls window_io device_io device_latency \
+		latency_hist plugs; do
+		check_eq "$(q "$DB" "SELECT * FROM $t" | sort | md5sum)" \
+			"$(q "$again" "SELECT * FROM $t" | sort | md5sum)" \
 			"$t as recorded against ra-analyze again"
 	done
 	rm -f "$again"
