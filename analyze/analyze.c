@@ -174,14 +174,16 @@ static int run_pass(struct ra_db *db, int64_t run_id, const struct ra_pass *p,
 	int missing, ret;
 	int64_t t0;
 
-	for (const char *const *t = p->tables; *t && !(p->live_rows && p->live_rows(o, run_id)); t++) {
+	missing = missing_events(db, run_id, p, why, sizeof(why));
+	if (missing < 0)
+		return -1;
+	/* rows written as the events were stored stay for the pass to keep or redo */
+	for (const char *const *t = p->tables;
+	     *t && (missing || !p->live_rows || !p->live_rows(o, run_id)); t++) {
 		snprintf(sql, sizeof(sql), "DELETE FROM %s WHERE run_id = ?1", *t);
 		if (ra_analyze_exec(db, sql, run_id) < 0)
 			return -1;
 	}
-	missing = missing_events(db, run_id, p, why, sizeof(why));
-	if (missing < 0)
-		return -1;
 	if (missing)
 		return record(db, run_id, p, "unavailable", why);
 	ra_db_set_progress(db, o ? o->progress : NULL, p->name);

@@ -66,6 +66,7 @@ struct imp {
 	struct ra_db *db;
 	struct ra_writer *w;
 	struct ra_live *live;		/* the readahead pass, following the events stored */
+	struct ra_block_live *bklive;	/* the block pass, beside it */
 	uint64_t events;
 	const char *current;
 	uint64_t first_ts, last_ts;
@@ -356,6 +357,26 @@ static uint64_t sink_stored(void *arg)
 }
 
 /* A run row and its writer; the run's metadata is known before the events. */
+
+/* The passes that follow the events stored: the readahead pass, then the block pass. */
+static int live_tap(const struct ra_event *ev, int64_t seq, void *arg)
+{
+	struct imp *im = arg;
+
+	ra_live_event(ev, seq, im->live);
+	if (im->bklive)
+		ra_block_live_event(ev, seq, im->bklive);
+	return 0;
+}
+
+static void live_free(struct imp *im)
+{
+	ra_block_live_free(im->bklive);
+	im->bklive = NULL;
+	ra_live_free(im->live);
+	im->live = NULL;
+}
+
 static int64_t sink_begin(void *arg, struct ra_run_info *info)
 {
 	struct imp *im = arg;
@@ -390,10 +411,11 @@ static int64_t sink_begin(void *arg, struct ra_run_info *info)
 		 */
 		struct ra_live_inputs in = { .page_size = info->page_size, .completions = true };
 
-		ra_live_free(im->live);
+		live_free(im);
 		im->live = ra_live_begin(im->db, run_id, &in);
+		im->bklive = im->live ? ra_block_live_begin(im->db, run_id, im->live, &in) : NULL;
 		if (im->live)
-			ra_writer_set_tap(im->w, ra_live_event, im->live);
+			ra_writer_set_tap(im->w, live_tap, im);
 		else
 			ra_set_error(RA_OK, "%s", "");	/* read after the load instead */
 	}
@@ -416,7 +438,8 @@ static int sink_end(void *arg, int64_t run_id, bool (*has)(void *, int), void *c
 		return -1;
 	if (im->analyze) {
 		struct ra_analyze_opts ao = { .verbose = im->verbose, .notice = say_line,
-					      .progress = im->progress, .live = im->live };
+					      .progress = im->progress, .live = im->live,
+					      .block_live = im->bklive };
 		int64_t *runs = realloc(im->runs, (im->nruns + 1) * sizeof(*runs));
 		int ret;
 
@@ -428,8 +451,7 @@ static int sink_end(void *arg, int64_t run_id, bool (*has)(void *, int), void *c
 		im->runs[im->nruns++] = run_id;
 		ret = ra_analyze_in_load(im->db, run_id, &ao);
 		ra_writer_set_tap(im->w, NULL, NULL);
-		ra_live_free(im->live);
-		im->live = NULL;
+		live_free(im);
 		return ret;
 	}
 	return 0;
@@ -475,8 +497,7 @@ static int import_item(struct imp *im, struct item *it)
 			print_skipped(im, it->paths[0]);
 		}
 		ra_writer_set_tap(im->w, NULL, NULL);
-		ra_live_free(im->live);
-		im->live = NULL;
+		live_free(im);
 		ra_writer_free(im->w);
 		im->w = NULL;
 	}
