@@ -32,9 +32,9 @@
 
 #define MAX_DEVS 64
 #define DEFAULT_STALL_NS 1000000
-#define WIO_SLOTS 32768		/* windows' I/O records in memory (slots.c): 4 MiB */
-#define ORDER_MEM 65536		/* windows with I/O sorted in memory (window_service): 7 MiB */
-#define SAMPLES_MAX 524288	/* latencies held before they are written out: 4 MiB */
+#define WIO_SLOTS 16384		/* windows' I/O records in memory (slots.c): 2 MiB */
+#define ORDER_MEM 32768		/* windows with I/O sorted in memory (window_service): 3.5 MiB */
+#define SAMPLES_MAX 262144	/* latencies held before they go to the sorter: 2 MiB */
 
 enum { IV_Q2G, IV_G2I, IV_I2D, IV_D2C, IV_Q2C, IV_Q2D_RA, IV_MAX };
 static const char *const iv_names[IV_MAX] = { "Q2G", "G2I", "I2D", "D2C", "Q2C", "Q2D_RA" };
@@ -1524,6 +1524,7 @@ struct order_set {
 	struct order_rec *r;		/* in memory: r[0..n) */
 	struct svc_rec *svc;		/* their device time, in id order */
 	int n, max;
+	size_t cap;			/* of r */
 	/* past max: the sorters of the windows, in-flight and held spans, device times */
 	struct ra_xsort *byc, *fly, *held, *times;
 	bool spilled;
@@ -1703,15 +1704,19 @@ static int order_put(struct order_set *os, const struct order_rec *r)
 	return 0;
 }
 
-/* From memory to the sorters: past max windows with I/O, each of the same memory. */
+/*
+ * From memory to the sorters: past max windows with I/O. Together they take
+ * the memory the windows took: half for the windows, a sixth for each of
+ * the spans and the device times.
+ */
 static int order_spill(struct order_set *os)
 {
 	size_t mem = (size_t)os->max * sizeof(struct order_rec);
 
-	if (!(os->byc = ra_xsort_new(sizeof(struct order_rec), cmp_order, mem)) ||
-	    !(os->fly = ra_xsort_new(sizeof(struct dev_span), cmp_dev_span, mem / 2)) ||
-	    !(os->held = ra_xsort_new(sizeof(struct dev_span), cmp_dev_span, mem / 2)) ||
-	    !(os->times = ra_xsort_new(sizeof(struct svc_rec), cmp_svc, mem / 2)))
+	if (!(os->byc = ra_xsort_new(sizeof(struct order_rec), cmp_order, mem / 2)) ||
+	    !(os->fly = ra_xsort_new(sizeof(struct dev_span), cmp_dev_span, mem / 6)) ||
+	    !(os->held = ra_xsort_new(sizeof(struct dev_span), cmp_dev_span, mem / 6)) ||
+	    !(os->times = ra_xsort_new(sizeof(struct svc_rec), cmp_svc, mem / 6)))
 		return -1;
 	for (int i = 0; i < os->n; i++)
 		if (order_put(os, &os->r[i]) < 0)
@@ -1719,6 +1724,7 @@ static int order_spill(struct order_set *os)
 	free(os->r);
 	os->r = NULL;
 	os->n = 0;
+	os->cap = 0;
 	os->spilled = true;
 	return 0;
 }
@@ -1754,6 +1760,8 @@ static int order_row(int64_t id, void *rec, void *arg)
 		return -1;
 	if (os->spilled)
 		return order_put(os, &r);
+	if (ra_grow((void **)&os->r, &os->cap, (size_t)os->n + 1, sizeof(*os->r)) < 0)
+		return -1;
 	os->r[os->n++] = r;
 	return 0;
 }
@@ -1768,11 +1776,6 @@ static int window_service(struct blk_state *st, struct order_set *os)
 	struct order_ctx ctx = { st, os };
 	const struct order_rec *p;
 
-	os->r = malloc((size_t)os->max * sizeof(*os->r));
-	if (!os->r) {
-		ra_set_error(RA_ERR_IO, "out of memory");
-		return -1;
-	}
 	if (ra_slots_each(st->wio, order_row, &ctx) < 0)
 		return -1;
 	if (!os->spilled) {
@@ -1783,7 +1786,8 @@ static int window_service(struct blk_state *st, struct order_set *os)
 		}
 		for (int i = 0; i < os->n; i++)
 			os->svc[i] = (struct svc_rec){ os->r[i].id, -1, -1, -1 };
-		qsort(os->r, (size_t)os->n, sizeof(*os->r), cmp_order);
+		if (os->n)
+			qsort(os->r, (size_t)os->n, sizeof(*os->r), cmp_order);
 		for (int i = 0, j; i < os->n; i = j) {
 			for (j = i; j < os->n && os->r[j].blkdev == os->r[i].blkdev; j++)
 				;
@@ -1917,6 +1921,8 @@ static int store_all(struct blk_state *st)
 			if (store_latency(st, &st->devs[i], iv, lq, hq) < 0)
 				goto out;
 	}
+	ra_xsort_free(st->samples);	/* read: its memory for the windows' order */
+	st->samples = NULL;
 	if (store_windows_io(st, wq, st->slots) < 0 || store_plugs(st, pq) < 0)
 		goto out;
 	ret = 0;
