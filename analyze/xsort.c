@@ -5,13 +5,17 @@
  * full buffer is sorted and appended to an unnamed temporary file as a run,
  * and the runs are merged as the records are read back (a heap of the runs'
  * next records). The memory is the buffer's whatever the number of records:
- * the merge reads each run through its share of it.
+ * the merge reads each run through its share of it, at least MIN_RUN_BUF
+ * bytes; where that would take more, the first runs are merged into one
+ * longer run first (and their place in the file given back), as often as
+ * it takes.
  *
  * The file is made with O_TMPFILE in $TMPDIR (else /tmp), so nothing is
  * left behind when the process ends, however it ends.
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/falloc.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,10 +26,11 @@
 #define MIN_RUN_BUF 4096	/* bytes of a run's read buffer at least */
 
 struct run {
+	off_t start;		/* of its first record in the file */
 	off_t off;		/* of its next record not yet in buf */
 	size_t left;		/* records not yet in buf */
-	char *buf;		/* buf[at..n) of its records read */
-	size_t at, n;
+	char *buf;		/* buf[at..n) of its records read, room of them */
+	size_t at, n, room;
 };
 
 struct ra_xsort {
@@ -86,13 +91,27 @@ static int open_file(struct ra_xsort *x)
 	return 0;
 }
 
-/* The buffer sorted, as a run at the end of the file. */
-static int spill(struct ra_xsort *x)
+/* @n records of @buf appended to the file. */
+static int write_at_end(struct ra_xsort *x, const char *buf, size_t n)
 {
-	size_t len = x->n * x->size, done = 0;
+	size_t len = n * x->size, done = 0;
 
-	if (x->fd < 0 && open_file(x) < 0)
-		return -1;
+	while (done < len) {
+		ssize_t w = pwrite(x->fd, buf + done, len - done, x->end + (off_t)done);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return fail_io(x, "write", w < 0 ? errno : ENOSPC);
+		done += (size_t)w;
+	}
+	x->end += (off_t)len;
+	return 0;
+}
+
+/* Room for one more run. */
+static int run_room(struct ra_xsort *x)
+{
 	if (x->nruns == x->caprun) {
 		int cap = x->caprun ? x->caprun * 2 : 16;
 		struct run *p = realloc(x->runs, (size_t)cap * sizeof(*p));
@@ -105,18 +124,20 @@ static int spill(struct ra_xsort *x)
 		x->runs = p;
 		x->caprun = cap;
 	}
-	qsort(x->buf, x->n, x->size, x->cmp);
-	while (done < len) {
-		ssize_t w = pwrite(x->fd, x->buf + done, len - done, x->end + (off_t)done);
+	return 0;
+}
 
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			return fail_io(x, "write", w < 0 ? errno : ENOSPC);
-		done += (size_t)w;
-	}
-	x->runs[x->nruns++] = (struct run){ .off = x->end, .left = x->n };
-	x->end += (off_t)len;
+/* The buffer sorted, as a run at the end of the file. */
+static int spill(struct ra_xsort *x)
+{
+	off_t start = x->end;
+
+	if ((x->fd < 0 && open_file(x) < 0) || run_room(x) < 0)
+		return -1;
+	qsort(x->buf, x->n, x->size, x->cmp);
+	if (write_at_end(x, x->buf, x->n) < 0)
+		return -1;
+	x->runs[x->nruns++] = (struct run){ .start = start, .off = start, .left = x->n };
 	x->n = 0;
 	return 0;
 }
@@ -146,9 +167,9 @@ bool ra_xsort_spilled(const struct ra_xsort *x)
 }
 
 /* Run @r's next records into its buffer: 0, or -1. */
-static int refill(struct ra_xsort *x, struct run *r, size_t room)
+static int refill(struct ra_xsort *x, struct run *r)
 {
-	size_t want = r->left < room ? r->left : room, len = want * x->size, done = 0;
+	size_t want = r->left < r->room ? r->left : r->room, len = want * x->size, done = 0;
 
 	while (done < len) {
 		ssize_t got = pread(x->fd, r->buf + done, len - done, r->off + (off_t)done);
@@ -192,9 +213,96 @@ static void sift_down(struct ra_xsort *x, int i)
 	}
 }
 
+/* Records a run reads at a time when @k runs share the buffer's memory. */
+static size_t room_of(const struct ra_xsort *x, size_t k)
+{
+	size_t room = x->mem / k / x->size;
+
+	return room * x->size < MIN_RUN_BUF ? (MIN_RUN_BUF + x->size - 1) / x->size : room;
+}
+
+/* The heap of runs [0, @k), each read through @room records of @mem. */
+static int heap_begin(struct ra_xsort *x, int k, size_t room, char *mem)
+{
+	x->nheap = 0;
+	for (int i = 0; i < k; i++) {
+		struct run *r = &x->runs[i];
+
+		r->buf = mem + (size_t)i * room * x->size;
+		r->room = room;
+		if (refill(x, r) < 0)
+			return -1;
+		x->heap[x->nheap++] = i;
+	}
+	for (int i = x->nheap / 2 - 1; i >= 0; i--)
+		sift_down(x, i);
+	return 0;
+}
+
+/* The smallest next record of the heap's runs into @rec: 1, 0 none left, -1 error. */
+static int heap_pop(struct ra_xsort *x, void *rec)
+{
+	struct run *r;
+
+	if (!x->nheap)
+		return 0;
+	r = &x->runs[x->heap[0]];
+	memcpy(rec, r->buf + r->at * x->size, x->size);
+	if (++r->at == r->n) {
+		if (r->left) {
+			if (refill(x, r) < 0)
+				return -1;
+		} else {
+			x->heap[0] = x->heap[--x->nheap];
+		}
+	}
+	sift_down(x, 0);
+	return 1;
+}
+
+/* The first @k runs merged into one at the end of the file, their place given back. */
+static int merge_front(struct ra_xsort *x, int k)
+{
+	size_t room = room_of(x, (size_t)k + 1), n = 0;
+	char *mem = malloc(room * x->size * ((size_t)k + 1)), *out;
+	struct run merged = { .start = x->end, .off = x->end };
+	int rc = -1;
+
+	if (!mem) {
+		x->failed = true;
+		ra_set_error(RA_ERR_IO, "out of memory");
+		return -1;
+	}
+	out = mem + room * x->size * (size_t)k;
+	if (heap_begin(x, k, room, mem) < 0)
+		goto out;
+	while ((rc = heap_pop(x, out + n * x->size)) == 1) {
+		merged.left++;
+		if (++n == room) {
+			if (write_at_end(x, out, n) < 0)
+				goto out;
+			n = 0;
+		}
+	}
+	if (rc < 0 || (n && write_at_end(x, out, n) < 0)) {
+		rc = -1;
+		goto out;
+	}
+	/* the merged runs lie one after the other from the first's start */
+	fallocate(x->fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, x->runs[0].start,
+		  x->runs[k - 1].off - x->runs[0].start);
+	memmove(x->runs, x->runs + k, (size_t)(x->nruns - k) * sizeof(*x->runs));
+	x->nruns -= k;
+	x->runs[x->nruns++] = merged;
+	rc = 0;
+out:
+	free(mem);
+	return rc;
+}
+
 int ra_xsort_end(struct ra_xsort *x)
 {
-	size_t room;
+	size_t fanin = x->mem / MIN_RUN_BUF > 2 ? x->mem / MIN_RUN_BUF : 2;
 	char *mem;
 
 	if (x->failed)
@@ -209,31 +317,25 @@ int ra_xsort_end(struct ra_xsort *x)
 	}
 	if (x->n && spill(x) < 0)
 		return -1;
-	/* the buffer's memory shared by the runs' read buffers */
+	/* the buffer's memory for the runs' read buffers */
 	free(x->buf);
 	x->buf = NULL;
-	room = x->mem / (size_t)x->nruns / x->size;
-	if (room * x->size < MIN_RUN_BUF)
-		room = (MIN_RUN_BUF + x->size - 1) / x->size;
-	mem = malloc(room * x->size * (size_t)x->nruns);
-	x->heap = malloc((size_t)x->nruns * sizeof(*x->heap));
-	if (!mem || !x->heap) {
-		free(mem);
+	if (!(x->heap = malloc((size_t)x->nruns * sizeof(*x->heap)))) {
+		x->failed = true;
+		ra_set_error(RA_ERR_IO, "out of memory");
+		return -1;
+	}
+	while ((size_t)x->nruns > fanin)
+		if (merge_front(x, (int)fanin) < 0)
+			return -1;
+	mem = malloc(room_of(x, (size_t)x->nruns) * x->size * (size_t)x->nruns);
+	if (!mem) {
 		x->failed = true;
 		ra_set_error(RA_ERR_IO, "out of memory");
 		return -1;
 	}
 	x->buf = mem;
-	for (int i = 0; i < x->nruns; i++) {
-		x->runs[i].buf = mem + (size_t)i * room * x->size;
-		if (refill(x, &x->runs[i], room) < 0)
-			return -1;
-		x->heap[x->nheap++] = i;
-	}
-	x->cap = room;		/* now the records of a run's buffer */
-	for (int i = x->nheap / 2 - 1; i >= 0; i--)
-		sift_down(x, i);
-	return 0;
+	return heap_begin(x, x->nruns, room_of(x, (size_t)x->nruns), mem);
 }
 
 const void *ra_xsort_peek(struct ra_xsort *x)
@@ -248,26 +350,15 @@ const void *ra_xsort_peek(struct ra_xsort *x)
 int ra_xsort_next(struct ra_xsort *x, void *rec)
 {
 	const void *p = ra_xsort_peek(x);
-	struct run *r;
 
 	if (!p)
 		return x->failed ? -1 : 0;
-	memcpy(rec, p, x->size);
 	if (!x->nruns) {
+		memcpy(rec, p, x->size);
 		x->at++;
 		return 1;
 	}
-	r = &x->runs[x->heap[0]];
-	if (++r->at == r->n) {
-		if (r->left) {
-			if (refill(x, r, x->cap) < 0)
-				return -1;
-		} else {
-			x->heap[0] = x->heap[--x->nheap];
-		}
-	}
-	sift_down(x, 0);
-	return 1;
+	return heap_pop(x, rec);
 }
 
 bool ra_xsort_failed(const struct ra_xsort *x)
