@@ -4,7 +4,6 @@
  * RA_CHUNK_EVENTS, each stored packed as one row (chunk.c). All three tables
  * share one seq space so that seq orders the events of a run in time.
  */
-#include <malloc.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdbool.h>
@@ -313,12 +312,6 @@ static void pipe_start(struct ra_writer *w)
 
 	if ((env && strcmp(env, "0") == 0) || sysconf(_SC_NPROCESSORS_ONLN) < 2)
 		return;
-	/*
-	 * One malloc arena for both threads: the store thread's own would keep
-	 * what the passes free at the end apart from the caller's, some 10 MB
-	 * more at the peak of a run of many windows, for no time saved.
-	 */
-	mallopt(M_ARENA_MAX, 1);
 	p = calloc(1, sizeof(*p));
 	if (!p)
 		return;

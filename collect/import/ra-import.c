@@ -15,6 +15,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <malloc.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -675,6 +676,14 @@ int main(int argc, char **argv)
 	bool is_child = false;
 
 	ra_malloc_tune();
+	/*
+	 * One arena for the decoder and the store thread: apart, each keeps what
+	 * the other freed (the passes' state at the end of a run of many
+	 * windows: 9.7 MiB at the peak). ra-record keeps one per thread: its
+	 * store thread shares the machine with the workload, and a lock taken by
+	 * both threads cost it 2% more of the workload's time.
+	 */
+	mallopt(M_ARENA_MAX, 1);
 	if (parse_args(&im, argc, argv) < 0) {
 		ret = error_status(ra_last_error());
 		goto out;
