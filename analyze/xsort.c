@@ -92,20 +92,28 @@ static int open_file(struct ra_xsort *x)
 }
 
 /* @n records of @buf appended to the file. */
-static int write_at_end(struct ra_xsort *x, const char *buf, size_t n)
+/* @len bytes between @buf and the file at @off, whole: 0, or -1. */
+static int file_io(struct ra_xsort *x, bool out, char *buf, size_t len, off_t off)
 {
-	size_t len = n * x->size, done = 0;
+	for (size_t done = 0; done < len;) {
+		ssize_t n = out ? pwrite(x->fd, buf + done, len - done, off + (off_t)done) :
+				  pread(x->fd, buf + done, len - done, off + (off_t)done);
 
-	while (done < len) {
-		ssize_t w = pwrite(x->fd, buf + done, len - done, x->end + (off_t)done);
-
-		if (w < 0 && errno == EINTR)
+		if (n < 0 && errno == EINTR)
 			continue;
-		if (w <= 0)
-			return fail_io(x, "write", w < 0 ? errno : ENOSPC);
-		done += (size_t)w;
+		if (n <= 0)
+			return fail_io(x, out ? "write" : "read",
+				       n < 0 ? errno : out ? ENOSPC : EIO);
+		done += (size_t)n;
 	}
-	x->end += (off_t)len;
+	return 0;
+}
+
+static int write_at_end(struct ra_xsort *x, char *buf, size_t n)
+{
+	if (file_io(x, true, buf, n * x->size, x->end) < 0)
+		return -1;
+	x->end += (off_t)(n * x->size);
 	return 0;
 }
 
@@ -169,17 +177,10 @@ bool ra_xsort_spilled(const struct ra_xsort *x)
 /* Run @r's next records into its buffer: 0, or -1. */
 static int refill(struct ra_xsort *x, struct run *r)
 {
-	size_t want = r->left < r->room ? r->left : r->room, len = want * x->size, done = 0;
+	size_t want = r->left < r->room ? r->left : r->room, len = want * x->size;
 
-	while (done < len) {
-		ssize_t got = pread(x->fd, r->buf + done, len - done, r->off + (off_t)done);
-
-		if (got < 0 && errno == EINTR)
-			continue;
-		if (got <= 0)
-			return fail_io(x, "read", got < 0 ? errno : EIO);
-		done += (size_t)got;
-	}
+	if (file_io(x, false, r->buf, len, r->off) < 0)
+		return -1;
 	r->off += (off_t)len;
 	r->left -= want;
 	r->at = 0;
