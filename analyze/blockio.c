@@ -1950,16 +1950,17 @@ static void state_free(struct blk_state *st)
 		free(st->reqs[i].bios);
 	free(st->reqs);
 	free(st->free_reqs);
-	ra_slots_free(st->wio);
+	/* no statement left running: the records' table is dropped */
 	ra_sql_finalize(st->wins);
+	ra_sql_finalize(st->ins_req);
+	ra_sql_finalize(st->ins_stall);
+	ra_slots_free(st->wio);
 	free(st->splits);
 	ra_map_release(&st->task_window);
 	ra_map_release(&st->plug_tasks);
 	ra_map_release(&st->fs_blk);
 	ra_map_release(&st->fs_asked);
 	ra_map_release(&st->skipped_devs);
-	ra_sql_finalize(st->ins_req);
-	ra_sql_finalize(st->ins_stall);
 	ra_xsort_free(st->samples);
 	free(st);
 }
