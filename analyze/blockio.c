@@ -152,7 +152,9 @@ struct blk_state {
 	/* followed live: the windows from the readahead pass fed beside it */
 	struct ra_live *ra;
 	int64_t page_size;
-	struct ra_map fs_asked;		/* FS_BLK pairs asked of fs_blk, unknown then */
+	struct ra_map fs_asked;		/* FS_BLK pairs asked: the answer given */
+	bool (*fs_holds)(uint32_t fs_dev, uint32_t blkdev, void *arg);	/* the answers */
+	void *fs_arg;
 	int asked_lo, asked_hi;		/* windows whose pages added were asked */
 	bool live_failed;
 	char live_why[200];
@@ -714,18 +716,25 @@ static void live_fail(struct blk_state *st, const char *why)
 
 /*
  * Does a bio of @blkdev carry pages of the file system @fsdev? Followed
- * live, the run's file systems are not stored yet: the pairs asked are
- * checked against them at the end.
+ * live, the run's file systems are not stored yet: the recorder answers,
+ * and the answers are checked against the rows at the end.
  */
 static bool fs_on(struct blk_state *st, uint32_t fsdev, uint32_t blkdev)
 {
 	bool fresh;
+	char *said;
 
 	if (fsdev == blkdev)
 		return true;
-	if (st->ra && !ra_map_put(&st->fs_asked, FS_BLK(fsdev, blkdev), &fresh))
+	if (!st->ra)
+		return ra_map_get(&st->fs_blk, FS_BLK(fsdev, blkdev)) != NULL;
+	if (!(said = ra_map_put(&st->fs_asked, FS_BLK(fsdev, blkdev), &fresh))) {
 		live_fail(st, "out of memory");
-	return ra_map_get(&st->fs_blk, FS_BLK(fsdev, blkdev)) != NULL;
+		return false;
+	}
+	if (fresh)	/* 1 no, 2 yes */
+		*said = st->fs_holds && st->fs_holds(fsdev, blkdev, st->fs_arg) ? 2 : 1;
+	return *said == 2;
 }
 
 /*
@@ -2037,8 +2046,9 @@ static int state_end(struct blk_state *st, const struct ra_analyze_opts *o, char
  * could not know then is checked at the end: the readahead pass's rows came
  * from the same state; the pages a window added, where a bio of no open
  * window asked them, were all it added; the run has no partition traced
- * without its disk and no file system whose devices a bio asked for. Where
- * one does not hold, its rows are deleted and the stored events read again.
+ * without its disk, and the recorder's answers of which devices a file
+ * system is on are the run's rows. Where one does not hold, its rows are
+ * deleted and the stored events read again.
  */
 struct ra_block_live {
 	struct blk_state *st;
@@ -2056,6 +2066,8 @@ struct ra_block_live *ra_block_live_begin(struct ra_db *db, int64_t run_id, stru
 		return NULL;
 	}
 	lv->st->ra = ra;
+	lv->st->fs_holds = in->fs_holds;
+	lv->st->fs_arg = in->arg;
 	lv->st->page_size = in->page_size > 0 ? in->page_size : 4096;
 	lv->st->max_samples = in->latencies_held > 0 ? (size_t)in->latencies_held : SAMPLES_MAX;
 	return lv;
@@ -2110,9 +2122,13 @@ static int live_check(struct blk_state *st, const struct ra_analyze_opts *o, cha
 		return -1;
 	if (!st->live_failed && st->nparts)
 		live_fail(st, "a partition was traced without its disk");
-	for (size_t i = 0; !st->live_failed && i < st->fs_asked.cap; i++)
-		if (st->fs_asked.keys[i] && ra_map_get(&st->fs_blk, st->fs_asked.keys[i]))
-			live_fail(st, "a file system's devices were not known");
+	for (size_t i = 0; !st->live_failed && i < st->fs_asked.cap; i++) {
+		const char *said = (const char *)st->fs_asked.vals + i * st->fs_asked.val_size;
+
+		if (st->fs_asked.keys[i] &&
+		    (*said == 2) != (ra_map_get(&st->fs_blk, st->fs_asked.keys[i]) != NULL))
+			live_fail(st, "a file system's devices were not the run's");
+	}
 	if (st->live_failed)
 		snprintf(why, len, "%s", st->live_why);
 	return !st->live_failed;

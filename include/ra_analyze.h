@@ -55,6 +55,10 @@ struct ra_live_inputs {
 	/* for the replay (ra_replay_live_begin): the file system type of file
 	 * system @dev ("ext4"), NULL when not known */
 	const char *(*fstype)(uint32_t dev, void *arg);
+	/* for the block pass (ra_block_live_begin): whether file system @fs_dev
+	 * holds data on block device @blkdev or on a partition of it, as the
+	 * run's filesystems rows will say; NULL: none known */
+	bool (*fs_holds)(uint32_t fs_dev, uint32_t blkdev, void *arg);
 	int max_sectors_kb;	/* the largest of the run's devices', 0 not known */
 	int read_ahead_kb;	/* the readahead size the run set, 0 not known */
 };

@@ -475,6 +475,26 @@ static const char *live_fstype(uint32_t dev, void *arg)
 	return fs && fs->mnt && !fs->pseudo ? fs->mnt->fstype : NULL;
 }
 
+/*
+ * Whether file system @fs_dev is on block device @blkdev: one of its
+ * devices, or that device's disk, as the run's filesystems and devices rows
+ * will have it (the block pass checks the answers against them).
+ */
+static bool live_fs_holds(uint32_t fs_dev, uint32_t blkdev, void *arg)
+{
+	struct rec *r = arg;
+	const struct ra_fs *fs = ra_fsmap_find(r->fsmap, fs_dev);
+
+	for (int i = 0; fs && i < fs->ndevs; i++) {
+		if (fs->devs[i] == blkdev)
+			return true;
+		for (int k = 0; k < r->nsnaps; k++)
+			if (r->snaps[k].bd.dev == fs->devs[i] && r->snaps[k].bd.parent == blkdev)
+				return true;
+	}
+	return false;
+}
+
 /* The devices' largest request and the readahead size the run found on them. */
 static void live_devices(const struct rec *r, struct ra_live_inputs *in)
 {
@@ -516,7 +536,7 @@ static void live_analysis(struct rec *r, int64_t run_id, const struct ra_run_inf
 		.page_size = info->page_size, .tgid = live_tgid, .size = live_size, .arg = r,
 		.completions = ra_tp_gives(r->tr, RA_EV_RQ_COMPLETE) ||
 			       ra_tp_gives(r->tr, RA_EV_BIO_COMPLETE),
-		.fstype = live_fstype,
+		.fstype = live_fstype, .fs_holds = live_fs_holds,
 	};
 
 	r->tg_ns = 0;

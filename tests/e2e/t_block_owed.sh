@@ -26,10 +26,19 @@ check_owed() {
 
 make_loop_fs 256 btrfs
 make_file "$MNT/f" 16
-rec -q -o "$TMP/b.db" -d "$LOOP_NAME" --read-ahead-kb "$LOOP_NAME=128" "${COLD[@]}" \
-	--throttle "$LOOP_NAME=iops:2000,bps:100000000" -- dd if="$MNT/f" of=/dev/null bs=4k status=none ||
-	fail "record btrfs"
+rec -v -o "$TMP/b.db" -d "$LOOP_NAME" --read-ahead-kb "$LOOP_NAME=128" "${COLD[@]}" \
+	--throttle "$LOOP_NAME=iops:2000,bps:100000000" -- dd if="$MNT/f" of=/dev/null bs=4k status=none \
+	2> "$TMP/b.err" || fail "record btrfs: $(cat "$TMP/b.err")"
 check_owed "$TMP/b.db" btrfs
+# the block pass followed the recording, told the btrfs's devices by the
+# recorder: its rows are those of a read of the stored events
+check_grep "^block: followed as the events were stored" "$TMP/b.err" "btrfs: the block pass followed"
+cp "$TMP/b.db" "$TMP/again.db"
+ra-analyze -q "$TMP/again.db" || fail "ra-analyze again"
+for t in requests stalls window_io device_latency; do
+	check_eq "$(q "$TMP/b.db" "SELECT * FROM $t" | sort | md5sum)" \
+		"$(q "$TMP/again.db" "SELECT * FROM $t" | sort | md5sum)" "btrfs: $t as recorded and again"
+done
 
 make_loop_parts 300 200
 mkfs.ext4 -q -F -E lazy_itable_init=0,lazy_journal_init=0 "/dev/$P1" || fail "mkfs $P1"
@@ -39,7 +48,10 @@ mount -o "$EXT4_QUIET" "/dev/$P1" "$PM" || fail "mount $P1"
 on_exit umount_retry "$PM"
 COLD+=(--evict "$PM")
 make_file "$PM/f" 16
-rec -q -o "$TMP/p.db" -d "$P1" --read-ahead-kb "$PLOOP_NAME=128" "${COLD[@]}" \
-	--throttle "$PLOOP_NAME=iops:2000,bps:100000000" -- dd if="$PM/f" of=/dev/null bs=4k status=none ||
-	fail "record ext4 on $P1"
+rec -v -o "$TMP/p.db" -d "$P1" --read-ahead-kb "$PLOOP_NAME=128" "${COLD[@]}" \
+	--throttle "$PLOOP_NAME=iops:2000,bps:100000000" -- dd if="$PM/f" of=/dev/null bs=4k status=none \
+	2> "$TMP/p.err" || fail "record ext4 on $P1: $(cat "$TMP/p.err")"
 check_owed "$TMP/p.db" "ext4 on a partition"
+# a partition traced without its disk: the events are read again after the run
+check_grep "^block: reading the stored events again: a partition was traced without its disk" \
+	"$TMP/p.err" "a partition: the block pass read the events again"
