@@ -1188,7 +1188,7 @@ static int on_readahead(struct blk_state *st, const struct ra_event *ev, int64_t
  * The partitions the recording traced without their disk (ra-record stores
  * where each lies on its disk): the events of that disk are theirs by sector.
  */
-static int load_parts(struct blk_state *st)
+static int load_parts(struct ra_db *db, int64_t run_id, struct part *parts, int *n)
 {
 	static const char sql[] =
 		"SELECT p.dev, p.disk, p.start_sector, p.nr_sectors FROM devices p"
@@ -1196,21 +1196,21 @@ static int load_parts(struct blk_state *st)
 		" AND p.start_sector >= 0 AND p.nr_sectors > 0 AND NOT EXISTS (SELECT 1"
 		" FROM devices d WHERE d.run_id = ?1 AND d.dev = p.disk"
 		" AND d.role IN ('filter', 'member', 'traced'))";
-	struct ra_stmt *q = ra_sql_prepare(st->db, sql);
+	struct ra_stmt *q = ra_sql_prepare(db, sql);
 	int rc = -1;
 
-	if (!q || ra_sql_bind(q, "i", st->run_id) < 0)
+	*n = 0;
+	if (!q || ra_sql_bind(q, "i", run_id) < 0)
 		goto out;
-	while ((rc = ra_sql_step(q)) == 1 && st->nparts < MAX_DEVS) {
-		struct part *p = &st->parts[st->nparts];
-		int64_t dev, disk, start, n;
+	while ((rc = ra_sql_step(q)) == 1 && *n < MAX_DEVS) {
+		struct part *p = &parts[(*n)++];
+		int64_t dev, disk, start, nr;
 
-		ra_sql_row(q, "iiii", &dev, &disk, &start, &n);
+		ra_sql_row(q, "iiii", &dev, &disk, &start, &nr);
 		p->dev = (uint32_t)dev;
 		p->disk = (uint32_t)disk;
 		p->start = (uint64_t)start;
-		p->end = p->start + (uint64_t)n;
-		st->nparts++;
+		p->end = p->start + (uint64_t)nr;
 	}
 out:
 	ra_sql_finalize(q);
@@ -2045,9 +2045,9 @@ static int state_end(struct blk_state *st, const struct ra_analyze_opts *o, char
  * requests and stalls are written as they end, the rest at the end. What it
  * could not know then is checked at the end: the readahead pass's rows came
  * from the same state; the pages a window added, where a bio of no open
- * window asked them, were all it added; the run has no partition traced
- * without its disk, and the recorder's answers of which devices a file
- * system is on are the run's rows. Where one does not hold, its rows are
+ * window asked them, were all it added; the partitions traced without
+ * their disk, and the recorder's answers of which devices a file system is
+ * on, are the run's rows. Where one does not hold, its rows are
  * deleted and the stored events read again.
  */
 struct ra_block_live {
@@ -2066,6 +2066,11 @@ struct ra_block_live *ra_block_live_begin(struct ra_db *db, int64_t run_id, stru
 		return NULL;
 	}
 	lv->st->ra = ra;
+	for (int i = 0; i < in->nparts && i < MAX_DEVS; i++)
+		lv->st->parts[lv->st->nparts++] = (struct part){
+			.disk = in->parts[i].disk, .dev = in->parts[i].dev,
+			.start = in->parts[i].start,
+			.end = in->parts[i].start + in->parts[i].nr_sectors };
 	lv->st->fs_holds = in->fs_holds;
 	lv->st->fs_arg = in->arg;
 	lv->st->page_size = in->page_size > 0 ? in->page_size : 4096;
@@ -2098,11 +2103,22 @@ bool ra_block_live_rows(const struct ra_analyze_opts *o, int64_t run_id)
 	return o && o->block_live && o->block_live->st->run_id == run_id;
 }
 
+/* Whether @p is one of the partitions the pass followed. */
+static bool same_part(const struct blk_state *st, const struct part *p)
+{
+	for (int i = 0; i < st->nparts; i++)
+		if (!memcmp(&st->parts[i], p, sizeof(*p)))
+			return true;
+	return false;
+}
+
 /* Whether what the pass could not know held: 1, or 0 with @why, or -1. */
 static int live_check(struct blk_state *st, const struct ra_analyze_opts *o, char *why,
 		      size_t len)
 {
+	struct part parts[MAX_DEVS];
 	struct ra_live_window lw;
+	int nparts = 0;
 
 	if (o->stall_ns > 0 && o->stall_ns != st->stall_ns)
 		live_fail(st, "the stall threshold is not the one followed");
@@ -2118,10 +2134,14 @@ static int live_check(struct blk_state *st, const struct ra_analyze_opts *o, cha
 		else if (w->seen_added >= 0 && (w->varied || w->seen_added != lw.pages_added))
 			live_fail(st, "a window added pages after a bio of no window asked for them");
 	}
-	if (!st->live_failed && (load_parts(st) < 0 || load_fs_devices(st) < 0))
+	if (!st->live_failed && (load_parts(st->db, st->run_id, parts, &nparts) < 0 ||
+				 load_fs_devices(st) < 0))
 		return -1;
-	if (!st->live_failed && st->nparts)
-		live_fail(st, "a partition was traced without its disk");
+	for (int i = 0; !st->live_failed && i < nparts; i++)
+		if (!same_part(st, &parts[i]))
+			live_fail(st, "the partitions traced without their disk were not the run's");
+	if (!st->live_failed && nparts != st->nparts)
+		live_fail(st, "the partitions traced without their disk were not the run's");
 	for (size_t i = 0; !st->live_failed && i < st->fs_asked.cap; i++) {
 		const char *said = (const char *)st->fs_asked.vals + i * st->fs_asked.val_size;
 
@@ -2158,7 +2178,8 @@ static int run_block(struct ra_db *db, int64_t run_id, const struct ra_analyze_o
 	}
 	st = state_new(db, run_id, o ? o->window_slots : 0, o ? o->stall_ns : 0,
 		       o ? o->latencies_held : 0);
-	if (!st || load_parts(st) < 0 || load_fs_devices(st) < 0 || windows_begin(st) < 0 ||
+	if (!st || load_parts(db, run_id, st->parts, &st->nparts) < 0 || load_fs_devices(st) < 0 ||
+	    windows_begin(st) < 0 ||
 	    ra_evstream_each(db, run_id, RA_STREAM_RA | RA_STREAM_BLK, on_event, st) < 0 ||
 	    window_of_seq(st, INT64_MAX) < 0 || ra_slots_failed(st->wio) ||
 	    state_end(st, o, note) < 0)

@@ -42,6 +42,12 @@ struct ra_analyze_opts {
  */
 struct ra_live;
 
+/* A partition a run traces without its disk: the disk's events in its sectors are its. */
+struct ra_live_part {
+	uint32_t dev, disk;
+	uint64_t start, nr_sectors;
+};
+
 struct ra_live_inputs {
 	int64_t page_size;	/* the run's, in bytes */
 	bool completions;	/* block_rq_complete or block_bio_complete is recorded */
@@ -59,6 +65,10 @@ struct ra_live_inputs {
 	 * holds data on block device @blkdev or on a partition of it, as the
 	 * run's filesystems rows will say; NULL: none known */
 	bool (*fs_holds)(uint32_t fs_dev, uint32_t blkdev, void *arg);
+	/* for the block pass: the partitions traced without their disk, as the
+	 * run's devices rows will say */
+	const struct ra_live_part *parts;
+	int nparts;
 	int max_sectors_kb;	/* the largest of the run's devices', 0 not known */
 	int read_ahead_kb;	/* the readahead size the run set, 0 not known */
 };

@@ -495,6 +495,33 @@ static bool live_fs_holds(uint32_t fs_dev, uint32_t blkdev, void *arg)
 	return false;
 }
 
+/*
+ * The partitions the run traces without their disk, as its devices rows
+ * will say (the block pass's load_parts()): their disk's events in their
+ * sectors are theirs.
+ */
+static int live_parts(const struct rec *r, struct ra_live_part *out, int max)
+{
+	int n = 0;
+
+	for (int i = 0; i < r->nsnaps && n < max; i++) {
+		const struct snapdev *p = &r->snaps[i];
+		bool disk_traced = false;
+
+		if ((strcmp(p->role, "filter") && strcmp(p->role, "member")) ||
+		    p->bd.parent == p->bd.dev || !p->bd.parent || !p->bd.nr_sectors)
+			continue;
+		for (int k = 0; k < r->nsnaps && !disk_traced; k++)
+			disk_traced = r->snaps[k].bd.dev == p->bd.parent &&
+				      strcmp(r->snaps[k].role, "setting") != 0;
+		if (!disk_traced)
+			out[n++] = (struct ra_live_part){ .dev = p->bd.dev, .disk = p->bd.parent,
+							  .start = p->bd.start,
+							  .nr_sectors = p->bd.nr_sectors };
+	}
+	return n;
+}
+
 /* The devices' largest request and the readahead size the run found on them. */
 static void live_devices(const struct rec *r, struct ra_live_inputs *in)
 {
@@ -539,8 +566,12 @@ static void live_analysis(struct rec *r, int64_t run_id, const struct ra_run_inf
 		.fstype = live_fstype, .fs_holds = live_fs_holds,
 	};
 
+	struct ra_live_part parts[64];
+
 	r->tg_ns = 0;
 	live_devices(r, &in);
+	in.parts = parts;
+	in.nparts = live_parts(r, parts, 64);
 	r->ralive = r->opt->analyze ? ra_live_begin(r->db, run_id, &in) : NULL;
 	r->bklive = r->ralive && ra_tp_gives(r->tr, RA_EV_RQ_COMPLETE) ?
 		    ra_block_live_begin(r->db, run_id, r->ralive, &in) : NULL;

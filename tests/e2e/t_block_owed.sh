@@ -30,15 +30,21 @@ rec -v -o "$TMP/b.db" -d "$LOOP_NAME" --read-ahead-kb "$LOOP_NAME=128" "${COLD[@
 	--throttle "$LOOP_NAME=iops:2000,bps:100000000" -- dd if="$MNT/f" of=/dev/null bs=4k status=none \
 	2> "$TMP/b.err" || fail "record btrfs: $(cat "$TMP/b.err")"
 check_owed "$TMP/b.db" btrfs
-# the block pass followed the recording, told the btrfs's devices by the
-# recorder: its rows are those of a read of the stored events
-check_grep "^block: followed as the events were stored" "$TMP/b.err" "btrfs: the block pass followed"
-cp "$TMP/b.db" "$TMP/again.db"
-ra-analyze -q "$TMP/again.db" || fail "ra-analyze again"
-for t in requests stalls window_io device_latency; do
-	check_eq "$(q "$TMP/b.db" "SELECT * FROM $t" | sort | md5sum)" \
-		"$(q "$TMP/again.db" "SELECT * FROM $t" | sort | md5sum)" "btrfs: $t as recorded and again"
-done
+# followed_again DB ERR WHAT: the block pass followed the recording (told
+# by the recorder the btrfs's devices, the partition traced without its
+# disk): its rows are those of a read of the stored events
+followed_again() {
+	local t
+	check_grep "^block: followed as the events were stored" "$2" "$3: the block pass followed"
+	rm -f "$TMP/again.db"
+	cp "$1" "$TMP/again.db"
+	ra-analyze -q "$TMP/again.db" || fail "$3: ra-analyze again"
+	for t in requests stalls window_io device_latency; do
+		check_eq "$(q "$1" "SELECT * FROM $t" | sort | md5sum)" \
+			"$(q "$TMP/again.db" "SELECT * FROM $t" | sort | md5sum)" "$3: $t as recorded and again"
+	done
+}
+followed_again "$TMP/b.db" "$TMP/b.err" btrfs
 
 make_loop_parts 300 200
 mkfs.ext4 -q -F -E lazy_itable_init=0,lazy_journal_init=0 "/dev/$P1" || fail "mkfs $P1"
@@ -52,6 +58,4 @@ rec -v -o "$TMP/p.db" -d "$P1" --read-ahead-kb "$PLOOP_NAME=128" "${COLD[@]}" \
 	--throttle "$PLOOP_NAME=iops:2000,bps:100000000" -- dd if="$PM/f" of=/dev/null bs=4k status=none \
 	2> "$TMP/p.err" || fail "record ext4 on $P1: $(cat "$TMP/p.err")"
 check_owed "$TMP/p.db" "ext4 on a partition"
-# a partition traced without its disk: the events are read again after the run
-check_grep "^block: reading the stored events again: a partition was traced without its disk" \
-	"$TMP/p.err" "a partition: the block pass read the events again"
+followed_again "$TMP/p.db" "$TMP/p.err" "ext4 on a partition"
