@@ -33,23 +33,13 @@
 #define MAX_DEVS 64
 #define DEFAULT_STALL_NS 1000000
 #define WIO_SLOTS 16384		/* windows' I/O records in memory (slots.c): 2 MiB */
-#define ORDER_MEM 32768		/* windows with I/O sorted in memory (window_service): 3.5 MiB */
-#define SAMPLES_MAX 262144	/* latencies held before they go to the sorter: 2 MiB */
+#define ORDER_MEM 32768		/* windows with I/O in the order's sorters' memory: 1.5 MiB */
+#define SAMPLES_MAX 131072	/* latencies held before the sorter writes runs: 2 MiB */
 
 enum { IV_Q2G, IV_G2I, IV_I2D, IV_D2C, IV_Q2C, IV_Q2D_RA, IV_MAX };
 static const char *const iv_names[IV_MAX] = { "Q2G", "G2I", "I2D", "D2C", "Q2C", "Q2D_RA" };
 
-/*
- * An interval's latencies in memory, until the pass holds SAMPLES_MAX of
- * them; from then on every latency goes to the pass's sorter (xsort.c).
- */
-struct samples {
-	int64_t *v;
-	size_t n, cap;			/* in memory */
-	uint64_t total;			/* with those in the sorter */
-};
-
-/* A latency in the sorter: by device (its index), interval, value. */
+/* A latency in the pass's sorter: by device (its index), interval, value. */
 struct sample_rec {
 	int64_t v;
 	int32_t dev, iv;
@@ -93,7 +83,7 @@ struct request {
 
 struct device {
 	uint32_t dev;
-	struct samples iv[IV_MAX];
+	uint64_t latencies[IV_MAX];	/* of each interval, in st->samples */
 	uint64_t queued, merges_back, merges_front, getrq, inserts, issues, requeues;
 	uint64_t reads, sectors_read, writes, sectors_written, orphans, errors;
 	uint64_t ra_requests, ra_bytes, splits, remaps;
@@ -142,10 +132,8 @@ struct blk_state {
 	bool unplug_kind_unknown;	/* an unplug did not say explicit or timer (ftrace) */
 	int64_t stall_ns;
 	struct ra_stmt *ins_req, *ins_stall;
-	struct ra_xsort *samples;	/* every latency, once the pass held max_samples */
+	struct ra_xsort *samples;	/* every latency (sample_rec) */
 	int slots;			/* windows held in memory (window_slots) */
-	size_t held_samples;		/* latencies in memory, all devices */
-	size_t max_samples;		/* and how many it may hold */
 	int64_t run_id;
 	int64_t req_seq;
 	struct ra_db *db;
@@ -209,56 +197,14 @@ static int cmp_sample(const void *a, const void *b)
 	return (x->v > y->v) - (x->v < y->v);
 }
 
-/* Every device's latencies in memory into the sorter, which takes the later ones. */
-static int samples_out(struct blk_state *st)
-{
-	st->samples = ra_xsort_new(sizeof(struct sample_rec), cmp_sample,
-				   st->max_samples * sizeof(int64_t));
-	if (!st->samples)
-		return -1;
-	for (int i = 0; i < st->ndevs; i++)
-		for (int iv = 0; iv < IV_MAX; iv++) {
-			struct samples *s = &st->devs[i].iv[iv];
-
-			for (size_t k = 0; k < s->n; k++) {
-				struct sample_rec r = { s->v[k], i, iv };
-
-				if (ra_xsort_put(st->samples, &r) < 0)
-					return -1;
-			}
-			free(s->v);
-			s->v = NULL;
-			s->n = s->cap = 0;
-		}
-	return 0;
-}
-
 static int sample(struct blk_state *st, struct device *d, int iv, int64_t v)
 {
-	struct samples *s = &d->iv[iv];
+	struct sample_rec r = { v, (int32_t)(d - st->devs), iv };
 
 	if (v < 0)
 		return 0;	/* clock skew between CPUs: not a latency */
-	if (!st->samples && st->held_samples >= st->max_samples && samples_out(st) < 0)
-		return -1;
-	s->total++;
-	if (st->samples) {
-		struct sample_rec r = { v, (int32_t)(d - st->devs), iv };
-
-		return ra_xsort_put(st->samples, &r);
-	}
-	if (s->n == s->cap) {
-		size_t cap = s->cap ? s->cap * 2 : 1024;
-		int64_t *p = realloc(s->v, cap * sizeof(*p));
-
-		if (!p)
-			return -1;
-		s->v = p;
-		s->cap = cap;
-	}
-	s->v[s->n++] = v;
-	st->held_samples++;
-	return 0;
+	d->latencies[iv]++;
+	return ra_xsort_put(st->samples, &r);
 }
 
 /* The device of @dev; NULL when MAX_DEVS others came first, or out of memory. */
@@ -1095,15 +1041,12 @@ static int on_block(struct blk_state *st, const struct ra_event *ev)
 }
 
 /* Readahead events open and close the window a task's bios belong to. */
-/*
- * The run's windows, read in order as the events pass: the window of the
- * event at @seq (its id), 0 when it opened none, -1 on error. Windows whose
- * events the pass did not see (up to @seq, or all with INT64_MAX) are made too.
- */
-static int window_of_seq(struct blk_state *st, int64_t seq)
+/* window_of_seq() followed live: the readahead pass, fed the event first, has opened it. */
+static int live_window_of_seq(struct blk_state *st, int64_t seq)
 {
-	/* followed live: the readahead pass, fed the event first, has opened it */
-	for (int n = st->ra ? ra_live_windows(st->ra) : 0; st->ra && st->nwindows < n;) {
+	int n = ra_live_windows(st->ra);
+
+	while (st->nwindows < n) {
 		struct ra_live_window lw;
 		struct window_io *w;
 		int id = st->nwindows + 1;
@@ -1119,11 +1062,20 @@ static int window_of_seq(struct blk_state *st, int64_t seq)
 		if (lw.seq == seq)
 			return id;
 	}
-	if (st->ra) {
-		if (ra_live_windows(st->ra) < 0 || st->nwindows < ra_live_windows(st->ra))
-			live_fail(st, "the readahead pass could not follow the events");
-		return 0;
-	}
+	if (n < 0 || st->nwindows < n)
+		live_fail(st, "the readahead pass could not follow the events");
+	return 0;
+}
+
+/*
+ * The run's windows, read in order as the events pass: the window of the
+ * event at @seq (its id), 0 when it opened none, -1 on error. Windows whose
+ * events the pass did not see (up to @seq, or all with INT64_MAX) are made too.
+ */
+static int window_of_seq(struct blk_state *st, int64_t seq)
+{
+	if (st->ra)
+		return live_window_of_seq(st, seq);
 	while (!st->wins_done) {
 		int64_t wseq = st->next_win_seq, fsdev, bytes;
 		struct window_io *w;
@@ -1261,37 +1213,17 @@ static int windows_begin(struct blk_state *st)
 	return st->wins && ra_sql_bind(st->wins, "i", st->run_id) == 0 ? 0 : -1;
 }
 
-static int cmp_i64(const void *a, const void *b)
+/* The next latency, in increasing order, of device @dev's interval @iv: 1, 0 none left, -1. */
+static int next_latency(struct blk_state *st, int32_t dev, int iv, int64_t *v)
 {
-	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-/* An interval's latencies in increasing order: from memory, or from the sorter. */
-struct sorted {
-	const int64_t *v;
-	size_t n, i;
-	struct ra_xsort *x;		/* its records of device dev, interval iv */
-	int32_t dev, iv;
-};
-
-static int sorted_next(struct sorted *so, int64_t *v)
-{
-	const struct sample_rec *r;
+	const struct sample_rec *r = ra_xsort_peek(st->samples);
 	struct sample_rec got;
 
-	if (!so->x) {
-		if (so->i == so->n)
-			return 0;
-		*v = so->v[so->i++];
-		return 1;
-	}
-	if (!(r = ra_xsort_peek(so->x)))
-		return ra_xsort_failed(so->x) ? -1 : 0;
-	if (r->dev != so->dev || r->iv != so->iv)
+	if (!r)
+		return ra_xsort_failed(st->samples) ? -1 : 0;
+	if (r->dev != dev || r->iv != iv)
 		return 0;
-	if (ra_xsort_next(so->x, &got) < 0)
+	if (ra_xsort_next(st->samples, &got) < 0)
 		return -1;
 	*v = got.v;
 	return 1;
@@ -1305,10 +1237,7 @@ static int sorted_next(struct sorted *so, int64_t *v)
 static int store_latency(struct blk_state *st, const struct device *d, int iv,
 			 struct ra_stmt *q, struct ra_stmt *h)
 {
-	struct samples *s = (struct samples *)&d->iv[iv];
-	struct sorted so = { .v = s->v, .n = s->n, .x = st->samples,
-			     .dev = (int32_t)(d - st->devs), .iv = iv };
-	uint64_t n = s->total, rank[3], count[63] = { 0 };
+	uint64_t n = d->latencies[iv], rank[3], count[63] = { 0 };
 	int64_t at[3] = { 0 }, min = 0, max = 0, v;
 	static const int ps[3] = { 50, 95, 99 };
 	long double sum = 0;
@@ -1316,13 +1245,12 @@ static int store_latency(struct blk_state *st, const struct device *d, int iv,
 
 	if (!n)
 		return 0;
-	if (!so.x)	/* else the sorter gives them in order, device by device */
-		qsort(s->v, s->n, sizeof(*s->v), cmp_i64);
 	for (int k = 0; k < 3; k++) {
 		rank[k] = (n * (uint64_t)ps[k] + 99) / 100;
 		rank[k] = rank[k] ? rank[k] - 1 : 0;
 	}
-	for (uint64_t i = 0; (rc = sorted_next(&so, &v)) == 1; i++) {
+	/* the sorter gives them device by device, interval by interval */
+	for (uint64_t i = 0; (rc = next_latency(st, (int32_t)(d - st->devs), iv, &v)) == 1; i++) {
 		int b = 0;
 
 		while (b < 62 && (v >> (b + 1)) > 0)
@@ -1368,10 +1296,8 @@ static int store_device(struct blk_state *st, const struct device *d, struct ra_
  * reach into the latest interval are held.
  */
 struct span_feed {
-	struct ra_xsort *x;		/* the spans of device dev from a sorter, or */
+	struct ra_xsort *x;		/* the spans of device dev, from a sorter */
 	uint32_t dev;
-	const struct ra_span *arr;	/* from memory, sorted: arr[ai..an) left */
-	int ai, an;
 	struct ra_span next;		/* the span read ahead */
 	bool has_next;
 	struct ra_span *u;		/* merged spans, u[head..n) still reach the time */
@@ -1401,12 +1327,6 @@ static int feed_pull(struct span_feed *f)
 	const struct dev_span *p;
 	struct dev_span sp;
 
-	if (!f->x) {
-		f->has_next = f->ai < f->an;
-		if (f->has_next)
-			f->next = f->arr[f->ai++];
-		return 0;
-	}
 	/* the spans of the devices before (those their windows did not reach) are passed */
 	while ((p = ra_xsort_peek(f->x)) && p->dev < f->dev)
 		if (ra_xsort_next(f->x, &sp) < 0)
@@ -1425,14 +1345,6 @@ static int feed_begin(struct span_feed *f, struct ra_xsort *x, uint32_t blkdev)
 	memset(f, 0, sizeof(*f));
 	f->x = x;
 	f->dev = blkdev;
-	return feed_pull(f);
-}
-
-static int feed_begin_mem(struct span_feed *f, const struct ra_span *arr, int n)
-{
-	memset(f, 0, sizeof(*f));
-	f->arr = arr;
-	f->an = n;
 	return feed_pull(f);
 }
 
@@ -1496,33 +1408,22 @@ static int64_t feed_cover(struct span_feed *f, int64_t lo, int64_t hi)
 	return sum;
 }
 
-static int cmp_span(const void *a, const void *b)
-{
-	const struct ra_span *x = a, *y = b;
-
-	if (x->lo != y->lo)
-		return x->lo < y->lo ? -1 : 1;
-	return (x->hi > y->hi) - (x->hi < y->hi);
-}
-
 /* A window completed by one completion of a device. */
 struct done_win {
 	int id;
-	int ord;			/* in memory: its svc_rec */
 	int64_t open, bytes;
 };
 
 /*
- * The windows with I/O in the order the device completed them: in memory
- * while there are at most ORDER_MEM (or window_slots) of them, through
- * sorters (xsort.c) past that: the windows by completion, the spans they
- * were in flight and held, and their device time by id.
+ * The windows with I/O in the order the devices completed them, through
+ * sorters (xsort.c; in memory up to ORDER_MEM windows, or window_slots):
+ * the windows by completion, the spans they were in flight and held, and
+ * their device time by id.
  */
 struct order_rec {
 	int64_t last_c, open, first_q, bytes;
 	int32_t id;
 	uint32_t blkdev;
-	int32_t ord;			/* its place in id order: its svc_rec */
 };
 
 struct svc_rec {
@@ -1530,47 +1431,23 @@ struct svc_rec {
 };
 
 struct order_set {
-	struct order_rec *r;		/* in memory: r[0..n) */
-	struct svc_rec *svc;		/* their device time, in id order */
-	int n, max;
-	size_t cap;			/* of r */
-	/* past max: the sorters of the windows, in-flight and held spans, device times */
 	struct ra_xsort *byc, *fly, *held, *times;
-	bool spilled;
 };
 
-/* A device's windows by completion: from the sorter, or r[i..n) of memory. */
-struct done_src {
-	struct ra_xsort *x;
-	uint32_t dev;
-	const struct order_rec *r;
-	int i, n;
-};
-
-/* The next window of @src into @d and @c; 1 one, 0 none left, -1 error */
-static int done_next(struct done_src *src, struct done_win *d, int64_t *c)
+/* The next window of block device @dev by completion into @d and @c; 1 one, 0 none left, -1 */
+static int done_next(struct order_set *os, uint32_t dev, struct done_win *d, int64_t *c)
 {
-	const struct order_rec *p;
+	const struct order_rec *p = ra_xsort_peek(os->byc);
 	struct order_rec r;
 
-	if (!src->x) {
-		if (src->i == src->n)
-			return 0;
-		p = &src->r[src->i++];
-	} else {
-		if (!(p = ra_xsort_peek(src->x)))
-			return ra_xsort_failed(src->x) ? -1 : 0;
-		if (p->blkdev != src->dev)
-			return 0;
-		if (ra_xsort_next(src->x, &r) < 0)
-			return -1;
-		p = &r;
-	}
-	d->id = p->id;
-	*c = p->last_c;
-	d->open = p->open;
-	d->bytes = p->bytes;
-	d->ord = p->ord;
+	if (!p)
+		return ra_xsort_failed(os->byc) ? -1 : 0;
+	if (p->blkdev != dev)
+		return 0;
+	if (ra_xsort_next(os->byc, &r) < 0)
+		return -1;
+	*d = (struct done_win){ .id = r.id, .open = r.open, .bytes = r.bytes };
+	*c = r.last_c;
 	return 1;
 }
 
@@ -1583,44 +1460,17 @@ static int done_next(struct done_src *src, struct done_win *d, int64_t *c)
  * the block layer before its first bio was queued (a throttle). Windows
  * completed together (an "AB" merge) share by their bytes.
  */
-static int device_service(struct blk_state *st, struct order_set *os, uint32_t blkdev,
-			  int lo_i, int hi_i)
+static int device_service(struct blk_state *st, struct order_set *os, uint32_t blkdev)
 {
-	struct done_src src = { .r = os->r, .i = lo_i, .n = hi_i, .x = os->byc, .dev = blkdev };
 	struct span_feed fly = { 0 }, held = { 0 };
-	struct ra_span *fa = NULL, *ha = NULL;
 	struct done_win *g = NULL, d = { 0 };
 	int ng = 0, cap = 0, rc = 0, ret = -1;
 	int64_t prev = 0, c = 0, dc = 0;
 	bool more;
 
-	if (os->spilled) {
-		if (feed_begin(&fly, os->fly, blkdev) < 0 || feed_begin(&held, os->held, blkdev) < 0)
-			goto out;
-	} else {
-		int nf = 0, nh = 0;
-
-		fa = malloc((size_t)(hi_i - lo_i + 1) * sizeof(*fa));
-		ha = malloc((size_t)(hi_i - lo_i + 1) * sizeof(*ha));
-		if (!fa || !ha) {
-			ra_set_error(RA_ERR_IO, "out of memory");
-			goto out;
-		}
-		for (int i = lo_i; i < hi_i; i++) {
-			const struct order_rec *r = &os->r[i];
-
-			if (!r->open)
-				continue;
-			fa[nf++] = (struct ra_span){ r->open, r->last_c };
-			if (r->first_q > r->open)
-				ha[nh++] = (struct ra_span){ r->open, r->first_q };
-		}
-		qsort(fa, (size_t)nf, sizeof(*fa), cmp_span);
-		qsort(ha, (size_t)nh, sizeof(*ha), cmp_span);
-		if (feed_begin_mem(&fly, fa, nf) < 0 || feed_begin_mem(&held, ha, nh) < 0)
-			goto out;
-	}
-	rc = done_next(&src, &d, &dc);
+	if (feed_begin(&fly, os->fly, blkdev) < 0 || feed_begin(&held, os->held, blkdev) < 0)
+		goto out;
+	rc = done_next(os, blkdev, &d, &dc);
 	for (more = rc == 1; rc >= 0 && (more || ng);) {
 		int64_t lo, busy, idle, hold;
 		uint64_t bytes = 0;
@@ -1636,7 +1486,7 @@ static int device_service(struct blk_state *st, struct order_set *os, uint32_t b
 			}
 			g[ng++] = d;
 			c = dc;
-			more = (rc = done_next(&src, &d, &dc)) == 1;
+			more = (rc = done_next(os, blkdev, &d, &dc)) == 1;
 			continue;
 		}
 		/* the group of completion c is whole */
@@ -1653,22 +1503,12 @@ static int device_service(struct blk_state *st, struct order_set *os, uint32_t b
 			goto out;
 		for (int j = 0; j < ng; j++) {
 			double share = bytes ? (double)g[j].bytes / (double)bytes : 1.0 / ng;
-			int64_t sv = busy < 0 ? -1 : (int64_t)((double)busy * share),
-				iv = idle < 0 ? -1 : (int64_t)((double)idle * share),
-				hv = hold < 0 ? -1 : (int64_t)((double)hold * share);
+			struct svc_rec t = { g[j].id, busy < 0 ? -1 : (int64_t)((double)busy * share),
+					     idle < 0 ? -1 : (int64_t)((double)idle * share),
+					     hold < 0 ? -1 : (int64_t)((double)hold * share) };
 
-			if (os->spilled) {
-				struct svc_rec t = { g[j].id, sv, iv, hv };
-
-				if (ra_xsort_put(os->times, &t) < 0)
-					goto out;
-			} else {
-				struct svc_rec *o = &os->svc[g[j].ord];
-
-				o->service = sv;
-				o->idle = iv;
-				o->held = hv;
-			}
+			if (ra_xsort_put(os->times, &t) < 0)
+				goto out;
 		}
 		prev = c;
 		ng = 0;
@@ -1677,8 +1517,6 @@ static int device_service(struct blk_state *st, struct order_set *os, uint32_t b
 out:
 	feed_end(&fly);
 	feed_end(&held);
-	free(fa);
-	free(ha);
 	free(g);
 	return ret;
 }
@@ -1701,115 +1539,65 @@ static int cmp_svc(const void *a, const void *b)
 	return (x->id > y->id) - (x->id < y->id);
 }
 
-/* A window with I/O into the sorters: by completion, and its spans. */
-static int order_put(struct order_set *os, const struct order_rec *r)
-{
-	struct dev_span f = { r->open, r->last_c, r->blkdev, 0 };
-	struct dev_span h = { r->open, r->first_q, r->blkdev, 0 };
-
-	if (ra_xsort_put(os->byc, r) < 0 || (r->open && ra_xsort_put(os->fly, &f) < 0) ||
-	    (r->open && r->first_q > r->open && ra_xsort_put(os->held, &h) < 0))
-		return -1;
-	return 0;
-}
-
 /*
- * From memory to the sorters: past max windows with I/O. Together they take
- * the memory the windows took: half for the windows, a sixth for each of
- * the spans and the device times.
+ * The sorters of @max windows with I/O in memory: half of it for the
+ * windows, a sixth for each of the spans and the device times.
  */
-static int order_spill(struct order_set *os)
+static int order_begin(struct order_set *os, int max)
 {
-	size_t mem = (size_t)os->max * sizeof(struct order_rec);
+	size_t mem = (size_t)max * sizeof(struct order_rec);
 
 	if (!(os->byc = ra_xsort_new(sizeof(struct order_rec), cmp_order, mem / 2)) ||
 	    !(os->fly = ra_xsort_new(sizeof(struct dev_span), cmp_dev_span, mem / 6)) ||
 	    !(os->held = ra_xsort_new(sizeof(struct dev_span), cmp_dev_span, mem / 6)) ||
 	    !(os->times = ra_xsort_new(sizeof(struct svc_rec), cmp_svc, mem / 6)))
 		return -1;
-	for (int i = 0; i < os->n; i++)
-		if (order_put(os, &os->r[i]) < 0)
-			return -1;
-	free(os->r);
-	os->r = NULL;
-	os->n = 0;
-	os->cap = 0;
-	os->spilled = true;
 	return 0;
 }
 
 static void order_release(struct order_set *os)
 {
-	free(os->r);
-	free(os->svc);
 	ra_xsort_free(os->byc);
 	ra_xsort_free(os->fly);
 	ra_xsort_free(os->held);
 	ra_xsort_free(os->times);
 }
 
-struct order_ctx {
-	struct blk_state *st;
-	struct order_set *os;
-};
-
+/* A window with I/O into the sorters: by completion, and its spans. */
 static int order_row(int64_t id, void *rec, void *arg)
 {
 	const struct window_io *w = rec;
-	struct order_ctx *c = arg;
-	struct order_set *os = c->os;
+	struct order_set *os = arg;
 	struct order_rec r;
+	struct dev_span f, h;
 
 	if (!w->bios || !w->last_c)
 		return 0;
 	r = (struct order_rec){ .id = (int32_t)(id + 1), .blkdev = w->blkdev, .last_c = w->last_c,
 				.open = w->open_ts ? w->open_ts : w->first_q,
-				.first_q = w->first_q, .bytes = (int64_t)w->bytes, .ord = os->n };
-	if (!os->spilled && os->n == os->max && order_spill(os) < 0)
+				.first_q = w->first_q, .bytes = (int64_t)w->bytes };
+	f = (struct dev_span){ r.open, r.last_c, r.blkdev, 0 };
+	h = (struct dev_span){ r.open, r.first_q, r.blkdev, 0 };
+	if (ra_xsort_put(os->byc, &r) < 0 || (r.open && ra_xsort_put(os->fly, &f) < 0) ||
+	    (r.open && r.first_q > r.open && ra_xsort_put(os->held, &h) < 0))
 		return -1;
-	if (os->spilled)
-		return order_put(os, &r);
-	if (ra_grow((void **)&os->r, &os->cap, (size_t)os->n + 1, sizeof(*os->r)) < 0)
-		return -1;
-	os->r[os->n++] = r;
 	return 0;
 }
 
 /*
  * The device time of every window with I/O: device_service() per block
- * device, over the windows in the order the device completed them, sorted
- * in memory, or by the sorters when there are more than ORDER_MEM.
+ * device, over its windows in the order the device completed them.
  */
 static int window_service(struct blk_state *st, struct order_set *os)
 {
-	struct order_ctx ctx = { st, os };
 	const struct order_rec *p;
 
-	if (ra_slots_each(st->wio, order_row, &ctx) < 0)
-		return -1;
-	if (!os->spilled) {
-		os->svc = malloc((size_t)(os->n ? os->n : 1) * sizeof(*os->svc));
-		if (!os->svc) {
-			ra_set_error(RA_ERR_IO, "out of memory");
-			return -1;
-		}
-		for (int i = 0; i < os->n; i++)
-			os->svc[i] = (struct svc_rec){ os->r[i].id, -1, -1, -1 };
-		if (os->n)
-			qsort(os->r, (size_t)os->n, sizeof(*os->r), cmp_order);
-		for (int i = 0, j; i < os->n; i = j) {
-			for (j = i; j < os->n && os->r[j].blkdev == os->r[i].blkdev; j++)
-				;
-			if (device_service(st, os, os->r[i].blkdev, i, j) < 0)
-				return -1;
-		}
-		return 0;
-	}
-	if (ra_xsort_end(os->byc) < 0 || ra_xsort_end(os->fly) < 0 || ra_xsort_end(os->held) < 0)
+	if (ra_slots_each(st->wio, order_row, os) < 0 || ra_xsort_end(os->byc) < 0 ||
+	    ra_xsort_end(os->fly) < 0 || ra_xsort_end(os->held) < 0)
 		return -1;
 	/* each device's windows come in turn: the first left names the next device */
 	while ((p = ra_xsort_peek(os->byc)))
-		if (device_service(st, os, p->blkdev, 0, 0) < 0)
+		if (device_service(st, os, p->blkdev) < 0)
 			return -1;
 	return ra_xsort_failed(os->byc) || ra_xsort_end(os->times) < 0 ? -1 : 0;
 }
@@ -1817,24 +1605,11 @@ static int window_service(struct blk_state *st, struct order_set *os)
 /* The windows' rows, in id order, with their device time read alongside. */
 struct row_ctx {
 	struct ra_stmt *q;		/* the rows' insert */
-	struct ra_xsort *times;		/* the device times by id, or */
-	const struct svc_rec *svc;	/* from memory: svc[si..sn) left */
-	int si, sn;
+	struct ra_xsort *times;		/* the device times by id */
 	int64_t run_id;
 	struct svc_rec next;		/* the device time read ahead */
 	int rc;				/* of its reading: 1 one, 0 none left, -1 error */
 };
-
-static void svc_next(struct row_ctx *c)
-{
-	if (c->times) {
-		c->rc = ra_xsort_next(c->times, &c->next);
-		return;
-	}
-	c->rc = c->si < c->sn;
-	if (c->rc == 1)
-		c->next = c->svc[c->si++];
-}
 
 static int window_row(int64_t id, void *rec, void *arg)
 {
@@ -1848,7 +1623,7 @@ static int window_row(int64_t id, void *rec, void *arg)
 			idle = c->next.idle;
 			held = c->next.held;
 		}
-		svc_next(c);
+		c->rc = ra_xsort_next(c->times, &c->next);
 	}
 	if (c->rc < 0)
 		return -1;
@@ -1862,16 +1637,14 @@ static int window_row(int64_t id, void *rec, void *arg)
 
 static int store_windows_io(struct blk_state *st, struct ra_stmt *q, int slots)
 {
-	struct order_set os = { .max = slots > 0 ? slots : ORDER_MEM };
+	struct order_set os = { 0 };
 	struct row_ctx c = { .q = q, .run_id = st->run_id };
 	int ret = -1;
 
-	if (window_service(st, &os) < 0)
+	if (order_begin(&os, slots > 0 ? slots : ORDER_MEM) < 0 || window_service(st, &os) < 0)
 		goto out;
 	c.times = os.times;
-	c.svc = os.svc;
-	c.sn = os.n;
-	svc_next(&c);
+	c.rc = ra_xsort_next(c.times, &c.next);
 	ret = c.rc < 0 ? -1 : ra_slots_each(st->wio, window_row, &c);
 out:
 	order_release(&os);
@@ -1902,7 +1675,7 @@ static int store_all(struct blk_state *st)
 	struct ra_stmt *dq = NULL, *lq = NULL, *hq = NULL, *wq = NULL, *pq = NULL;
 	int ret = -1;
 
-	if (st->samples && ra_xsort_end(st->samples) < 0)
+	if (ra_xsort_end(st->samples) < 0)
 		goto out;
 
 	dq = ra_sql_prepare(st->db, "INSERT INTO device_io (run_id, dev, reads_completed,"
@@ -1949,8 +1722,6 @@ static void state_free(struct blk_state *st)
 	if (!st)
 		return;
 	for (int i = 0; i < st->ndevs; i++) {
-		for (int iv = 0; iv < IV_MAX; iv++)
-			free(st->devs[i].iv[iv].v);
 		ra_map_release(&st->devs[i].pending);
 		ra_map_release(&st->devs[i].by_start);
 		ra_map_release(&st->devs[i].by_end);
@@ -1976,7 +1747,8 @@ static void state_free(struct blk_state *st)
 
 /*
  * The state of a pass over run @run_id, with @slots windows' records in
- * memory (0: WIO_SLOTS) and @max_samples latencies (0: SAMPLES_MAX).
+ * memory (0: WIO_SLOTS) and @max_samples latencies in their sorter's
+ * memory (0: SAMPLES_MAX).
  */
 static struct blk_state *state_new(struct ra_db *db, int64_t run_id, int slots,
 				   int64_t stall_ns, int max_samples)
@@ -1991,7 +1763,9 @@ static struct blk_state *state_new(struct ra_db *db, int64_t run_id, int slots,
 	st->run_id = run_id;
 	st->slots = slots;
 	st->stall_ns = stall_ns > 0 ? stall_ns : DEFAULT_STALL_NS;
-	st->max_samples = max_samples > 0 ? (size_t)max_samples : SAMPLES_MAX;
+	st->samples = ra_xsort_new(sizeof(struct sample_rec), cmp_sample,
+				   (size_t)(max_samples > 0 ? max_samples : SAMPLES_MAX) *
+				   sizeof(struct sample_rec));
 	if (ra_map_init(&st->task_window, sizeof(int32_t)) < 0 ||
 	    ra_map_init(&st->plug_tasks, sizeof(struct plug_task)) < 0 ||
 	    ra_map_init(&st->fs_blk, 1) < 0 || ra_map_init(&st->fs_asked, 1) < 0 ||
@@ -2006,7 +1780,7 @@ static struct blk_state *state_new(struct ra_db *db, int64_t run_id, int slots,
 				       " VALUES (?, ?, ?, ?, ?, ?, ?, ?)");
 	st->wio = ra_slots_new(db, "ra_blk_wins", sizeof(struct window_io),
 			       slots > 0 ? slots : WIO_SLOTS);
-	if (!st->ins_req || !st->ins_stall || !st->wio)
+	if (!st->ins_req || !st->ins_stall || !st->wio || !st->samples)
 		goto fail;
 	return st;
 fail:
@@ -2059,7 +1833,7 @@ struct ra_block_live *ra_block_live_begin(struct ra_db *db, int64_t run_id, stru
 {
 	struct ra_block_live *lv = calloc(1, sizeof(*lv));
 
-	if (!lv || !(lv->st = state_new(db, run_id, in->window_slots, 0, 0))) {
+	if (!lv || !(lv->st = state_new(db, run_id, in->window_slots, 0, in->latencies_held))) {
 		if (!lv)
 			ra_set_error(RA_ERR_IO, "out of memory");
 		free(lv);
@@ -2074,7 +1848,6 @@ struct ra_block_live *ra_block_live_begin(struct ra_db *db, int64_t run_id, stru
 	lv->st->fs_holds = in->fs_holds;
 	lv->st->fs_arg = in->arg;
 	lv->st->page_size = in->page_size > 0 ? in->page_size : 4096;
-	lv->st->max_samples = in->latencies_held > 0 ? (size_t)in->latencies_held : SAMPLES_MAX;
 	return lv;
 }
 
@@ -2172,8 +1945,7 @@ static int run_block(struct ra_db *db, int64_t run_id, const struct ra_analyze_o
 			goto out;
 		}
 		ra_pass_say(o, "block: reading the stored events again: %s", why);
-		if (ra_analyze_exec(db, "DELETE FROM requests WHERE run_id = ?1", run_id) < 0 ||
-		    ra_analyze_exec(db, "DELETE FROM stalls WHERE run_id = ?1", run_id) < 0)
+		if (ra_pass_clear(db, &ra_pass_block, run_id) < 0)
 			goto out;
 	}
 	st = state_new(db, run_id, o ? o->window_slots : 0, o ? o->stall_ns : 0,

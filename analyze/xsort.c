@@ -1,14 +1,14 @@
 // SPDX-License-Identifier: LGPL-2.1
 /*
  * Records of fixed size read back in the order of a comparison, in bounded
- * memory: while they fit in the buffer they are sorted there; past it, each
- * full buffer is sorted and appended to an unnamed temporary file as a run,
- * and the runs are merged as the records are read back (a heap of the runs'
- * next records). The memory is the buffer's whatever the number of records:
- * the merge reads each run through its share of it, at least MIN_RUN_BUF
- * bytes; where that would take more, the first runs are merged into one
- * longer run first (and their place in the file given back), as often as
- * it takes.
+ * memory: while they fit in the buffer (grown as they come, up to its size)
+ * they are sorted there; past it, each full buffer is sorted and appended to
+ * an unnamed temporary file as a run, and the runs are merged as the records
+ * are read back (a heap of the runs' next records). The memory is the
+ * buffer's whatever the number of records: the merge reads each run through
+ * its share of it, at least MIN_RUN_BUF bytes; where that would take more,
+ * the first runs are merged into one longer run first (and their place in
+ * the file given back), as often as it takes.
  *
  * The file is made with O_TMPFILE in $TMPDIR (else /tmp), so nothing is
  * left behind when the process ends, however it ends.
@@ -36,9 +36,9 @@ struct run {
 struct ra_xsort {
 	size_t size;		/* of a record */
 	int (*cmp)(const void *, const void *);
-	size_t mem;		/* bytes of the buffer */
-	char *buf;		/* buf[0..n) records put, cap of them */
-	size_t n, cap, at;	/* at: the next to read when not spilled */
+	size_t mem;		/* bytes of the buffer at most */
+	char *buf;		/* buf[0..n) records put, room for have, cap at most */
+	size_t n, have, cap, at;	/* at: the next to read when not spilled */
 	int fd;
 	char dir[256];
 	off_t end;		/* the file's length */
@@ -157,13 +157,21 @@ int ra_xsort_put(struct ra_xsort *x, const void *rec)
 			ra_set_error(RA_ERR_IO, "a record put after the reading began");
 		return -1;
 	}
-	if (!x->buf && !(x->buf = malloc(x->mem))) {
-		x->failed = true;
-		ra_set_error(RA_ERR_IO, "out of memory");
-		return -1;
-	}
 	if (x->n == x->cap && spill(x) < 0)
 		return -1;
+	if (x->n == x->have) {	/* the buffer grows to its size as records come */
+		size_t have = x->have ? x->have * 2 : 64;
+		char *p;
+
+		have = have < x->cap ? have : x->cap;
+		if (!(p = realloc(x->buf, have * x->size))) {
+			x->failed = true;
+			ra_set_error(RA_ERR_IO, "out of memory");
+			return -1;
+		}
+		x->buf = p;
+		x->have = have;
+	}
 	memcpy(x->buf + x->n * x->size, rec, x->size);
 	x->n++;
 	return 0;

@@ -27,8 +27,8 @@ struct ra_analyze_opts {
 	/* readahead windows the pass holds in memory, the others kept in a
 	 * temporary table until the end; 0: 16384 (about 3 MiB), at least 5 */
 	int window_slots;
-	/* block latencies held in memory before they are written to a temporary
-	 * table, sorted there at the end; 0: 524288 (4 MiB) */
+	/* block latencies held in memory before their sorter writes them to a
+	 * temporary file, merged there at the end; 0: 131072 (2 MiB) */
 	int latencies_held;
 };
 
