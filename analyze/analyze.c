@@ -167,23 +167,33 @@ static int record(struct ra_db *db, int64_t run_id, const struct ra_pass *p, con
 	return 0;
 }
 
+int ra_pass_clear(struct ra_db *db, const struct ra_pass *p, int64_t run_id)
+{
+	char sql[128];
+
+	for (const char *const *t = p->tables; *t; t++) {
+		snprintf(sql, sizeof(sql), "DELETE FROM %s WHERE run_id = ?1", *t);
+		if (ra_analyze_exec(db, sql, run_id) < 0)
+			return -1;
+	}
+	return 0;
+}
+
 static int run_pass(struct ra_db *db, int64_t run_id, const struct ra_pass *p,
 		    const struct ra_analyze_opts *o)
 {
-	char sql[128], why[256], note[RA_PASS_NOTE] = "";
+	char why[256], note[RA_PASS_NOTE] = "";
 	int missing, ret;
+	bool live;
 	int64_t t0;
 
 	missing = missing_events(db, run_id, p, why, sizeof(why));
 	if (missing < 0)
 		return -1;
 	/* rows written as the events were stored stay for the pass to keep or redo */
-	for (const char *const *t = p->tables;
-	     *t && (missing || !p->live_rows || !p->live_rows(o, run_id)); t++) {
-		snprintf(sql, sizeof(sql), "DELETE FROM %s WHERE run_id = ?1", *t);
-		if (ra_analyze_exec(db, sql, run_id) < 0)
-			return -1;
-	}
+	live = !missing && p->live_rows && p->live_rows(o, run_id);
+	if (!live && ra_pass_clear(db, p, run_id) < 0)
+		return -1;
 	if (missing)
 		return record(db, run_id, p, "unavailable", why);
 	ra_db_set_progress(db, o ? o->progress : NULL, p->name);

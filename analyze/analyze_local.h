@@ -87,6 +87,9 @@ struct ra_pass {
 	bool (*live_rows)(const struct ra_analyze_opts *o, int64_t run_id);
 };
 
+/** ra_pass_clear - delete @p's rows of run @run_id from its tables; 0 or -1 */
+int ra_pass_clear(struct ra_db *db, const struct ra_pass *p, int64_t run_id);
+
 extern const struct ra_pass ra_pass_readahead;
 extern const struct ra_pass ra_pass_block;
 extern const struct ra_pass ra_pass_model;
