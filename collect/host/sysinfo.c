@@ -111,13 +111,14 @@ static void hw_string(const char *dir, const char *const *names, char *out, size
  */
 static void hardware_of(struct ra_blockdev *bd)
 {
-	static const char *const vendor[] = { "vendor", NULL }, *const mmc_vendor[] = { "manfid", NULL };
-	static const char *const model[] = { "model", NULL }, *const mmc_model[] = { "name", NULL };
-	static const char *const firmware[] = { "firmware_rev", "rev", NULL };
-	static const char *const mmc_firmware[] = { "fwrev", NULL };
+	/* the files of vendor, model and firmware: of the other buses, of MMC */
+	static const char *const names[2][3][3] = {
+		{ { "vendor" }, { "model" }, { "firmware_rev", "rev" } },
+		{ { "manfid" }, { "name" }, { "fwrev" } },
+	};
 	char dir[PATH_MAX], path[PATH_MAX], real[PATH_MAX];
 	const char *bus;
-	bool mmc;
+	int mmc;
 
 	snprintf(dir, sizeof(dir), "/sys/class/block/%s/device", bd->parent_name);
 	snprintf(path, sizeof(path), "%s/subsystem", dir);
@@ -127,9 +128,9 @@ static void hardware_of(struct ra_blockdev *bd)
 	mmc = strcmp(bus, "mmc") == 0;
 	snprintf(bd->transport, sizeof(bd->transport), "%s",
 		 strncmp(bus, "nvme", 4) == 0 ? "nvme" : bus);
-	hw_string(dir, mmc ? mmc_vendor : vendor, bd->vendor, sizeof(bd->vendor));
-	hw_string(dir, mmc ? mmc_model : model, bd->model, sizeof(bd->model));
-	hw_string(dir, mmc ? mmc_firmware : firmware, bd->firmware, sizeof(bd->firmware));
+	hw_string(dir, names[mmc][0], bd->vendor, sizeof(bd->vendor));
+	hw_string(dir, names[mmc][1], bd->model, sizeof(bd->model));
+	hw_string(dir, names[mmc][2], bd->firmware, sizeof(bd->firmware));
 }
 
 /* Fill name, dev, parent, start and size of @bd from its /sys/class/block entry. */

@@ -357,8 +357,6 @@ static uint64_t sink_stored(void *arg)
 	return ra_writer_total(im->w);
 }
 
-/* A run row and its writer; the run's metadata is known before the events. */
-
 /* The passes that follow the events stored: the readahead pass, then the block pass. */
 static int live_tap(const struct ra_event *ev, int64_t seq, void *arg)
 {
@@ -378,6 +376,7 @@ static void live_free(struct imp *im)
 	im->live = NULL;
 }
 
+/* A run row and its writer; the run's metadata is known before the events. */
 static int64_t sink_begin(void *arg, struct ra_run_info *info)
 {
 	struct imp *im = arg;
