@@ -167,11 +167,11 @@ static int record(struct ra_db *db, int64_t run_id, const struct ra_pass *p, con
 	return 0;
 }
 
-int ra_pass_clear(struct ra_db *db, const struct ra_pass *p, int64_t run_id)
+static int clear_tables(struct ra_db *db, const char *const *tables, int64_t run_id)
 {
 	char sql[128];
 
-	for (const char *const *t = p->tables; *t; t++) {
+	for (const char *const *t = tables; t && *t; t++) {
 		snprintf(sql, sizeof(sql), "DELETE FROM %s WHERE run_id = ?1", *t);
 		if (ra_analyze_exec(db, sql, run_id) < 0)
 			return -1;
@@ -179,8 +179,15 @@ int ra_pass_clear(struct ra_db *db, const struct ra_pass *p, int64_t run_id)
 	return 0;
 }
 
+int ra_pass_clear(struct ra_db *db, const struct ra_pass *p, int64_t run_id)
+{
+	return clear_tables(db, p->tables, run_id) < 0 ||
+	       clear_tables(db, p->inputs, run_id) < 0 ? -1 : 0;
+}
+
+/* Pass @p over run @run_id; @again: over the same rows as its last time (its inputs kept). */
 static int run_pass(struct ra_db *db, int64_t run_id, const struct ra_pass *p,
-		    const struct ra_analyze_opts *o)
+		    const struct ra_analyze_opts *o, bool again)
 {
 	char why[256], note[RA_PASS_NOTE] = "";
 	int missing, ret;
@@ -192,7 +199,7 @@ static int run_pass(struct ra_db *db, int64_t run_id, const struct ra_pass *p,
 		return -1;
 	/* rows written as the events were stored stay for the pass to keep or redo */
 	live = !missing && p->live_rows && p->live_rows(o, run_id);
-	if (!live && ra_pass_clear(db, p, run_id) < 0)
+	if (!live && (again ? clear_tables(db, p->tables, run_id) : ra_pass_clear(db, p, run_id)) < 0)
 		return -1;
 	if (missing)
 		return record(db, run_id, p, "unavailable", why);
@@ -229,7 +236,7 @@ int ra_analyze_in_load(struct ra_db *db, int64_t run_id, const struct ra_analyze
 				return -1;
 			continue;
 		}
-		if (run_pass(db, run_id, passes[i], o) < 0)
+		if (run_pass(db, run_id, passes[i], o, false) < 0)
 			return -1;
 	}
 	return 0;
@@ -237,12 +244,14 @@ int ra_analyze_in_load(struct ra_db *db, int64_t run_id, const struct ra_analyze
 
 /*
  * A run's device model pools the runs recorded like it, as they are when it
- * is analysed: analysing one run changes no other run's rows. A recording or
- * an import of several runs fits the earlier ones again once the last is in.
+ * is analysed: analysing one run changes no other run's results (it only
+ * stores the model inputs of a member analysed before they were kept). A
+ * recording or an import of several runs fits the earlier ones again once
+ * the last is in, from the inputs their own passes stored.
  */
 int ra_analyze_model_in_load(struct ra_db *db, int64_t run_id, const struct ra_analyze_opts *o)
 {
-	return run_pass(db, run_id, &ra_pass_model, o);
+	return run_pass(db, run_id, &ra_pass_model, o, true);
 }
 
 int ra_analyze_models(struct ra_db *db, const int64_t *ids, size_t n,

@@ -81,13 +81,19 @@ struct ra_pass {
 	int (*run)(struct ra_db *db, int64_t run_id, const struct ra_analyze_opts *o, char *note);
 	/* Tables of derived rows the pass owns, deleted before it runs. */
 	const char *const *tables;
+	/*
+	 * Tables of what the pass keeps of the run's own rows for later passes
+	 * of other runs (NULL: none): deleted with @tables, except when the
+	 * pass runs again over the same rows (a model refitted to a grown pool).
+	 */
+	const char *const *inputs;
 	/* Whether rows of @run_id were written as its events were stored: the
 	 * tables are not deleted then (the pass deletes them if it reads the
 	 * events again). NULL: never. */
 	bool (*live_rows)(const struct ra_analyze_opts *o, int64_t run_id);
 };
 
-/** ra_pass_clear - delete @p's rows of run @run_id from its tables; 0 or -1 */
+/** ra_pass_clear - delete @p's rows of run @run_id from its tables and inputs; 0 or -1 */
 int ra_pass_clear(struct ra_db *db, const struct ra_pass *p, int64_t run_id);
 
 extern const struct ra_pass ra_pass_readahead;
@@ -128,6 +134,34 @@ struct ra_member {
  */
 int ra_pool_members(struct ra_db *db, int64_t run_id, uint32_t dev, struct ra_member **out,
 		    int *n);
+/** ra_member_load - the facts of run @m->run_id on file system device @dev, from its rows */
+int ra_member_load(struct ra_db *db, uint32_t dev, struct ra_member *m);
+/** ra_model_facts_load - run @run_id's stored facts on @dev into @m: 1, 0 none stored, -1 */
+int ra_model_facts_load(struct ra_db *db, int64_t run_id, uint32_t dev, struct ra_member *m);
+
+/* ---- modelinputs.c: a run's own inputs to its pools' models ---- */
+
+/* Size classes of samples: log2 of their bytes, rounded; a model point each. */
+#define RA_MODEL_CLASSES 48
+/* A member's size class counts in a pool when it holds this share of its samples of the device. */
+#define RA_MODEL_RUN_CLASS_SHARE 0.10
+
+/** ra_model_inputs_store - compute and write run @run_id's model_facts and model_samples */
+int ra_model_inputs_store(struct ra_db *db, int64_t run_id);
+
+/* A size class of a pool: its members' samples that count, summed, and their median. */
+struct ra_pool_class {
+	int64_t n, n_lat;
+	double bytes, sum_ns, sum_lat;
+	int64_t p50;
+};
+/**
+ * ra_model_pool_classes - the RA_MODEL_CLASSES classes @cls of run @run_id's
+ * pool on device @dev by @timing ("window" or "d2c"), from its members'
+ * stored inputs; *@nruns the members that gave samples; 0 or -1
+ */
+int ra_model_pool_classes(struct ra_db *db, int64_t run_id, uint32_t dev, const char *timing,
+			  struct ra_pool_class *cls, int *nruns);
 /**
  * ra_pool_store - @m's predictions under @fit (chosen form; !ok: none), its
  * rows in model_runs and its run sets in model_sets, for run @run_id

@@ -126,8 +126,7 @@ static void member_state(struct ra_member *m, const double *r)
 	}
 }
 
-/* The facts of run @m->run_id on file system device @dev. */
-static int member_load(struct ra_db *db, uint32_t dev, struct ra_member *m)
+int ra_member_load(struct ra_db *db, uint32_t dev, struct ra_member *m)
 {
 	double r[10], io[6], st[1], fa[7];
 	int page;
@@ -187,6 +186,47 @@ static const char other_workload_sql[] =
 	" WHERE a.run_id = ?1 AND b.run_id = p.run_id"
 	" AND a.name NOT IN ('read_ahead_kb', 'repeat', 'events') AND b.value IS NOT a.value";
 
+int ra_model_facts_load(struct ra_db *db, int64_t run_id, uint32_t dev, struct ra_member *m)
+{
+	static const char *const states[] = { "used", "failed", "killed", "interrupted",
+					      "no_io", "no_readahead" };
+	struct ra_stmt *q = ra_sql_prepare(db, "SELECT state, reason, read_ahead_kb, ra_kb,"
+					   " window_bytes, windows, all_windows, io_ns, idle_share,"
+					   " held_share, device_paced, thrash_share, thrashed_pages,"
+					   " cached_share, unused_share, app_measured, measured_bps"
+					   " FROM model_facts WHERE run_id = ?1 AND dev = ?2"
+					   " AND state IS NOT NULL");
+	int rc = -1;
+
+	if (q && ra_sql_bind(q, "ii", run_id, (int64_t)dev) == 0 && (rc = ra_sql_step(q)) == 1) {
+		const char *st, *why;
+		int paced, app;
+
+		memset(m, 0, sizeof(*m));
+		m->run_id = run_id;
+		ra_sql_row(q, "ttxxfxxfffxfiffxf", &st, &why, &m->setting_kb, &m->ra_kb,
+			   &m->window_bytes, &m->windows, &m->all_windows, &m->io_ns,
+			   &m->idle_share, &m->held_share, &paced, &m->thrash_share,
+			   &m->thrashed_pages, &m->cached_share, &m->unused_share, &app,
+			   &m->measured_bps);
+		m->device_paced = paced;
+		m->app_measured = app;
+		m->state = NULL;
+		for (size_t i = 0; i < sizeof(states) / sizeof(states[0]); i++)
+			if (st && !strcmp(st, states[i]))
+				m->state = states[i];
+		if (!m->state) {
+			ra_set_error(RA_ERR_DATA, "run %lld in '%s' has a model_facts row of"
+				     " unknown state '%s'", (long long)run_id, ra_db_path(db),
+				     st ? st : "");
+			rc = -1;
+		}
+		snprintf(m->reason, sizeof(m->reason), "%s", why ? why : "");
+	}
+	ra_sql_finalize(q);
+	return rc;
+}
+
 int ra_pool_members(struct ra_db *db, int64_t run_id, uint32_t dev, struct ra_member **out,
 		    int *n)
 {
@@ -212,10 +252,19 @@ int ra_pool_members(struct ra_db *db, int64_t run_id, uint32_t dev, struct ra_me
 				break;
 			m = p;
 		}
-		memset(&m[*n], 0, sizeof(m[0]));
-		ra_sql_row(q, "i", &m[*n].run_id);
-		if (member_load(db, dev, &m[*n]) < 0)
+		int64_t id;
+		int have;
+
+		ra_sql_row(q, "i", &id);
+		/* a member's facts as its own analysis stored them; read again without */
+		if ((have = ra_model_facts_load(db, id, dev, &m[*n])) < 0)
 			break;
+		if (!have) {
+			memset(&m[*n], 0, sizeof(m[0]));
+			m[*n].run_id = id;
+			if (ra_member_load(db, dev, &m[*n]) < 0)
+				break;
+		}
 		(*n)++;
 	}
 	if (rc != 0)

@@ -12,7 +12,7 @@
 
 #include "ra_event.h"
 
-#define RA_SCHEMA_VERSION 12
+#define RA_SCHEMA_VERSION 13
 /* A read-only tool's reading of a database stops after this long (seconds). */
 #define RA_DB_READ_SECONDS 600
 #define RA_APPLICATION_ID 0x52415452 /* "RATR" */

@@ -667,11 +667,62 @@ const char ra_schema_v12_sql[] =
 	"ALTER TABLE devices ADD COLUMN model TEXT;\n"
 	"ALTER TABLE devices ADD COLUMN firmware TEXT;\n";
 
+/*
+ * Version 13: each run's own inputs to the device models of the pools it is
+ * in (its facts per device, its sorted samples of device time), so that a
+ * pool reads each member's once instead of its windows again.
+ */
+const char ra_schema_v13_sql[] =
+	"CREATE TABLE model_facts (\n"
+	"  run_id INTEGER NOT NULL REFERENCES runs(run_id) ON DELETE CASCADE,\n"
+	"  dev INTEGER NOT NULL,\n"
+	"  requests INTEGER NOT NULL,\n"
+	"  state TEXT CHECK (state IN ('used', 'failed', 'killed', 'interrupted', 'no_io',\n"
+	"    'no_readahead')),\n"
+	"  reason TEXT,\n"
+	"  read_ahead_kb INTEGER,\n"
+	"  ra_kb INTEGER,\n"
+	"  window_bytes REAL,\n"
+	"  windows INTEGER,\n"
+	"  all_windows INTEGER,\n"
+	"  io_ns REAL,\n"
+	"  idle_share REAL,\n"
+	"  held_share REAL,\n"
+	"  device_paced INTEGER,\n"
+	"  samples_paced INTEGER,\n"
+	"  thrash_share REAL,\n"
+	"  thrashed_pages INTEGER,\n"
+	"  cached_share REAL,\n"
+	"  unused_share REAL,\n"
+	"  app_measured INTEGER,\n"
+	"  measured_bps REAL,\n"
+	"  PRIMARY KEY (run_id, dev)\n"
+	");\n"
+	"CREATE TABLE model_samples (\n"
+	"  run_id INTEGER NOT NULL REFERENCES runs(run_id) ON DELETE CASCADE,\n"
+	"  dev INTEGER NOT NULL,\n"
+	"  timing TEXT NOT NULL CHECK (timing IN ('window', 'd2c')),\n"
+	"  size_class INTEGER NOT NULL,\n"
+	"  part INTEGER NOT NULL,\n"
+	"  n INTEGER NOT NULL,\n"
+	"  bytes REAL NOT NULL,\n"
+	"  sum_ns REAL NOT NULL,\n"
+	"  n_latency INTEGER NOT NULL,\n"
+	"  sum_latency_ns REAL NOT NULL,\n"
+	"  lo_ns INTEGER NOT NULL,\n"
+	"  hi_ns INTEGER NOT NULL,\n"
+	"  ns BLOB NOT NULL,\n"
+	"  PRIMARY KEY (run_id, dev, timing, size_class, part)\n"
+	");\n"
+	"CREATE INDEX model_samples_lo ON model_samples (run_id, dev, timing, size_class, lo_ns,"
+	" part);\n";
+
 /* Each version's step from the one before: ra_schema_steps[v - 2] makes v from v - 1. */
 const char *const ra_schema_steps[] = { ra_schema_v2_sql, ra_schema_v3_sql, ra_schema_v4_sql,
 					ra_schema_v5_sql, ra_schema_v6_sql, ra_schema_v7_sql,
 					ra_schema_v8_sql, ra_schema_v9_sql, ra_schema_v10_sql,
-					ra_schema_v11_sql, ra_schema_v12_sql, NULL };
+					ra_schema_v11_sql, ra_schema_v12_sql, ra_schema_v13_sql,
+					NULL };
 
 /*
  * The views, dropped and made again by every upgrade: their columns keep their

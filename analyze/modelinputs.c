@@ -1,0 +1,611 @@
+// SPDX-License-Identifier: LGPL-2.1
+/*
+ * A run's own inputs to the device models of the pools it is in, kept with
+ * the run so that a pool reads each member's once instead of its windows and
+ * requests again (which made a sweep of N runs cost N^2 passes over windows):
+ * - model_facts: per device of its windows (or, without windows, of its page
+ *   events), what the run read, how fast and who set the pace (struct
+ *   ra_member, modelsets.c); per device of its requests, how many;
+ * - model_samples: its samples of device time by device, timing and size
+ *   class, in ascending order, in parts of PART samples with their sums.
+ *
+ * What a run's inputs hold depends on its own rows only. The pool's classes
+ * are the union of its members': their sums add up, and the median of a
+ * union is found by a search over the values, counting each member's samples
+ * at or below a value through the part that holds it, so that memory does
+ * not grow with the samples.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analyze_local.h"
+#include "ra_model.h"
+#include "ra_sql.h"
+
+#define PART 1024		/* samples of a model_samples row at most */
+#define SORT_MEM (4u << 20)	/* the sorter's memory */
+
+/* One sample: sorted by timing, device, class, device time. */
+struct sample {
+	uint8_t timing;		/* 0 window, 1 d2c */
+	uint8_t cls;
+	uint32_t dev;
+	int64_t ns, bytes, lat;	/* lat -1: not known */
+};
+
+static const char *const timing_name[2] = { "window", "d2c" };
+
+static int size_class(double bytes)
+{
+	int c = (int)lround(log2(bytes > 1 ? bytes : 1));
+
+	return c < 0 ? 0 : c >= RA_MODEL_CLASSES ? RA_MODEL_CLASSES - 1 : c;
+}
+
+static int cmp_sample(const void *a, const void *b)
+{
+	const struct sample *x = a, *y = b;
+
+	if (x->timing != y->timing)
+		return x->timing < y->timing ? -1 : 1;
+	if (x->dev != y->dev)
+		return x->dev < y->dev ? -1 : 1;
+	if (x->cls != y->cls)
+		return x->cls < y->cls ? -1 : 1;
+	return x->ns < y->ns ? -1 : x->ns > y->ns;
+}
+
+static void put_le64(unsigned char *p, int64_t v)
+{
+	uint64_t u = (uint64_t)v;
+
+	for (int i = 0; i < 8; i++)
+		p[i] = (unsigned char)(u >> (8 * i));
+}
+
+static int64_t get_le64(const unsigned char *p)
+{
+	uint64_t u = 0;
+
+	for (int i = 0; i < 8; i++)
+		u |= (uint64_t)p[i] << (8 * i);
+	return (int64_t)u;
+}
+
+/* A part being filled: the samples of one (timing, dev, class) in order. */
+struct part {
+	struct sample key;	/* its timing, dev and class */
+	int64_t part, n, n_lat;
+	double bytes, sum_ns, sum_lat;
+	int64_t lo, hi;
+	unsigned char ns[PART * 8];
+};
+
+static int part_flush(struct ra_stmt *ins, int64_t run_id, struct part *p)
+{
+	int rc;
+
+	if (!p->n)
+		return 0;
+	rc = ra_sql_put(ins, "iitxiiffifiib", run_id, (int64_t)p->key.dev,
+			timing_name[p->key.timing], (int)p->key.cls, p->part, p->n, p->bytes,
+			p->sum_ns, p->n_lat, p->sum_lat, p->lo, p->hi, (const void *)p->ns,
+			(size_t)p->n * 8);
+	p->part++;
+	p->n = p->n_lat = 0;
+	p->bytes = p->sum_ns = p->sum_lat = 0;
+	return rc;
+}
+
+/* The sorted samples of @x into model_samples of @run_id. */
+static int store_samples(struct ra_db *db, int64_t run_id, struct ra_xsort *x)
+{
+	struct ra_stmt *ins = ra_sql_prepare(db, "INSERT INTO model_samples (run_id, dev, timing,"
+					     " size_class, part, n, bytes, sum_ns, n_latency,"
+					     " sum_latency_ns, lo_ns, hi_ns, ns) VALUES (?, ?, ?, ?,"
+					     " ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+	struct part *p = calloc(1, sizeof(*p));
+	struct sample s;
+	int rc = -1;
+
+	if (!ins || !p)
+		goto out;
+	while ((rc = ra_xsort_next(x, &s)) == 1) {
+		if (p->n && (s.timing != p->key.timing || s.dev != p->key.dev ||
+			     s.cls != p->key.cls)) {
+			if (part_flush(ins, run_id, p) < 0)
+				break;
+			p->part = 0;
+		}
+		if (p->n == PART && part_flush(ins, run_id, p) < 0)
+			break;
+		if (!p->n) {
+			p->key = s;
+			p->lo = s.ns;
+		}
+		put_le64(p->ns + p->n * 8, s.ns);
+		p->hi = s.ns;
+		p->n++;
+		p->bytes += (double)s.bytes;
+		p->sum_ns += (double)s.ns;
+		if (s.lat >= 0) {
+			p->sum_lat += (double)s.lat;
+			p->n_lat++;
+		}
+	}
+	if (rc == 0 && part_flush(ins, run_id, p) < 0)
+		rc = -1;
+out:
+	if (!p)
+		ra_set_error(RA_ERR_IO, "out of memory");
+	free(p);
+	ra_sql_finalize(ins);
+	return rc == 0 ? 0 : -1;
+}
+
+/* which devices set the pace of the run's window samples: the device, or the reader */
+#define PACE_SQL                                                                            \
+	"SELECT w.dev AS dev, COALESCE(SUM(COALESCE(i.held_ns, 0)) >= MIN(SUM(COALESCE(i.idle_ns, 0))," \
+	" " RA_STR(RA_MODEL_HELD_SHARE) " * (MAX(i.last_c_ts_ns) - MIN(w.ts_ns))), 0) AS device" \
+	" FROM window_io i JOIN windows w USING (run_id, window_id) WHERE w.run_id = ?1"    \
+	" GROUP BY 1"
+
+/*
+ * The device time of the windows at their stream's largest size, on their
+ * file's device; the idle time counts too where the device set the pace
+ * (held at least as long as idle, or RA_MODEL_HELD_SHARE of the I/O time: a
+ * throttle credits the idle time).
+ */
+static const char window_sql[] =
+	"WITH pace AS (" PACE_SQL ")"
+	" SELECT w.dev, i.bytes, i.service_ns + CASE WHEN p.device THEN COALESCE(i.idle_ns, 0)"
+	" ELSE 0 END, i.last_c_ts_ns - w.ts_ns FROM window_io i"
+	" JOIN windows w USING (run_id, window_id)"
+	" JOIN streams s ON s.run_id = w.run_id AND s.stream_id = w.stream_id"
+	" JOIN pace p ON p.dev = w.dev"
+	" WHERE w.run_id = ?1 AND i.service_ns IS NOT NULL AND w.size_pages >= s.max_size_pages";
+
+/* the read requests' D2C (dev NULL where the row is only a request of its device) */
+static const char d2c_sql[] =
+	"SELECT dev, nr_sector * 512.0, c_ts_ns - d_ts_ns, d_ts_ns IS NOT NULL AND rwbs LIKE '%R%'"
+	" FROM requests WHERE run_id = ?1";
+
+/* A set of devices, in order. */
+struct devset {
+	uint32_t *dev;
+	int n, cap;
+};
+
+static int devset_add(struct devset *d, uint32_t dev)
+{
+	int i = 0;
+
+	while (i < d->n && d->dev[i] < dev)
+		i++;
+	if (i < d->n && d->dev[i] == dev)
+		return 0;
+	if (d->n == d->cap) {
+		uint32_t *p = realloc(d->dev, (size_t)(d->cap = d->cap ? d->cap * 2 : 8) * sizeof(*p));
+
+		if (!p) {
+			ra_set_error(RA_ERR_IO, "out of memory");
+			return -1;
+		}
+		d->dev = p;
+	}
+	memmove(d->dev + i + 1, d->dev + i, (size_t)(d->n - i) * sizeof(d->dev[0]));
+	d->dev[i] = dev;
+	d->n++;
+	return 0;
+}
+
+static int page_dev(const struct ra_event *ev, int64_t seq, void *arg)
+{
+	(void)seq;
+	return devset_add(arg, ev->page.dev);
+}
+
+/*
+ * @fn(dev, @arg) for each device run @run_id's windows read from (without
+ * windows: the devices of its page events), in order
+ */
+static int run_devices(struct ra_db *db, int64_t run_id, int (*fn)(uint32_t dev, void *arg),
+		       void *arg)
+{
+	struct ra_stmt *q = ra_sql_prepare(db, "SELECT DISTINCT dev FROM windows WHERE run_id = ?1");
+	struct devset d = { 0 };
+	int rc = -1;
+
+	if (q && ra_sql_bind(q, "i", run_id) == 0)
+		while ((rc = ra_sql_step(q)) == 1)
+			if (devset_add(&d, (uint32_t)ra_sql_int(q, 0)) < 0) {
+				rc = -1;
+				break;
+			}
+	ra_sql_finalize(q);
+	if (rc == 0 && d.n == 0)
+		rc = ra_evstream_each(db, run_id, RA_STREAM_PAGE, page_dev, &d);
+	for (int i = 0; rc == 0 && i < d.n; i++)
+		rc = fn(d.dev[i], arg) < 0 ? -1 : 0;
+	free(d.dev);
+	return rc < 0 ? -1 : 0;
+}
+
+/* A device of the run and how many requests it had. */
+struct rdev {
+	uint32_t dev;
+	int64_t requests;
+	bool facts;		/* a device of its windows (or page events) */
+	int paced;		/* -1: no window with device time */
+};
+
+struct rdevs {
+	struct rdev *d;
+	size_t n, cap;
+};
+
+static struct rdev *rdev_of(struct rdevs *s, uint32_t dev)
+{
+	for (size_t i = 0; i < s->n; i++)
+		if (s->d[i].dev == dev)
+			return &s->d[i];
+	if (ra_grow((void **)&s->d, &s->cap, s->n + 1, sizeof(*s->d)) < 0)
+		return NULL;
+	s->d[s->n] = (struct rdev){ .dev = dev, .paced = -1 };
+	return &s->d[s->n++];
+}
+
+static int put_sample(struct ra_xsort *x, int timing, int64_t dev, double bytes, int64_t ns,
+		      int64_t lat)
+{
+	struct sample s = { .timing = (uint8_t)timing, .dev = (uint32_t)dev, .ns = ns,
+			    .bytes = (int64_t)bytes, .lat = lat };
+
+	if (!(bytes > 0 && ns > 0))
+		return 0;
+	s.cls = (uint8_t)size_class(bytes);
+	return ra_xsort_put(x, &s);
+}
+
+/* The run's samples into @x, its devices into @devs. */
+static int collect_samples(struct ra_db *db, int64_t run_id, struct ra_xsort *x,
+			   struct rdevs *devs)
+{
+	struct ra_stmt *q = ra_sql_prepare(db, "WITH pace AS (" PACE_SQL ") SELECT * FROM pace");
+	int rc = -1;
+
+	if (q && ra_sql_bind(q, "i", run_id) == 0)
+		while ((rc = ra_sql_step(q)) == 1) {
+			struct rdev *d = rdev_of(devs, (uint32_t)ra_sql_int(q, 0));
+
+			if (!d) {
+				rc = -1;
+				break;
+			}
+			d->paced = (int)ra_sql_int(q, 1);
+		}
+	ra_sql_finalize(q);
+	if (rc < 0)
+		return -1;
+	if (!(q = ra_sql_prepare(db, window_sql)) || ra_sql_bind(q, "i", run_id) < 0)
+		rc = -1;
+	while (rc == 0 && (rc = ra_sql_step(q)) == 1) {
+		int64_t dev, ns, lat;
+		double bytes;
+
+		ra_sql_row(q, "ifii", &dev, &bytes, &ns, &lat);
+		if (ra_sql_null(q, 3))
+			lat = -1;
+		rc = put_sample(x, 0, dev, bytes, ns, lat) < 0 ? -1 : 0;
+	}
+	ra_sql_finalize(q);
+	if (rc < 0)
+		return -1;
+	if (!(q = ra_sql_prepare(db, d2c_sql)) || ra_sql_bind(q, "i", run_id) < 0)
+		rc = -1;
+	while (rc == 0 && (rc = ra_sql_step(q)) == 1) {
+		int64_t dev, ns, read;
+		double bytes;
+		struct rdev *d;
+
+		ra_sql_row(q, "ifii", &dev, &bytes, &ns, &read);
+		if (!(d = rdev_of(devs, (uint32_t)dev)))
+			rc = -1;
+		else {
+			d->requests++;
+			rc = read && put_sample(x, 1, dev, bytes, ns, -1) < 0 ? -1 : 0;
+		}
+	}
+	ra_sql_finalize(q);
+	return rc < 0 ? -1 : 0;
+}
+
+static int mark_fact_dev(uint32_t dev, void *arg)
+{
+	struct rdev *d = rdev_of(arg, dev);
+
+	if (!d)
+		return -1;
+	d->facts = true;
+	return 0;
+}
+
+static int store_facts(struct ra_db *db, int64_t run_id, struct rdevs *devs)
+{
+	struct ra_stmt *ins = ra_sql_prepare(db, "INSERT INTO model_facts (run_id, dev, requests,"
+					     " state, reason, read_ahead_kb, ra_kb, window_bytes,"
+					     " windows, all_windows, io_ns, idle_share, held_share,"
+					     " device_paced, samples_paced, thrash_share,"
+					     " thrashed_pages, cached_share, unused_share,"
+					     " app_measured, measured_bps) VALUES (?, ?, ?, ?, ?, ?,"
+					     " ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+	int rc = ins ? 0 : -1;
+
+	for (size_t i = 0; rc == 0 && i < devs->n; i++) {
+		const struct rdev *d = &devs->d[i];
+		struct ra_member m = { .run_id = run_id };
+
+		if (!d->facts) {
+			/* a device of its requests only: the other columns NULL */
+			rc = ra_sql_put(ins, "iii" "nnnnnnnnnnnnnnnnnn", run_id, (int64_t)d->dev,
+					d->requests);
+			continue;
+		}
+		if (ra_member_load(db, d->dev, &m) < 0) {
+			rc = -1;
+			break;
+		}
+		rc = ra_sql_put(ins, "iiittxxfxxfffxxfiffxf", run_id, (int64_t)d->dev,
+				d->requests, m.state, m.reason[0] ? m.reason : NULL,
+				m.setting_kb, m.ra_kb, m.window_bytes, m.windows, m.all_windows,
+				m.io_ns, m.idle_share, m.held_share, (int)m.device_paced,
+				(int)(d->paced > 0), m.thrash_share, m.thrashed_pages,
+				m.cached_share, m.unused_share, (int)m.app_measured, m.measured_bps);
+	}
+	ra_sql_finalize(ins);
+	return rc;
+}
+
+int ra_model_inputs_store(struct ra_db *db, int64_t run_id)
+{
+	struct ra_xsort *x = ra_xsort_new(sizeof(struct sample), cmp_sample, SORT_MEM);
+	struct rdevs devs = { 0 };
+	int ret = -1;
+
+	if (!x) {
+		ra_set_error(RA_ERR_IO, "out of memory");
+		return -1;
+	}
+	if (collect_samples(db, run_id, x, &devs) == 0 && ra_xsort_end(x) == 0 &&
+	    store_samples(db, run_id, x) == 0 &&
+	    run_devices(db, run_id, mark_fact_dev, &devs) == 0 &&
+	    store_facts(db, run_id, &devs) == 0)
+		ret = 0;
+	ra_xsort_free(x);
+	free(devs.d);
+	return ret;
+}
+
+/* ---- a pool's classes, from its members' inputs ---- */
+
+/* runs that count: not failed, killed or interrupted */
+#define RUN_OK                                                                              \
+	" (SELECT run_id FROM runs WHERE COALESCE(exit_status, 0) = 0"                     \
+	" AND exit_signal IS NULL AND NOT interrupted)"
+
+/*
+ * The classes of the pool's members that count (the runs that count; of the
+ * window samples, where some runs of the pool were device-paced, only those:
+ * a reader-paced run of a rate limiter shows what its credit let through, not
+ * the limit), by member and class.
+ */
+#define CLASSES_SQL                                                                         \
+	"SELECT s.run_id, s.size_class, SUM(s.n), SUM(s.bytes), SUM(s.sum_ns),"             \
+	" SUM(s.n_latency), SUM(s.sum_latency_ns), MIN(s.lo_ns), MAX(s.hi_ns)"              \
+	" FROM model_samples s WHERE s.dev = ?2 AND s.timing = ?3 AND s.run_id IN (%s)"     \
+	" AND s.run_id IN" RUN_OK " AND (s.timing = 'd2c' OR EXISTS (SELECT 1 FROM"         \
+	" model_facts f WHERE f.run_id = s.run_id AND f.dev = s.dev AND f.samples_paced)"   \
+	" OR NOT EXISTS (SELECT 1 FROM model_facts f WHERE f.dev = ?2 AND f.samples_paced"  \
+	" AND f.run_id IN (%s) AND f.run_id IN" RUN_OK "))"                                 \
+	" GROUP BY 1, 2 ORDER BY 1, 2"
+
+/* A member's class in a pool's class. */
+struct member_class {
+	int64_t run_id, n, lo, hi;
+};
+
+struct pool {
+	struct ra_db *db;
+	uint32_t dev;
+	const char *timing;
+	struct ra_stmt *q_part, *q_le;
+	struct member_class *mc[RA_MODEL_CLASSES];
+	size_t nmc[RA_MODEL_CLASSES], capmc[RA_MODEL_CLASSES];
+};
+
+/* The staged classes of one member. */
+struct staged {
+	int64_t run_id;
+	struct ra_pool_class c[RA_MODEL_CLASSES];
+	struct member_class mc[RA_MODEL_CLASSES];
+};
+
+/*
+ * A member's class counts when it holds RUN_CLASS_SHARE of its samples of the
+ * device: a ramp-up leaves one window per size, often served by an idle
+ * device or a throttle's burst allowance; such a handful must not stand for
+ * a size.
+ */
+static int merge_member(struct pool *p, struct staged *st, struct ra_pool_class *cls,
+			int *nruns)
+{
+	int64_t total = 0;
+	bool gave = false;
+
+	for (int c = 0; c < RA_MODEL_CLASSES; c++)
+		total += st->c[c].n;
+	for (int c = 0; c < RA_MODEL_CLASSES; c++) {
+		const struct ra_pool_class *k = &st->c[c];
+
+		if (!k->n || (double)k->n < RA_MODEL_RUN_CLASS_SHARE * (double)total)
+			continue;
+		if (ra_grow((void **)&p->mc[c], &p->capmc[c], p->nmc[c] + 1, sizeof(*p->mc[c])) < 0)
+			return -1;
+		p->mc[c][p->nmc[c]++] = st->mc[c];
+		cls[c].n += k->n;
+		cls[c].bytes += k->bytes;
+		cls[c].sum_ns += k->sum_ns;
+		cls[c].n_lat += k->n_lat;
+		cls[c].sum_lat += k->sum_lat;
+		gave = true;
+	}
+	*nruns += gave;
+	memset(st, 0, sizeof(*st));
+	return 0;
+}
+
+/* The samples of @m's class @c in part @part, in @buf (PART of them); how many, -1 */
+static int load_part(struct pool *p, const struct member_class *m, int c, int64_t part,
+		     int64_t *buf)
+{
+	const void *b = NULL;
+	size_t len = 0;
+	int rc, n = 0;
+
+	ra_sql_reset(p->q_part);
+	if (ra_sql_bind(p->q_part, "iitxi", m->run_id, (int64_t)p->dev, p->timing, c, part) < 0)
+		return -1;
+	rc = ra_sql_step(p->q_part);
+	if (rc == 1) {
+		ra_sql_row(p->q_part, "b", &b, &len);
+		for (n = 0; (size_t)n < len / 8 && n < PART; n++)
+			buf[n] = get_le64((const unsigned char *)b + 8 * n);
+	}
+	return rc < 0 ? -1 : n;
+}
+
+/* How many of @m's samples of class @c are at most @v: the part that holds the last of them. */
+static int64_t count_le(struct pool *p, const struct member_class *m, int c, int64_t v)
+{
+	const void *b = NULL;
+	int64_t part, n, lo = 0, hi;
+	size_t len = 0;
+	int rc;
+
+	ra_sql_reset(p->q_le);
+	if (ra_sql_bind(p->q_le, "iitxi", m->run_id, (int64_t)p->dev, p->timing, c, v) < 0)
+		return -1;
+	if ((rc = ra_sql_step(p->q_le)) != 1)
+		return rc < 0 ? -1 : 0;
+	ra_sql_row(p->q_le, "iib", &part, &n, &b, &len);
+	hi = n < (int64_t)(len / 8) ? n : (int64_t)(len / 8);
+	while (lo < hi) {	/* the first sample above v */
+		int64_t mid = lo + (hi - lo) / 2;
+
+		if (get_le64((const unsigned char *)b + 8 * mid) <= v)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return part * PART + lo;
+}
+
+/* The @k-th smallest (from 0) of the samples of the pool's class @c; -1 on error. */
+static int64_t kth(struct pool *p, int c, int64_t k)
+{
+	const struct member_class *m = p->mc[c];
+	int64_t lo = INT64_MAX, hi = INT64_MIN, buf[PART];
+	int n;
+
+	if (p->nmc[c] == 1) {
+		n = load_part(p, &m[0], c, k / PART, buf);
+		if (n < 0)
+			return -1;
+		if (k % PART >= n) {
+			ra_set_error(RA_ERR_DATA, "the samples of run %lld in '%s' are damaged",
+				     (long long)m[0].run_id, ra_db_path(p->db));
+			return -1;
+		}
+		return buf[k % PART];
+	}
+	for (size_t i = 0; i < p->nmc[c]; i++) {
+		lo = m[i].lo < lo ? m[i].lo : lo;
+		hi = m[i].hi > hi ? m[i].hi : hi;
+	}
+	while (lo < hi) {	/* the smallest value with more than k samples at or below it */
+		int64_t mid = lo + (hi - lo) / 2, below = 0;
+
+		for (size_t i = 0; i < p->nmc[c]; i++) {
+			int64_t le = count_le(p, &m[i], c, mid);
+
+			if (le < 0)
+				return -1;
+			below += le;
+		}
+		if (below > k)
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	return lo;
+}
+
+int ra_model_pool_classes(struct ra_db *db, int64_t run_id, uint32_t dev, const char *timing,
+			  struct ra_pool_class *cls, int *nruns)
+{
+	struct pool p = { .db = db, .dev = dev, .timing = timing };
+	struct staged *st = calloc(1, sizeof(*st));
+	struct ra_stmt *q = NULL;
+	char sql[4096];
+	int rc = -1;
+
+	memset(cls, 0, RA_MODEL_CLASSES * sizeof(*cls));
+	*nruns = 0;
+	snprintf(sql, sizeof(sql), CLASSES_SQL, ra_model_pool_sql, ra_model_pool_sql);
+	if (!st || !(q = ra_sql_prepare(db, sql)) ||
+	    ra_sql_bind(q, "iit", run_id, (int64_t)dev, timing) < 0)
+		goto out;
+	while ((rc = ra_sql_step(q)) == 1) {
+		struct ra_pool_class k = { 0 };
+		int64_t r, c, lo, hi;
+
+		ra_sql_row(q, "iiiffifii", &r, &c, &k.n, &k.bytes, &k.sum_ns, &k.n_lat, &k.sum_lat,
+			   &lo, &hi);
+		if (st->run_id && r != st->run_id && merge_member(&p, st, cls, nruns) < 0) {
+			rc = -1;
+			break;
+		}
+		if (c < 0 || c >= RA_MODEL_CLASSES)
+			continue;	/* not a class this build makes */
+		st->run_id = r;
+		st->c[c] = k;
+		st->mc[c] = (struct member_class){ .run_id = r, .n = k.n, .lo = lo, .hi = hi };
+	}
+	if (rc == 0 && st->run_id && merge_member(&p, st, cls, nruns) < 0)
+		rc = -1;
+	ra_sql_finalize(q);
+	q = NULL;
+	if (rc < 0)
+		goto out;
+	p.q_part = ra_sql_prepare(db, "SELECT ns FROM model_samples WHERE run_id = ?1 AND dev = ?2"
+				  " AND timing = ?3 AND size_class = ?4 AND part = ?5");
+	p.q_le = ra_sql_prepare(db, "SELECT part, n, ns FROM model_samples WHERE run_id = ?1"
+				" AND dev = ?2 AND timing = ?3 AND size_class = ?4 AND lo_ns <= ?5"
+				" ORDER BY lo_ns DESC, part DESC LIMIT 1");
+	rc = p.q_part && p.q_le ? 0 : -1;
+	for (int c = 0; rc == 0 && c < RA_MODEL_CLASSES; c++)
+		if (cls[c].n > 0 && (cls[c].p50 = kth(&p, c, (cls[c].n - 1) / 2)) < 0)
+			rc = -1;
+out:
+	if (!st)
+		ra_set_error(RA_ERR_IO, "out of memory");
+	ra_sql_finalize(q);
+	ra_sql_finalize(p.q_part);
+	ra_sql_finalize(p.q_le);
+	for (int c = 0; c < RA_MODEL_CLASSES; c++)
+		free(p.mc[c]);
+	free(st);
+	return rc == 0 ? 0 : -1;
+}
