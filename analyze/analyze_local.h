@@ -134,6 +134,27 @@ struct ra_member {
  */
 int ra_pool_members(struct ra_db *db, int64_t run_id, uint32_t dev, struct ra_member **out,
 		    int *n);
+/*
+ * What a member's facts on a device are made of, over its windows there (NaN
+ * or 0 where there is none): of the windows with device time their count,
+ * service, idle and held time, first opening and last completion (@io); the
+ * steady window's size in pages; of the windows of the steady size class
+ * (half of it and up) their readahead pages added and thrashed, of all the
+ * pages they covered inside the file, added, the largest ra_pages of a
+ * readahead, their count, pages pending or evicted unused (@fates); and how
+ * many devices the run's windows with I/O read from.
+ */
+struct ra_member_sums {
+	double io[6];
+	double steady;
+	double fates[7];
+	double io_devs;
+};
+/** ra_member_sums - @w of run @run_id on file system device @dev, by SQL over its rows */
+int ra_member_sums(struct ra_db *db, int64_t run_id, uint32_t dev, struct ra_member_sums *w);
+/** ra_member_finish - the facts @m of run @m->run_id on @dev from @w and the run's own rows */
+int ra_member_finish(struct ra_db *db, uint32_t dev, const struct ra_member_sums *w,
+		     struct ra_member *m);
 /** ra_member_load - the facts of run @m->run_id on file system device @dev, from its rows */
 int ra_member_load(struct ra_db *db, uint32_t dev, struct ra_member *m);
 /** ra_model_facts_load - run @run_id's stored facts on @dev into @m: 1, 0 none stored, -1 */

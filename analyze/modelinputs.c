@@ -21,11 +21,12 @@
 #include <string.h>
 
 #include "analyze_local.h"
+#include "pagemap.h"
 #include "ra_model.h"
 #include "ra_sql.h"
 
 #define PART 1024		/* samples of a model_samples row at most */
-#define SORT_MEM (4u << 20)	/* the sorter's memory */
+#define SORT_MEM (1u << 20)	/* the sorter's memory */
 
 /* One sample: sorted by timing, device, class, device time. */
 struct sample {
@@ -146,99 +147,53 @@ out:
 }
 
 /* which devices set the pace of the run's window samples: the device, or the reader */
-#define PACE_SQL                                                                            \
-	"SELECT w.dev AS dev, COALESCE(SUM(COALESCE(i.held_ns, 0)) >= MIN(SUM(COALESCE(i.idle_ns, 0))," \
-	" " RA_STR(RA_MODEL_HELD_SHARE) " * (MAX(i.last_c_ts_ns) - MIN(w.ts_ns))), 0) AS device" \
-	" FROM window_io i JOIN windows w USING (run_id, window_id) WHERE w.run_id = ?1"    \
-	" GROUP BY 1"
+static const char pace_sql[] =
+	"SELECT w.dev, COALESCE(SUM(COALESCE(i.held_ns, 0)) >= MIN(SUM(COALESCE(i.idle_ns, 0)),"
+	" " RA_STR(RA_MODEL_HELD_SHARE) " * (MAX(i.last_c_ts_ns) - MIN(w.ts_ns))), 0)"
+	" FROM window_io i JOIN windows w USING (run_id, window_id) WHERE w.run_id = ?1"
+	" GROUP BY 1";
 
 /*
- * The device time of the windows at their stream's largest size, on their
- * file's device; the idle time counts too where the device set the pace
- * (held at least as long as idle, or RA_MODEL_HELD_SHARE of the I/O time: a
- * throttle credits the idle time).
+ * Each window once, with its I/O and its stream's largest size: what the
+ * facts sum (ra_member_sums() has them in SQL, window by window the same) and
+ * the window samples. Columns: dev, size, stream's largest size, pages added,
+ * readahead pages added, thrashed, pages covered inside the file, ra_pages of
+ * a readahead, pages pending or evicted unused, opened; with I/O or not,
+ * service, idle, held, last completion, bytes.
  */
 static const char window_sql[] =
-	"WITH pace AS (" PACE_SQL ")"
-	" SELECT w.dev, i.bytes, i.service_ns + CASE WHEN p.device THEN COALESCE(i.idle_ns, 0)"
-	" ELSE 0 END, i.last_c_ts_ns - w.ts_ns FROM window_io i"
-	" JOIN windows w USING (run_id, window_id)"
-	" JOIN streams s ON s.run_id = w.run_id AND s.stream_id = w.stream_id"
-	" JOIN pace p ON p.dev = w.dev"
-	" WHERE w.run_id = ?1 AND i.service_ns IS NOT NULL AND w.size_pages >= s.max_size_pages";
+	"SELECT w.dev, w.size_pages, t.max_size_pages, w.pages_added, w.ra_pages_added,"
+	" w.thrashed, MAX(MIN(w.start_page + w.size_pages, COALESCE(w.eof_page, w.start_page"
+	" + w.size_pages)) - w.start_page, 0), CASE WHEN w.pattern NOT IN ('around', 'forced')"
+	" THEN w.ra_pages END, w.pending + w.evicted_unused, w.ts_ns, i.window_id IS NOT NULL,"
+	" i.service_ns, i.idle_ns, i.held_ns, i.last_c_ts_ns, i.bytes"
+	" FROM windows w LEFT JOIN window_io i USING (run_id, window_id)"
+	" LEFT JOIN streams t ON t.run_id = w.run_id AND t.stream_id = w.stream_id"
+	" WHERE w.run_id = ?1";
 
-/* the read requests' D2C (dev NULL where the row is only a request of its device) */
+/* the requests: dev, bytes, D2C, whether a read with D2C */
 static const char d2c_sql[] =
 	"SELECT dev, nr_sector * 512.0, c_ts_ns - d_ts_ns, d_ts_ns IS NOT NULL AND rwbs LIKE '%R%'"
 	" FROM requests WHERE run_id = ?1";
 
-/* A set of devices, in order. */
-struct devset {
-	uint32_t *dev;
-	int n, cap;
+/* the windows of one size on a device */
+struct size_sums {
+	int64_t steady;		/* at their stream's largest size, pages added */
+	int64_t ra_added, thrashed;
 };
 
-static int devset_add(struct devset *d, uint32_t dev)
-{
-	int i = 0;
-
-	while (i < d->n && d->dev[i] < dev)
-		i++;
-	if (i < d->n && d->dev[i] == dev)
-		return 0;
-	if (d->n == d->cap) {
-		uint32_t *p = realloc(d->dev, (size_t)(d->cap = d->cap ? d->cap * 2 : 8) * sizeof(*p));
-
-		if (!p) {
-			ra_set_error(RA_ERR_IO, "out of memory");
-			return -1;
-		}
-		d->dev = p;
-	}
-	memmove(d->dev + i + 1, d->dev + i, (size_t)(d->n - i) * sizeof(d->dev[0]));
-	d->dev[i] = dev;
-	d->n++;
-	return 0;
-}
-
-static int page_dev(const struct ra_event *ev, int64_t seq, void *arg)
-{
-	(void)seq;
-	return devset_add(arg, ev->page.dev);
-}
-
-/*
- * @fn(dev, @arg) for each device run @run_id's windows read from (without
- * windows: the devices of its page events), in order
- */
-static int run_devices(struct ra_db *db, int64_t run_id, int (*fn)(uint32_t dev, void *arg),
-		       void *arg)
-{
-	struct ra_stmt *q = ra_sql_prepare(db, "SELECT DISTINCT dev FROM windows WHERE run_id = ?1");
-	struct devset d = { 0 };
-	int rc = -1;
-
-	if (q && ra_sql_bind(q, "i", run_id) == 0)
-		while ((rc = ra_sql_step(q)) == 1)
-			if (devset_add(&d, (uint32_t)ra_sql_int(q, 0)) < 0) {
-				rc = -1;
-				break;
-			}
-	ra_sql_finalize(q);
-	if (rc == 0 && d.n == 0)
-		rc = ra_evstream_each(db, run_id, RA_STREAM_PAGE, page_dev, &d);
-	for (int i = 0; rc == 0 && i < d.n; i++)
-		rc = fn(d.dev[i], arg) < 0 ? -1 : 0;
-	free(d.dev);
-	return rc < 0 ? -1 : 0;
-}
-
-/* A device of the run and how many requests it had. */
+/* A device of the run: its requests, and of a device of its windows what its facts sum. */
 struct rdev {
 	uint32_t dev;
 	int64_t requests;
-	bool facts;		/* a device of its windows (or page events) */
-	int paced;		/* -1: no window with device time */
+	bool facts;		/* a device of its windows (or, without, of its page events) */
+	bool paced;		/* its window samples hold the idle time */
+	bool io;		/* a window with I/O */
+	int64_t n_io, service, idle, held, first_ts, last_c;
+	bool have_ts, have_c;
+	int64_t covered, added, ra_pages, count, unused;
+	bool have_ra_pages;
+	struct ra_map sizes;	/* size + 1 -> struct size_sums */
 };
 
 struct rdevs {
@@ -253,8 +208,26 @@ static struct rdev *rdev_of(struct rdevs *s, uint32_t dev)
 			return &s->d[i];
 	if (ra_grow((void **)&s->d, &s->cap, s->n + 1, sizeof(*s->d)) < 0)
 		return NULL;
-	s->d[s->n] = (struct rdev){ .dev = dev, .paced = -1 };
+	s->d[s->n] = (struct rdev){ .dev = dev };
+	if (ra_map_init(&s->d[s->n].sizes, sizeof(struct size_sums)) < 0) {
+		ra_set_error(RA_ERR_IO, "out of memory");
+		return NULL;
+	}
 	return &s->d[s->n++];
+}
+
+static void rdevs_release(struct rdevs *s)
+{
+	for (size_t i = 0; i < s->n; i++)
+		ra_map_release(&s->d[i].sizes);
+	free(s->d);
+}
+
+static int cmp_rdev(const void *a, const void *b)
+{
+	const struct rdev *x = a, *y = b;
+
+	return x->dev < y->dev ? -1 : x->dev > y->dev;
 }
 
 static int put_sample(struct ra_xsort *x, int timing, int64_t dev, double bytes, int64_t ns,
@@ -269,11 +242,59 @@ static int put_sample(struct ra_xsort *x, int timing, int64_t dev, double bytes,
 	return ra_xsort_put(x, &s);
 }
 
-/* The run's samples into @x, its devices into @devs. */
-static int collect_samples(struct ra_db *db, int64_t run_id, struct ra_xsort *x,
-			   struct rdevs *devs)
+/* One row of window_sql into its device's sums and, a steady window with device time, @x. */
+static int add_window(struct ra_stmt *q, struct rdevs *devs, struct ra_xsort *x)
 {
-	struct ra_stmt *q = ra_sql_prepare(db, "WITH pace AS (" PACE_SQL ") SELECT * FROM pace");
+	int64_t dev, size, max, added, ra_added, thrashed, covered, ra_pages, unused, ts;
+	int64_t has_io, service, idle, held, last_c, bytes;
+	struct size_sums *z;
+	struct rdev *d;
+	bool fresh, steady;
+
+	ra_sql_row(q, "iiiiiiiiiiiiiiii", &dev, &size, &max, &added, &ra_added, &thrashed, &covered,
+		   &ra_pages, &unused, &ts, &has_io, &service, &idle, &held, &last_c, &bytes);
+	if (!(d = rdev_of(devs, (uint32_t)dev)) ||
+	    !(z = ra_map_put(&d->sizes, (uint64_t)size + 1, &fresh)))
+		return -1;
+	d->facts = true;
+	steady = !ra_sql_null(q, 2) && size >= max;
+	z->steady += steady && added > 0;
+	z->ra_added += ra_added;
+	z->thrashed += thrashed;
+	d->covered += covered;
+	d->added += added;
+	if (!ra_sql_null(q, 7) && (!d->have_ra_pages || ra_pages > d->ra_pages)) {
+		d->ra_pages = ra_pages;
+		d->have_ra_pages = true;
+	}
+	d->count++;
+	d->unused += unused;
+	if (!has_io)
+		return 0;
+	d->io = true;
+	if (ra_sql_null(q, 11))
+		return 0;	/* no device time */
+	d->n_io++;
+	d->service += service;
+	d->idle += idle;	/* NULL reads 0 */
+	d->held += held;
+	if (!d->have_ts || ts < d->first_ts)
+		d->first_ts = ts;
+	d->have_ts = true;
+	if (!ra_sql_null(q, 14) && (!d->have_c || last_c > d->last_c)) {
+		d->last_c = last_c;
+		d->have_c = true;
+	}
+	if (!steady)
+		return 0;
+	return put_sample(x, 0, dev, (double)bytes, service + (d->paced ? idle : 0),
+			  ra_sql_null(q, 14) ? -1 : last_c - ts);
+}
+
+/* The run's samples into @x, its devices and their sums into @devs. */
+static int collect(struct ra_db *db, int64_t run_id, struct ra_xsort *x, struct rdevs *devs)
+{
+	struct ra_stmt *q = ra_sql_prepare(db, pace_sql);
 	int rc = -1;
 
 	if (q && ra_sql_bind(q, "i", run_id) == 0)
@@ -284,22 +305,15 @@ static int collect_samples(struct ra_db *db, int64_t run_id, struct ra_xsort *x,
 				rc = -1;
 				break;
 			}
-			d->paced = (int)ra_sql_int(q, 1);
+			d->paced = ra_sql_int(q, 1) != 0;
 		}
 	ra_sql_finalize(q);
 	if (rc < 0)
 		return -1;
 	if (!(q = ra_sql_prepare(db, window_sql)) || ra_sql_bind(q, "i", run_id) < 0)
 		rc = -1;
-	while (rc == 0 && (rc = ra_sql_step(q)) == 1) {
-		int64_t dev, ns, lat;
-		double bytes;
-
-		ra_sql_row(q, "ifii", &dev, &bytes, &ns, &lat);
-		if (ra_sql_null(q, 3))
-			lat = -1;
-		rc = put_sample(x, 0, dev, bytes, ns, lat) < 0 ? -1 : 0;
-	}
+	while (rc == 0 && (rc = ra_sql_step(q)) == 1)
+		rc = add_window(q, devs, x) < 0 ? -1 : 0;
 	ra_sql_finalize(q);
 	if (rc < 0)
 		return -1;
@@ -322,14 +336,61 @@ static int collect_samples(struct ra_db *db, int64_t run_id, struct ra_xsort *x,
 	return rc < 0 ? -1 : 0;
 }
 
-static int mark_fact_dev(uint32_t dev, void *arg)
+static int page_dev(const struct ra_event *ev, int64_t seq, void *arg)
 {
-	struct rdev *d = rdev_of(arg, dev);
+	struct rdev *d = rdev_of(arg, ev->page.dev);
 
+	(void)seq;
 	if (!d)
 		return -1;
 	d->facts = true;
 	return 0;
+}
+
+/* The sums of @d as ra_member_sums() makes them; @io_devs: devices with windows with I/O. */
+static void dev_sums(struct rdev *d, int io_devs, struct ra_member_sums *w)
+{
+	int64_t best = -1, best_n = 0, ra_added = 0, thrashed = 0;
+	bool any = false;
+
+	w->io[0] = (double)d->n_io;
+	w->io[1] = (double)d->service;
+	w->io[2] = (double)d->idle;
+	w->io[3] = (double)d->held;
+	w->io[4] = d->have_ts ? (double)d->first_ts : NAN;
+	w->io[5] = d->have_c ? (double)d->last_c : NAN;
+	/* the size most steady windows had, the larger on a tie */
+	for (size_t i = 0; i < d->sizes.cap; i++) {
+		const struct size_sums *z = (const struct size_sums *)((const char *)d->sizes.vals +
+								       i * d->sizes.val_size);
+		int64_t size = (int64_t)d->sizes.keys[i] - 1;
+
+		if (d->sizes.keys[i] && z->steady > 0 &&
+		    (z->steady > best_n || (z->steady == best_n && size > best))) {
+			best = size;
+			best_n = z->steady;
+		}
+	}
+	w->steady = best >= 0 ? (double)best : NAN;
+	for (size_t i = 0; i < d->sizes.cap; i++) {
+		const struct size_sums *z = (const struct size_sums *)((const char *)d->sizes.vals +
+								       i * d->sizes.val_size);
+		int64_t size = (int64_t)d->sizes.keys[i] - 1;
+
+		if (d->sizes.keys[i] && (double)(size * 2) > (best >= 0 ? (double)best : 0)) {
+			ra_added += z->ra_added;
+			thrashed += z->thrashed;
+			any = true;
+		}
+	}
+	w->fates[0] = any ? (double)ra_added : NAN;
+	w->fates[1] = any ? (double)thrashed : NAN;
+	w->fates[2] = (double)d->covered;
+	w->fates[3] = (double)d->added;
+	w->fates[4] = d->have_ra_pages ? (double)d->ra_pages : NAN;
+	w->fates[5] = (double)d->count;
+	w->fates[6] = (double)d->unused;
+	w->io_devs = io_devs;
 }
 
 static int store_facts(struct ra_db *db, int64_t run_id, struct rdevs *devs)
@@ -341,11 +402,15 @@ static int store_facts(struct ra_db *db, int64_t run_id, struct rdevs *devs)
 					     " thrashed_pages, cached_share, unused_share,"
 					     " app_measured, measured_bps) VALUES (?, ?, ?, ?, ?, ?,"
 					     " ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
-	int rc = ins ? 0 : -1;
+	int rc = ins ? 0 : -1, io_devs = 0;
 
+	for (size_t i = 0; i < devs->n; i++)
+		io_devs += devs->d[i].io;
+	qsort(devs->d, devs->n, sizeof(*devs->d), cmp_rdev);
 	for (size_t i = 0; rc == 0 && i < devs->n; i++) {
-		const struct rdev *d = &devs->d[i];
+		struct rdev *d = &devs->d[i];
 		struct ra_member m = { .run_id = run_id };
+		struct ra_member_sums w;
 
 		if (!d->facts) {
 			/* a device of its requests only: the other columns NULL */
@@ -353,7 +418,8 @@ static int store_facts(struct ra_db *db, int64_t run_id, struct rdevs *devs)
 					d->requests);
 			continue;
 		}
-		if (ra_member_load(db, d->dev, &m) < 0) {
+		dev_sums(d, io_devs, &w);
+		if (ra_member_finish(db, d->dev, &w, &m) < 0) {
 			rc = -1;
 			break;
 		}
@@ -361,7 +427,7 @@ static int store_facts(struct ra_db *db, int64_t run_id, struct rdevs *devs)
 				d->requests, m.state, m.reason[0] ? m.reason : NULL,
 				m.setting_kb, m.ra_kb, m.window_bytes, m.windows, m.all_windows,
 				m.io_ns, m.idle_share, m.held_share, (int)m.device_paced,
-				(int)(d->paced > 0), m.thrash_share, m.thrashed_pages,
+				(int)d->paced, m.thrash_share, m.thrashed_pages,
 				m.cached_share, m.unused_share, (int)m.app_measured, m.measured_bps);
 	}
 	ra_sql_finalize(ins);
@@ -373,18 +439,24 @@ int ra_model_inputs_store(struct ra_db *db, int64_t run_id)
 	struct ra_xsort *x = ra_xsort_new(sizeof(struct sample), cmp_sample, SORT_MEM);
 	struct rdevs devs = { 0 };
 	int ret = -1;
+	bool windows = false;
 
 	if (!x) {
 		ra_set_error(RA_ERR_IO, "out of memory");
 		return -1;
 	}
-	if (collect_samples(db, run_id, x, &devs) == 0 && ra_xsort_end(x) == 0 &&
-	    store_samples(db, run_id, x) == 0 &&
-	    run_devices(db, run_id, mark_fact_dev, &devs) == 0 &&
-	    store_facts(db, run_id, &devs) == 0)
-		ret = 0;
+	if (collect(db, run_id, x, &devs) < 0 || ra_xsort_end(x) < 0 ||
+	    store_samples(db, run_id, x) < 0)
+		goto out;
+	for (size_t i = 0; i < devs.n; i++)
+		windows |= devs.d[i].facts;
+	/* without windows, the devices of its page events */
+	if (!windows && ra_evstream_each(db, run_id, RA_STREAM_PAGE, page_dev, &devs) < 0)
+		goto out;
+	ret = store_facts(db, run_id, &devs);
+out:
 	ra_xsort_free(x);
-	free(devs.d);
+	rdevs_release(&devs);
 	return ret;
 }
 

@@ -56,13 +56,18 @@ static int pool_error(struct ra_db *db, int64_t run_id)
 	return -1;
 }
 
-/* the block device whose snapshots and setting stand for the file system's device ?2 */
+/*
+ * the block device whose snapshots and setting stand for the file system's
+ * device ?2 (a run without snapshots, an import, has none: its requests are
+ * not searched)
+ */
 #define SNAP_DEV                                                                            \
 	"COALESCE((SELECT dev FROM device_snapshots WHERE run_id = ?1 AND dev = ?2"         \
-	" AND phase = 'before'), (SELECT q.dev FROM requests q JOIN windows w"              \
+	" AND phase = 'before'), CASE WHEN EXISTS (SELECT 1 FROM device_snapshots"          \
+	" WHERE run_id = ?1) THEN (SELECT q.dev FROM requests q JOIN windows w"             \
 	" ON w.run_id = q.run_id AND w.window_id = q.window_id JOIN device_snapshots s"     \
 	" ON s.run_id = q.run_id AND s.dev = q.dev AND s.phase = 'before'"                  \
-	" WHERE q.run_id = ?1 AND w.dev = ?2 LIMIT 1))"
+	" WHERE q.run_id = ?1 AND w.dev = ?2 LIMIT 1) END)"
 
 static const char sql_run[] =
 	"SELECT exit_status, exit_signal, interrupted, wall_ns, COALESCE(page_size, 4096),"
@@ -77,10 +82,13 @@ static const char sql_run[] =
 	" (SELECT (e.sectors_read - b.sectors_read) * 512.0 FROM device_snapshots b"
 	"  JOIN device_snapshots e ON e.run_id = b.run_id AND e.dev = b.dev AND e.phase = 'after'"
 	"  WHERE b.run_id = ?1 AND b.phase = 'before' AND b.dev = " SNAP_DEV "),"
-	" (SELECT value FROM v_run_metrics WHERE run_id = ?1 AND metric = 'read_bw_bytes'),"
-	" (SELECT COUNT(DISTINCT w.dev) FROM windows w JOIN window_io i USING (run_id, window_id)"
-	"  WHERE w.run_id = ?1)"
+	" (SELECT value FROM v_run_metrics WHERE run_id = ?1 AND metric = 'read_bw_bytes')"
 	" FROM runs WHERE run_id = ?1";
+
+/* how many devices the run's windows with I/O read from */
+static const char sql_io_devs[] =
+	"SELECT COUNT(DISTINCT w.dev) FROM windows w JOIN window_io i USING (run_id, window_id)"
+	" WHERE w.run_id = ?1";
 
 /* windows with device time: count, service, idle, held, first opened, last completed */
 static const char sql_io[] =
@@ -126,15 +134,31 @@ static void member_state(struct ra_member *m, const double *r)
 	}
 }
 
+int ra_member_sums(struct ra_db *db, int64_t run_id, uint32_t dev, struct ra_member_sums *w)
+{
+	if (row_values(db, sql_io, run_id, dev, 0, w->io, 6) < 0 ||
+	    row_values(db, sql_steady, run_id, dev, 0, &w->steady, 1) < 0 ||
+	    row_values(db, sql_fates, run_id, dev, or0(w->steady), w->fates, 7) < 0 ||
+	    row_values(db, sql_io_devs, run_id, 0, 0, &w->io_devs, 1) < 0)
+		return -1;
+	return 0;
+}
+
 int ra_member_load(struct ra_db *db, uint32_t dev, struct ra_member *m)
 {
-	double r[10], io[6], st[1], fa[7];
+	struct ra_member_sums w;
+
+	return ra_member_sums(db, m->run_id, dev, &w) < 0 ? -1 : ra_member_finish(db, dev, &w, m);
+}
+
+int ra_member_finish(struct ra_db *db, uint32_t dev, const struct ra_member_sums *w,
+		     struct ra_member *m)
+{
+	const double *io = w->io, *st = &w->steady, *fa = w->fates;
+	double r[9];
 	int page;
 
-	if (row_values(db, sql_run, m->run_id, dev, 0, r, 10) < 0 ||
-	    row_values(db, sql_io, m->run_id, dev, 0, io, 6) < 0 ||
-	    row_values(db, sql_steady, m->run_id, dev, 0, st, 1) < 0 ||
-	    row_values(db, sql_fates, m->run_id, dev, or0(st[0]), fa, 7) < 0)
+	if (row_values(db, sql_run, m->run_id, dev, 0, r, 9) < 0)
 		return -1;
 	page = isnan(r[4]) ? 4096 : (int)r[4];
 	member_state(m, r);
@@ -153,7 +177,7 @@ int ra_member_load(struct ra_db *db, uint32_t dev, struct ra_member *m)
 	if (m->cached_share < 0)
 		m->cached_share = 0;
 	m->unused_share = or0(fa[3]) > 0 ? or0(fa[6]) / fa[3] : 0;
-	m->app_measured = r[9] == 1 && r[8] > 0;
+	m->app_measured = w->io_devs == 1 && r[8] > 0;
 	if (m->app_measured)
 		m->measured_bps = r[8];
 	else if (r[7] > 0 && r[3] > 0)

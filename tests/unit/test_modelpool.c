@@ -315,6 +315,39 @@ static int pass(struct ra_db *db, int run, bool again)
 	return ra_pass_model.run(db, run, NULL, note);
 }
 
+/* Each stored facts row of @db equals the facts ra_member_load() reads from the run's rows. */
+static void check_facts(struct ra_db *db)
+{
+	sqlite3_stmt *st;
+	int rows = 0;
+
+	CHECK(sqlite3_prepare_v2(ra_db_sqlite(db), "SELECT run_id, dev FROM model_facts"
+				 " WHERE state IS NOT NULL", -1, &st, NULL) == SQLITE_OK);
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		struct ra_member a, b = { .run_id = sqlite3_column_int64(st, 0) };
+		uint32_t dev = (uint32_t)sqlite3_column_int64(st, 1);
+
+		rows++;
+		CHECK_INT(ra_model_facts_load(db, b.run_id, dev, &a), 1);
+		CHECK_INT(ra_member_load(db, dev, &b), 0);
+		CHECK_STR(a.state, b.state);
+		CHECK_STR(a.reason, b.reason);
+		CHECK_INT(a.setting_kb, b.setting_kb);
+		CHECK_INT(a.ra_kb, b.ra_kb);
+		CHECK_INT(a.windows, b.windows);
+		CHECK_INT(a.all_windows, b.all_windows);
+		CHECK_INT(a.thrashed_pages, b.thrashed_pages);
+		CHECK_INT(a.device_paced, b.device_paced);
+		CHECK_INT(a.app_measured, b.app_measured);
+		CHECK(a.window_bytes == b.window_bytes && a.io_ns == b.io_ns);
+		CHECK(a.idle_share == b.idle_share && a.held_share == b.held_share);
+		CHECK(a.thrash_share == b.thrash_share && a.cached_share == b.cached_share);
+		CHECK(a.unused_share == b.unused_share && a.measured_bps == b.measured_bps);
+	}
+	sqlite3_finalize(st);
+	CHECK(rows > 0);
+}
+
 static void test_pool(void)
 {
 	struct bucket win[NCLS] = { 0 }, d2c[NCLS] = { 0 };
@@ -342,6 +375,7 @@ static void test_pool(void)
 		   " AND chosen", "2\n");
 	check_text(db, "SELECT runs FROM device_models WHERE run_id = 2 AND timing = 'd2c'"
 		   " AND chosen", "3\n");
+	check_facts(db);
 	first = model_text(db);
 	/* again from the inputs as stored */
 	CHECK_INT(pass(db, 2, true), 0);
@@ -364,10 +398,88 @@ static void test_pool(void)
 	}
 }
 
+/*
+ * A real sweep (the fixture: four runs of dd at 64 and 512 KiB): the facts
+ * each run's pass stores from one scan of its windows are those the SQL of
+ * a member's facts gives, and the models are those of a pass that reads every
+ * member's rows again (the inputs deleted first).
+ */
+static void test_sweep_fixture(void)
+{
+	const char *fx = getenv("RA_FIXTURES");
+	char cmd[512], path[128], *first, *again;
+	struct ra_db *db;
+
+	snprintf(path, sizeof(path), "%s/sweep.db", dir);
+	snprintf(cmd, sizeof(cmd), "xz -dc '%s/sweep.db.xz' > '%s'", fx ? fx : "tests/fixtures",
+		 path);
+	CHECK_INT(system(cmd), 0);
+	db = ra_db_open(path, RA_DB_CREATE);
+	CHECK(db != NULL);
+	if (!db)
+		return;
+	sql(db, "BEGIN");
+	for (int run = 1; run <= 4; run++)
+		CHECK_INT(pass(db, run, false), 0);
+	check_facts(db);
+	CHECK_INT(int_of(db, "SELECT COUNT(DISTINCT run_id) FROM model_facts"), 4);
+	first = model_text(db);
+	sql(db, "DELETE FROM model_facts; DELETE FROM model_samples");
+	CHECK_INT(pass(db, 2, true), 0);
+	again = model_text(db);
+	CHECK_STR(again, first);
+	free(again);
+	free(first);
+	sql(db, "COMMIT");
+	CHECK_INT(ra_db_close(db), 0);
+}
+
+/*
+ * A tie for the steady window (two streams, ten windows each at their
+ * largest size, 32 and 64 pages) goes to the larger, as in the SQL; the
+ * windows of half the steady size and up count in the fates.
+ */
+static void test_steady_tie(void)
+{
+	char path[128];
+	struct ra_db *db;
+
+	snprintf(path, sizeof(path), "%s/tie.db", dir);
+	db = ra_db_open(path, RA_DB_CREATE);
+	CHECK(db != NULL);
+	if (!db)
+		return;
+	sql(db, "BEGIN;"
+	    " INSERT INTO runs (run_id, origin, kernel, hostname, wall_ns) VALUES (1, 'record',"
+	    " '6.18', 'h', 1000000000);"
+	    " INSERT INTO streams (run_id, stream_id, dev, ino, pid, windows, first_ts_ns,"
+	    " last_ts_ns, initial_size_pages, max_size_pages, ramp_windows, collapses, sizes)"
+	    " VALUES (1, 1, 40, 1, 1, 12, 0, 1, 8, 32, 1, 0, ''),"
+	    " (1, 2, 40, 2, 1, 12, 0, 1, 8, 64, 1, 0, '');"
+	    " WITH RECURSIVE k(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM k WHERE i < 24)"
+	    " INSERT INTO windows (run_id, window_id, seq, ts_ns, pid, dev, ino, stream_id,"
+	    " trigger, pattern, mmap, start_page, size_pages, async_size_pages, fallback,"
+	    " demand_pages, pages_added, ra_pages_added, used, evicted_unused, thrashed, pending,"
+	    " ra_pages, eof_page) SELECT 1, i, i, i * 1000, 1, 40, 1 + (i > 12), 1 + (i > 12),"
+	    " 'async', CASE WHEN i % 5 = 0 THEN 'around' ELSE 'sequential' END, 0, i * 64,"
+	    " CASE WHEN i % 12 = 1 THEN 16 WHEN i > 12 THEN 64 ELSE 32 END, 0, 0, 0, 30, 28, 20,"
+	    " 5, i % 3, 3, i * 2, CASE WHEN i = 7 THEN 7 * 64 + 10 END FROM k;"
+	    " INSERT INTO window_io (run_id, window_id, bios, requests, bytes, shared_bios,"
+	    " service_ns, idle_ns, held_ns, last_c_ts_ns) SELECT 1, window_id, 1, 1,"
+	    " size_pages * 4096, 0, 100000 + window_id, 500, 10, ts_ns + 200000 FROM windows;");
+	CHECK_INT(pass(db, 1, false), 0);
+	check_facts(db);
+	check_text(db, "SELECT window_bytes FROM model_facts", "262144.0\n");
+	sql(db, "COMMIT");
+	CHECK_INT(ra_db_close(db), 0);
+}
+
 int main(void)
 {
 	static const struct test_case cases[] = {
 		{ "a pool's classes from its members' stored samples", test_pool },
+		{ "the stored facts of a real sweep", test_sweep_fixture },
+		{ "a tie for the steady window", test_steady_tie },
 		{ NULL, NULL },
 	};
 
