@@ -229,8 +229,16 @@ bool ra_slots_failed(const struct ra_slots *s);
 /** ra_slots_spilled - whether some record was written out */
 bool ra_slots_spilled(const struct ra_slots *s);
 /**
+ * ra_slots_keep - @keep(id, record, @arg) when a changed record is written
+ * out: 1 when it stored the record's final form itself, 0 when not, -1 on
+ * error (the write fails)
+ */
+void ra_slots_keep(struct ra_slots *s, int (*keep)(int64_t id, const void *rec, void *arg),
+		   void *arg);
+/**
  * ra_slots_each - @fn on every record in id order, until it returns nonzero;
- * changes @fn makes are kept only when nothing was written out
+ * changes @fn makes are kept only when nothing was written out. With a
+ * keeper, the records it did not keep (or that changed since), in no order.
  */
 int ra_slots_each(struct ra_slots *s, int (*fn)(int64_t id, void *rec, void *arg), void *arg);
 /** ra_slots_detach - give up the records and their table, to another set of the same name */

@@ -76,6 +76,9 @@ struct file {
 	int64_t size_pages;		/* from the file's size when known, else -1;
 					 * SIZE_LATER: asked when first needed */
 	bool size_asked;		/* a live pass asked it (checked at the end) */
+	int64_t peek_pages;		/* live: the size asked for a window's row only,
+					 * -1 not known, PEEK_NONE not asked */
+	bool peeked;			/* a window's row was written with it */
 	uint64_t tracked_end;		/* one past the highest page of a window added */
 	bool mapped;			/* a process mapped it (a fault or fault-around) */
 };
@@ -160,6 +163,7 @@ struct ra_state {
 	struct known_size *sizes;	/* the files' sizes, read before the events */
 	size_t nsizes;
 	struct ra_stmt *calls;		/* into temp.ra_calls, as the events pass */
+	struct ra_stmt *put;		/* into windows */
 	int64_t run_id;
 	struct ra_map files_by_key;	/* (dev, ino) -> file index + 1 */
 	struct file *files;
@@ -191,9 +195,11 @@ struct ra_state {
 };
 
 #define SIZE_LATER (-2)
+#define PEEK_NONE (-3)
 
 static int64_t live_size(struct ra_state *st, int file);
 static int live_tgid(struct ra_state *st, int pid);
+static const struct ra_live_inputs *live_inputs(const struct ra_live *lv);
 
 #define KEY(file, index) ((((uint64_t)(file) + 1) << 40) | ((index) & ((1ULL << 40) - 1)))
 /*
@@ -307,7 +313,8 @@ static int file_of(struct ra_state *st, uint32_t dev, uint64_t ino)
 		return -1;
 	st->files[st->nfiles] = (struct file){ .dev = dev, .ino = ino,
 					       .size_pages = st->live ? SIZE_LATER :
-							     known_pages(st, dev, ino) };
+							     known_pages(st, dev, ino),
+					       .peek_pages = PEEK_NONE };
 	*slot = ++st->nfiles;
 	return *slot - 1;
 }
@@ -1322,8 +1329,9 @@ static int64_t eof_of(const struct ra_state *st, int file)
 	return f->size_pages >= 0 ? f->size_pages : (int64_t)f->eof;
 }
 
+/* A window's row as final (@eof: the file's size in pages, or its end seen). */
 static int put_window(struct ra_state *st, struct ra_stmt *q, int64_t run_id, int id,
-		      const struct window *w)
+		      const struct window *w, int64_t eof)
 {
 	const struct file *f = &st->files[w->file];
 	static const char *const trig[] = { "none", "sync", "async" };
@@ -1338,7 +1346,7 @@ static int put_window(struct ra_state *st, struct ra_stmt *q, int64_t run_id, in
 			  (int64_t)w->async, (int)w->has_order, (int64_t)w->order,
 			  (int)w->has_ra_pages, (int64_t)w->ra_pages, (int)w->fallback,
 			  w->demand_pages > 0, (int64_t)w->demand_start, (int64_t)w->demand_pages,
-			  eof_of(st, w->file), (int64_t)w->added, (int64_t)w->ra_added,
+			  eof, (int64_t)w->added, (int64_t)w->ra_added,
 			  (int64_t)w->used, (int64_t)w->evicted, (int64_t)w->thrashed, pending,
 			  w->end_ts != 0, w->end_ts, (int64_t)w->mapped, (int64_t)w->inferred);
 }
@@ -1362,28 +1370,97 @@ struct put_ctx {
 	struct ra_state *st;
 	struct ra_stmt *q;
 	int64_t run_id;
+	int n;			/* rows written */
 };
 
 static int put_one(int64_t id, void *w, void *arg)
 {
 	struct put_ctx *c = arg;
 
-	return put_window(c->st, c->q, c->run_id, (int)id, w);
+	c->n++;
+	return put_window(c->st, c->q, c->run_id, (int)id, w,
+			  eof_of(c->st, ((const struct window *)w)->file));
 }
 
-static int write_windows(struct ra_state *st, struct ra_db *db, int64_t run_id)
+static struct ra_stmt *put_stmt(struct ra_state *st)
 {
-	struct ra_stmt *q = ra_sql_prepare(db, "INSERT INTO windows (run_id, window_id, seq, ts_ns,"
-			       " pid, dev, ino, stream_id, trigger, trigger_seq, trigger_index, req_count_pages,"
-			       " pattern, mmap, start_page, size_pages, async_size_pages, folio_order,"
-			       " ra_pages, fallback, demand_start, demand_pages, eof_page, pages_added,"
-			       " ra_pages_added, used, evicted_unused, thrashed, pending, end_ts_ns,"
-			       " mapped, used_inferred) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?,"
-			       " ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
-	struct put_ctx ctx = { st, q, run_id };
-	int ret = q ? ra_slots_each(st->wins, put_one, &ctx) : -1;
+	if (!st->put)
+		st->put = ra_sql_prepare(st->db, "INSERT OR REPLACE INTO windows (run_id, window_id,"
+			       " seq, ts_ns, pid, dev, ino, stream_id, trigger, trigger_seq,"
+			       " trigger_index, req_count_pages, pattern, mmap, start_page, size_pages,"
+			       " async_size_pages, folio_order, ra_pages, fallback, demand_start,"
+			       " demand_pages, eof_page, pages_added, ra_pages_added, used,"
+			       " evicted_unused, thrashed, pending, end_ts_ns, mapped, used_inferred)"
+			       " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?,"
+			       " ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+	return st->put;
+}
 
-	ra_sql_finalize(q);
+/*
+ * The file's size in pages for a window's row written before the end, -1
+ * when it is known only then: the run's, read before the events, or asked
+ * when needed (checked at the end); live, else, the recorder's answer now,
+ * asked for the rows only (the rows are mended at the end if the run names
+ * the file with another size).
+ */
+static int64_t early_eof(struct ra_state *st, int file)
+{
+	struct file *f = &st->files[file];
+	const struct ra_live_inputs *in = st->live ? live_inputs(st->live) : NULL;
+
+	if (f->size_pages >= 0)
+		return f->size_pages;
+	if (f->size_pages != SIZE_LATER || !in || !in->size)
+		return -1;
+	if (f->peek_pages == PEEK_NONE) {
+		int64_t bytes = in->size(f->dev, f->ino, in->arg);
+
+		f->peek_pages = bytes < 0 || bytes > MAX_FILE_BYTES ? -1 :
+				(bytes + (1 << st->page_shift) - 1) >> st->page_shift;
+	}
+	f->peeked |= f->peek_pages >= 0;
+	return f->peek_pages;
+}
+
+/*
+ * A window written out of memory: its row too, as final, when its file's
+ * size is known (its fates may still change: then it is written again).
+ */
+static int keep_window(int64_t id, const void *rec, void *arg)
+{
+	struct ra_state *st = arg;
+	const struct window *w = rec;
+	int64_t eof = early_eof(st, w->file);
+
+	if (eof < 0)
+		return 0;
+	if (!put_stmt(st) || put_window(st, st->put, st->run_id, (int)id, w, eof) < 0)
+		return -1;
+	return 1;
+}
+
+/*
+ * The rows of the windows not written yet, their number in *@late; the size
+ * of a file peeked where it changed.
+ */
+static int write_windows(struct ra_state *st, struct ra_db *db, int64_t run_id, int *late)
+{
+	struct put_ctx ctx = { st, put_stmt(st), run_id, 0 };
+	struct ra_stmt *mend;
+	int ret = ctx.q ? ra_slots_each(st->wins, put_one, &ctx) : -1;
+
+	for (int i = 0; ret == 0 && i < st->nfiles; i++) {
+		const struct file *f = &st->files[i];
+
+		if (!f->peeked || f->peek_pages == eof_of(st, i))
+			continue;
+		mend = ra_sql_prepare(db, "UPDATE windows SET eof_page = ?3 WHERE run_id = ?1"
+				      " AND dev = ?2 AND ino = ?4");
+		ret = mend ? ra_sql_put(mend, "iiii", run_id, (int64_t)f->dev, eof_of(st, i),
+					(int64_t)f->ino) : -1;
+		ra_sql_finalize(mend);
+	}
+	*late = ctx.n;
 	return ret;
 }
 
@@ -1531,6 +1608,8 @@ static void state_release(struct ra_state *st)
 	ra_map_release(&st->tgids);
 	ra_sql_finalize(st->calls);
 	st->calls = NULL;
+	ra_sql_finalize(st->put);
+	st->put = NULL;
 	ra_map_release(&st->cache);
 	ra_map_release(&st->ghosts);
 	free(st->sizes);
@@ -1681,6 +1760,11 @@ struct ra_live {
 	char why[256];
 };
 
+static const struct ra_live_inputs *live_inputs(const struct ra_live *lv)
+{
+	return &lv->in;
+}
+
 static int64_t live_size(struct ra_state *st, int file)
 {
 	struct ra_live *lv = st->live;
@@ -1730,11 +1814,13 @@ struct ra_live *ra_live_begin(struct ra_db *db, int64_t run_id, const struct ra_
 	lv->st.pmd_order = (unsigned int)lv->st.page_shift - 3;
 	lv->st.has_done = in->completions;
 	lv->st.db = db;
+	lv->st.run_id = run_id;
 	lv->st.wins = ra_slots_new(db, "ra_wins", sizeof(struct window), lv->st.max_slots);
 	if (!lv->st.wins) {
 		ra_live_free(lv);
 		return NULL;
 	}
+	ra_slots_keep(lv->st.wins, keep_window, &lv->st);
 	if (calls_begin(&lv->st, db, run_id) < 0) {
 		ra_live_free(lv);
 		return NULL;
@@ -1853,17 +1939,22 @@ static int readahead_end(struct ra_state *st, struct ra_db *db, int64_t run_id,
 			 const struct ra_analyze_opts *o)
 {
 	bool spilled;
+	int late;
 
 	reads_end(st);
 	if (settle_pmd(st) < 0 || st->failed)
 		return -1;
 	spilled = ra_slots_spilled(st->wins);
-	if (write_windows(st, db, run_id) < 0 ||
+	if (write_windows(st, db, run_id, &late) < 0 ||
 	    write_streams(st, db, run_id) < 0 || advice_calls(st, db, run_id) < 0)
 		return -1;
-	ra_pass_say(o, "readahead: %d windows, %d streams, %d files%s", st->nwins, st->nstreams,
-		    st->nfiles, spilled ? "; windows beyond those in memory kept in a temporary table"
-					: "");
+	if (spilled)
+		ra_pass_say(o, "readahead: %d windows, %d streams, %d files; windows beyond those"
+			    " in memory kept in a temporary table, %d rows written as they left",
+			    st->nwins, st->nstreams, st->nfiles, st->nwins - late);
+	else
+		ra_pass_say(o, "readahead: %d windows, %d streams, %d files", st->nwins,
+			    st->nstreams, st->nfiles);
 	return 0;
 }
 
@@ -1887,7 +1978,12 @@ static int run_readahead(struct ra_db *db, int64_t run_id, const struct ra_analy
 		ra_pass_say(o, "readahead: reading the stored events again: %s", why);
 		ra_sql_finalize(o->live->st.calls);	/* its tables are made again */
 		o->live->st.calls = NULL;
+		ra_sql_finalize(o->live->st.put);
+		o->live->st.put = NULL;
 		ra_slots_detach(o->live->st.wins);
+		/* the rows written while it followed */
+		if (ra_pass_clear(db, &ra_pass_readahead, run_id) < 0)
+			return -1;
 	}
 	if (state_init(&st, o ? o->window_slots : 0) < 0)
 		goto out;
@@ -1895,7 +1991,10 @@ static int run_readahead(struct ra_db *db, int64_t run_id, const struct ra_analy
 	st.pmd_order = (unsigned int)st.page_shift - 3;	/* a page table holds a page / 8 entries */
 	st.has_done = records_completions(db, run_id);
 	st.db = db;
+	st.run_id = run_id;
 	st.wins = ra_slots_new(db, "ra_wins", sizeof(struct window), st.max_slots);
+	if (st.wins)
+		ra_slots_keep(st.wins, keep_window, &st);
 	if (!st.wins || load_sizes(&st, db, run_id) < 0 || load_tgids(&st, db, run_id) < 0 ||
 	    calls_begin(&st, db, run_id) < 0 ||
 	    ra_evstream_each(db, run_id, RA_STREAM_RA | RA_STREAM_PAGE | RA_STREAM_BLK_DONE, on_event,
@@ -1910,9 +2009,16 @@ out:
 static const char *const readahead_needs[] = { "readahead:page_cache_ra_order", NULL };
 static const char *const readahead_tables[] = { "windows", "streams", "advice_calls", NULL };
 
+/* Whether @o's readahead pass followed run @run_id: its windows' rows are written already. */
+static bool readahead_live_rows(const struct ra_analyze_opts *o, int64_t run_id)
+{
+	return o && o->live && o->live->run_id == run_id;
+}
+
 const struct ra_pass ra_pass_readahead = {
 	.name = "readahead",
 	.needs = readahead_needs,
 	.run = run_readahead,
 	.tables = readahead_tables,
+	.live_rows = readahead_live_rows,
 };

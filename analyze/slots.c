@@ -8,6 +8,10 @@
  *
  * A record is written as it is in memory: it may hold pointers to constant
  * strings, as the table lives only as long as the pass.
+ *
+ * A pass whose records end as rows of its own can keep them as they are
+ * written out (ra_slots_keep): a record whose final row is stored then is
+ * not given again at the end, unless it changes after.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,6 +34,8 @@ struct ra_slots {
 	int npinned;
 	struct ra_map at;		/* id + 1 -> slot */
 	struct ra_stmt *out, *in;
+	int (*keep)(int64_t id, const void *rec, void *arg);
+	void *keep_arg;
 	int64_t made;			/* ids below it were made */
 	bool spilled, failed;
 };
@@ -124,9 +130,10 @@ bool ra_slots_spilled(const struct ra_slots *s)
 static int spill_begin(struct ra_slots *s)
 {
 	if (table_exec(s, "DROP TABLE IF EXISTS ", "") < 0 ||
-	    table_exec(s, "CREATE TABLE ", " (id INTEGER PRIMARY KEY, r BLOB NOT NULL)") < 0)
+	    table_exec(s, "CREATE TABLE ", " (id INTEGER PRIMARY KEY, r BLOB NOT NULL,"
+		       " kept INTEGER NOT NULL)") < 0)
 		return -1;
-	s->out = table_stmt(s, "INSERT OR REPLACE INTO ", " VALUES (?1, ?2)");
+	s->out = table_stmt(s, "INSERT OR REPLACE INTO ", " VALUES (?1, ?2, ?3)");
 	s->in = table_stmt(s, "SELECT r FROM ", " WHERE id = ?1");
 	s->spilled = true;
 	return s->out && s->in ? 0 : -1;
@@ -134,9 +141,59 @@ static int spill_begin(struct ra_slots *s)
 
 static int slot_out(struct ra_slots *s, int slot)
 {
-	if (!s->spilled && spill_begin(s) < 0)
+	int kept = 0;
+
+	if ((!s->spilled && spill_begin(s) < 0) ||
+	    (s->keep && (kept = s->keep(HEAD(s, slot)->id, REC(s, slot), s->keep_arg)) < 0))
 		return -1;
-	return ra_sql_put(s->out, "ib", HEAD(s, slot)->id, REC(s, slot), s->size);
+	return ra_sql_put(s->out, "ibx", HEAD(s, slot)->id, REC(s, slot), s->size, kept > 0);
+}
+
+void ra_slots_keep(struct ra_slots *s, int (*keep)(int64_t id, const void *rec, void *arg),
+		   void *arg)
+{
+	s->keep = keep;
+	s->keep_arg = arg;
+}
+
+/*
+ * With a keeper: the records not kept from the table (those in memory have
+ * newer copies), then those in memory; the slots stay as they are.
+ */
+static int each_left(struct ra_slots *s, int (*fn)(int64_t id, void *rec, void *arg), void *arg)
+{
+	struct ra_stmt *left = table_stmt(s, "SELECT id, r FROM ", " WHERE NOT kept ORDER BY id");
+	void *rec = malloc(s->size);
+	int ret = left && rec ? 0 : -1, rc;
+
+	if (!rec)
+		ra_set_error(RA_ERR_IO, "out of memory");
+	while (ret == 0 && (rc = ra_sql_step(left)) != 0) {
+		const void *blob = NULL;
+		size_t len = 0;
+		int64_t id = -1;
+
+		if (rc < 0) {
+			ret = -1;
+			break;
+		}
+		ra_sql_row(left, "ib", &id, &blob, &len);
+		if (len != s->size) {
+			ra_set_error(RA_ERR_IO, "record %lld of %s was not kept", (long long)id,
+				     s->table);
+			ret = -1;
+			break;
+		}
+		if (ra_map_get(&s->at, (uint64_t)id + 1))
+			continue;
+		memcpy(rec, blob, len);
+		ret = fn(id, rec, arg);
+	}
+	ra_sql_finalize(left);
+	free(rec);
+	for (int i = 0; i < s->n && ret == 0; i++)
+		ret = fn(HEAD(s, i)->id, REC(s, i), arg);
+	return ret;
 }
 
 static bool pinned(const struct ra_slots *s, int slot)
@@ -281,6 +338,8 @@ int ra_slots_each(struct ra_slots *s, int (*fn)(int64_t id, void *rec, void *arg
 			ret = fn(HEAD(s, i)->id, REC(s, i), arg);
 		return ret;
 	}
+	if (s->keep)
+		return each_left(s, fn, arg);
 	for (int i = 0; i < s->n && ret == 0; i++)
 		if (HEAD(s, i)->dirty && ra_map_get(&s->at, (uint64_t)HEAD(s, i)->id + 1))
 			ret = slot_out(s, i);

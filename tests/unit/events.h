@@ -39,13 +39,26 @@ static int live_runs, live_followed, live_again_size, live_again_tgid, live_agai
 /* The windows the readahead pass holds in memory (0: its default), and the
  * runs where it kept some in its temporary table. */
 static int window_slots, windows_kept, latencies_held;
+static int windows_early;	/* rows the pass wrote as the windows left memory */
 static int tgids[16][2];	/* the processes of threads, thread_of() */
 static int ntgids;
 
+/* The files of the run with a size (file_sized()), as its files rows say. */
+static struct {
+	uint64_t ino;
+	int64_t bytes;
+} sized[8];
+static int nsized;
+
 static int64_t live_size(uint32_t dev, uint64_t ino, void *arg)
 {
-	(void)dev, (void)ino, (void)arg;
-	return live_mode == 2 ? 4096 : -1;	/* no run here has file sizes */
+	(void)arg;
+	if (live_mode == 2)
+		return 4096;
+	for (int i = 0; i < nsized; i++)
+		if (dev == DEV && sized[i].ino == ino)
+			return sized[i].bytes;
+	return -1;	/* a file the run has no size of */
 }
 
 static int live_tgid(int pid, void *arg)
@@ -61,8 +74,12 @@ static int live_tgid(int pid, void *arg)
 static void live_said(const char *line, void *arg)
 {
 	(void)arg;
+	const char *early = strstr(line, "kept in a temporary table, ");
+
 	if (strstr(line, "kept in a temporary table"))
 		windows_kept++;
+	if (early)
+		windows_early += atoi(early + strlen("kept in a temporary table, "));
 	if (strncmp(line, "block: ", 7) == 0) {
 		block_followed += strstr(line, "followed as the events were stored") != NULL;
 		block_again += strstr(line, "again") != NULL;
@@ -120,6 +137,7 @@ static void begin(const char *name)
 	ra_live_free(live);
 	live = NULL;
 	ntgids = 0;
+	nsized = 0;
 	ra_db_close(db);
 	snprintf(path, sizeof(path), "%s/%s.db", dir, name);
 	unlink(path);	/* made again when the cases run again */
@@ -144,6 +162,16 @@ static void begin(const char *name)
 		CHECK(bklive != NULL);
 		ra_writer_set_tap(w, live_tap, NULL);
 		live_runs++;
+	}
+}
+
+/* File @ino of DEV has @bytes, as the run's files row says (and a recorder answers). */
+static __attribute__((unused)) void file_sized(uint64_t ino, int64_t bytes)
+{
+	CHECK_INT(ra_db_add_file(db, run_id, DEV, ino, "/sized", bytes), 0);
+	if (nsized < 8) {
+		sized[nsized].ino = ino;
+		sized[nsized++].bytes = bytes;
 	}
 }
 
