@@ -26,9 +26,9 @@
 #include "ra_sql.h"
 
 #define PART 1024		/* samples of a model_samples row at most */
-#define SORT_MEM (1u << 20)	/* the sorter's memory */
+#define SORT_MEM (512u << 10)	/* each sorter's memory */
 
-/* One sample: sorted by timing, device, class, device time. */
+/* One sample: sorted by timing, device, class, device time (then the rest). */
 struct sample {
 	uint8_t timing;		/* 0 window, 1 d2c */
 	uint8_t cls;
@@ -55,7 +55,12 @@ static int cmp_sample(const void *a, const void *b)
 		return x->dev < y->dev ? -1 : 1;
 	if (x->cls != y->cls)
 		return x->cls < y->cls ? -1 : 1;
-	return x->ns < y->ns ? -1 : x->ns > y->ns;
+	if (x->ns != y->ns)
+		return x->ns < y->ns ? -1 : 1;
+	/* the same samples make the same parts, whatever order they came in */
+	if (x->lat != y->lat)
+		return x->lat < y->lat ? -1 : 1;
+	return x->bytes < y->bytes ? -1 : x->bytes > y->bytes;
 }
 
 static void put_le64(unsigned char *p, int64_t v)
@@ -100,8 +105,9 @@ static int part_flush(struct ra_stmt *ins, int64_t run_id, struct part *p)
 	return rc;
 }
 
-/* The sorted samples of @x into model_samples of @run_id. */
-static int store_samples(struct ra_db *db, int64_t run_id, struct ra_xsort *x)
+/* The sorted samples of @x into model_samples of @run_id, of the devices @take takes. */
+static int store_samples(struct ra_db *db, int64_t run_id, struct ra_xsort *x,
+			 bool (*take)(uint32_t dev, void *arg), void *arg)
 {
 	struct ra_stmt *ins = ra_sql_prepare(db, "INSERT INTO model_samples (run_id, dev, timing,"
 					     " size_class, part, n, bytes, sum_ns, n_latency,"
@@ -114,6 +120,8 @@ static int store_samples(struct ra_db *db, int64_t run_id, struct ra_xsort *x)
 	if (!ins || !p)
 		goto out;
 	while ((rc = ra_xsort_next(x, &s)) == 1) {
+		if (!take(s.dev, arg))
+			continue;
 		if (p->n && (s.timing != p->key.timing || s.dev != p->key.dev ||
 			     s.cls != p->key.cls)) {
 			if (part_flush(ins, run_id, p) < 0)
@@ -146,30 +154,22 @@ out:
 	return rc == 0 ? 0 : -1;
 }
 
-/* which devices set the pace of the run's window samples: the device, or the reader */
-static const char pace_sql[] =
-	"SELECT w.dev, COALESCE(SUM(COALESCE(i.held_ns, 0)) >= MIN(SUM(COALESCE(i.idle_ns, 0)),"
-	" " RA_STR(RA_MODEL_HELD_SHARE) " * (MAX(i.last_c_ts_ns) - MIN(w.ts_ns))), 0)"
-	" FROM window_io i JOIN windows w USING (run_id, window_id) WHERE w.run_id = ?1"
-	" GROUP BY 1";
-
 /*
- * Each window once, with its I/O and its stream's largest size: what the
+ * The run's windows and their I/O, each in window order, merged: what the
  * facts sum (ra_member_sums() has them in SQL, window by window the same) and
- * the window samples. Columns: dev, size, stream's largest size, pages added,
- * readahead pages added, thrashed, pages covered inside the file, ra_pages of
- * a readahead, pages pending or evicted unused, opened; with I/O or not,
+ * the window samples. Windows: id, dev, size, stream, pages added, readahead
+ * pages added, thrashed, pages covered inside the file, ra_pages of a
+ * readahead, pages pending or evicted unused, opened. Their I/O: id,
  * service, idle, held, last completion, bytes.
  */
-static const char window_sql[] =
-	"SELECT w.dev, w.size_pages, t.max_size_pages, w.pages_added, w.ra_pages_added,"
-	" w.thrashed, MAX(MIN(w.start_page + w.size_pages, COALESCE(w.eof_page, w.start_page"
-	" + w.size_pages)) - w.start_page, 0), CASE WHEN w.pattern NOT IN ('around', 'forced')"
-	" THEN w.ra_pages END, w.pending + w.evicted_unused, w.ts_ns, i.window_id IS NOT NULL,"
-	" i.service_ns, i.idle_ns, i.held_ns, i.last_c_ts_ns, i.bytes"
-	" FROM windows w LEFT JOIN window_io i USING (run_id, window_id)"
-	" LEFT JOIN streams t ON t.run_id = w.run_id AND t.stream_id = w.stream_id"
-	" WHERE w.run_id = ?1";
+static const char windows_sql[] =
+	"SELECT window_id, dev, size_pages, stream_id, pages_added, ra_pages_added, thrashed,"
+	" MAX(MIN(start_page + size_pages, COALESCE(eof_page, start_page + size_pages))"
+	" - start_page, 0), CASE WHEN pattern NOT IN ('around', 'forced') THEN ra_pages END,"
+	" pending + evicted_unused, ts_ns FROM windows WHERE run_id = ?1 ORDER BY window_id";
+static const char window_io_sql[] =
+	"SELECT window_id, service_ns, idle_ns, held_ns, last_c_ts_ns, bytes FROM window_io"
+	" WHERE run_id = ?1 ORDER BY window_id";
 
 /* the requests: dev, bytes, D2C, whether a read with D2C */
 static const char d2c_sql[] =
@@ -187,12 +187,14 @@ struct rdev {
 	uint32_t dev;
 	int64_t requests;
 	bool facts;		/* a device of its windows (or, without, of its page events) */
-	bool paced;		/* its window samples hold the idle time */
 	bool io;		/* a window with I/O */
 	int64_t n_io, service, idle, held, first_ts, last_c;
 	bool have_ts, have_c;
 	int64_t covered, added, ra_pages, count, unused;
 	bool have_ra_pages;
+	/* who set the pace: over every window with I/O */
+	int64_t pace_held, pace_idle, pace_first, pace_last_c;
+	bool pace_have, pace_have_c, paced;
 	struct ra_map sizes;	/* size + 1 -> struct size_sums */
 };
 
@@ -242,81 +244,186 @@ static int put_sample(struct ra_xsort *x, int timing, int64_t dev, double bytes,
 	return ra_xsort_put(x, &s);
 }
 
-/* One row of window_sql into its device's sums and, a steady window with device time, @x. */
-static int add_window(struct ra_stmt *q, struct rdevs *devs, struct ra_xsort *x)
+/* The samples of the run: of windows without and with their idle time, of requests. */
+struct sorters {
+	struct ra_xsort *plain, *paced, *d2c;
+};
+
+/* A window's I/O. */
+struct wio {
+	int64_t id, service, idle, held, last_c, bytes;
+	bool has_service, has_c;
+};
+
+/* The stream @id's largest window, -1 when the run has no such stream. */
+static int64_t stream_max(struct ra_map *streams, int64_t id)
 {
-	int64_t dev, size, max, added, ra_added, thrashed, covered, ra_pages, unused, ts;
-	int64_t has_io, service, idle, held, last_c, bytes;
+	const int64_t *max = ra_map_get(streams, (uint64_t)id + 1);
+
+	return max ? *max : -1;
+}
+
+/* One row of windows_sql, with its I/O @io (NULL: none), into its device's sums and @x. */
+static int add_window(struct ra_stmt *q, const struct wio *io, struct ra_map *streams,
+		      struct rdevs *devs, struct sorters *x)
+{
+	int64_t id, dev, size, stream, added, ra_added, thrashed, covered, ra_pages, unused, ts;
+	int64_t max, lat;
 	struct size_sums *z;
 	struct rdev *d;
 	bool fresh, steady;
 
-	ra_sql_row(q, "iiiiiiiiiiiiiiii", &dev, &size, &max, &added, &ra_added, &thrashed, &covered,
-		   &ra_pages, &unused, &ts, &has_io, &service, &idle, &held, &last_c, &bytes);
+	ra_sql_row(q, "iiiiiiiiiii", &id, &dev, &size, &stream, &added, &ra_added, &thrashed,
+		   &covered, &ra_pages, &unused, &ts);
 	if (!(d = rdev_of(devs, (uint32_t)dev)) ||
 	    !(z = ra_map_put(&d->sizes, (uint64_t)size + 1, &fresh)))
 		return -1;
 	d->facts = true;
-	steady = !ra_sql_null(q, 2) && size >= max;
+	max = stream_max(streams, stream);
+	steady = max >= 0 && size >= max;
 	z->steady += steady && added > 0;
 	z->ra_added += ra_added;
 	z->thrashed += thrashed;
 	d->covered += covered;
 	d->added += added;
-	if (!ra_sql_null(q, 7) && (!d->have_ra_pages || ra_pages > d->ra_pages)) {
+	if (!ra_sql_null(q, 8) && (!d->have_ra_pages || ra_pages > d->ra_pages)) {
 		d->ra_pages = ra_pages;
 		d->have_ra_pages = true;
 	}
 	d->count++;
 	d->unused += unused;
-	if (!has_io)
+	if (!io)
 		return 0;
 	d->io = true;
-	if (ra_sql_null(q, 11))
+	d->pace_held += io->held;
+	d->pace_idle += io->idle;
+	if (!d->pace_have || ts < d->pace_first)
+		d->pace_first = ts;
+	d->pace_have = true;
+	if (io->has_c && (!d->pace_have_c || io->last_c > d->pace_last_c)) {
+		d->pace_last_c = io->last_c;
+		d->pace_have_c = true;
+	}
+	if (!io->has_service)
 		return 0;	/* no device time */
 	d->n_io++;
-	d->service += service;
-	d->idle += idle;	/* NULL reads 0 */
-	d->held += held;
+	d->service += io->service;
+	d->idle += io->idle;
+	d->held += io->held;
 	if (!d->have_ts || ts < d->first_ts)
 		d->first_ts = ts;
 	d->have_ts = true;
-	if (!ra_sql_null(q, 14) && (!d->have_c || last_c > d->last_c)) {
-		d->last_c = last_c;
+	if (io->has_c && (!d->have_c || io->last_c > d->last_c)) {
+		d->last_c = io->last_c;
 		d->have_c = true;
 	}
 	if (!steady)
 		return 0;
-	return put_sample(x, 0, dev, (double)bytes, service + (d->paced ? idle : 0),
-			  ra_sql_null(q, 14) ? -1 : last_c - ts);
+	/* who set the device's pace is known at the end: a sample either way */
+	lat = io->has_c ? io->last_c - ts : -1;
+	return put_sample(x->plain, 0, dev, (double)io->bytes, io->service, lat) < 0 ||
+	       put_sample(x->paced, 0, dev, (double)io->bytes, io->service + io->idle, lat) < 0 ?
+		       -1 : 0;
 }
 
-/* The run's samples into @x, its devices and their sums into @devs. */
-static int collect(struct ra_db *db, int64_t run_id, struct ra_xsort *x, struct rdevs *devs)
+/*
+ * Whether the device set the pace of @d's windows: held at least as long as
+ * idle, or RA_MODEL_HELD_SHARE of its I/O time (as in SQL, where a time not
+ * known makes it false)
+ */
+static bool dev_paced(const struct rdev *d)
 {
-	struct ra_stmt *q = ra_sql_prepare(db, pace_sql);
+	double idle = (double)d->pace_idle;
+
+	if (!d->pace_have_c)
+		return false;
+	if (RA_MODEL_HELD_SHARE * (double)(d->pace_last_c - d->pace_first) < idle)
+		idle = RA_MODEL_HELD_SHARE * (double)(d->pace_last_c - d->pace_first);
+	return (double)d->pace_held >= idle;
+}
+
+/* The next row of window_io_sql into @io: 1, 0 none left, -1 */
+static int next_io(struct ra_stmt *q, struct wio *io)
+{
+	int rc = ra_sql_step(q);
+
+	if (rc != 1)
+		return rc;
+	ra_sql_row(q, "iiiiii", &io->id, &io->service, &io->idle, &io->held, &io->last_c,
+		   &io->bytes);
+	io->has_service = !ra_sql_null(q, 1);
+	io->has_c = !ra_sql_null(q, 4);
+	return 1;
+}
+
+/* The run's streams' largest windows into @streams. */
+static int load_streams(struct ra_db *db, int64_t run_id, struct ra_map *streams)
+{
+	struct ra_stmt *q = ra_sql_prepare(db, "SELECT stream_id, max_size_pages FROM streams"
+					   " WHERE run_id = ?1 AND max_size_pages IS NOT NULL");
 	int rc = -1;
 
 	if (q && ra_sql_bind(q, "i", run_id) == 0)
 		while ((rc = ra_sql_step(q)) == 1) {
-			struct rdev *d = rdev_of(devs, (uint32_t)ra_sql_int(q, 0));
+			bool fresh;
+			int64_t *max = ra_map_put(streams, (uint64_t)ra_sql_int(q, 0) + 1, &fresh);
 
-			if (!d) {
+			if (!max) {
+				ra_set_error(RA_ERR_IO, "out of memory");
 				rc = -1;
 				break;
 			}
-			d->paced = ra_sql_int(q, 1) != 0;
+			*max = ra_sql_int(q, 1);
 		}
 	ra_sql_finalize(q);
-	if (rc < 0)
+	return rc < 0 ? -1 : 0;
+}
+
+/* The run's windows with their I/O into @devs and @x. */
+static int collect_windows(struct ra_db *db, int64_t run_id, struct sorters *x,
+			   struct rdevs *devs)
+{
+	struct ra_stmt *w = NULL, *q = NULL;
+	struct ra_map streams;
+	struct wio io = { 0 };
+	int rc = -1, rio = 0;
+
+	if (ra_map_init(&streams, sizeof(int64_t)) < 0) {
+		ra_set_error(RA_ERR_IO, "out of memory");
 		return -1;
-	if (!(q = ra_sql_prepare(db, window_sql)) || ra_sql_bind(q, "i", run_id) < 0)
-		rc = -1;
-	while (rc == 0 && (rc = ra_sql_step(q)) == 1)
-		rc = add_window(q, devs, x) < 0 ? -1 : 0;
+	}
+	if (load_streams(db, run_id, &streams) < 0 || !(w = ra_sql_prepare(db, windows_sql)) ||
+	    !(q = ra_sql_prepare(db, window_io_sql)) || ra_sql_bind(w, "i", run_id) < 0 ||
+	    ra_sql_bind(q, "i", run_id) < 0 || (rio = next_io(q, &io)) < 0)
+		goto out;
+	while ((rc = ra_sql_step(w)) == 1) {
+		int64_t id = ra_sql_int(w, 0);
+
+		while (rio == 1 && io.id < id)	/* the I/O of no window joins none */
+			rio = next_io(q, &io);
+		if (rio < 0 || add_window(w, rio == 1 && io.id == id ? &io : NULL, &streams, devs,
+					  x) < 0) {
+			rc = -1;
+			break;
+		}
+	}
+out:
+	ra_sql_finalize(w);
 	ra_sql_finalize(q);
-	if (rc < 0)
+	ra_map_release(&streams);
+	return rc == 0 ? 0 : -1;
+}
+
+/* The run's samples into @x, its devices and their sums into @devs. */
+static int collect(struct ra_db *db, int64_t run_id, struct sorters *x, struct rdevs *devs)
+{
+	struct ra_stmt *q;
+	int rc = 0;
+
+	if (collect_windows(db, run_id, x, devs) < 0)
 		return -1;
+	for (size_t i = 0; i < devs->n; i++)
+		devs->d[i].paced = dev_paced(&devs->d[i]);
 	if (!(q = ra_sql_prepare(db, d2c_sql)) || ra_sql_bind(q, "i", run_id) < 0)
 		rc = -1;
 	while (rc == 0 && (rc = ra_sql_step(q)) == 1) {
@@ -329,7 +436,7 @@ static int collect(struct ra_db *db, int64_t run_id, struct ra_xsort *x, struct 
 			rc = -1;
 		else {
 			d->requests++;
-			rc = read && put_sample(x, 1, dev, bytes, ns, -1) < 0 ? -1 : 0;
+			rc = read && put_sample(x->d2c, 1, dev, bytes, ns, -1) < 0 ? -1 : 0;
 		}
 	}
 	ra_sql_finalize(q);
@@ -406,7 +513,8 @@ static int store_facts(struct ra_db *db, int64_t run_id, struct rdevs *devs)
 
 	for (size_t i = 0; i < devs->n; i++)
 		io_devs += devs->d[i].io;
-	qsort(devs->d, devs->n, sizeof(*devs->d), cmp_rdev);
+	if (devs->n)
+		qsort(devs->d, devs->n, sizeof(*devs->d), cmp_rdev);
 	for (size_t i = 0; rc == 0 && i < devs->n; i++) {
 		struct rdev *d = &devs->d[i];
 		struct ra_member m = { .run_id = run_id };
@@ -434,19 +542,47 @@ static int store_facts(struct ra_db *db, int64_t run_id, struct rdevs *devs)
 	return rc;
 }
 
+/* which sorter's window samples a device's are: with its idle time where it set the pace */
+struct take_ctx {
+	struct rdevs *devs;
+	bool paced;
+};
+
+static bool take_paced(uint32_t dev, void *arg)
+{
+	struct take_ctx *t = arg;
+
+	for (size_t i = 0; i < t->devs->n; i++)
+		if (t->devs->d[i].dev == dev)
+			return t->devs->d[i].paced == t->paced;
+	return false;
+}
+
+static bool take_all(uint32_t dev, void *arg)
+{
+	(void)dev, (void)arg;
+	return true;
+}
+
 int ra_model_inputs_store(struct ra_db *db, int64_t run_id)
 {
-	struct ra_xsort *x = ra_xsort_new(sizeof(struct sample), cmp_sample, SORT_MEM);
+	struct sorters x = { ra_xsort_new(sizeof(struct sample), cmp_sample, SORT_MEM),
+			     ra_xsort_new(sizeof(struct sample), cmp_sample, SORT_MEM),
+			     ra_xsort_new(sizeof(struct sample), cmp_sample, SORT_MEM) };
 	struct rdevs devs = { 0 };
+	struct take_ctx plain = { &devs, false }, paced = { &devs, true };
 	int ret = -1;
 	bool windows = false;
 
-	if (!x) {
+	if (!x.plain || !x.paced || !x.d2c) {
 		ra_set_error(RA_ERR_IO, "out of memory");
-		return -1;
+		goto out;
 	}
-	if (collect(db, run_id, x, &devs) < 0 || ra_xsort_end(x) < 0 ||
-	    store_samples(db, run_id, x) < 0)
+	if (collect(db, run_id, &x, &devs) < 0 || ra_xsort_end(x.plain) < 0 ||
+	    ra_xsort_end(x.paced) < 0 || ra_xsort_end(x.d2c) < 0 ||
+	    store_samples(db, run_id, x.plain, take_paced, &plain) < 0 ||
+	    store_samples(db, run_id, x.paced, take_paced, &paced) < 0 ||
+	    store_samples(db, run_id, x.d2c, take_all, NULL) < 0)
 		goto out;
 	for (size_t i = 0; i < devs.n; i++)
 		windows |= devs.d[i].facts;
@@ -455,7 +591,9 @@ int ra_model_inputs_store(struct ra_db *db, int64_t run_id)
 		goto out;
 	ret = store_facts(db, run_id, &devs);
 out:
-	ra_xsort_free(x);
+	ra_xsort_free(x.plain);
+	ra_xsort_free(x.paced);
+	ra_xsort_free(x.d2c);
 	rdevs_release(&devs);
 	return ret;
 }
