@@ -241,7 +241,7 @@ void ra_slots_keep(struct ra_slots *s, int (*keep)(int64_t id, const void *rec, 
  * keeper, the records it did not keep (or that changed since), in no order.
  */
 int ra_slots_each(struct ra_slots *s, int (*fn)(int64_t id, void *rec, void *arg), void *arg);
-/** ra_slots_detach - give up the records and their table, to another set of the same name */
+/** ra_slots_detach - give up the records (another set may read the same run again) */
 void ra_slots_detach(struct ra_slots *s);
 /** ra_slots_free - the records and their table; safe on NULL */
 void ra_slots_free(struct ra_slots *s);

@@ -58,8 +58,16 @@ struct ra_slots *ra_slots_new(struct ra_db *db, const char *table, size_t size, 
 		ra_set_error(RA_ERR_IO, "out of memory");
 		return NULL;
 	}
+	/*
+	 * A table of its own: a set that follows a run and gives up may leave
+	 * one behind while another reads the same run again (a table cannot be
+	 * dropped while the other's statements read)
+	 */
+	static unsigned int sets;
+
 	s->db = db;
-	snprintf(s->table, sizeof(s->table), "%s", table);
+	snprintf(s->table, sizeof(s->table), "%s_%u", table,
+		 __atomic_add_fetch(&sets, 1, __ATOMIC_RELAXED));
 	s->size = size;
 	s->stride = (sizeof(struct slot_head) + size + 7) & ~(size_t)7;
 	s->max = max > PINNED ? max : PINNED + 1;
@@ -112,8 +120,7 @@ void ra_slots_detach(struct ra_slots *s)
 	if (!s)
 		return;
 	stmts_end(s);
-	s->spilled = false;	/* the table is not its own any more: not dropped */
-	s->failed = true;
+	s->failed = true;	/* its table is dropped when it is freed */
 }
 
 bool ra_slots_failed(const struct ra_slots *s)

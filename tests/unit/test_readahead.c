@@ -507,10 +507,15 @@ static void test_unavailable(void)
  * used 100; evicted unused: every fifth, less those read before (40); of
  * those, read again (thrashed): every tenth (20); pending: 330 - 100 - 40.
  */
-/* 330 windows of three files; @with_sizes: the run has the sizes of two. */
+/*
+ * 330 windows of three files, read by a thread of process 9; @with_sizes:
+ * the run has the sizes of two (and the reader is a process).
+ */
 static void many_windows(bool with_sizes)
 {
 	begin("many");
+	if (!with_sizes)
+		thread_of(10, 9);	/* a thread: told no process, followed runs are read again */
 	if (with_sizes) {
 		file_sized(5, 40000 * 4096LL);
 		file_sized(6, 30000 * 4096LL - 100);
@@ -615,11 +620,20 @@ static void test_windows_kept(void)
 		/* two files of three have sizes; told one of each, all three */
 		CHECK(windows_early >= (mode == 2 ? 300 : 200));
 	}
+	/*
+	 * Followed with five windows in memory, then read again (told a process
+	 * the run does not have): the reading keeps its windows in a table of
+	 * its own, while the events are read.
+	 */
+	live_mode = 2;
+	live_again_tgid = 0;
+	test_many_windows();
+	CHECK(live_again_tgid > 0);
 	live_mode = 0;
-	CHECK_INT(windows_kept, 5);
+	CHECK_INT(windows_kept, 6);
 	window_slots = 0;
 	test_many_windows();
-	CHECK_INT(windows_kept, 5);	/* 330 windows fit the default */
+	CHECK_INT(windows_kept, 6);	/* 330 windows fit the default */
 }
 
 int main(void)
