@@ -201,13 +201,18 @@ struct rdev {
 struct rdevs {
 	struct rdev *d;
 	size_t n, cap;
+	size_t last;		/* the device found last: rows come device after device */
 };
 
 static struct rdev *rdev_of(struct rdevs *s, uint32_t dev)
 {
+	if (s->last < s->n && s->d[s->last].dev == dev)
+		return &s->d[s->last];
 	for (size_t i = 0; i < s->n; i++)
-		if (s->d[i].dev == dev)
+		if (s->d[i].dev == dev) {
+			s->last = i;
 			return &s->d[i];
+		}
 	if (ra_grow((void **)&s->d, &s->cap, s->n + 1, sizeof(*s->d)) < 0)
 		return NULL;
 	s->d[s->n] = (struct rdev){ .dev = dev };
@@ -551,11 +556,9 @@ struct take_ctx {
 static bool take_paced(uint32_t dev, void *arg)
 {
 	struct take_ctx *t = arg;
+	const struct rdev *d = rdev_of(t->devs, dev);	/* a device of a sample is one */
 
-	for (size_t i = 0; i < t->devs->n; i++)
-		if (t->devs->d[i].dev == dev)
-			return t->devs->d[i].paced == t->paced;
-	return false;
+	return d && d->paced == t->paced;
 }
 
 static bool take_all(uint32_t dev, void *arg)

@@ -184,22 +184,31 @@ static int model_devices(struct model_ctx *m, const char *timing, int *fitted)
 	static const struct ra_model_fit none = { .why = "no window with device time" };
 	bool window = !strcmp(timing, "window");
 	struct ra_pool_class cls[RA_MODEL_CLASSES];
-	uint32_t *devs;
-	size_t ndevs;
+	uint32_t *devs, *read = NULL;
+	size_t ndevs, nread = 0;
+	/* the window model of a device the run's windows read from: none without */
 	int ret = input_devices(m, window ? "SELECT dev FROM model_facts WHERE run_id = ?1"
 				" AND state IS NOT NULL ORDER BY dev" : "SELECT dev FROM model_facts"
 				" WHERE run_id = ?1 AND requests > 0 ORDER BY dev", &devs, &ndevs);
 
+	if (ret == 0)
+		ret = input_devices(m, window ? "SELECT dev FROM model_facts WHERE run_id = ?1"
+				    " AND all_windows > 0 ORDER BY dev" : "SELECT dev FROM model_facts"
+				    " WHERE run_id = ?1 AND requests > 0 ORDER BY dev", &read, &nread);
 	*fitted = 0;
-	for (size_t k = 0; ret == 0 && k < ndevs; k++) {
+	for (size_t k = 0, r = 0; ret == 0 && k < ndevs; k++) {
 		struct ra_model_fit best = none;
-		int nruns, any = 0;
+		int nruns = 0, any = 0;
+		bool has;
 
-		if (ra_model_pool_classes(m->db, m->run_id, devs[k], timing, cls, &nruns) < 0) {
+		while (r < nread && read[r] < devs[k])
+			r++;
+		has = r < nread && read[r] == devs[k];
+		if (has && ra_model_pool_classes(m->db, m->run_id, devs[k], timing, cls, &nruns) < 0) {
 			ret = -1;
 			break;
 		}
-		for (int c = 0; c < RA_MODEL_CLASSES; c++)
+		for (int c = 0; has && c < RA_MODEL_CLASSES; c++)
 			any |= cls[c].n > 0;
 		*fitted += any;
 		if ((any && fit_device(m, devs[k], nruns, cls, timing, &best) < 0) ||
@@ -207,6 +216,7 @@ static int model_devices(struct model_ctx *m, const char *timing, int *fitted)
 			ret = -1;
 	}
 	free(devs);
+	free(read);
 	return ret;
 }
 

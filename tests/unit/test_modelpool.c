@@ -430,6 +430,16 @@ static void test_sweep_fixture(void)
 	CHECK_STR(again, first);
 	free(again);
 	free(first);
+	/* a run without windows has no window model, though its pool's runs have samples */
+	sql(db, "DELETE FROM window_io WHERE run_id = 1; DELETE FROM windows WHERE run_id = 1");
+	CHECK_INT(pass(db, 1, false), 0);
+	CHECK(int_of(db, "SELECT COUNT(*) FROM model_facts WHERE run_id = 1 AND state IN"
+		     " ('no_io', 'no_readahead')") > 0);
+	CHECK_INT(int_of(db, "SELECT COUNT(*) FROM device_models WHERE run_id = 1"
+			 " AND timing = 'window'"), 0);
+	CHECK_INT(int_of(db, "SELECT COUNT(*) FROM model_points WHERE run_id = 1"
+			 " AND timing = 'window'"), 0);
+	CHECK_INT(int_of(db, "SELECT COUNT(*) FROM device_advice WHERE run_id = 1"), 1);
 	sql(db, "COMMIT");
 	CHECK_INT(ra_db_close(db), 0);
 }
