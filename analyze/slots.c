@@ -136,9 +136,15 @@ bool ra_slots_spilled(const struct ra_slots *s)
 /* The table, made when the first record is written out. */
 static int spill_begin(struct ra_slots *s)
 {
+	char sql[160];
+
+	/* the records not kept are found without reading the others */
+	snprintf(sql, sizeof(sql), "CREATE INDEX temp.%s_left ON %s (id) WHERE NOT kept",
+		 s->table, s->table);
 	if (table_exec(s, "DROP TABLE IF EXISTS ", "") < 0 ||
 	    table_exec(s, "CREATE TABLE ", " (id INTEGER PRIMARY KEY, r BLOB NOT NULL,"
-		       " kept INTEGER NOT NULL)") < 0)
+		       " kept INTEGER NOT NULL)") < 0 ||
+	    (s->keep && ra_sql_exec(s->db, sql, "") < 0))
 		return -1;
 	s->out = table_stmt(s, "INSERT OR REPLACE INTO ", " VALUES (?1, ?2, ?3)");
 	s->in = table_stmt(s, "SELECT r FROM ", " WHERE id = ?1");
