@@ -1,7 +1,9 @@
 #!/bin/bash
 # The cost of pooling: a run's device model pools the runs recorded like it,
 # and analysing a run fits its pool-mates' models again, so analysing N runs
-# of one pool fits N + N(N-1)/2 models over growing pools. Measured on N
+# of one pool fits N + N(N-1)/2 models over growing pools; each fit reads the
+# members' stored inputs (model_facts, model_samples), not their windows,
+# so the whole stays close to N times one run's analysis. Measured on N
 # imports of one trace (tests/fixtures/seq128.dat, one pool): ra-analyze of
 # all N runs against N times the analysis of one run (the reference, measured
 # in the same script), and the model pass's share.
