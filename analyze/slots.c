@@ -170,18 +170,16 @@ void ra_slots_keep(struct ra_slots *s, int (*keep)(int64_t id, const void *rec, 
 }
 
 /*
- * With a keeper: the records not kept from the table (those in memory have
- * newer copies), then those in memory; the slots stay as they are.
+ * @fn on the records of the table's rows @where (in id order) but those in
+ * memory when @skip_held, each copied into @rec
  */
-static int each_left(struct ra_slots *s, int (*fn)(int64_t id, void *rec, void *arg), void *arg)
+static int table_each(struct ra_slots *s, const char *where, bool skip_held, void *rec,
+		      int (*fn)(int64_t id, void *rec, void *arg), void *arg)
 {
-	struct ra_stmt *left = table_stmt(s, "SELECT id, r FROM ", " WHERE NOT kept ORDER BY id");
-	void *rec = malloc(s->size);
-	int ret = left && rec ? 0 : -1, rc;
+	struct ra_stmt *q = table_stmt(s, "SELECT id, r FROM ", where);
+	int ret = q ? 0 : -1, rc;
 
-	if (!rec)
-		ra_set_error(RA_ERR_IO, "out of memory");
-	while (ret == 0 && (rc = ra_sql_step(left)) != 0) {
+	while (ret == 0 && (rc = ra_sql_step(q)) != 0) {
 		const void *blob = NULL;
 		size_t len = 0;
 		int64_t id = -1;
@@ -190,22 +188,19 @@ static int each_left(struct ra_slots *s, int (*fn)(int64_t id, void *rec, void *
 			ret = -1;
 			break;
 		}
-		ra_sql_row(left, "ib", &id, &blob, &len);
+		ra_sql_row(q, "ib", &id, &blob, &len);
 		if (len != s->size) {
 			ra_set_error(RA_ERR_IO, "record %lld of %s was not kept", (long long)id,
 				     s->table);
 			ret = -1;
 			break;
 		}
-		if (ra_map_get(&s->at, (uint64_t)id + 1))
+		if (skip_held && ra_map_get(&s->at, (uint64_t)id + 1))
 			continue;
 		memcpy(rec, blob, len);
 		ret = fn(id, rec, arg);
 	}
-	ra_sql_finalize(left);
-	free(rec);
-	for (int i = 0; i < s->n && ret == 0; i++)
-		ret = fn(HEAD(s, i)->id, REC(s, i), arg);
+	ra_sql_finalize(q);
 	return ret;
 }
 
@@ -343,42 +338,33 @@ const void *ra_slots_peek(struct ra_slots *s, int64_t id)
 
 int ra_slots_each(struct ra_slots *s, int (*fn)(int64_t id, void *rec, void *arg), void *arg)
 {
-	struct ra_stmt *all;
-	int ret = 0, rc;
+	void *rec;
+	int ret = 0;
 
 	if (!s->spilled) {	/* slot i holds record i */
 		for (int i = 0; i < s->n && ret == 0; i++)
 			ret = fn(HEAD(s, i)->id, REC(s, i), arg);
 		return ret;
 	}
-	if (s->keep)
-		return each_left(s, fn, arg);
+	if (s->keep) {
+		/* the records not kept (those in memory have newer copies), then
+		 * those in memory; the slots stay as they are */
+		if (!(rec = malloc(s->size))) {
+			ra_set_error(RA_ERR_IO, "out of memory");
+			return -1;
+		}
+		ret = table_each(s, " WHERE NOT kept ORDER BY id", true, rec, fn, arg);
+		free(rec);
+		for (int i = 0; i < s->n && ret == 0; i++)
+			ret = fn(HEAD(s, i)->id, REC(s, i), arg);
+		return ret;
+	}
 	for (int i = 0; i < s->n && ret == 0; i++)
 		if (HEAD(s, i)->dirty && ra_map_get(&s->at, (uint64_t)HEAD(s, i)->id + 1))
 			ret = slot_out(s, i);
-	all = ret == 0 ? table_stmt(s, "SELECT id, r FROM ", " ORDER BY id") : NULL;
-	if (!all)
-		return -1;
-	while (ret == 0 && (rc = ra_sql_step(all)) != 0) {
-		const void *blob = NULL;
-		size_t len = 0;
-		int64_t id = -1;
-
-		if (rc < 0) {
-			ret = -1;
-			break;
-		}
-		ra_sql_row(all, "ib", &id, &blob, &len);
-		if (len != s->size) {
-			ra_set_error(RA_ERR_IO, "record %lld of %s was not kept", (long long)id,
-				     s->table);
-			ret = -1;
-			break;
-		}
-		memcpy(REC(s, 0), blob, len);	/* slot 0 is the scratch: all is written out */
-		ret = fn(id, REC(s, 0), arg);
-	}
-	ra_sql_finalize(all);
+	/* slot 0 is the scratch: all is written out */
+	if (ret == 0)
+		ret = table_each(s, " ORDER BY id", false, REC(s, 0), fn, arg);
 	/* every record is in the table now: the slots are free */
 	for (int i = 0; i < s->n; i++)
 		ra_map_del(&s->at, (uint64_t)HEAD(s, i)->id + 1);
