@@ -182,19 +182,21 @@ struct size_sums {
 	int64_t ra_added, thrashed;
 };
 
+/* windows with I/O: how many, their times, the first opened, the last completed */
+struct io_sums {
+	int64_t n, service, idle, held, first_ts, last_c;
+	bool have_c;
+};
+
 /* A device of the run: its requests, and of a device of its windows what its facts sum. */
 struct rdev {
 	uint32_t dev;
 	int64_t requests;
 	bool facts;		/* a device of its windows (or, without, of its page events) */
-	bool io;		/* a window with I/O */
-	int64_t n_io, service, idle, held, first_ts, last_c;
-	bool have_ts, have_c;
+	struct io_sums all;	/* every window with I/O: who set the pace */
+	struct io_sums timed;	/* those with device time */
 	int64_t covered, added, ra_pages, count, unused;
-	bool have_ra_pages;
-	/* who set the pace: over every window with I/O */
-	int64_t pace_held, pace_idle, pace_first, pace_last_c;
-	bool pace_have, pace_have_c, paced;
+	bool have_ra_pages, paced;
 	struct ra_map sizes;	/* size + 1 -> struct size_sums */
 };
 
@@ -268,6 +270,20 @@ static int64_t stream_max(struct ra_map *streams, int64_t id)
 	return max ? *max : -1;
 }
 
+static void io_add(struct io_sums *z, const struct wio *io, int64_t ts)
+{
+	if (!z->n || ts < z->first_ts)
+		z->first_ts = ts;
+	z->n++;
+	z->service += io->service;
+	z->idle += io->idle;
+	z->held += io->held;
+	if (io->has_c && (!z->have_c || io->last_c > z->last_c)) {
+		z->last_c = io->last_c;
+		z->have_c = true;
+	}
+}
+
 /* One row of windows_sql, with its I/O @io (NULL: none), into its device's sums and @x. */
 static int add_window(struct ra_stmt *q, const struct wio *io, struct ra_map *streams,
 		      struct rdevs *devs, struct sorters *x)
@@ -299,29 +315,10 @@ static int add_window(struct ra_stmt *q, const struct wio *io, struct ra_map *st
 	d->unused += unused;
 	if (!io)
 		return 0;
-	d->io = true;
-	d->pace_held += io->held;
-	d->pace_idle += io->idle;
-	if (!d->pace_have || ts < d->pace_first)
-		d->pace_first = ts;
-	d->pace_have = true;
-	if (io->has_c && (!d->pace_have_c || io->last_c > d->pace_last_c)) {
-		d->pace_last_c = io->last_c;
-		d->pace_have_c = true;
-	}
+	io_add(&d->all, io, ts);
 	if (!io->has_service)
 		return 0;	/* no device time */
-	d->n_io++;
-	d->service += io->service;
-	d->idle += io->idle;
-	d->held += io->held;
-	if (!d->have_ts || ts < d->first_ts)
-		d->first_ts = ts;
-	d->have_ts = true;
-	if (io->has_c && (!d->have_c || io->last_c > d->last_c)) {
-		d->last_c = io->last_c;
-		d->have_c = true;
-	}
+	io_add(&d->timed, io, ts);
 	if (!steady)
 		return 0;
 	/* who set the device's pace is known at the end: a sample either way */
@@ -338,13 +335,14 @@ static int add_window(struct ra_stmt *q, const struct wio *io, struct ra_map *st
  */
 static bool dev_paced(const struct rdev *d)
 {
-	double idle = (double)d->pace_idle;
+	const struct io_sums *z = &d->all;
+	double idle = (double)z->idle;
 
-	if (!d->pace_have_c)
+	if (!z->have_c)
 		return false;
-	if (RA_MODEL_HELD_SHARE * (double)(d->pace_last_c - d->pace_first) < idle)
-		idle = RA_MODEL_HELD_SHARE * (double)(d->pace_last_c - d->pace_first);
-	return (double)d->pace_held >= idle;
+	if (RA_MODEL_HELD_SHARE * (double)(z->last_c - z->first_ts) < idle)
+		idle = RA_MODEL_HELD_SHARE * (double)(z->last_c - z->first_ts);
+	return (double)z->held >= idle;
 }
 
 /* The next row of window_io_sql into @io: 1, 0 none left, -1 */
@@ -465,12 +463,12 @@ static void dev_sums(struct rdev *d, int io_devs, struct ra_member_sums *w)
 	int64_t best = -1, best_n = 0, ra_added = 0, thrashed = 0;
 	bool any = false;
 
-	w->io[0] = (double)d->n_io;
-	w->io[1] = (double)d->service;
-	w->io[2] = (double)d->idle;
-	w->io[3] = (double)d->held;
-	w->io[4] = d->have_ts ? (double)d->first_ts : NAN;
-	w->io[5] = d->have_c ? (double)d->last_c : NAN;
+	w->io[0] = (double)d->timed.n;
+	w->io[1] = (double)d->timed.service;
+	w->io[2] = (double)d->timed.idle;
+	w->io[3] = (double)d->timed.held;
+	w->io[4] = d->timed.n ? (double)d->timed.first_ts : NAN;
+	w->io[5] = d->timed.have_c ? (double)d->timed.last_c : NAN;
 	/* the size most steady windows had, the larger on a tie */
 	for (size_t i = 0; i < d->sizes.cap; i++) {
 		const struct size_sums *z = (const struct size_sums *)((const char *)d->sizes.vals +
@@ -517,7 +515,7 @@ static int store_facts(struct ra_db *db, int64_t run_id, struct rdevs *devs)
 	int rc = ins ? 0 : -1, io_devs = 0;
 
 	for (size_t i = 0; i < devs->n; i++)
-		io_devs += devs->d[i].io;
+		io_devs += devs->d[i].all.n > 0;
 	if (devs->n)
 		qsort(devs->d, devs->n, sizeof(*devs->d), cmp_rdev);
 	for (size_t i = 0; rc == 0 && i < devs->n; i++) {
