@@ -153,22 +153,29 @@ static int pool_device(struct model_ctx *m, uint32_t dev, const struct ra_model_
 	return ret;
 }
 
-/* The devices of run @m->run_id's stored inputs, @sql's rows, in *@dev (freed by the caller). */
-static int input_devices(struct model_ctx *m, const char *sql, uint32_t **dev, size_t *n)
+/* A device of the run's inputs; @pooled: its samples are pooled by the timing. */
+struct input_dev {
+	uint32_t dev;
+	bool pooled;
+};
+
+/* The devices of run @m->run_id's stored inputs, @sql's rows, in *@d (freed by the caller). */
+static int input_devices(struct model_ctx *m, const char *sql, struct input_dev **d, size_t *n)
 {
 	struct ra_stmt *q = ra_sql_prepare(m->db, sql);
 	size_t cap = 0;
 	int rc = -1;
 
-	*dev = NULL;
+	*d = NULL;
 	*n = 0;
 	if (q && ra_sql_bind(q, "i", m->run_id) == 0)
 		while ((rc = ra_sql_step(q)) == 1) {
-			if (ra_grow((void **)dev, &cap, *n + 1, sizeof(**dev)) < 0) {
+			if (ra_grow((void **)d, &cap, *n + 1, sizeof(**d)) < 0) {
 				rc = -1;
 				break;
 			}
-			(*dev)[(*n)++] = (uint32_t)ra_sql_int(q, 0);
+			(*d)[*n].dev = (uint32_t)ra_sql_int(q, 0);
+			(*d)[(*n)++].pooled = ra_sql_int(q, 1) != 0;
 		}
 	ra_sql_finalize(q);
 	return rc < 0 ? -1 : 0;
@@ -184,39 +191,33 @@ static int model_devices(struct model_ctx *m, const char *timing, int *fitted)
 	static const struct ra_model_fit none = { .why = "no window with device time" };
 	bool window = !strcmp(timing, "window");
 	struct ra_pool_class cls[RA_MODEL_CLASSES];
-	uint32_t *devs, *read = NULL;
-	size_t ndevs, nread = 0;
+	struct input_dev *devs;
+	size_t ndevs;
 	/* the window model of a device the run's windows read from: none without */
-	int ret = input_devices(m, window ? "SELECT dev FROM model_facts WHERE run_id = ?1"
-				" AND state IS NOT NULL ORDER BY dev" : "SELECT dev FROM model_facts"
-				" WHERE run_id = ?1 AND requests > 0 ORDER BY dev", &devs, &ndevs);
+	int ret = input_devices(m, window ? "SELECT dev, COALESCE(all_windows, 0) > 0 FROM"
+				" model_facts WHERE run_id = ?1 AND state IS NOT NULL ORDER BY dev" :
+				"SELECT dev, 1 FROM model_facts WHERE run_id = ?1 AND requests > 0"
+				" ORDER BY dev", &devs, &ndevs);
 
-	if (ret == 0)
-		ret = input_devices(m, window ? "SELECT dev FROM model_facts WHERE run_id = ?1"
-				    " AND all_windows > 0 ORDER BY dev" : "SELECT dev FROM model_facts"
-				    " WHERE run_id = ?1 AND requests > 0 ORDER BY dev", &read, &nread);
 	*fitted = 0;
-	for (size_t k = 0, r = 0; ret == 0 && k < ndevs; k++) {
+	for (size_t k = 0; ret == 0 && k < ndevs; k++) {
 		struct ra_model_fit best = none;
+		uint32_t dev = devs[k].dev;
 		int nruns = 0, any = 0;
-		bool has;
 
-		while (r < nread && read[r] < devs[k])
-			r++;
-		has = r < nread && read[r] == devs[k];
-		if (has && ra_model_pool_classes(m->db, m->run_id, devs[k], timing, cls, &nruns) < 0) {
+		if (devs[k].pooled &&
+		    ra_model_pool_classes(m->db, m->run_id, dev, timing, cls, &nruns) < 0) {
 			ret = -1;
 			break;
 		}
-		for (int c = 0; has && c < RA_MODEL_CLASSES; c++)
+		for (int c = 0; devs[k].pooled && c < RA_MODEL_CLASSES; c++)
 			any |= cls[c].n > 0;
 		*fitted += any;
-		if ((any && fit_device(m, devs[k], nruns, cls, timing, &best) < 0) ||
-		    (window && pool_device(m, devs[k], &best) < 0))
+		if ((any && fit_device(m, dev, nruns, cls, timing, &best) < 0) ||
+		    (window && pool_device(m, dev, &best) < 0))
 			ret = -1;
 	}
 	free(devs);
-	free(read);
 	return ret;
 }
 
