@@ -99,6 +99,7 @@ struct whatif {
 	struct ra_fileset files;
 	int64_t *file_size;		/* bytes, per file of the fileset; -1 not known */
 	bool *file_ra;			/* the source read it ahead (a window of it) */
+	uint64_t *read_end;		/* the page its last read() ended in; UINT64_MAX: none */
 	uint32_t src_ra_pages;		/* the source's read_ahead_kb / 4 */
 	size_t cap_size;
 	char fstype[16];
@@ -124,8 +125,9 @@ struct whatif {
 	 * Memory pressure: when the source run's reclaim evicted pages read ahead
 	 * before they were read, the page cache it had is estimated as the most
 	 * its traced files held (its own adds less its deletions), and the
-	 * replay's cache is held to that by a clock over its folios (the one
-	 * the kernel's LRU approximates): its evictions are an estimate.
+	 * replay's cache is held to that by a clock over its folios (the
+	 * kernel's inactive and active lists in one ring): its evictions are an
+	 * estimate.
 	 */
 	bool pressure;
 	int64_t rec_resident, capacity, resident;
@@ -133,7 +135,7 @@ struct whatif {
 	struct cfolio {
 		uint64_t key;		/* 0: free */
 		uint8_t order;
-		bool referenced;
+		uint8_t refs;		/* 0 none, 1 referenced, 2 active */
 	} *clock;
 	size_t nclock, capclock, hand, empty;
 	int64_t evicted;
@@ -156,17 +158,21 @@ static int file_index(struct whatif *x, uint32_t dev, uint64_t ino)
 		size_t cap = x->cap_size ? x->cap_size * 2 : 64;
 		int64_t *p = realloc(x->file_size, cap * sizeof(*p));
 		bool *q = p ? realloc(x->file_ra, cap * sizeof(*q)) : NULL;
+		uint64_t *e = q ? realloc(x->read_end, cap * sizeof(*e)) : NULL;
 
 		if (p)
 			x->file_size = p;
-		if (!q)
+		if (q)
+			x->file_ra = q;
+		if (!e)
 			return -1;
-		x->file_ra = q;
+		x->read_end = e;
 		x->cap_size = cap;
 	}
 	if (fresh) {
 		x->file_size[i] = -1;
 		x->file_ra[i] = false;
+		x->read_end[i] = UINT64_MAX;
 	}
 	return i;
 }
@@ -597,11 +603,14 @@ static uint64_t folio_key(int file, uint64_t index)
 
 /*
  * The clock is a ring in the order folios came: the oldest at the head,
- * reclaim's end, as on the kernel's inactive list. A folio read since it
- * came (referenced) goes round once more at the tail. Slots of folios gone
- * are left empty (key 0) and skipped; the ring is packed when half empty.
+ * reclaim's end, as on the kernel's inactive list. A folio marked accessed
+ * once (referenced) is reclaimed there as one never read: folio_check_references
+ * lets reclaim take an unmapped file folio that only has PG_referenced. A
+ * folio marked twice (activated) or mapped and touched goes round once
+ * more at the tail, unreferenced. Slots of folios gone are left empty (key
+ * 0) and skipped; the ring is packed when half empty.
  */
-static int ring_put(struct whatif *x, uint64_t key, uint8_t order, bool referenced)
+static int ring_put(struct whatif *x, uint64_t key, uint8_t order)
 {
 	bool fresh;
 	size_t *slot;
@@ -619,8 +628,7 @@ static int ring_put(struct whatif *x, uint64_t key, uint8_t order, bool referenc
 	if (!slot)
 		return -1;
 	*slot = x->nclock;
-	x->clock[x->nclock++] = (struct cfolio){ .key = key, .order = order,
-						  .referenced = referenced };
+	x->clock[x->nclock++] = (struct cfolio){ .key = key, .order = order };
 	return 0;
 }
 
@@ -641,17 +649,24 @@ static void ring_pack(struct whatif *x)
 	x->empty = 0;
 }
 
-/* A folio the replay added joins the ring; one there already is referenced. */
+/* A folio marked accessed: referenced the first time, active the second */
+static void clock_mark(struct cfolio *c)
+{
+	if (c->refs < 2)
+		c->refs++;
+}
+
+/* A folio the replay added joins the ring; one there already is marked. */
 static int clock_add(struct whatif *x, int file, uint64_t index, unsigned int order)
 {
 	size_t *slot = ra_map_get(&x->folios, folio_key(file, index));
 
 	if (slot) {
-		x->clock[*slot].referenced = true;
+		clock_mark(&x->clock[*slot]);
 		return 0;
 	}
 	x->resident += 1LL << order;
-	return ring_put(x, folio_key(file, index), (uint8_t)order, false);
+	return ring_put(x, folio_key(file, index), (uint8_t)order);
 }
 
 /* A folio the replay deleted leaves the ring. */
@@ -670,18 +685,44 @@ static void clock_del(struct whatif *x, int file, uint64_t index)
 		ring_pack(x);
 }
 
-/* Pages read: their folios referenced (a folio's head at each order it may have). */
-static void clock_touch(struct whatif *x, int file, uint64_t first, uint64_t last)
+/* The ring's folio that holds page @i of @file (its head at each order it may have) */
+static struct cfolio *folio_at(struct whatif *x, int file, uint64_t i)
 {
-	for (uint64_t i = first; i <= last && i - first < 4096; i++)
-		for (unsigned int o = 0; o <= 9; o++) {
-			size_t *slot = ra_map_get(&x->folios, folio_key(file, i & ~((1ULL << o) - 1)));
+	for (unsigned int o = 0; o <= 9; o++) {
+		size_t *slot = ra_map_get(&x->folios, folio_key(file, i & ~((1ULL << o) - 1)));
 
-			if (slot && x->clock[*slot].order >= o) {
-				x->clock[*slot].referenced = true;
-				break;
-			}
-		}
+		if (slot && x->clock[*slot].order >= o)
+			return &x->clock[*slot];
+	}
+	return NULL;
+}
+
+/*
+ * Pages accessed: each folio marked once, as filemap_read does, except a
+ * read's first folio when the file's read before ended in it (a read that
+ * goes on in the same folio marks it only the first time). A fault's or a
+ * mapping's folio has its page table's accessed bit: reclaim keeps it for
+ * one more round.
+ */
+static void clock_touch(struct whatif *x, int file, uint64_t first, uint64_t last, bool mapped)
+{
+	uint64_t end = x->read_end[file];
+
+	for (uint64_t i = first; i <= last && i - first < 4096; i++) {
+		struct cfolio *c = folio_at(x, file, i);
+		uint64_t head;
+
+		if (!c)
+			continue;
+		head = (c->key - 1) & ((1ULL << 40) - 1);
+		if (mapped)
+			c->refs = 2;
+		else if (i != first || end < head || end >= head + (1ULL << c->order))
+			clock_mark(c);
+		i = head + (1ULL << c->order) - 1;
+	}
+	if (!mapped)
+		x->read_end[file] = last;
 }
 
 /* Reclaim from the ring's head until the replay's cache fits the estimated capacity. */
@@ -699,8 +740,8 @@ static int clock_reclaim(struct whatif *x)
 		}
 		ra_map_del(&x->folios, c.key);
 		x->clock[x->hand++].key = 0;
-		if (c.referenced) {	/* read since it came: round once more */
-			if (ring_put(x, c.key, c.order, false) < 0)
+		if (c.refs >= 2) {	/* active: round once more */
+			if (ring_put(x, c.key, c.order) < 0)
 				return -1;
 			continue;
 		}
@@ -731,7 +772,7 @@ static int clock_event(struct whatif *x, const struct ra_event *ev)
 		clock_del(x, file, ev->page.index);
 	else if (is_access(ev->type))
 		clock_touch(x, file, ev->page.index, ev->has_mask & RA_HAS_LAST_INDEX ?
-			    ev->page.last_index : ev->page.index);
+			    ev->page.last_index : ev->page.index, ev->type != RA_EV_GET_PAGES);
 	return 0;
 }
 
@@ -1098,6 +1139,7 @@ static void whatif_release(struct whatif *x)
 	ra_fileset_release(&x->files);
 	free(x->file_size);
 	free(x->file_ra);
+	free(x->read_end);
 	free(x->heap);
 }
 

@@ -90,8 +90,10 @@ check_cmp "$(q "$DB" "SELECT COALESCE(SUM(evicted_unused), 0) $f")" -ge "$(q "$D
 # clock in the order folios came, instead of the run's own deletions (which
 # another setting would not make): its evictions are an estimate, and its
 # doubts say reclaim. Ground truth: at the run's own setting the estimate
-# thrashes as the run did, within a factor of 4 of its thrashed pages; at
-# 128 KiB, windows a sixteenth the size, fewer pages are evicted unused.
+# thrashes as the run did, within a factor of 2 of its thrashed pages (0.9
+# to 1.4 times in ten runs; a clock that spared folios read once, which the
+# kernel's reclaim does not, thrashed up to 4.7 times the run); at 128 KiB,
+# windows a sixteenth the size, fewer pages are evicted unused.
 ra-whatif -q --store -r "$run" -k 2048,128 "$DB" > /dev/null || fail "ra-whatif under pressure"
 w() {	# KB: the prediction's evicted unused and thrashed pages of the four files
 	q "$DB" "SELECT COALESCE(SUM(w.evicted_unused), 0) || ' ' || COALESCE(SUM(w.thrashed), 0)
@@ -101,8 +103,8 @@ w() {	# KB: the prediction's evicted unused and thrashed pages of the four files
 read -r e2048 t2048 < <(w 2048)
 read -r e128 t128 < <(w 128)
 note "predicted evicted unused|thrashed pages: at 2048 KiB $e2048|$t2048, at 128 KiB $e128|$t128 (recorded at 2048: $r_thrashed thrashed)"
-check_cmp "$t2048" -ge $((r_thrashed / 4)) "the estimate at the run's setting: thrashed within a factor of 4 (above)"
-check_cmp "$t2048" -le $((r_thrashed * 4)) "the estimate at the run's setting: thrashed within a factor of 4 (below)"
+check_cmp "$t2048" -ge $((r_thrashed / 2)) "the estimate at the run's setting: thrashed within a factor of 2 (above)"
+check_cmp "$t2048" -le $((r_thrashed * 2)) "the estimate at the run's setting: thrashed within a factor of 2 (below)"
 check_cmp "$e128" -lt "$e2048" "smaller windows: fewer pages evicted unused"
 check_eq "$(q "$DB" "SELECT COUNT(*) FROM whatif WHERE doubts LIKE '%reclaim%'")" 2 \
 	"both predictions say their evictions are reclaim's estimate"
