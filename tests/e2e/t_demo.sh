@@ -4,7 +4,7 @@
 # are two results and their group a third, the experiment ends with the
 # device model and its advice (two sizes: the settings to record), all
 # without SQL of the demo's own, and it leaves nothing behind.
-# test: needs=root,tracefs,fio excl=instances budget=21
+# test: needs=root,tracefs,fio excl=instances budget=23
 . "$(dirname "$0")/lib.sh"
 need_tracefs
 [ -d /sys/fs/cgroup/blkio ] || skip "no cgroup v1 blkio controller"

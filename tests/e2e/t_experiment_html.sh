@@ -5,7 +5,7 @@
 # labels and its legend; each run's page linked and present; a hostile label
 # is text; under 1 MB. Screenshots (desktop and phone width) are kept in
 # tests/artifacts/.
-# test: needs=root,tracefs,fio,chromium budget=26
+# test: needs=root,tracefs,fio,chromium budget=37
 . "$(dirname "$0")/lib.sh"
 command -v chromium >/dev/null || skip "chromium is not installed"
 command -v fio >/dev/null || skip "no fio"

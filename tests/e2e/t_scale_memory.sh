@@ -7,7 +7,7 @@
 # extracts it (compressed, as trace-cmd writes it). The peak resident set is
 # the kernel's count (getrusage of the children: the largest of ra-import's
 # two processes), not a time.
-# test: needs=root,tracefs budget=30
+# test: needs=root,tracefs budget=36
 . "$(dirname "$0")/lib.sh"
 command -v trace-cmd >/dev/null || skip "trace-cmd is not installed"
 command -v python3 >/dev/null || skip "python3 is not installed"
