@@ -205,6 +205,24 @@ int ra_span_union(struct ra_span *s, int n);
  */
 int64_t ra_span_cover(const struct ra_span *u, int n, int *cur, int64_t lo, int64_t hi);
 
+/*
+ * A union of spans that come in any order, kept disjoint and in order of
+ * their starts, for intervals that come in increasing time: spans that end
+ * before the next interval are dropped.
+ */
+struct ra_span_set {
+	struct ra_span *u;
+	int n, cap;
+};
+
+/** ra_span_set_add - @s with (@lo, @hi] added (nothing when @hi <= @lo); -1: no memory */
+int ra_span_set_add(struct ra_span_set *s, int64_t lo, int64_t hi);
+/** ra_span_set_cover - how much of (@lo, @hi] the spans of @s cover */
+int64_t ra_span_set_cover(const struct ra_span_set *s, int64_t lo, int64_t hi);
+/** ra_span_set_drop - the spans that end at or before @t dropped */
+void ra_span_set_drop(struct ra_span_set *s, int64_t t);
+void ra_span_set_free(struct ra_span_set *s);
+
 /* ---- slots.c: a pass's records by id, in bounded memory ---- */
 
 struct ra_slots;

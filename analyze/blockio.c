@@ -35,6 +35,9 @@
 #define WIO_SLOTS 16384		/* windows' I/O records in memory (slots.c): 2 MiB */
 #define ORDER_MEM 32768		/* windows with I/O in the order's sorters' memory: 1.5 MiB */
 #define SAMPLES_MAX 131072	/* latencies held before the sorter writes runs: 2 MiB */
+#define SETTLE_NS 200000000	/* a task's window with no I/O in flight is final after (trace time) */
+#define LAG_MAX 8192		/* windows after the oldest not final, before the time waits for the end */
+#define WAITING_MAX 65536	/* final windows waiting for their device's time, as much */
 
 enum { IV_Q2G, IV_G2I, IV_I2D, IV_D2C, IV_Q2C, IV_Q2D_RA, IV_MAX };
 static const char *const iv_names[IV_MAX] = { "Q2G", "G2I", "I2D", "D2C", "Q2C", "Q2D_RA" };
@@ -91,6 +94,17 @@ struct device {
 	struct ra_map pending;	/* sector -> struct bio: queued, not yet in a request */
 	struct ra_map by_start;	/* sector -> request index + 1 */
 	struct ra_map by_end;	/* end sector -> request index + 1 */
+	/* its windows' device time as they complete (device_service(), online) */
+	struct done_rec *done;	/* final windows by last completion, a heap */
+	int ndone, capdone;
+	int64_t timed_c;	/* the latest completion timed, 0 none */
+	struct ra_span_set fly, held;
+};
+
+/* A final window waiting for its device's time: by last completion, id. */
+struct done_rec {
+	int64_t last_c, open, bytes;
+	int32_t id;
 };
 
 struct window_io {
@@ -102,8 +116,12 @@ struct window_io {
 	uint32_t fsdev;		/* device of the window's file */
 	uint32_t blkdev;	/* block device of its last completed request */
 	uint64_t acct_seq;	/* the last completion that counted it (account_windows) */
+	uint64_t queued;	/* bytes of its bios queued (in flight: queued - bytes) */
+	int64_t service, idle, held;	/* its device time, when timed */
+	int32_t holders;	/* tasks it is the open window of */
 	bool sync;
 	bool varied;		/* followed live: its pages added changed after it was asked */
+	bool timed;
 };
 
 struct blk_state {
@@ -146,6 +164,22 @@ struct blk_state {
 	int asked_lo, asked_hi;		/* windows whose pages added were asked */
 	bool live_failed;
 	char live_why[200];
+	/*
+	 * The device time of windows as they complete: the windows before
+	 * final_id are final (their I/O done, their task moved on), and timed
+	 * when no window not final can come before them. Where that cannot
+	 * be (a window's I/O went on after it was final, too many wait), the
+	 * time is computed at the end from every record.
+	 */
+	int final_id;
+	int64_t now;			/* the latest event's time */
+	int64_t waiting;		/* final windows not timed yet */
+	int64_t timed_windows, rows_kept;
+	struct done_rec *group;		/* the windows of one completion */
+	int capgroup;
+	struct ra_stmt *put_row;	/* a window's row written as it leaves memory */
+	bool at_end;
+	char at_end_why[160];
 };
 
 /* The I/O record of window @id (from 1), NULL when none (or on error: ra_slots_failed) */
@@ -158,6 +192,8 @@ static const struct window_io *wio_peek(struct blk_state *st, int id)
 {
 	return id > 0 && id <= st->nwindows ? ra_slots_peek(st->wio, id - 1) : NULL;
 }
+
+static void time_at_end(struct blk_state *st, const char *why);
 
 enum { PLUG_NONE, PLUG_OPEN, PLUG_FLUSHING };
 
@@ -552,6 +588,8 @@ static void account_windows(struct blk_state *st, const struct device *d,
 
 		if (!wio)
 			continue;
+		if (w < st->final_id)
+			time_at_end(st, "a window's request completed after it was final");
 		/* one pass over the bios, however many a request merged */
 		seen = wio->acct_seq == st->acct_seq;
 		wio->acct_seq = st->acct_seq;
@@ -755,9 +793,12 @@ static int on_queue(struct blk_state *st, struct device *d, const struct ra_even
 
 		if (!wio)
 			return -1;
+		if (b->window < st->final_id)
+			time_at_end(st, "a window's bio came after it was final");
 		if (!wio->first_q)
 			wio->first_q = b->q_ts;
 		wio->outstanding -= (int64_t)ev->blk.nr_sector << 9;
+		wio->queued += (uint64_t)ev->blk.nr_sector << 9;
 	}
 	return 0;
 }
@@ -1040,6 +1081,18 @@ static int on_block(struct blk_state *st, const struct ra_event *ev)
 	}
 }
 
+/* A task's open window moved from @was to @now (0: none): the windows not final count it. */
+static int holders_moved(struct blk_state *st, int was, int now)
+{
+	struct window_io *w;
+
+	if (was >= st->final_id && (w = wio_at(st, was)))
+		w->holders--;
+	if (now >= st->final_id && (w = wio_at(st, now)))
+		w->holders++;
+	return ra_slots_failed(st->wio) ? -1 : 0;
+}
+
 /* Readahead events open and close the window a task's bios belong to. */
 /* window_of_seq() followed live: the readahead pass, fed the event first, has opened it. */
 static int live_window_of_seq(struct blk_state *st, int64_t seq)
@@ -1118,9 +1171,11 @@ static int on_readahead(struct blk_state *st, const struct ra_event *ev, int64_t
 	int win = window_of_seq(st, seq);
 	bool fresh;
 	int32_t *cur = ra_map_put(&st->task_window, (uint64_t)(uint32_t)ev->pid + 1, &fresh);
+	int32_t was;
 
 	if (!cur || win < 0)
 		return -1;
+	was = fresh ? 0 : *cur;
 	if (win) {
 		struct window_io *w = wio_at(st, win);
 
@@ -1131,7 +1186,7 @@ static int on_readahead(struct blk_state *st, const struct ra_event *ev, int64_t
 	} else if (ev->type != RA_EV_RA_UNBOUNDED) {
 		*cur = 0;	/* a trigger ends the window's bios */
 	}
-	return 0;
+	return was == *cur ? 0 : holders_moved(st, was, *cur);
 }
 
 /* ---- loading and storing ---- */
@@ -1408,6 +1463,251 @@ static int64_t feed_cover(struct span_feed *f, int64_t lo, int64_t hi)
 	return sum;
 }
 
+/* ---- the device time as windows complete ---- */
+
+/*
+ * The windows' device time is computed at the end, from every record, for
+ * the reason @why: the rows written as windows left memory are deleted then.
+ */
+static void time_at_end(struct blk_state *st, const char *why)
+{
+	if (st->at_end)
+		return;
+	st->at_end = true;
+	snprintf(st->at_end_why, sizeof(st->at_end_why), "%s", why);
+	ra_slots_keep(st->wio, NULL, NULL);
+}
+
+static bool done_before(const struct done_rec *a, const struct done_rec *b)
+{
+	return a->last_c != b->last_c ? a->last_c < b->last_c : a->id < b->id;
+}
+
+static int done_push(struct device *d, struct done_rec r)
+{
+	int i;
+
+	if (d->ndone == d->capdone) {
+		int cap = d->capdone ? d->capdone * 2 : 64;
+		struct done_rec *p = realloc(d->done, (size_t)cap * sizeof(*p));
+
+		if (!p) {
+			ra_set_error(RA_ERR_IO, "out of memory");
+			return -1;
+		}
+		d->done = p;
+		d->capdone = cap;
+	}
+	for (i = d->ndone++; i > 0 && done_before(&r, &d->done[(i - 1) / 2]); i = (i - 1) / 2)
+		d->done[i] = d->done[(i - 1) / 2];
+	d->done[i] = r;
+	return 0;
+}
+
+static struct done_rec done_pop(struct device *d)
+{
+	struct done_rec top = d->done[0], last = d->done[--d->ndone];
+	int i = 0;
+
+	for (;;) {
+		int c = 2 * i + 1;
+
+		if (c >= d->ndone)
+			break;
+		if (c + 1 < d->ndone && done_before(&d->done[c + 1], &d->done[c]))
+			c++;
+		if (!done_before(&d->done[c], &last))
+			break;
+		d->done[i] = d->done[c];
+		i = c;
+	}
+	if (d->ndone)
+		d->done[i] = last;
+	return top;
+}
+
+/*
+ * Window @id is final, its last request completed on a device: it waits
+ * there, with the spans it was in flight and held, for the windows that
+ * complete with it. One that would come before what was timed already
+ * (its opens are not in order) leaves the time to the end.
+ */
+static int window_done(struct blk_state *st, int id, const struct window_io *w)
+{
+	struct device *d = device_of(st, w->blkdev);
+	int64_t open = w->open_ts ? w->open_ts : w->first_q;
+
+	if (!d) {
+		time_at_end(st, "a window's device is not followed");
+		return 0;
+	}
+	if (w->last_c <= d->timed_c || (open && open < d->timed_c)) {
+		time_at_end(st, "a window completed before others already timed");
+		return 0;
+	}
+	if (st->waiting >= WAITING_MAX) {
+		time_at_end(st, "too many windows waited for their device's time");
+		return 0;
+	}
+	if (done_push(d, (struct done_rec){ w->last_c, open, (int64_t)w->bytes, id }) < 0 ||
+	    (open && ra_span_set_add(&d->fly, open, w->last_c) < 0) ||
+	    (open && w->first_q > open && ra_span_set_add(&d->held, open, w->first_q) < 0)) {
+		ra_set_error(RA_ERR_IO, "out of memory");
+		return -1;
+	}
+	st->waiting++;
+	return 0;
+}
+
+/*
+ * The windows of device @d that completed before @t, timed as
+ * device_service() times them: no window that completes at @t or later, or
+ * opens then, changes their time.
+ */
+static int time_device(struct blk_state *st, struct device *d, int64_t t)
+{
+	while (d->ndone && d->done[0].last_c < t) {
+		int64_t c = d->done[0].last_c, prev = d->timed_c, lo = prev, busy, idle, hold;
+		uint64_t bytes = 0;
+		int ng = 0;
+
+		while (d->ndone && d->done[0].last_c == c) {
+			if (ng == st->capgroup) {
+				int cap = st->capgroup ? st->capgroup * 2 : 16;
+				struct done_rec *p = realloc(st->group, (size_t)cap * sizeof(*p));
+
+				if (!p) {
+					ra_set_error(RA_ERR_IO, "out of memory");
+					return -1;
+				}
+				st->group = p;
+				st->capgroup = cap;
+			}
+			st->group[ng++] = done_pop(d);
+		}
+		for (int j = 0; j < ng; j++) {
+			if (!prev && st->group[j].open && (!lo || st->group[j].open < lo))
+				lo = st->group[j].open;
+			bytes += (uint64_t)st->group[j].bytes;
+		}
+		busy = lo && c >= lo ? ra_span_set_cover(&d->fly, lo, c) : -1;
+		idle = busy >= 0 ? c - lo - busy : -1;
+		hold = busy >= 0 ? ra_span_set_cover(&d->held, lo, c) : -1;
+		for (int j = 0; j < ng; j++) {
+			const struct done_rec *g = &st->group[j];
+			double share = bytes ? (double)g->bytes / (double)bytes : 1.0 / ng;
+			struct window_io *w = wio_at(st, g->id);
+
+			if (!w)
+				return -1;
+			w->service = busy < 0 ? -1 : (int64_t)((double)busy * share);
+			w->idle = idle < 0 ? -1 : (int64_t)((double)idle * share);
+			w->held = hold < 0 ? -1 : (int64_t)((double)hold * share);
+			w->timed = true;
+		}
+		st->waiting -= ng;
+		st->timed_windows += ng;
+		d->timed_c = c;
+		ra_span_set_drop(&d->fly, c);
+		ra_span_set_drop(&d->held, c);
+	}
+	return 0;
+}
+
+/*
+ * The windows final since the last call: their I/O done (none in flight)
+ * and their task's next window open, or none of it for SETTLE_NS; then the
+ * times of the completions before any window not final opened (@all: the
+ * events are over, every window is final). A window's bio or completion
+ * after it was final leaves the time to the end (time_at_end).
+ */
+static int settle(struct blk_state *st, bool all)
+{
+	const struct window_io *w;
+	int64_t t;
+
+	while (!st->at_end && st->final_id <= st->nwindows) {
+		if (!(w = wio_peek(st, st->final_id)))
+			return -1;
+		if (!all && w->bytes < w->queued)
+			break;
+		if (!all && w->holders > 0) {
+			int64_t last = w->open_ts > w->first_q ? w->open_ts : w->first_q;
+
+			if (w->last_c > last)
+				last = w->last_c;
+			if (st->now - last <= SETTLE_NS)
+				break;
+		}
+		if (w->bios && w->last_c && window_done(st, st->final_id, w) < 0)
+			return -1;
+		st->final_id++;
+	}
+	if (st->at_end)
+		return 0;
+	if (st->nwindows - st->final_id > LAG_MAX) {
+		time_at_end(st, "a window's I/O stayed in flight too long");
+		return 0;
+	}
+	t = all ? INT64_MAX : st->now;
+	if (!all && st->final_id <= st->nwindows) {
+		if (!(w = wio_peek(st, st->final_id)))
+			return -1;
+		if (w->open_ts && w->open_ts < t)
+			t = w->open_ts;
+		if (w->first_q && w->first_q < t)
+			t = w->first_q;
+	}
+	for (int i = 0; i < st->ndevs; i++)
+		if (st->devs[i].ndone && time_device(st, &st->devs[i], t) < 0)
+			return -1;
+	return 0;
+}
+
+/* A window with I/O: its row */
+static int put_wio_row(struct ra_stmt *q, int64_t run_id, int id, const struct window_io *w,
+		       int64_t service, int64_t idle, int64_t held)
+{
+	return ra_sql_put(q, "ixiiizzjijjj", run_id, id, (int64_t)w->bios, (int64_t)w->requests,
+			  (int64_t)w->bytes, w->first_q, w->last_c,
+			  w->sync && w->first_c && w->open_ts ? w->first_c - w->open_ts : -1,
+			  (int64_t)w->ab, service, idle, held);
+}
+
+/* A final window's row with the time it was given (none: -1), written again if it was */
+static int put_timed(struct blk_state *st, int id, const struct window_io *w)
+{
+	if (!st->put_row &&
+	    !(st->put_row = ra_sql_prepare(st->db, "INSERT OR REPLACE INTO window_io (run_id,"
+					   " window_id, bios, requests, bytes, first_q_ts_ns,"
+					   " last_c_ts_ns, sync_wait_ns, shared_bios, service_ns,"
+					   " idle_ns, held_ns) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")))
+		return -1;
+	return put_wio_row(st->put_row, st->run_id, id, w, w->timed ? w->service : -1,
+			   w->timed ? w->idle : -1, w->timed ? w->held : -1);
+}
+
+/* A window's record written out of memory: its row too, when it is final and timed. */
+static int keep_wio(int64_t id, const void *rec, void *arg)
+{
+	struct blk_state *st = arg;
+	const struct window_io *w = rec;
+
+	if (id + 1 >= st->final_id || (w->bios && w->last_c && !w->timed))
+		return 0;
+	if (w->bios && put_timed(st, (int)id + 1, w) < 0)
+		return -1;
+	st->rows_kept += w->bios != 0;
+	return 1;
+}
+
+static int timed_row(int64_t id, void *rec, void *arg)
+{
+	const struct window_io *w = rec;
+
+	return w->bios ? put_timed(arg, (int)id + 1, w) : 0;
+}
+
 /* A window completed by one completion of a device. */
 struct done_win {
 	int id;
@@ -1627,20 +1927,26 @@ static int window_row(int64_t id, void *rec, void *arg)
 	}
 	if (c->rc < 0)
 		return -1;
-	if (!w->bios)
-		return 0;
-	return ra_sql_put(c->q, "ixiiizzjijjj", c->run_id, (int)id + 1, (int64_t)w->bios,
-			  (int64_t)w->requests, (int64_t)w->bytes, w->first_q, w->last_c,
-			  w->sync && w->first_c && w->open_ts ? w->first_c - w->open_ts : -1,
-			  (int64_t)w->ab, service, idle, held);
+	return w->bios ? put_wio_row(c->q, c->run_id, (int)id + 1, w, service, idle, held) : 0;
 }
 
+/*
+ * The windows' rows: those not written as they left memory, with the time
+ * they were given as they completed; or all, their time computed here.
+ */
 static int store_windows_io(struct blk_state *st, struct ra_stmt *q, int slots)
 {
 	struct order_set os = { 0 };
 	struct row_ctx c = { .q = q, .run_id = st->run_id };
 	int ret = -1;
 
+	if (!st->at_end && settle(st, true) < 0)
+		return -1;
+	if (!st->at_end)
+		return ra_slots_each(st->wio, timed_row, st);
+	if (st->rows_kept && ra_sql_exec(st->db, "DELETE FROM window_io WHERE run_id = ?", "i",
+					 st->run_id) < 0)
+		return -1;
 	if (order_begin(&os, slots > 0 ? slots : ORDER_MEM) < 0 || window_service(st, &os) < 0)
 		goto out;
 	c.times = os.times;
@@ -1734,7 +2040,14 @@ static void state_free(struct blk_state *st)
 	ra_sql_finalize(st->wins);
 	ra_sql_finalize(st->ins_req);
 	ra_sql_finalize(st->ins_stall);
+	ra_sql_finalize(st->put_row);
 	ra_slots_free(st->wio);
+	for (int i = 0; i < st->ndevs; i++) {
+		free(st->devs[i].done);
+		ra_span_set_free(&st->devs[i].fly);
+		ra_span_set_free(&st->devs[i].held);
+	}
+	free(st->group);
 	free(st->splits);
 	ra_map_release(&st->task_window);
 	ra_map_release(&st->plug_tasks);
@@ -1782,6 +2095,11 @@ static struct blk_state *state_new(struct ra_db *db, int64_t run_id, int slots,
 			       slots > 0 ? slots : WIO_SLOTS);
 	if (!st->ins_req || !st->ins_stall || !st->wio || !st->samples)
 		goto fail;
+	st->final_id = 1;
+	if (getenv("RATRACE_DEVICE_TIME") && !strcmp(getenv("RATRACE_DEVICE_TIME"), "end"))
+		time_at_end(st, "asked for (RATRACE_DEVICE_TIME=end)");
+	else
+		ra_slots_keep(st->wio, keep_wio, st);
 	return st;
 fail:
 	state_free(st);
@@ -1791,9 +2109,13 @@ fail:
 static int on_event(const struct ra_event *ev, int64_t seq, void *arg)
 {
 	struct blk_state *st = arg;
-	int ret = ra_event_class(ev->type) == RA_CLASS_RA ? on_readahead(st, ev, seq) :
-							     on_block(st, ev);
+	bool ra = ra_event_class(ev->type) == RA_CLASS_RA;
+	int ret;
 
+	st->now = (int64_t)ev->ts_ns;
+	ret = ra ? on_readahead(st, ev, seq) : on_block(st, ev);
+	if (ret == 0 && !st->at_end && (ra || ev->type == RA_EV_RQ_COMPLETE))
+		ret = settle(st, false);
 	return ra_slots_failed(st->wio) ? -1 : ret;	/* a record not read back */
 }
 
@@ -1803,6 +2125,13 @@ static int state_end(struct blk_state *st, const struct ra_analyze_opts *o, char
 	plugs_finish(st);
 	if (store_all(st) < 0)
 		return -1;
+	if (st->at_end)
+		ra_pass_say(o, "block: the windows' device time computed at the end: %s",
+			    st->at_end_why);
+	else
+		ra_pass_say(o, "block: the device time of %lld windows as they completed, %lld rows"
+			    " written as they left", (long long)st->timed_windows,
+			    (long long)st->rows_kept);
 	if (st->skipped_events)
 		snprintf(note, RA_PASS_NOTE, "%lld events of %zu block devices past the first %d"
 			 " were left out (record fewer with -d)", (long long)st->skipped_events,

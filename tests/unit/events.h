@@ -35,6 +35,9 @@ static int live_mode;
 static struct ra_live *live;
 static struct ra_block_live *bklive;	/* the block pass fed beside it */
 static int block_followed, block_again;
+/* block passes that timed windows as they completed (and rows they wrote as
+ * the windows left memory), and that timed them at the end */
+static int block_timed, block_rows_early, block_at_end;
 static int live_runs, live_followed, live_again_size, live_again_tgid, live_again_other;
 /* The windows the readahead pass holds in memory (0: its default), and the
  * runs where it kept some in its temporary table. */
@@ -83,6 +86,11 @@ static void live_said(const char *line, void *arg)
 	if (strncmp(line, "block: ", 7) == 0) {
 		block_followed += strstr(line, "followed as the events were stored") != NULL;
 		block_again += strstr(line, "again") != NULL;
+		block_at_end += strstr(line, "computed at the end") != NULL;
+		if ((early = strstr(line, " as they completed, "))) {
+			block_timed++;
+			block_rows_early += atoi(early + strlen(" as they completed, "));
+		}
 		return;
 	}
 	if (strstr(line, "followed as the events were stored"))

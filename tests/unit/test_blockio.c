@@ -4,6 +4,7 @@
  * requeues, requests carrying bios of two windows, stalls, plugs per device,
  * bios split into pieces.
  */
+#include "analyze_local.h"
 #include "events.h"
 
 #define REQS "SELECT sector, nr_sector, bios, q_ts_ns IS NOT NULL, g_ts_ns IS NOT NULL," \
@@ -514,14 +515,56 @@ static void test_owed_later(void)
 		  "1:2:16384");
 }
 
+/*
+ * Spans added in any order between intervals that come in increasing time
+ * (ra_span_set), against the unit cells of each interval some span added
+ * so far covers; the spans that end before an interval dropped first.
+ */
+static void test_span_set(void)
+{
+	struct ra_span sp[64];
+
+	srand(11);
+	for (int round = 0; round < 300; round++) {
+		struct ra_span_set s = { 0 };
+		int n = 0;
+
+		for (int64_t lo = 0; lo < 2000;) {
+			int64_t hi = lo + rand() % 120, want = 0;
+
+			for (int k = rand() % 4; k > 0 && n < 64; k--) {
+				int64_t a = lo + rand() % 300;
+
+				sp[n] = (struct ra_span){ a, a + rand() % 160 - 20 };
+				CHECK_INT(ra_span_set_add(&s, sp[n].lo, sp[n].hi), 0);
+				n++;
+			}
+			for (int64_t t = lo; t < hi; t++)
+				for (int i = 0; i < n; i++)
+					if (sp[i].lo <= t && t + 1 <= sp[i].hi) {
+						want++;
+						break;
+					}
+			ra_span_set_drop(&s, lo);
+			CHECK_INT(ra_span_set_cover(&s, lo, hi), want);
+			for (int i = 1; i < s.n; i++)	/* disjoint, in order */
+				CHECK(s.u[i - 1].hi < s.u[i].lo);
+			lo = hi + rand() % 3;
+		}
+		ra_span_set_free(&s);
+	}
+}
+
 static const struct test_case *all_cases;
 static void test_records_kept(void);
 static void test_followed(void);
+static void test_at_end(void);
 
 static void every_case(void)
 {
 	for (const struct test_case *c = all_cases; c->fn; c++)
-		if (c->fn != test_records_kept && c->fn != test_followed)
+		if (c->fn != test_records_kept && c->fn != test_followed && c->fn != test_at_end &&
+		    c->fn != test_span_set)
 			c->fn();
 }
 
@@ -532,6 +575,7 @@ static void test_records_kept(void)
 {
 	window_slots = 5;
 	latencies_held = 3;
+	block_rows_early = 0;
 	every_case();
 	live_mode = 1;
 	block_followed = block_again = 0;
@@ -539,6 +583,26 @@ static void test_records_kept(void)
 	CHECK(block_followed > 10);
 	live_mode = 0;
 	window_slots = latencies_held = 0;
+	printf("test_blockio: %d windows' rows written as they left five slots\n", block_rows_early);
+	CHECK(block_rows_early >= 40);
+}
+
+/*
+ * Every case again, after the load and followed, the windows' device time
+ * computed at the end from every record instead of as they completed: the
+ * same rows (each case checks them).
+ */
+static void test_at_end(void)
+{
+	setenv("RATRACE_DEVICE_TIME", "end", 1);
+	block_at_end = block_timed = 0;
+	every_case();
+	live_mode = 1;
+	every_case();
+	live_mode = 0;
+	unsetenv("RATRACE_DEVICE_TIME");
+	CHECK(block_at_end > 20);
+	CHECK_INT(block_timed, 0);
 }
 
 /*
@@ -549,11 +613,13 @@ static void test_records_kept(void)
 static void test_followed(void)
 {
 	live_mode = 1;
-	block_followed = block_again = 0;
+	block_followed = block_again = block_timed = 0;
 	every_case();
 	live_mode = 0;
-	printf("test_blockio: followed %d runs, read %d again\n", block_followed, block_again);
+	printf("test_blockio: followed %d runs, read %d again; %d timed their windows as they"
+	       " completed\n", block_followed, block_again, block_timed);
 	CHECK(block_followed > 10);
+	CHECK(block_timed > 10);
 	CHECK_INT(block_again, 1);	/* test_owed_later */
 }
 
@@ -575,6 +641,8 @@ int main(void)
 		{ "a worker's bios owed to the oldest windows", test_owed },
 		{ "a window that adds pages after its owed bio", test_owed_later },
 		{ "five windows' records in memory: the same rows", test_records_kept },
+		{ "the device time computed at the end: the same rows", test_at_end },
+		{ "spans added in any order: what they cover", test_span_set },
 		{ "followed as the events are stored: the same rows", test_followed },
 		{ NULL, NULL },
 	};
