@@ -1614,9 +1614,19 @@ static int time_device(struct blk_state *st, struct device *d, int64_t t)
 	return 0;
 }
 
+/* Whether a file system @fsdev is on a device the pass follows. */
+static bool on_traced(struct blk_state *st, uint32_t fsdev)
+{
+	for (int i = 0; i < st->ndevs; i++)
+		if (fs_on(st, fsdev, st->devs[i].dev))
+			return true;
+	return false;
+}
+
 /*
  * The windows final since the last call: their I/O done (none in flight)
- * and their task's next window open, or none of it for SETTLE_NS; then the
+ * and their task's next window open, or none of it for SETTLE_NS (a window
+ * of a followed device without a bio yet waits as long); then the
  * times of the completions before any window not final opened (@all: the
  * events are over, every window is final). A window's bio or completion
  * after it was final leaves the time to the end (time_at_end).
@@ -1631,6 +1641,9 @@ static int settle(struct blk_state *st, bool all)
 			return -1;
 		if (!all && w->bytes < w->queued)
 			break;
+		if (!all && !w->queued && st->now - w->open_ts <= SETTLE_NS &&
+		    on_traced(st, w->fsdev))
+			break;	/* a deferred submitter may queue its bios yet (owed_window) */
 		if (!all && w->holders > 0) {
 			int64_t last = w->open_ts > w->first_q ? w->open_ts : w->first_q;
 
