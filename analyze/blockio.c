@@ -36,7 +36,7 @@
 #define ORDER_MEM 32768		/* windows with I/O in the order's sorters' memory: 1.5 MiB */
 #define SAMPLES_MAX 131072	/* latencies held before the sorter writes runs: 2 MiB */
 #define SETTLE_NS 200000000	/* a task's window with no I/O in flight is final after (trace time) */
-#define LAG_MAX 8192		/* windows after the oldest not final, before the time waits for the end */
+#define LAG_MAX 8192		/* windows after the oldest not final that press it to be */
 #define WAITING_MAX 65536	/* final windows waiting for their device's time, as much */
 
 enum { IV_Q2G, IV_G2I, IV_I2D, IV_D2C, IV_Q2C, IV_Q2D_RA, IV_MAX };
@@ -1624,12 +1624,35 @@ static bool on_traced(struct blk_state *st, uint32_t fsdev)
 }
 
 /*
- * The windows final since the last call: their I/O done (none in flight)
- * and their task's next window open, or none of it for SETTLE_NS (a window
- * of a followed device without a bio yet waits as long); then the
- * times of the completions before any window not final opened (@all: the
- * events are over, every window is final). A window's bio or completion
- * after it was final leaves the time to the end (time_at_end).
+ * Whether window @id may still be owed a bio (owed_window): pages it added
+ * that no bio carried, of a file system on a followed device. Followed
+ * live, the readahead pass says how many it added (without the answer
+ * kept for the check of owed_window's).
+ */
+static bool may_be_owed(struct blk_state *st, int id, const struct window_io *w)
+{
+	struct ra_live_window lw;
+	int64_t left = w->outstanding;
+
+	if (st->ra) {
+		if (ra_live_window(st->ra, id - 1, &lw) < 0)
+			return true;
+		left += lw.pages_added * st->page_size;
+	}
+	return left > 0 && on_traced(st, w->fsdev);
+}
+
+/*
+ * The windows final since the last call, then the times of the completions
+ * before any window not final opened (@all: the events are over, every
+ * window is final). A window is final when its I/O is done (none in
+ * flight), its task's next window is open (or it saw nothing for
+ * SETTLE_NS), and no bio may be owed to it (or it opened SETTLE_NS ago).
+ * With more than LAG_MAX windows behind it, the oldest is final without
+ * the last two, or with I/O in flight that saw nothing for SETTLE_NS (a
+ * bio queued on a device-mapper device and again on its member completes
+ * once). A window's bio or completion after it was final leaves the time
+ * to the end (time_at_end).
  */
 static int settle(struct blk_state *st, bool all)
 {
@@ -1637,28 +1660,27 @@ static int settle(struct blk_state *st, bool all)
 	int64_t t;
 
 	while (!st->at_end && st->final_id <= st->nwindows) {
+		bool pressed = st->nwindows - st->final_id > LAG_MAX;
+		int64_t last;
+
 		if (!(w = wio_peek(st, st->final_id)))
 			return -1;
-		if (!all && w->bytes < w->queued)
+		last = w->open_ts > w->first_q ? w->open_ts : w->first_q;
+		if (w->last_c > last)
+			last = w->last_c;
+		if (!all && w->bytes < w->queued && !(pressed && st->now - last > SETTLE_NS))
 			break;
-		if (!all && !w->queued && st->now - w->open_ts <= SETTLE_NS &&
-		    on_traced(st, w->fsdev))
-			break;	/* a deferred submitter may queue its bios yet (owed_window) */
-		if (!all && w->holders > 0) {
-			int64_t last = w->open_ts > w->first_q ? w->open_ts : w->first_q;
-
-			if (w->last_c > last)
-				last = w->last_c;
-			if (st->now - last <= SETTLE_NS)
-				break;
-		}
+		if (!all && !pressed &&
+		    ((w->holders > 0 && st->now - last <= SETTLE_NS) ||
+		     (st->now - w->open_ts <= SETTLE_NS && may_be_owed(st, st->final_id, w))))
+			break;
 		if (w->bios && w->last_c && window_done(st, st->final_id, w) < 0)
 			return -1;
 		st->final_id++;
 	}
 	if (st->at_end)
 		return 0;
-	if (st->nwindows - st->final_id > LAG_MAX) {
+	if (st->nwindows - st->final_id > 4 * LAG_MAX) {
 		time_at_end(st, "a window's I/O stayed in flight too long");
 		return 0;
 	}

@@ -467,6 +467,65 @@ static void test_windows_in_turn(void)
 }
 
 /*
+ * A task that reads one window and stops (its window stays its open one)
+ * while another reads @n windows behind it in 10 us each (SETTLE_NS does
+ * not pass), each bio from window @dm on queued twice (on dm-0, then
+ * remapped to the disk) and completed once: the windows pressing behind
+ * make them final, and the device time is still given as the windows
+ * complete, the same as the end gives.
+ */
+static void pressed_run(uint64_t n, uint64_t dm)
+{
+	uint64_t service = 0, idle = 0, held = 0, last_c = 0;
+	int timed = block_timed;
+	char want[128];
+
+	begin("pressed");
+	for (uint64_t i = 0; i <= n; i++) {
+		uint64_t o, q, c, sector = 10000 + 64 * i;
+
+		now += 2000;
+		trig(1, i ? 10 : 20, i ? 5 : 6, 100 * i, 1, 32);
+		o = now;
+		order(i ? 10 : 20, i ? 5 : 6, 100 * i, 4, 0);
+		q = now;
+		if (i >= dm) {
+			struct ra_event ev = { .blk = { .dev = 253u << 20, .sector = sector,
+							.nr_sector = 32, .explicit_unplug = -1 } };
+
+			snprintf(ev.blk.rwbs, sizeof(ev.blk.rwbs), "RA");
+			put(&ev, RA_EV_BIO_QUEUE, 10);
+		}
+		blk(RA_EV_BIO_QUEUE, i ? 10 : 20, sector, 32, "RA");
+		blk(RA_EV_GETRQ, i ? 10 : 20, sector, 32, "RA");
+		blk(RA_EV_RQ_ISSUE, i ? 10 : 20, sector, 32, "RA");
+		now += 8000;
+		c = now;
+		blk(RA_EV_RQ_COMPLETE, i ? 10 : 20, sector, 32, "RA");
+		service += c - o;
+		idle += i ? o - last_c : 0;
+		held += q - o;
+		last_c = c;
+	}
+	snprintf(want, sizeof(want), "%llu|%llu|%llu|%llu|%llu", (unsigned long long)n + 1,
+		 (unsigned long long)service, (unsigned long long)idle, (unsigned long long)held,
+		 (unsigned long long)n + 1);
+	CHECK_STR(result("SELECT COUNT(*), SUM(service_ns), SUM(idle_ns), SUM(held_ns),"
+			 " SUM(bios) FROM window_io"), want);
+	CHECK_INT(block_timed - timed, 1);
+}
+
+/* After the load and followed live; then every bio queued twice, 36,000 windows. */
+static void test_pressed(void)
+{
+	pressed_run(9000, 100);
+	live_mode = 1;
+	pressed_run(9000, 100);
+	live_mode = 0;
+	pressed_run(36000, 1);
+}
+
+/*
  * Readahead bios a worker queues (blk-throttle's): each goes to the oldest
  * open window still owed pages. Window 1 added 4 pages, window 2 eight; the
  * worker's bios carry 4, then 4 and 4.
@@ -564,7 +623,7 @@ static void every_case(void)
 {
 	for (const struct test_case *c = all_cases; c->fn; c++)
 		if (c->fn != test_records_kept && c->fn != test_followed && c->fn != test_at_end &&
-		    c->fn != test_span_set)
+		    c->fn != test_span_set && c->fn != test_pressed)
 			c->fn();
 }
 
@@ -639,6 +698,7 @@ int main(void)
 		{ "events of more devices than the pass follows", test_many_devices },
 		{ "40 windows in turn", test_windows_in_turn },
 		{ "a worker's bios owed to the oldest windows", test_owed },
+		{ "windows pressing behind an idle one and a bio queued twice", test_pressed },
 		{ "a window that adds pages after its owed bio", test_owed_later },
 		{ "five windows' records in memory: the same rows", test_records_kept },
 		{ "the device time computed at the end: the same rows", test_at_end },
