@@ -99,7 +99,9 @@ struct whatif {
 	struct ra_fileset files;
 	int64_t *file_size;		/* bytes, per file of the fileset; -1 not known */
 	bool *file_ra;			/* the source read it ahead (a window of it) */
-	uint64_t *read_end;		/* the page its last read() ended in; UINT64_MAX: none */
+	struct rd {
+		uint64_t first, last;	/* its last read()'s event: first page, the read's last */
+	} *reads;			/* last UINT64_MAX: none */
 	uint32_t src_ra_pages;		/* the source's read_ahead_kb / 4 */
 	size_t cap_size;
 	char fstype[16];
@@ -158,7 +160,7 @@ static int file_index(struct whatif *x, uint32_t dev, uint64_t ino)
 		size_t cap = x->cap_size ? x->cap_size * 2 : 64;
 		int64_t *p = realloc(x->file_size, cap * sizeof(*p));
 		bool *q = p ? realloc(x->file_ra, cap * sizeof(*q)) : NULL;
-		uint64_t *e = q ? realloc(x->read_end, cap * sizeof(*e)) : NULL;
+		struct rd *e = q ? realloc(x->reads, cap * sizeof(*e)) : NULL;
 
 		if (p)
 			x->file_size = p;
@@ -166,13 +168,13 @@ static int file_index(struct whatif *x, uint32_t dev, uint64_t ino)
 			x->file_ra = q;
 		if (!e)
 			return -1;
-		x->read_end = e;
+		x->reads = e;
 		x->cap_size = cap;
 	}
 	if (fresh) {
 		x->file_size[i] = -1;
 		x->file_ra[i] = false;
-		x->read_end[i] = UINT64_MAX;
+		x->reads[i] = (struct rd){ UINT64_MAX, UINT64_MAX };
 	}
 	return i;
 }
@@ -700,14 +702,21 @@ static struct cfolio *folio_at(struct whatif *x, int file, uint64_t i)
 /*
  * Pages accessed: each folio marked once, as filemap_read does, except a
  * read's first folio when the file's read before ended in it (a read that
- * goes on in the same folio marks it only the first time). A fault's or a
- * mapping's folio has its page table's accessed bit: reclaim keeps it for
- * one more round.
+ * goes on in the same folio marks it only the first time). A read() of
+ * more than a batch of folios gets them batch after batch, each event from
+ * where it is to the read's end: the first marked them all, the next ones
+ * mark none. A fault's or a mapping's folio has its page table's accessed
+ * bit: reclaim keeps it for one more round.
  */
 static void clock_touch(struct whatif *x, int file, uint64_t first, uint64_t last, bool mapped)
 {
-	uint64_t end = x->read_end[file];
+	struct rd *rd = &x->reads[file];
+	uint64_t end = rd->last;
 
+	if (!mapped && last == rd->last && first > rd->first && first <= last) {
+		rd->first = first;	/* the same read going on */
+		return;
+	}
 	for (uint64_t i = first; i <= last && i - first < 4096; i++) {
 		struct cfolio *c = folio_at(x, file, i);
 		uint64_t head;
@@ -722,7 +731,7 @@ static void clock_touch(struct whatif *x, int file, uint64_t first, uint64_t las
 		i = head + (1ULL << c->order) - 1;
 	}
 	if (!mapped)
-		x->read_end[file] = last;
+		*rd = (struct rd){ first, last };
 }
 
 /* Reclaim from the ring's head until the replay's cache fits the estimated capacity. */
@@ -1139,7 +1148,7 @@ static void whatif_release(struct whatif *x)
 	ra_fileset_release(&x->files);
 	free(x->file_size);
 	free(x->file_ra);
-	free(x->read_end);
+	free(x->reads);
 	free(x->heap);
 }
 

@@ -90,8 +90,8 @@ check_cmp "$(q "$DB" "SELECT COALESCE(SUM(evicted_unused), 0) $f")" -ge "$(q "$D
 # clock in the order folios came, instead of the run's own deletions (which
 # another setting would not make): its evictions are an estimate, and its
 # doubts say reclaim. Ground truth: at the run's own setting the estimate
-# thrashes as the run did, within a factor of 2 of its thrashed pages (0.9
-# to 1.4 times in ten runs; a clock that spared folios read once, which the
+# thrashes as the run did, within a factor of 2 of its thrashed pages (0.78
+# to 1.45 times in 17 runs; a clock that spared folios read once, which the
 # kernel's reclaim does not, thrashed up to 4.7 times the run); at 128 KiB,
 # windows a sixteenth the size, fewer pages are evicted unused.
 ra-whatif -q --store -r "$run" -k 2048,128 "$DB" > /dev/null || fail "ra-whatif under pressure"
