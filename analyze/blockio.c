@@ -524,6 +524,33 @@ static int on_merge(struct blk_state *st, struct device *d, const struct ra_even
 	return req_add_bio(r, &b);
 }
 
+/*
+ * block_rq_merge: a request not issued yet (the event's range) joins the one
+ * that ends where it starts (the elevator's attempt_merge()): its bios go on
+ * at that one's tail, and it is no more. Either begun before the trace, the
+ * merge is counted as a bio's.
+ */
+static int on_rq_merge(struct blk_state *st, struct device *d, const struct ra_event *ev)
+{
+	int in = req_index(&d->by_start, ev->blk.sector), ir = req_index(&d->by_end, ev->blk.sector);
+	struct request *r, *next;
+	uint64_t n;
+
+	if (in < 0 || ir < 0 || in == ir)
+		return on_merge(st, d, ev, true);
+	d->merges_back++;
+	r = &st->reqs[ir];
+	next = &st->reqs[in];
+	for (int k = 0; k < next->nbios; k++)
+		if (req_add_bio(r, &next->bios[k]) < 0)
+			return -1;
+	n = next->nr;
+	req_free(st, d, in);
+	ra_map_del(&d->by_end, SKEY(r->start + r->nr));
+	r->nr += n;
+	return req_index_put(&d->by_end, r->start + r->nr, ir) < 0 ? -1 : 0;
+}
+
 static int store_stall(struct blk_state *st, struct device *d, const struct request *r,
 		       const struct bio *b, uint32_t nr_sector, int64_t stall)
 {
@@ -1048,8 +1075,9 @@ static int on_block(struct blk_state *st, const struct ra_event *ev)
 		plug_getrq(st, d, ev);
 		return on_getrq(st, d, ev);
 	case RA_EV_BIO_BACKMERGE:
-	case RA_EV_RQ_MERGE:
 		return on_merge(st, d, ev, true);
+	case RA_EV_RQ_MERGE:
+		return on_rq_merge(st, d, ev);
 	case RA_EV_BIO_FRONTMERGE:
 		return on_merge(st, d, ev, false);
 	case RA_EV_RQ_INSERT:

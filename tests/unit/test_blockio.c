@@ -136,6 +136,35 @@ static void test_window_service(void)
 			 " (SELECT * FROM window_io ORDER BY window_id)"), want);
 }
 
+/*
+ * The elevator merges two requests, each with a window's bio (block_rq_merge
+ * of the second): both windows complete with the first, whose row carries
+ * both bios; the second is no more.
+ */
+static void test_rq_merge(void)
+{
+	begin("rq merge");
+	trig(1, 10, 5, 0, 1, 32);
+	order(10, 5, 0, 4, 0);
+	blk(RA_EV_BIO_QUEUE, 10, 1000, 32, "RA");
+	blk(RA_EV_GETRQ, 10, 1000, 32, "RA");
+	blk(RA_EV_RQ_INSERT, 10, 1000, 32, "RA");
+	trig(1, 11, 6, 0, 1, 32);
+	order(11, 6, 0, 4, 0);
+	blk(RA_EV_BIO_QUEUE, 11, 1032, 32, "RA");
+	blk(RA_EV_GETRQ, 11, 1032, 32, "RA");
+	blk(RA_EV_RQ_INSERT, 11, 1032, 32, "RA");
+	blk(RA_EV_RQ_MERGE, 11, 1032, 32, "RA");
+	blk(RA_EV_RQ_ISSUE, 10, 1000, 64, "RA");
+	now += 1000000;
+	blk(RA_EV_RQ_COMPLETE, 10, 1000, 64, "RA");
+	CHECK_STR(result("SELECT window_id, bios, requests, bytes, shared_bios FROM window_io"
+			 " ORDER BY window_id"), "1|1|1|16384|1;2|1|1|16384|1");
+	CHECK_STR(result(REQS), "1000|64|2|1|1|1|1|2");
+	CHECK_STR(result("SELECT back_merges, getrq, issues, reads_completed FROM device_io"),
+		  "1|2|1|1");
+}
+
 /* Two windows completed by one request share its time by their bytes (1:2). */
 static void test_shared_service(void)
 {
@@ -691,6 +720,7 @@ int main(void)
 		{ "windows' bios and plug stalls", test_windows_and_stalls },
 		{ "windows' device time", test_window_service },
 		{ "device time shared by a merged request", test_shared_service },
+		{ "two requests merged by the elevator", test_rq_merge },
 		{ "plugs per device", test_plugs },
 		{ "a split bio: one bio, Q2C to its last piece", test_split },
 		{ "a bio split twice", test_split_twice },
