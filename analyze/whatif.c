@@ -125,14 +125,16 @@ struct whatif {
 	double first_ts, last_ts, out_ts;
 	/*
 	 * Memory pressure: when the source run's reclaim evicted pages read ahead
-	 * before they were read, the page cache it had is estimated as the most
-	 * its traced files held (its own adds less its deletions), and the
+	 * before they were read, the page cache it had is estimated as what its
+	 * traced files held (its own adds less its deletions) when it deleted
+	 * their pages, on average (the most, without deletions), and the
 	 * replay's cache is held to that by a clock over its folios (the
 	 * kernel's inactive and active lists in one ring): its evictions are an
 	 * estimate.
 	 */
 	bool pressure;
 	int64_t rec_resident, capacity, resident;
+	int64_t del_sum, ndel;		/* what they held at each deletion: its mean the capacity */
 	struct ra_map folios;		/* (file, head page) -> slot in clock */
 	struct cfolio {
 		uint64_t key;		/* 0: free */
@@ -1192,8 +1194,10 @@ static int start(struct whatif *x, const struct ra_whatif *wi, int series)
 }
 
 /*
- * The replay's first pass, and what the source's cache held at most: its
- * adds less its deletions of the traced files (the pressure's capacity).
+ * The replay's first pass, and what the source's cache held: its adds less
+ * its deletions of the traced files, the most and at each deletion (the
+ * pressure's capacity: reclaim deletes at the limit that the rest of the
+ * memory leaves the files, which changes as the run's own memory does).
  */
 static int on_scan(const struct ra_event *ev, int64_t seq, void *arg)
 {
@@ -1210,6 +1214,10 @@ static int on_scan(const struct ra_event *ev, int64_t seq, void *arg)
 			return -1;
 		if (!x->file_ra[file])
 			return ra_replay_scan_event(ev, seq, x->rp);
+		if (ev->type == RA_EV_PAGE_DELETE) {
+			x->del_sum += x->rec_resident;
+			x->ndel++;
+		}
 		x->rec_resident += ev->type == RA_EV_PAGE_ADD ? n : -n;
 		if (x->rec_resident < 0)
 			x->rec_resident = 0;
@@ -1279,6 +1287,7 @@ int ra_whatif_make(struct ra_db *db, int64_t src, const struct ra_whatif *wi,
 	    start(&x, wi, series) < 0)
 		goto out;
 	if (ra_evstream_each(db, src, RA_STREAM_RA | RA_STREAM_PAGE, on_scan, &x) < 0 ||
+	    (x.ndel && (x.capacity = x.del_sum / x.ndel) < 0) ||
 	    ra_evstream_each(db, src, RA_STREAM_RA | RA_STREAM_PAGE, on_source,
 			     &x) < 0 || x.failed || ra_replay_end(x.rp) < 0 || issue(&x) < 0 ||
 	    flush_until(&x, INFINITY) < 0 || ra_writer_finish(x.w) < 0 ||

@@ -86,13 +86,15 @@ check_cmp "$(q "$DB" "SELECT COALESCE(SUM(evicted_unused), 0) $f")" -ge "$(q "$D
 
 # The replay under memory pressure. The recorded run's reclaim took pages
 # read ahead before they were read: a prediction holds its page cache to
-# what the run's cache held at most (the four files' pages), evicting by a
+# what the run's cache held when its reclaim took pages (the four files'
+# pages, on average at each deletion), evicting by a
 # clock in the order folios came, instead of the run's own deletions (which
 # another setting would not make): its evictions are an estimate, and its
 # doubts say reclaim. Ground truth: at the run's own setting the estimate
-# thrashes as the run did, within a factor of 2 of its thrashed pages (0.78
-# to 1.45 times in 17 runs; a clock that spared folios read once, which the
-# kernel's reclaim does not, thrashed up to 4.7 times the run); at 128 KiB,
+# thrashes as the run did, within a factor of 2 of its thrashed pages (0.86
+# to 1.44 times in five runs, 0.99 to 1.23 in three of sanitizer builds; a
+# clock that spared folios read once, which the kernel's reclaim does not,
+# thrashed up to 4.7 times the run); at 128 KiB,
 # windows a sixteenth the size, fewer pages are evicted unused.
 ra-whatif -q --store -r "$run" -k 2048,128 "$DB" > /dev/null || fail "ra-whatif under pressure"
 w() {	# KB: the prediction's evicted unused and thrashed pages of the four files

@@ -44,10 +44,11 @@ check_grep "^Replay of the run's accesses" "$TMP/r.txt" "the report has the repl
 check_grep "^6\.18 .*reclaim" "$TMP/r.txt" "and says why it is not exact"
 
 # par4thrash predicted at its own setting: reclaim is estimated (a clock
-# over the most the files had cached), and thrashes as the run did. Ground
-# truth: the run's thrashed pages (6224). The estimate gives 6648; a clock
-# that spared folios read once, which the kernel's reclaim does not, gave
-# 12711.
+# over what the files had cached when the run's reclaim took their pages),
+# and thrashes as the run did. Ground truth: the run's thrashed pages
+# (6224). The estimate gives 7580; a clock that spared folios read once,
+# which the kernel's reclaim does not, gave 12711 (over the most the files
+# had cached).
 p4=$(q "$DB" "SELECT run_id FROM runs WHERE label = 'par4thrash'")
 ra-whatif -q --store -r "$p4" -k 2048 "$DB" > /dev/null || fail "ra-whatif of par4thrash"
 rec=$(q "$DB" "SELECT SUM(thrashed) FROM windows WHERE run_id = $p4")
