@@ -164,10 +164,13 @@ mounted_tracefs=false
 running=()		# indices of the tests running now
 declare -A pid_of=() start_of=()
 
+# stop_all: every test launched is stopped, one whose launch the signal
+# interrupted too (its pid not noted yet: the job table has it; before its
+# setsid, it is no group of its own yet), and waited for
 stop_all() {
-	local i
-	for i in "${running[@]}"; do
-		kill -TERM -- "-${pid_of[$i]}" 2>/dev/null
+	local p
+	for p in $(jobs -p); do
+		kill -TERM -- "-$p" 2>/dev/null || kill -TERM "$p" 2>/dev/null
 	done
 	wait
 	$mounted_tracefs && umount /sys/kernel/tracing 2>/dev/null
