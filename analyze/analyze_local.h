@@ -212,7 +212,8 @@ int64_t ra_span_cover(const struct ra_span *u, int n, int *cur, int64_t lo, int6
  */
 struct ra_span_set {
 	struct ra_span *u;
-	int n, cap;
+	int n;
+	size_t cap;
 };
 
 /** ra_span_set_add - @s with (@lo, @hi] added (nothing when @hi <= @lo); -1: no memory */

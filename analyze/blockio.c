@@ -96,7 +96,8 @@ struct device {
 	struct ra_map by_end;	/* end sector -> request index + 1 */
 	/* its windows' device time as they complete (device_service(), online) */
 	struct done_rec *done;	/* final windows by last completion, a heap */
-	int ndone, capdone;
+	int ndone;
+	size_t capdone;
 	int64_t timed_c;	/* the latest completion timed, 0 none */
 	struct ra_span_set fly, held;
 };
@@ -176,7 +177,7 @@ struct blk_state {
 	int64_t waiting;		/* final windows not timed yet */
 	int64_t timed_windows, rows_kept;
 	struct done_rec *group;		/* the windows of one completion */
-	int capgroup;
+	size_t capgroup;
 	struct ra_stmt *put_row;	/* a window's row written as it leaves memory */
 	bool at_end;
 	char at_end_why[160];
@@ -1515,17 +1516,8 @@ static int done_push(struct device *d, struct done_rec r)
 {
 	int i;
 
-	if (d->ndone == d->capdone) {
-		int cap = d->capdone ? d->capdone * 2 : 64;
-		struct done_rec *p = realloc(d->done, (size_t)cap * sizeof(*p));
-
-		if (!p) {
-			ra_set_error(RA_ERR_IO, "out of memory");
-			return -1;
-		}
-		d->done = p;
-		d->capdone = cap;
-	}
+	if (ra_grow((void **)&d->done, &d->capdone, (size_t)d->ndone + 1, sizeof(*d->done)) < 0)
+		return -1;
 	for (i = d->ndone++; i > 0 && done_before(&r, &d->done[(i - 1) / 2]); i = (i - 1) / 2)
 		d->done[i] = d->done[(i - 1) / 2];
 	d->done[i] = r;
@@ -1600,17 +1592,9 @@ static int time_device(struct blk_state *st, struct device *d, int64_t t)
 		int ng = 0;
 
 		while (d->ndone && d->done[0].last_c == c) {
-			if (ng == st->capgroup) {
-				int cap = st->capgroup ? st->capgroup * 2 : 16;
-				struct done_rec *p = realloc(st->group, (size_t)cap * sizeof(*p));
-
-				if (!p) {
-					ra_set_error(RA_ERR_IO, "out of memory");
-					return -1;
-				}
-				st->group = p;
-				st->capgroup = cap;
-			}
+			if (ra_grow((void **)&st->group, &st->capgroup, (size_t)ng + 1,
+				    sizeof(*st->group)) < 0)
+				return -1;
 			st->group[ng++] = done_pop(d);
 		}
 		for (int j = 0; j < ng; j++) {

@@ -82,15 +82,8 @@ int ra_span_set_add(struct ra_span_set *s, int64_t lo, int64_t hi)
 			hi = s->u[j].hi;
 	}
 	if (i == j) {
-		if (s->n == s->cap) {
-			int cap = s->cap ? s->cap * 2 : 16;
-			struct ra_span *p = realloc(s->u, (size_t)cap * sizeof(*p));
-
-			if (!p)
-				return -1;
-			s->u = p;
-			s->cap = cap;
-		}
+		if (ra_grow((void **)&s->u, &s->cap, (size_t)s->n + 1, sizeof(*s->u)) < 0)
+			return -1;
 		memmove(s->u + i + 1, s->u + i, (size_t)(s->n - i) * sizeof(*s->u));
 		s->n++;
 	} else if (j > i + 1) {
