@@ -47,8 +47,11 @@ void ra_xsort_free(struct ra_xsort *x);
 
 struct ra_live_window {
 	int64_t seq;		/* of the event that opened it */
+	int64_t ts;		/* of that event */
 	bool sync;		/* trigger 'sync' */
 	uint32_t dev;		/* of its file */
+	int64_t stream;		/* its row's stream_id */
+	int64_t size;		/* in pages */
 	int64_t pages_added;	/* so far */
 };
 /** ra_live_windows - the windows opened so far, -1 when the pass could not follow */
@@ -170,6 +173,53 @@ int ra_model_facts_load(struct ra_db *db, int64_t run_id, uint32_t dev, struct r
 /** ra_model_inputs_store - compute and write run @run_id's model_facts and model_samples */
 int ra_model_inputs_store(struct ra_db *db, int64_t run_id);
 
+/*
+ * The same inputs fed as the passes write the rows they are made of, so that
+ * the model pass need not read the run's windows and requests again: a
+ * window's row as the readahead pass writes it (again with its last row as
+ * @was), a window_io row as the block pass writes it, a request as it is
+ * stored. What the feed cannot follow spoils it: the inputs are then read
+ * from the rows.
+ */
+struct ra_model_feed;
+/* A windows row: what the model's inputs take of it. */
+struct ra_feed_window {
+	uint32_t dev;
+	int64_t size, stream;	/* stream_id, 0 none */
+	int64_t added, ra_added, thrashed;
+	int64_t covered;	/* pages of it inside the file */
+	int64_t ra_pages;	/* of a readahead (not 'around' or 'forced'), -1 none */
+	int64_t unused;		/* pending + evicted_unused */
+};
+/* A window_io row, with its window's device, opening, stream and size. */
+struct ra_feed_io {
+	uint32_t dev;
+	int64_t ts, stream, size, bytes;
+	int64_t service, idle, held;	/* -1 not timed */
+	int64_t last_c;			/* 0 none */
+};
+/** ra_model_feed_new - an empty feed; NULL with ra_last_error() */
+struct ra_model_feed *ra_model_feed_new(void);
+void ra_model_feed_free(struct ra_model_feed *f);
+void ra_model_feed_window(struct ra_model_feed *f, const struct ra_feed_window *now,
+			  const struct ra_feed_window *was);
+void ra_model_feed_io(struct ra_model_feed *f, const struct ra_feed_io *io);
+/** ra_model_feed_io_again - the window_io rows are written again from none */
+void ra_model_feed_io_again(struct ra_model_feed *f);
+/** ra_model_feed_request - a requests row: its device, sectors, D2C, whether a read with D2C */
+void ra_model_feed_request(struct ra_model_feed *f, uint32_t dev, int64_t sectors,
+			   int64_t d2c_ns, bool read);
+/** ra_model_feed_spoil - the feed cannot give the run's inputs (@why); safe on NULL */
+void ra_model_feed_spoil(struct ra_model_feed *f, const char *why);
+/**
+ * ra_model_inputs_store_fed - ra_model_inputs_store() from @f: 1 stored, 0
+ * not (the feed was spoiled, or its rows were not the run's: @why), -1 error
+ */
+int ra_model_inputs_store_fed(struct ra_db *db, int64_t run_id, struct ra_model_feed *f,
+			      char *why, size_t len);
+/** ra_live_feed - the model inputs fed beside the readahead pass @lv, NULL none */
+struct ra_model_feed *ra_live_feed(struct ra_live *lv);
+
 /* A size class of a pool: its members' samples that count, summed, and their median. */
 struct ra_pool_class {
 	int64_t n, n_lat;
@@ -250,9 +300,9 @@ bool ra_slots_spilled(const struct ra_slots *s);
 /**
  * ra_slots_keep - @keep(id, record, @arg) when a changed record is written
  * out: 1 when it stored the record's final form itself, 0 when not, -1 on
- * error (the write fails)
+ * error (the write fails); what it changes in the record is written too
  */
-void ra_slots_keep(struct ra_slots *s, int (*keep)(int64_t id, const void *rec, void *arg),
+void ra_slots_keep(struct ra_slots *s, int (*keep)(int64_t id, void *rec, void *arg),
 		   void *arg);
 /**
  * ra_slots_each - @fn on every record in id order, until it returns nonzero;

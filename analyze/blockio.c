@@ -123,6 +123,10 @@ struct window_io {
 	bool sync;
 	bool varied;		/* followed live: its pages added changed after it was asked */
 	bool timed;
+	bool fed;		/* its row was given to the model's inputs */
+	int32_t stream;		/* followed live: its window's stream_id, */
+	uint32_t size;		/* size in pages */
+	int64_t ts;		/* and opening, for the model's inputs */
 };
 
 struct blk_state {
@@ -158,6 +162,7 @@ struct blk_state {
 	struct ra_db *db;
 	/* followed live: the windows from the readahead pass fed beside it */
 	struct ra_live *ra;
+	struct ra_model_feed *feed;	/* the model inputs fed beside it, or NULL */
 	int64_t page_size;
 	struct ra_map fs_asked;		/* FS_BLK pairs asked: the answer given */
 	bool (*fs_holds)(uint32_t fs_dev, uint32_t blkdev, void *arg);	/* the answers */
@@ -597,6 +602,9 @@ static int store_request(struct blk_state *st, struct device *d, const struct re
 	for (int k = 0; k < r->nbios; k++)
 		if (r->bios[k].q_ts && (!first_q || r->bios[k].q_ts < first_q))
 			first_q = r->bios[k].q_ts;
+	if (st->feed)
+		ra_model_feed_request(st->feed, d->dev, (int64_t)r->nr, c_ts - r->d_ts,
+				      r->d_ts && strpbrk(r->rwbs, "Rr"));
 	return ra_sql_put(st->ins_req, "iiiiitxzzzzixzx", st->run_id, (int64_t)d->dev, ++st->req_seq,
 			  (int64_t)r->start, (int64_t)r->nr, r->rwbs, r->nbios, first_q, r->g_ts,
 			  r->i_ts, r->d_ts, c_ts, error, (int64_t)window, windows);
@@ -724,6 +732,7 @@ static void live_fail(struct blk_state *st, const char *why)
 	if (!st->live_failed)
 		snprintf(st->live_why, sizeof(st->live_why), "%s", why);
 	st->live_failed = true;
+	ra_model_feed_spoil(st->feed, "the block pass read the events again");
 }
 
 /*
@@ -1140,7 +1149,9 @@ static int live_window_of_seq(struct blk_state *st, int64_t seq)
 		if (!(w = ra_slots_make(st->wio, id - 1)))
 			return -1;
 		st->nwindows = id;
-		*w = (struct window_io){ .sync = lw.sync, .fsdev = lw.dev, .seen_added = -1 };
+		*w = (struct window_io){ .sync = lw.sync, .fsdev = lw.dev, .seen_added = -1,
+					 .stream = (int32_t)lw.stream, .size = (uint32_t)lw.size,
+					 .ts = lw.ts };
 		if (lw.seq == seq)
 			return id;
 	}
@@ -1711,18 +1722,29 @@ static int settle(struct blk_state *st, bool all)
 	return 0;
 }
 
-/* A window with I/O: its row */
-static int put_wio_row(struct ra_stmt *q, int64_t run_id, int id, const struct window_io *w,
+/* A window with I/O: its row, given to the model's inputs unless it was */
+static int put_wio_row(struct blk_state *st, struct ra_stmt *q, int id, struct window_io *w,
 		       int64_t service, int64_t idle, int64_t held)
 {
-	return ra_sql_put(q, "ixiiizzjijjj", run_id, id, (int64_t)w->bios, (int64_t)w->requests,
-			  (int64_t)w->bytes, w->first_q, w->last_c,
-			  w->sync && w->first_c && w->open_ts ? w->first_c - w->open_ts : -1,
-			  (int64_t)w->ab, service, idle, held);
+	int rc = ra_sql_put(q, "ixiiizzjijjj", st->run_id, id, (int64_t)w->bios,
+			    (int64_t)w->requests, (int64_t)w->bytes, w->first_q, w->last_c,
+			    w->sync && w->first_c && w->open_ts ? w->first_c - w->open_ts : -1,
+			    (int64_t)w->ab, service, idle, held);
+
+	if (rc == 0 && st->feed && !w->fed) {
+		struct ra_feed_io io = { .dev = w->fsdev, .ts = w->ts, .stream = w->stream,
+					 .size = w->size, .bytes = (int64_t)w->bytes,
+					 .service = service, .idle = idle, .held = held,
+					 .last_c = w->last_c };
+
+		ra_model_feed_io(st->feed, &io);
+		w->fed = true;
+	}
+	return rc;
 }
 
 /* A final window's row with the time it was given (none: -1), written again if it was */
-static int put_timed(struct blk_state *st, int id, const struct window_io *w)
+static int put_timed(struct blk_state *st, int id, struct window_io *w)
 {
 	if (!st->put_row &&
 	    !(st->put_row = ra_sql_prepare(st->db, "INSERT OR REPLACE INTO window_io (run_id,"
@@ -1730,15 +1752,15 @@ static int put_timed(struct blk_state *st, int id, const struct window_io *w)
 					   " last_c_ts_ns, sync_wait_ns, shared_bios, service_ns,"
 					   " idle_ns, held_ns) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")))
 		return -1;
-	return put_wio_row(st->put_row, st->run_id, id, w, w->timed ? w->service : -1,
+	return put_wio_row(st, st->put_row, id, w, w->timed ? w->service : -1,
 			   w->timed ? w->idle : -1, w->timed ? w->held : -1);
 }
 
 /* A window's record written out of memory: its row too, when it is final and timed. */
-static int keep_wio(int64_t id, const void *rec, void *arg)
+static int keep_wio(int64_t id, void *rec, void *arg)
 {
 	struct blk_state *st = arg;
-	const struct window_io *w = rec;
+	struct window_io *w = rec;
 
 	if (id + 1 >= st->final_id || (w->bios && w->last_c && !w->timed))
 		return 0;
@@ -1750,7 +1772,7 @@ static int keep_wio(int64_t id, const void *rec, void *arg)
 
 static int timed_row(int64_t id, void *rec, void *arg)
 {
-	const struct window_io *w = rec;
+	struct window_io *w = rec;
 
 	return w->bios ? put_timed(arg, (int)id + 1, w) : 0;
 }
@@ -1951,16 +1973,16 @@ static int window_service(struct blk_state *st, struct order_set *os)
 
 /* The windows' rows, in id order, with their device time read alongside. */
 struct row_ctx {
+	struct blk_state *st;
 	struct ra_stmt *q;		/* the rows' insert */
 	struct ra_xsort *times;		/* the device times by id */
-	int64_t run_id;
 	struct svc_rec next;		/* the device time read ahead */
 	int rc;				/* of its reading: 1 one, 0 none left, -1 error */
 };
 
 static int window_row(int64_t id, void *rec, void *arg)
 {
-	const struct window_io *w = rec;
+	struct window_io *w = rec;
 	struct row_ctx *c = arg;
 	int64_t service = -1, idle = -1, held = -1;
 
@@ -1974,7 +1996,8 @@ static int window_row(int64_t id, void *rec, void *arg)
 	}
 	if (c->rc < 0)
 		return -1;
-	return w->bios ? put_wio_row(c->q, c->run_id, (int)id + 1, w, service, idle, held) : 0;
+	w->fed = false;		/* the rows written before are not the run's */
+	return w->bios ? put_wio_row(c->st, c->q, (int)id + 1, w, service, idle, held) : 0;
 }
 
 /*
@@ -1984,7 +2007,7 @@ static int window_row(int64_t id, void *rec, void *arg)
 static int store_windows_io(struct blk_state *st, struct ra_stmt *q, int slots)
 {
 	struct order_set os = { 0 };
-	struct row_ctx c = { .q = q, .run_id = st->run_id };
+	struct row_ctx c = { .st = st, .q = q };
 	int ret = -1;
 
 	if (!st->at_end && settle(st, true) < 0)
@@ -1994,6 +2017,7 @@ static int store_windows_io(struct blk_state *st, struct ra_stmt *q, int slots)
 	if (st->rows_kept && ra_sql_exec(st->db, "DELETE FROM window_io WHERE run_id = ?", "i",
 					 st->run_id) < 0)
 		return -1;
+	ra_model_feed_io_again(st->feed);
 	if (order_begin(&os, slots > 0 ? slots : ORDER_MEM) < 0 || window_service(st, &os) < 0)
 		goto out;
 	c.times = os.times;
@@ -2216,6 +2240,7 @@ struct ra_block_live *ra_block_live_begin(struct ra_db *db, int64_t run_id, stru
 		return NULL;
 	}
 	lv->st->ra = ra;
+	lv->st->feed = ra_live_feed(ra);
 	for (int i = 0; i < in->nparts && i < MAX_DEVS; i++)
 		lv->st->parts[lv->st->nparts++] = (struct part){
 			.disk = in->parts[i].disk, .dev = in->parts[i].dev,

@@ -28,11 +28,17 @@
 #define PART 1024		/* samples of a model_samples row at most */
 #define SORT_MEM (512u << 10)	/* each sorter's memory */
 
-/* One sample: sorted by timing, device, class, device time (then the rest). */
+/*
+ * One sample: sorted by timing, device, class, device time (then the rest).
+ * A window's sample fed as its row is written carries its stream and size:
+ * whether it is at its stream's largest size is known at the end.
+ */
 struct sample {
 	uint8_t timing;		/* 0 window, 1 d2c */
 	uint8_t cls;
 	uint32_t dev;
+	int32_t stream;
+	uint32_t size;
 	int64_t ns, bytes, lat;	/* lat -1: not known */
 };
 
@@ -107,7 +113,7 @@ static int part_flush(struct ra_stmt *ins, int64_t run_id, struct part *p)
 
 /* The sorted samples of @x into model_samples of @run_id, of the devices @take takes. */
 static int store_samples(struct ra_db *db, int64_t run_id, struct ra_xsort *x,
-			 bool (*take)(uint32_t dev, void *arg), void *arg)
+			 bool (*take)(const struct sample *s, void *arg), void *arg)
 {
 	struct ra_stmt *ins = ra_sql_prepare(db, "INSERT INTO model_samples (run_id, dev, timing,"
 					     " size_class, part, n, bytes, sum_ns, n_latency,"
@@ -120,7 +126,7 @@ static int store_samples(struct ra_db *db, int64_t run_id, struct ra_xsort *x,
 	if (!ins || !p)
 		goto out;
 	while ((rc = ra_xsort_next(x, &s)) == 1) {
-		if (!take(s.dev, arg))
+		if (!take(&s, arg))
 			continue;
 		if (p->n && (s.timing != p->key.timing || s.dev != p->key.dev ||
 			     s.cls != p->key.cls)) {
@@ -240,9 +246,10 @@ static int cmp_rdev(const void *a, const void *b)
 }
 
 static int put_sample(struct ra_xsort *x, int timing, int64_t dev, double bytes, int64_t ns,
-		      int64_t lat)
+		      int64_t lat, int64_t stream, int64_t size)
 {
-	struct sample s = { .timing = (uint8_t)timing, .dev = (uint32_t)dev, .ns = ns,
+	struct sample s = { .timing = (uint8_t)timing, .dev = (uint32_t)dev,
+			    .stream = (int32_t)stream, .size = (uint32_t)size, .ns = ns,
 			    .bytes = (int64_t)bytes, .lat = lat };
 
 	if (!(bytes > 0 && ns > 0))
@@ -323,9 +330,9 @@ static int add_window(struct ra_stmt *q, const struct wio *io, struct ra_map *st
 		return 0;
 	/* who set the device's pace is known at the end: a sample either way */
 	lat = io->has_c ? io->last_c - ts : -1;
-	return put_sample(x->plain, 0, dev, (double)io->bytes, io->service, lat) < 0 ||
-	       put_sample(x->paced, 0, dev, (double)io->bytes, io->service + io->idle, lat) < 0 ?
-		       -1 : 0;
+	return put_sample(x->plain, 0, dev, (double)io->bytes, io->service, lat, 0, 0) < 0 ||
+	       put_sample(x->paced, 0, dev, (double)io->bytes, io->service + io->idle, lat, 0,
+			  0) < 0 ? -1 : 0;
 }
 
 /*
@@ -439,7 +446,7 @@ static int collect(struct ra_db *db, int64_t run_id, struct sorters *x, struct r
 			rc = -1;
 		else {
 			d->requests++;
-			rc = read && put_sample(x->d2c, 1, dev, bytes, ns, -1) < 0 ? -1 : 0;
+			rc = read && put_sample(x->d2c, 1, dev, bytes, ns, -1, 0, 0) < 0 ? -1 : 0;
 		}
 	}
 	ra_sql_finalize(q);
@@ -545,57 +552,317 @@ static int store_facts(struct ra_db *db, int64_t run_id, struct rdevs *devs)
 	return rc;
 }
 
-/* which sorter's window samples a device's are: with its idle time where it set the pace */
+/*
+ * Which sorter's window samples a device's are: with its idle time where it
+ * set the pace. Fed samples are the run's only at their stream's largest
+ * size (@streams; NULL: the samples are those already).
+ */
 struct take_ctx {
 	struct rdevs *devs;
 	bool paced;
+	struct ra_map *streams;
 };
 
-static bool take_paced(uint32_t dev, void *arg)
+static bool take_paced(const struct sample *s, void *arg)
 {
 	struct take_ctx *t = arg;
-	const struct rdev *d = rdev_of(t->devs, dev);	/* a device of a sample is one */
+	const struct rdev *d = rdev_of(t->devs, s->dev);	/* a device of a sample is one */
+	int64_t max;
 
-	return d && d->paced == t->paced;
+	if (!d || d->paced != t->paced)
+		return false;
+	if (!t->streams)
+		return true;
+	max = stream_max(t->streams, s->stream);
+	return max >= 0 && s->size >= max;
 }
 
-static bool take_all(uint32_t dev, void *arg)
+static bool take_all(const struct sample *s, void *arg)
 {
-	(void)dev, (void)arg;
+	(void)s, (void)arg;
 	return true;
+}
+
+/* The run's sorted samples @x and the facts of @devs, into its model_samples and model_facts. */
+static int store_inputs(struct ra_db *db, int64_t run_id, struct sorters *x, struct rdevs *devs,
+			struct ra_map *streams)
+{
+	struct take_ctx plain = { devs, false, streams }, paced = { devs, true, streams };
+	bool windows = false;
+
+	if (ra_xsort_end(x->plain) < 0 || ra_xsort_end(x->paced) < 0 || ra_xsort_end(x->d2c) < 0 ||
+	    store_samples(db, run_id, x->plain, take_paced, &plain) < 0 ||
+	    store_samples(db, run_id, x->paced, take_paced, &paced) < 0 ||
+	    store_samples(db, run_id, x->d2c, take_all, NULL) < 0)
+		return -1;
+	for (size_t i = 0; i < devs->n; i++)
+		windows |= devs->d[i].facts;
+	/* without windows, the devices of its page events */
+	if (!windows && ra_evstream_each(db, run_id, RA_STREAM_PAGE, page_dev, devs) < 0)
+		return -1;
+	return store_facts(db, run_id, devs);
+}
+
+static struct ra_xsort *sorter_new(void)
+{
+	return ra_xsort_new(sizeof(struct sample), cmp_sample, SORT_MEM);
+}
+
+static void sorters_free(struct sorters *x)
+{
+	ra_xsort_free(x->plain);
+	ra_xsort_free(x->paced);
+	ra_xsort_free(x->d2c);
 }
 
 int ra_model_inputs_store(struct ra_db *db, int64_t run_id)
 {
-	struct sorters x = { ra_xsort_new(sizeof(struct sample), cmp_sample, SORT_MEM),
-			     ra_xsort_new(sizeof(struct sample), cmp_sample, SORT_MEM),
-			     ra_xsort_new(sizeof(struct sample), cmp_sample, SORT_MEM) };
+	struct sorters x = { sorter_new(), sorter_new(), sorter_new() };
 	struct rdevs devs = { 0 };
-	struct take_ctx plain = { &devs, false }, paced = { &devs, true };
 	int ret = -1;
-	bool windows = false;
 
-	if (!x.plain || !x.paced || !x.d2c) {
+	if (!x.plain || !x.paced || !x.d2c)
 		ra_set_error(RA_ERR_IO, "out of memory");
+	else if (collect(db, run_id, &x, &devs) == 0)
+		ret = store_inputs(db, run_id, &x, &devs, NULL);
+	sorters_free(&x);
+	rdevs_release(&devs);
+	return ret;
+}
+
+/* ---- the same inputs, fed as the run's rows are written ---- */
+
+/* A stream's windows at the largest size it has had so far that added pages. */
+struct stream_top {
+	uint32_t dev;
+	int64_t max, n;
+};
+
+struct ra_model_feed {
+	struct rdevs devs;
+	struct sorters x;	/* the window samples of every size */
+	struct ra_map tops;	/* stream_id + 1 -> struct stream_top */
+	bool spoiled, stored;
+	char why[160];
+};
+
+void ra_model_feed_spoil(struct ra_model_feed *f, const char *why)
+{
+	if (f && !f->spoiled) {
+		f->spoiled = true;
+		snprintf(f->why, sizeof(f->why), "%s", why);
+	}
+}
+
+struct ra_model_feed *ra_model_feed_new(void)
+{
+	struct ra_model_feed *f = calloc(1, sizeof(*f));
+
+	if (!f || ra_map_init(&f->tops, sizeof(struct stream_top)) < 0) {
+		free(f);
+		ra_set_error(RA_ERR_IO, "out of memory");
+		return NULL;
+	}
+	f->x = (struct sorters){ sorter_new(), sorter_new(), sorter_new() };
+	if (!f->x.plain || !f->x.paced || !f->x.d2c) {
+		ra_model_feed_free(f);
+		ra_set_error(RA_ERR_IO, "out of memory");
+		return NULL;
+	}
+	return f;
+}
+
+void ra_model_feed_free(struct ra_model_feed *f)
+{
+	if (!f)
+		return;
+	sorters_free(&f->x);
+	rdevs_release(&f->devs);
+	ra_map_release(&f->tops);
+	free(f);
+}
+
+static bool feed_failed(struct ra_model_feed *f, int rc)
+{
+	if (rc < 0 || ra_xsort_failed(f->x.plain) || ra_xsort_failed(f->x.paced) ||
+	    ra_xsort_failed(f->x.d2c))
+		ra_model_feed_spoil(f, ra_last_error());
+	return f->spoiled;
+}
+
+void ra_model_feed_window(struct ra_model_feed *f, const struct ra_feed_window *now,
+			  const struct ra_feed_window *was)
+{
+	struct size_sums *z;
+	struct stream_top *top, no_stream = { .dev = now->dev, .max = -1 };
+	struct rdev *d;
+	bool fresh, top_fresh;
+
+	if (!f || f->spoiled)
+		return;
+	if (was && (was->dev != now->dev || was->size != now->size ||
+		    was->stream != now->stream || was->ra_pages != now->ra_pages)) {
+		ra_model_feed_spoil(f, "a window's row was written again with another size,"
+				    " stream or ra_pages");
+		return;
+	}
+	top_fresh = false;
+	top = &no_stream;	/* a window of no stream is never steady */
+	if (!(d = rdev_of(&f->devs, now->dev)) ||
+	    !(z = ra_map_put(&d->sizes, (uint64_t)now->size + 1, &fresh)) ||
+	    (now->stream > 0 && !(top = ra_map_put(&f->tops, (uint64_t)now->stream + 1,
+						   &top_fresh)))) {
+		ra_model_feed_spoil(f, "out of memory");
+		return;
+	}
+	d->facts = true;
+	z->ra_added += now->ra_added - (was ? was->ra_added : 0);
+	z->thrashed += now->thrashed - (was ? was->thrashed : 0);
+	d->covered += now->covered - (was ? was->covered : 0);
+	d->added += now->added - (was ? was->added : 0);
+	d->unused += now->unused - (was ? was->unused : 0);
+	if (was) {
+		if (now->size == top->max)
+			top->n += (now->added > 0) - (was->added > 0);
+		return;
+	}
+	d->count++;
+	if (now->ra_pages >= 0 && (!d->have_ra_pages || now->ra_pages > d->ra_pages)) {
+		d->ra_pages = now->ra_pages;
+		d->have_ra_pages = true;
+	}
+	if (!top_fresh && top->dev != now->dev) {
+		ra_model_feed_spoil(f, "a stream's windows were on two devices");
+		return;
+	}
+	if (top_fresh || now->size > top->max)
+		*top = (struct stream_top){ .dev = now->dev, .max = now->size };
+	if (now->size == top->max)
+		top->n += now->added > 0;
+}
+
+void ra_model_feed_io(struct ra_model_feed *f, const struct ra_feed_io *io)
+{
+	struct wio w = { .service = io->service >= 0 ? io->service : 0,
+			 .idle = io->idle >= 0 ? io->idle : 0,
+			 .held = io->held >= 0 ? io->held : 0, .last_c = io->last_c,
+			 .bytes = io->bytes, .has_service = io->service >= 0,
+			 .has_c = io->last_c != 0 };
+	struct rdev *d;
+	int64_t lat;
+	int rc;
+
+	if (!f || f->spoiled)
+		return;
+	if (!(d = rdev_of(&f->devs, io->dev))) {
+		ra_model_feed_spoil(f, "out of memory");
+		return;
+	}
+	io_add(&d->all, &w, io->ts);
+	if (!w.has_service)
+		return;
+	io_add(&d->timed, &w, io->ts);
+	lat = w.has_c ? w.last_c - io->ts : -1;
+	rc = put_sample(f->x.plain, 0, io->dev, (double)w.bytes, w.service, lat, io->stream,
+			io->size);
+	if (rc == 0)
+		rc = put_sample(f->x.paced, 0, io->dev, (double)w.bytes, w.service + w.idle, lat,
+				io->stream, io->size);
+	feed_failed(f, rc);
+}
+
+void ra_model_feed_io_again(struct ra_model_feed *f)
+{
+	if (!f || f->spoiled)
+		return;
+	for (size_t i = 0; i < f->devs.n; i++)
+		f->devs.d[i].all = f->devs.d[i].timed = (struct io_sums){ 0 };
+	ra_xsort_free(f->x.plain);
+	ra_xsort_free(f->x.paced);
+	f->x.plain = sorter_new();
+	f->x.paced = sorter_new();
+	if (!f->x.plain || !f->x.paced)
+		ra_model_feed_spoil(f, "out of memory");
+}
+
+void ra_model_feed_request(struct ra_model_feed *f, uint32_t dev, int64_t sectors,
+			   int64_t d2c_ns, bool read)
+{
+	struct rdev *d;
+
+	if (!f || f->spoiled)
+		return;
+	if (!(d = rdev_of(&f->devs, dev))) {
+		ra_model_feed_spoil(f, "out of memory");
+		return;
+	}
+	d->requests++;
+	if (read)
+		feed_failed(f, put_sample(f->x.d2c, 1, dev, (double)sectors * 512.0, d2c_ns, -1, 0,
+					  0));
+}
+
+/*
+ * The steady windows of the feed's streams, at their largest size in the
+ * run's streams rows @streams: 0, or 1 where a stream's rows had another
+ * largest window (@why).
+ */
+static int feed_steady(struct ra_model_feed *f, struct ra_map *streams, char *why, size_t len)
+{
+	for (size_t i = 0; i < f->tops.cap; i++) {
+		const struct stream_top *top = (const struct stream_top *)((const char *)f->tops.vals +
+									   i * f->tops.val_size);
+		int64_t id = (int64_t)f->tops.keys[i] - 1, max;
+		struct size_sums *z;
+		struct rdev *d;
+		bool fresh;
+
+		if (!f->tops.keys[i] || (max = stream_max(streams, id)) < 0)
+			continue;	/* not a stream of the run's: none of its windows is steady */
+		if (max != top->max) {
+			snprintf(why, len, "stream %lld's largest window is %lld pages, its rows"
+				 " had %lld", (long long)id, (long long)max, (long long)top->max);
+			return 1;
+		}
+		if (!(d = rdev_of(&f->devs, top->dev)))
+			return -1;
+		if (!(z = ra_map_put(&d->sizes, (uint64_t)max + 1, &fresh))) {
+			ra_set_error(RA_ERR_IO, "out of memory");
+			return -1;
+		}
+		z->steady += top->n;
+	}
+	return 0;
+}
+
+int ra_model_inputs_store_fed(struct ra_db *db, int64_t run_id, struct ra_model_feed *f,
+			      char *why, size_t len)
+{
+	struct ra_map streams;
+	int ret = -1, rc;
+
+	if (!f || f->spoiled || f->stored) {
+		snprintf(why, len, "%s", !f ? "none was fed" : f->stored ? "they were stored" :
+			 f->why);
+		return 0;
+	}
+	if (ra_map_init(&streams, sizeof(int64_t)) < 0) {
+		ra_set_error(RA_ERR_IO, "out of memory");
+		return -1;
+	}
+	if (load_streams(db, run_id, &streams) < 0 ||
+	    (rc = feed_steady(f, &streams, why, len)) < 0)
+		goto out;
+	if (rc > 0) {
+		ret = 0;
 		goto out;
 	}
-	if (collect(db, run_id, &x, &devs) < 0 || ra_xsort_end(x.plain) < 0 ||
-	    ra_xsort_end(x.paced) < 0 || ra_xsort_end(x.d2c) < 0 ||
-	    store_samples(db, run_id, x.plain, take_paced, &plain) < 0 ||
-	    store_samples(db, run_id, x.paced, take_paced, &paced) < 0 ||
-	    store_samples(db, run_id, x.d2c, take_all, NULL) < 0)
-		goto out;
-	for (size_t i = 0; i < devs.n; i++)
-		windows |= devs.d[i].facts;
-	/* without windows, the devices of its page events */
-	if (!windows && ra_evstream_each(db, run_id, RA_STREAM_PAGE, page_dev, &devs) < 0)
-		goto out;
-	ret = store_facts(db, run_id, &devs);
+	for (size_t i = 0; i < f->devs.n; i++)
+		f->devs.d[i].paced = dev_paced(&f->devs.d[i]);
+	f->stored = true;
+	ret = store_inputs(db, run_id, &f->x, &f->devs, &streams) < 0 ? -1 : 1;
 out:
-	ra_xsort_free(x.plain);
-	ra_xsort_free(x.paced);
-	ra_xsort_free(x.d2c);
-	rdevs_release(&devs);
+	ra_map_release(&streams);
 	return ret;
 }
 

@@ -222,10 +222,29 @@ static int model_devices(struct model_ctx *m, const char *timing, int *fitted)
 }
 
 /*
+ * The run's own inputs as the passes that followed its load fed them, when
+ * they did (the same as from its rows: docs/hacking.md): 1, 0 not, -1.
+ */
+static int fed_inputs(struct model_ctx *m, const struct ra_analyze_opts *o)
+{
+	char why[200];
+	int rc;
+
+	if (!o || !o->live || !ra_live_followed(o->live) || !ra_block_live_rows(o, m->run_id))
+		return 0;
+	rc = ra_model_inputs_store_fed(m->db, m->run_id, ra_live_feed(o->live), why, sizeof(why));
+	if (rc > 0)
+		ra_pass_say(o, "model: the run's inputs as its rows were written");
+	else if (rc == 0)
+		ra_pass_say(o, "model: the run's inputs from its rows: %s", why);
+	return rc;
+}
+
+/*
  * The inputs of the runs of the pool that have none stored (analysed before
  * they were kept): their own rows, the same whichever run's pass writes them.
  */
-static int pool_inputs(struct model_ctx *m)
+static int pool_inputs(struct model_ctx *m, const struct ra_analyze_opts *o)
 {
 	char sql[2048];
 	struct ra_stmt *q;
@@ -244,8 +263,11 @@ static int pool_inputs(struct model_ctx *m)
 			ids[n++] = ra_sql_int(q, 0);
 		}
 	ra_sql_finalize(q);
-	for (size_t i = 0; rc == 0 && i < n; i++)
-		rc = ra_model_inputs_store(m->db, ids[i]);
+	for (size_t i = 0; rc == 0 && i < n; i++) {
+		int fed = ids[i] == m->run_id ? fed_inputs(m, o) : 0;
+
+		rc = fed < 0 ? -1 : fed ? 0 : ra_model_inputs_store(m->db, ids[i]);
+	}
 	free(ids);
 	return rc;
 }
@@ -257,7 +279,7 @@ static int run_model(struct ra_db *db, int64_t run_id, const struct ra_analyze_o
 	int ret = -1, fitted;
 
 	(void)note;
-	if (prepare_inserts(&m) < 0 || pool_inputs(&m) < 0)
+	if (prepare_inserts(&m) < 0 || pool_inputs(&m, o) < 0)
 		goto out;
 	for (int k = 0; k < 2; k++) {
 		const char *timing = k ? "d2c" : "window";

@@ -109,6 +109,8 @@ struct window {
 	uint32_t size, async, order, ra_pages, demand_pages;
 	bool has_order, has_ra_pages, has_req;
 	uint64_t added, ra_added, used, evicted, thrashed, mapped, inferred;
+	bool has_fed;			/* its row was written, as @fed gave the model */
+	struct ra_feed_window fed;
 };
 
 /* What one task does on one file: its streams and its recent read() ranges. */
@@ -160,6 +162,7 @@ struct ra_live;
 
 struct ra_state {
 	struct ra_live *live;		/* fed as the events are stored: inputs asked */
+	struct ra_model_feed *feed;	/* the rows given to the model's inputs, or NULL */
 	struct known_size *sizes;	/* the files' sizes, read before the events */
 	size_t nsizes;
 	struct ra_stmt *calls;		/* into temp.ra_calls, as the events pass */
@@ -1329,16 +1332,38 @@ static int64_t eof_of(const struct ra_state *st, int file)
 	return f->size_pages >= 0 ? f->size_pages : (int64_t)f->eof;
 }
 
+/* What the model's inputs take of a window's row. */
+static void feed_window(struct ra_state *st, struct window *w, int64_t eof, int64_t pending)
+{
+	int64_t end = (int64_t)(w->start + w->size);
+	struct ra_feed_window now = {
+		.dev = st->files[w->file].dev, .size = w->size, .stream = w->stream + 1,
+		.added = (int64_t)w->added, .ra_added = (int64_t)w->ra_added,
+		.thrashed = (int64_t)w->thrashed,
+		.covered = (eof < end ? eof : end) - (int64_t)w->start,
+		.ra_pages = w->has_ra_pages && w->pattern && strcmp(w->pattern, "around") &&
+			    strcmp(w->pattern, "forced") ? (int64_t)w->ra_pages : -1,
+		.unused = pending + (int64_t)w->evicted,
+	};
+
+	if (now.covered < 0)
+		now.covered = 0;
+	ra_model_feed_window(st->feed, &now, w->has_fed ? &w->fed : NULL);
+	w->fed = now;
+	w->has_fed = true;
+}
+
 /* A window's row as final (@eof: the file's size in pages, or its end seen). */
 static int put_window(struct ra_state *st, struct ra_stmt *q, int64_t run_id, int id,
-		      const struct window *w, int64_t eof)
+		      struct window *w, int64_t eof)
 {
 	const struct file *f = &st->files[w->file];
 	static const char *const trig[] = { "none", "sync", "async" };
 	int64_t pending = (int64_t)(w->ra_added - w->used - w->evicted - w->mapped);
 	bool trigger = w->trigger != TRIG_NONE;
+	int rc;
 
-	return ra_sql_put(q, "ixiixiixtoootxiiiooxoiiiiiiiioii", run_id, id + 1, w->seq, w->ts,
+	rc = ra_sql_put(q, "ixiixiixtoootxiiiooxoiiiiiiiioii", run_id, id + 1, w->seq, w->ts,
 			  w->pid, (int64_t)f->dev, (int64_t)f->ino, w->stream + 1,
 			  trig[w->trigger], trigger, w->trigger_seq, trigger,
 			  (int64_t)w->trigger_index, (int)w->has_req, (int64_t)w->req_count,
@@ -1349,6 +1374,9 @@ static int put_window(struct ra_state *st, struct ra_stmt *q, int64_t run_id, in
 			  eof, (int64_t)w->added, (int64_t)w->ra_added,
 			  (int64_t)w->used, (int64_t)w->evicted, (int64_t)w->thrashed, pending,
 			  w->end_ts != 0, w->end_ts, (int64_t)w->mapped, (int64_t)w->inferred);
+	if (rc == 0 && st->feed)
+		feed_window(st, w, eof, pending);
+	return rc;
 }
 
 /* At the end of the trace: the pages of PMD folios of mapped files not seen accessed. */
@@ -1426,10 +1454,10 @@ static int64_t early_eof(struct ra_state *st, int file)
  * A window written out of memory: its row too, as final, when its file's
  * size is known (its fates may still change: then it is written again).
  */
-static int keep_window(int64_t id, const void *rec, void *arg)
+static int keep_window(int64_t id, void *rec, void *arg)
 {
 	struct ra_state *st = arg;
-	const struct window *w = rec;
+	struct window *w = rec;
 	int64_t eof = early_eof(st, w->file);
 
 	if (eof < 0)
@@ -1454,6 +1482,7 @@ static int write_windows(struct ra_state *st, struct ra_db *db, int64_t run_id, 
 
 		if (!f->peeked || f->peek_pages == eof_of(st, i))
 			continue;
+		ra_model_feed_spoil(st->feed, "a file's size changed after its windows' rows");
 		mend = ra_sql_prepare(db, "UPDATE windows SET eof_page = ?3 WHERE run_id = ?1"
 				      " AND dev = ?2 AND ino = ?4");
 		ret = mend ? ra_sql_put(mend, "iiii", run_id, (int64_t)f->dev, eof_of(st, i),
@@ -1798,6 +1827,7 @@ static int live_tgid(struct ra_state *st, int pid)
 struct ra_live *ra_live_begin(struct ra_db *db, int64_t run_id, const struct ra_live_inputs *in)
 {
 	struct ra_live *lv = calloc(1, sizeof(*lv));
+	const char *model;
 
 	if (!lv) {
 		ra_set_error(RA_ERR_IO, "out of memory");
@@ -1821,6 +1851,12 @@ struct ra_live *ra_live_begin(struct ra_db *db, int64_t run_id, const struct ra_
 		return NULL;
 	}
 	ra_slots_keep(lv->st.wins, keep_window, &lv->st);
+	/* RATRACE_MODEL_INPUTS=scan: the model pass reads them from the rows */
+	model = getenv("RATRACE_MODEL_INPUTS");
+	if ((!model || strcmp(model, "scan")) && !(lv->st.feed = ra_model_feed_new())) {
+		ra_live_free(lv);
+		return NULL;
+	}
 	if (calls_begin(&lv->st, db, run_id) < 0) {
 		ra_live_free(lv);
 		return NULL;
@@ -1854,9 +1890,10 @@ int ra_live_window(struct ra_live *lv, int id, struct ra_live_window *out)
 
 	if (!w)
 		return -1;
-	*out = (struct ra_live_window){ .seq = w->seq, .sync = w->trigger == TRIG_SYNC,
-					.dev = lv->st.files[w->file].dev,
-					.pages_added = (int64_t)w->added };
+	*out = (struct ra_live_window){ .seq = w->seq, .ts = w->ts,
+					.sync = w->trigger == TRIG_SYNC,
+					.dev = lv->st.files[w->file].dev, .stream = w->stream + 1,
+					.size = w->size, .pages_added = (int64_t)w->added };
 	return 0;
 }
 
@@ -1865,10 +1902,16 @@ bool ra_live_followed(const struct ra_live *lv)
 	return lv->followed;
 }
 
+struct ra_model_feed *ra_live_feed(struct ra_live *lv)
+{
+	return lv ? lv->st.feed : NULL;
+}
+
 void ra_live_free(struct ra_live *lv)
 {
 	if (!lv)
 		return;
+	ra_model_feed_free(lv->st.feed);
 	state_release(&lv->st);
 	free(lv);
 }
@@ -1976,6 +2019,7 @@ static int run_readahead(struct ra_db *db, int64_t run_id, const struct ra_analy
 			return readahead_end(&o->live->st, db, run_id, o);
 		}
 		ra_pass_say(o, "readahead: reading the stored events again: %s", why);
+		ra_model_feed_spoil(o->live->st.feed, "the readahead pass read the events again");
 		ra_sql_finalize(o->live->st.calls);	/* its tables are made again */
 		o->live->st.calls = NULL;
 		ra_sql_finalize(o->live->st.put);

@@ -34,7 +34,7 @@ struct ra_slots {
 	int npinned;
 	struct ra_map at;		/* id + 1 -> slot */
 	struct ra_stmt *out, *in;
-	int (*keep)(int64_t id, const void *rec, void *arg);
+	int (*keep)(int64_t id, void *rec, void *arg);
 	void *keep_arg;
 	int64_t made;			/* ids below it were made */
 	bool spilled, failed;
@@ -162,7 +162,7 @@ static int slot_out(struct ra_slots *s, int slot)
 	return ra_sql_put(s->out, "ibx", HEAD(s, slot)->id, REC(s, slot), s->size, kept > 0);
 }
 
-void ra_slots_keep(struct ra_slots *s, int (*keep)(int64_t id, const void *rec, void *arg),
+void ra_slots_keep(struct ra_slots *s, int (*keep)(int64_t id, void *rec, void *arg),
 		   void *arg)
 {
 	s->keep = keep;

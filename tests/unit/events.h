@@ -39,6 +39,8 @@ static int block_followed, block_again;
  * the windows left memory), and that timed them at the end */
 static int block_timed, block_rows_early, block_at_end;
 static int live_runs, live_followed, live_again_size, live_again_tgid, live_again_other;
+/* model passes that stored the run's inputs as fed, and that read them from its rows */
+static int model_fed, model_scanned;
 /* The windows the readahead pass holds in memory (0: its default), and the
  * runs where it kept some in its temporary table. */
 static int window_slots, windows_kept, latencies_held;
@@ -83,6 +85,11 @@ static void live_said(const char *line, void *arg)
 		windows_kept++;
 	if (early)
 		windows_early += atoi(early + strlen("kept in a temporary table, "));
+	if (strncmp(line, "model: the run's inputs ", 24) == 0) {
+		model_fed += strstr(line, "as its rows were written") != NULL;
+		model_scanned += strstr(line, "from its rows") != NULL;
+		return;
+	}
 	if (strncmp(line, "block: ", 7) == 0) {
 		block_followed += strstr(line, "followed as the events were stored") != NULL;
 		block_again += strstr(line, "again") != NULL;
@@ -255,6 +262,72 @@ static __attribute__((unused)) void access_ev(int type, int pid, uint64_t ino, u
 	put(&ev, type, pid);
 }
 
+/* How many rows @sql gives in @d, and a hash of their text. */
+static uint64_t rows_hash(struct ra_db *d, const char *sql, int *rows)
+{
+	uint64_t h = 1469598103934665603ULL;
+	sqlite3_stmt *st = NULL;
+
+	*rows = 0;
+	CHECK_INT(sqlite3_prepare_v2(ra_db_sqlite(d), sql, -1, &st, NULL), SQLITE_OK);
+	while (st && sqlite3_step(st) == SQLITE_ROW) {
+		(*rows)++;
+		for (int c = 0; c < sqlite3_column_count(st); c++) {
+			const unsigned char *t = sqlite3_column_text(st, c);
+
+			for (const unsigned char *p = t ? t : (const unsigned char *)"NULL"; *p; p++)
+				h = (h ^ *p) * 1099511628211ULL;
+			h = (h ^ '|') * 1099511628211ULL;
+		}
+	}
+	sqlite3_finalize(st);
+	return h;
+}
+
+/*
+ * The model's inputs a followed run stored, against those an analysis of a
+ * copy reads from the copy's rows: the same.
+ */
+static void same_model_inputs(void)
+{
+	static const char *const sql[] = {
+		"SELECT * FROM model_facts ORDER BY run_id, dev",
+		"SELECT run_id, dev, timing, size_class, part, n, bytes, sum_ns, n_latency,"
+		" sum_latency_ns, lo_ns, hi_ns, hex(ns) FROM model_samples"
+		" ORDER BY run_id, dev, timing, size_class, part",
+	};
+	struct ra_analyze_opts o = { 0 };
+	struct ra_db *copy;
+	sqlite3 *to = NULL;
+	sqlite3_backup *bk;
+	char path[128];
+
+	snprintf(path, sizeof(path), "%s/model-copy.db", dir);
+	unlink(path);
+	CHECK_INT(sqlite3_open(path, &to), SQLITE_OK);
+	if (to && (bk = sqlite3_backup_init(to, "main", ra_db_sqlite(db), "main"))) {
+		CHECK_INT(sqlite3_backup_step(bk, -1), SQLITE_DONE);
+		sqlite3_backup_finish(bk);
+	}
+	sqlite3_close(to);
+	copy = ra_db_open(path, 0);
+	if (!copy)
+		fprintf(stderr, "%s: %s\n", path, ra_last_error());
+	CHECK(copy != NULL);
+	if (!copy)
+		return;
+	CHECK_INT(ra_analyze_run(copy, run_id, &o), 0);
+	for (size_t i = 0; i < sizeof(sql) / sizeof(*sql); i++) {
+		int fed, read;
+		uint64_t a = rows_hash(db, sql[i], &fed), b = rows_hash(copy, sql[i], &read);
+
+		CHECK_INT(fed, read);
+		CHECK(a == b);
+	}
+	ra_db_close(copy);
+	unlink(path);
+}
+
 /* Analyse the run (first call) and return the rows of @sql joined by ';', columns by '|'. */
 static __attribute__((unused)) const char *result(const char *sql)
 {
@@ -278,9 +351,11 @@ static __attribute__((unused)) const char *result(const char *sql)
 		CHECK_INT(ra_analyze_in_load(db, run_id, &o), 0);
 		ra_block_live_free(bklive);
 		bklive = NULL;
+		CHECK_INT(ra_db_load_commit(db), 0);
+		if (live)
+			same_model_inputs();
 		ra_live_free(live);
 		live = NULL;
-		CHECK_INT(ra_db_load_commit(db), 0);
 	}
 	out[0] = '\0';
 	if (sqlite3_prepare_v2(ra_db_sqlite(db), sql, -1, &st, NULL) != SQLITE_OK) {

@@ -555,6 +555,94 @@ static void test_pressed(void)
 }
 
 /*
+ * Followed live with five windows' records in memory: forty windows of task
+ * 10 timed as they complete, their rows written as they leave memory; then
+ * a bio of task 20's window, final by then, 300 ms after its first. Every
+ * window's time is computed at the end and its row written again; the
+ * model's inputs fed from the first rows are dropped (result() compares
+ * them with those read from the rows).
+ */
+static void test_late_bio(void)
+{
+	int at_end = block_at_end;
+
+	window_slots = 5;
+	live_mode = 1;
+	begin("latebio");
+	trig(1, 20, 6, 0, 1, 32);
+	order(20, 6, 0, 4, 0);
+	blk(RA_EV_BIO_QUEUE, 20, 5000, 32, "RA");
+	blk(RA_EV_GETRQ, 20, 5000, 32, "RA");
+	blk(RA_EV_RQ_ISSUE, 20, 5000, 32, "RA");
+	blk(RA_EV_RQ_COMPLETE, 20, 5000, 32, "RA");
+	now += 300000000;
+	for (uint64_t i = 0; i < 40; i++) {
+		trig(1, 10, 5, 100 * i, 1, 32);
+		order(10, 5, 100 * i, 4, 0);
+		blk(RA_EV_BIO_QUEUE, 10, 10000 + 64 * i, 32, "RA");
+		blk(RA_EV_GETRQ, 10, 10000 + 64 * i, 32, "RA");
+		blk(RA_EV_RQ_ISSUE, 10, 10000 + 64 * i, 32, "RA");
+		now += 8000;
+		blk(RA_EV_RQ_COMPLETE, 10, 10000 + 64 * i, 32, "RA");
+	}
+	blk(RA_EV_BIO_QUEUE, 20, 6000, 32, "RA");
+	blk(RA_EV_GETRQ, 20, 6000, 32, "RA");
+	blk(RA_EV_RQ_ISSUE, 20, 6000, 32, "RA");
+	blk(RA_EV_RQ_COMPLETE, 20, 6000, 32, "RA");
+	CHECK_STR(result("SELECT COUNT(*), SUM(bios), SUM(service_ns IS NOT NULL) FROM window_io"),
+		  "41|42|41");
+	CHECK_STR(result("SELECT bios || ':' || bytes FROM window_io WHERE window_id = 1"),
+		  "2:32768");
+	CHECK_INT(block_at_end - at_end, 1);
+	live_mode = 0;
+	window_slots = 0;
+}
+
+/*
+ * The same, task 20's window owed pages no bio carried: a worker's bio on
+ * another disk, after the window was final and its row written, has the
+ * pass read the window's record back (is it owed?), and it is not. The
+ * row stays the one written, given to the model's inputs once.
+ */
+static void test_final_read_back(void)
+{
+	struct ra_event ev = { .blk = { .dev = 8u << 20, .sector = 7000, .nr_sector = 32,
+					.explicit_unplug = -1 } };
+	int at_end = block_at_end, timed = block_timed;
+
+	window_slots = 5;
+	live_mode = 1;
+	begin("readback");
+	trig(1, 20, 6, 0, 1, 32);
+	order(20, 6, 0, 8, 0);
+	add(20, 6, 0, 8, 0);
+	blk(RA_EV_BIO_QUEUE, 20, 5000, 32, "RA");
+	blk(RA_EV_GETRQ, 20, 5000, 32, "RA");
+	blk(RA_EV_RQ_ISSUE, 20, 5000, 32, "RA");
+	blk(RA_EV_RQ_COMPLETE, 20, 5000, 32, "RA");
+	now += 300000000;
+	for (uint64_t i = 0; i < 40; i++) {
+		trig(1, 10, 5, 100 * i, 1, 32);
+		order(10, 5, 100 * i, 4, 0);
+		blk(RA_EV_BIO_QUEUE, 10, 10000 + 64 * i, 32, "RA");
+		blk(RA_EV_GETRQ, 10, 10000 + 64 * i, 32, "RA");
+		blk(RA_EV_RQ_ISSUE, 10, 10000 + 64 * i, 32, "RA");
+		now += 8000;
+		blk(RA_EV_RQ_COMPLETE, 10, 10000 + 64 * i, 32, "RA");
+	}
+	snprintf(ev.blk.rwbs, sizeof(ev.blk.rwbs), "RA");
+	put(&ev, RA_EV_BIO_QUEUE, 99);
+	CHECK_STR(result("SELECT COUNT(*), SUM(bios), SUM(service_ns IS NOT NULL) FROM window_io"),
+		  "41|41|41");
+	CHECK_STR(result("SELECT bios || ':' || bytes FROM window_io WHERE window_id = 1"),
+		  "1:16384");
+	CHECK_INT(block_at_end - at_end, 0);
+	CHECK_INT(block_timed - timed, 1);
+	live_mode = 0;
+	window_slots = 0;
+}
+
+/*
  * Readahead bios a worker queues (blk-throttle's): each goes to the oldest
  * open window still owed pages. Window 1 added 4 pages, window 2 eight; the
  * worker's bios carry 4, then 4 and 4.
@@ -652,7 +740,8 @@ static void every_case(void)
 {
 	for (const struct test_case *c = all_cases; c->fn; c++)
 		if (c->fn != test_records_kept && c->fn != test_followed && c->fn != test_at_end &&
-		    c->fn != test_span_set && c->fn != test_pressed)
+		    c->fn != test_span_set && c->fn != test_pressed && c->fn != test_late_bio &&
+		    c->fn != test_final_read_back)
 			c->fn();
 }
 
@@ -701,11 +790,16 @@ static void test_at_end(void)
 static void test_followed(void)
 {
 	live_mode = 1;
-	block_followed = block_again = block_timed = 0;
+	block_followed = block_again = block_timed = model_fed = model_scanned = 0;
 	every_case();
 	live_mode = 0;
 	printf("test_blockio: followed %d runs, read %d again; %d timed their windows as they"
 	       " completed\n", block_followed, block_again, block_timed);
+	/* the model's inputs as the rows were written: the same (same_model_inputs()) */
+	printf("test_blockio: the model's inputs fed in %d runs, read from the rows in %d\n",
+	       model_fed, model_scanned);
+	CHECK(model_fed > 10);
+	CHECK_INT(model_scanned, block_again);
 	CHECK(block_followed > 10);
 	CHECK(block_timed > 10);
 	CHECK_INT(block_again, 1);	/* test_owed_later */
@@ -730,6 +824,8 @@ int main(void)
 		{ "a worker's bios owed to the oldest windows", test_owed },
 		{ "windows pressing behind an idle one and a bio queued twice", test_pressed },
 		{ "a window that adds pages after its owed bio", test_owed_later },
+		{ "a bio of a window after it was final, followed live", test_late_bio },
+		{ "a final window's record read back, its row kept", test_final_read_back },
 		{ "five windows' records in memory: the same rows", test_records_kept },
 		{ "the device time computed at the end: the same rows", test_at_end },
 		{ "spans added in any order: what they cover", test_span_set },

@@ -573,10 +573,15 @@ static void run_followed(int mode)
 /* Told what the run will say: every run's rows come from the events followed. */
 static void test_followed(void)
 {
+	model_fed = model_scanned = 0;
 	run_followed(1);
 	CHECK(live_runs > 10);
 	CHECK_INT(live_followed, live_runs);
 	CHECK_INT(live_again_size + live_again_tgid + live_again_other, 0);
+	/* the model's inputs as the rows were written: the same (same_model_inputs()) */
+	printf("test_readahead: the model's inputs fed in %d runs, read from the rows in %d\n",
+	       model_fed, model_scanned);
+	CHECK(model_fed > 10);
 }
 
 /*
