@@ -588,12 +588,17 @@ static int store_inputs(struct ra_db *db, int64_t run_id, struct sorters *x, str
 			struct ra_map *streams)
 {
 	struct take_ctx plain = { devs, false, streams }, paced = { devs, true, streams };
-	bool windows = false;
+	bool windows = false, want[2] = { false, false };
 
-	if (ra_xsort_end(x->plain) < 0 || ra_xsort_end(x->paced) < 0 || ra_xsort_end(x->d2c) < 0 ||
-	    store_samples(db, run_id, x->plain, take_paced, &plain) < 0 ||
-	    store_samples(db, run_id, x->paced, take_paced, &paced) < 0 ||
-	    store_samples(db, run_id, x->d2c, take_all, NULL) < 0)
+	/* a sorter of window samples no device takes from is not read */
+	for (size_t i = 0; i < devs->n; i++)
+		if (devs->d[i].all.n)
+			want[devs->d[i].paced] = true;
+	if ((want[0] && (ra_xsort_end(x->plain) < 0 ||
+			 store_samples(db, run_id, x->plain, take_paced, &plain) < 0)) ||
+	    (want[1] && (ra_xsort_end(x->paced) < 0 ||
+			 store_samples(db, run_id, x->paced, take_paced, &paced) < 0)) ||
+	    ra_xsort_end(x->d2c) < 0 || store_samples(db, run_id, x->d2c, take_all, NULL) < 0)
 		return -1;
 	for (size_t i = 0; i < devs->n; i++)
 		windows |= devs->d[i].facts;
