@@ -27,6 +27,7 @@
 
 #define PART 1024		/* samples of a model_samples row at most */
 #define SORT_MEM (512u << 10)	/* each sorter's memory */
+#define FEED_SORT_MEM (256u << 10)	/* fed: while the passes hold their state */
 
 /*
  * One sample: sorted by timing, device, class, device time (then the rest).
@@ -608,9 +609,9 @@ static int store_inputs(struct ra_db *db, int64_t run_id, struct sorters *x, str
 	return store_facts(db, run_id, devs);
 }
 
-static struct ra_xsort *sorter_new(void)
+static struct ra_xsort *sorter_new(size_t mem)
 {
-	return ra_xsort_new(sizeof(struct sample), cmp_sample, SORT_MEM);
+	return ra_xsort_new(sizeof(struct sample), cmp_sample, mem);
 }
 
 static void sorters_free(struct sorters *x)
@@ -622,7 +623,7 @@ static void sorters_free(struct sorters *x)
 
 int ra_model_inputs_store(struct ra_db *db, int64_t run_id)
 {
-	struct sorters x = { sorter_new(), sorter_new(), sorter_new() };
+	struct sorters x = { sorter_new(SORT_MEM), sorter_new(SORT_MEM), sorter_new(SORT_MEM) };
 	struct rdevs devs = { 0 };
 	int ret = -1;
 
@@ -668,7 +669,8 @@ struct ra_model_feed *ra_model_feed_new(void)
 		ra_set_error(RA_ERR_IO, "out of memory");
 		return NULL;
 	}
-	f->x = (struct sorters){ sorter_new(), sorter_new(), sorter_new() };
+	f->x = (struct sorters){ sorter_new(FEED_SORT_MEM), sorter_new(FEED_SORT_MEM),
+				 sorter_new(FEED_SORT_MEM) };
 	if (!f->x.plain || !f->x.paced || !f->x.d2c) {
 		ra_model_feed_free(f);
 		ra_set_error(RA_ERR_IO, "out of memory");
@@ -784,8 +786,8 @@ void ra_model_feed_io_again(struct ra_model_feed *f)
 		f->devs.d[i].all = f->devs.d[i].timed = (struct io_sums){ 0 };
 	ra_xsort_free(f->x.plain);
 	ra_xsort_free(f->x.paced);
-	f->x.plain = sorter_new();
-	f->x.paced = sorter_new();
+	f->x.plain = sorter_new(FEED_SORT_MEM);
+	f->x.paced = sorter_new(FEED_SORT_MEM);
 	if (!f->x.plain || !f->x.paced)
 		ra_model_feed_spoil(f, "out of memory");
 }

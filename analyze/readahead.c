@@ -99,6 +99,19 @@ struct stream {
 	size_t len, cap;
 };
 
+/*
+ * What a window's row gave the model's inputs (struct ra_feed_window, of
+ * one window: its counts of pages fit 32 bits), so that a row written again
+ * gives them the difference.
+ */
+struct fed_row {
+	bool has;
+	int32_t stream;
+	int32_t ra_pages;
+	uint32_t size, added, ra_added, thrashed, covered;
+	int64_t unused;
+};
+
 struct window {
 	int64_t seq, ts, end_ts, trigger_seq;
 	int pid, file, stream;
@@ -109,8 +122,7 @@ struct window {
 	uint32_t size, async, order, ra_pages, demand_pages;
 	bool has_order, has_ra_pages, has_req;
 	uint64_t added, ra_added, used, evicted, thrashed, mapped, inferred;
-	bool has_fed;			/* its row was written, as @fed gave the model */
-	struct ra_feed_window fed;
+	struct fed_row fed;		/* what its row last written gave the model */
 };
 
 /* What one task does on one file: its streams and its recent read() ranges. */
@@ -1346,11 +1358,24 @@ static void feed_window(struct ra_state *st, struct window *w, int64_t eof, int6
 		.unused = pending + (int64_t)w->evicted,
 	};
 
+	struct ra_feed_window was = {
+		.dev = now.dev, .size = w->fed.size, .stream = w->fed.stream,
+		.added = w->fed.added, .ra_added = w->fed.ra_added, .thrashed = w->fed.thrashed,
+		.covered = w->fed.covered, .ra_pages = w->fed.ra_pages, .unused = w->fed.unused,
+	};
+
 	if (now.covered < 0)
 		now.covered = 0;
-	ra_model_feed_window(st->feed, &now, w->has_fed ? &w->fed : NULL);
-	w->fed = now;
-	w->has_fed = true;
+	if (now.ra_pages > INT32_MAX || (uint64_t)now.added > UINT32_MAX ||
+	    (uint64_t)now.ra_added > UINT32_MAX || (uint64_t)now.thrashed > UINT32_MAX)
+		ra_model_feed_spoil(st->feed, "a window's pages do not fit its record");
+	ra_model_feed_window(st->feed, &now, w->fed.has ? &was : NULL);
+	w->fed = (struct fed_row){ .has = true, .stream = (int32_t)now.stream,
+				   .ra_pages = (int32_t)now.ra_pages, .size = (uint32_t)now.size,
+				   .added = (uint32_t)now.added,
+				   .ra_added = (uint32_t)now.ra_added,
+				   .thrashed = (uint32_t)now.thrashed,
+				   .covered = (uint32_t)now.covered, .unused = now.unused };
 }
 
 /* A window's row as final (@eof: the file's size in pages, or its end seen). */
