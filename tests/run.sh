@@ -20,6 +20,9 @@
 #
 #   # test: needs=root,tracefs,qemu cpu=1 alone budget=20 timeout=120
 #
+# A unit test (tests/unit/test_*.c) may declare its budget and timeout the
+# same way, in a line "// test: budget=12" of its source.
+#
 #   needs=    root, tracefs, qemu, chromium, clang, fio: what it cannot run
 #             without; a test with no needs is in the quick tier (make test)
 #   cpu=N     CPUs it keeps busy the whole time (an emulated guest, a
@@ -38,7 +41,7 @@
 #             SIGKILL 60 s later) and fails; default 4 x budget, at least 60;
 #             times RA_TIMEOUT_SCALE (make: 3 in the sanitizers' build)
 #
-# Unit tests need nothing and take a second. Every run writes each test's log
+# Unit tests need nothing and take seconds. Every run writes each test's log
 # to tests/artifacts/NAME.log and the times to tests/artifacts/timings.tsv.
 
 set -u
@@ -126,7 +129,8 @@ add() {
 
 $unit && for t in "$RA_BIN"/tests/test_*; do
 	[ -x "$t" ] || continue
-	add "unit/$(basename "$t")" 1 "" "$t"
+	decl=$(sed -n 's|^// test: ||p' "tests/unit/$(basename "$t").c" 2>/dev/null | head -n 1)
+	add "unit/$(basename "$t")" 1 "$decl" "$t"
 done
 for t in "$e2e_dir"/t_*.sh; do
 	[ -f "$t" ] || continue

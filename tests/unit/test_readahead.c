@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: LGPL-2.1
+// test: budget=6
 /*
  * The readahead pass on small hand-built event sequences whose right answer
  * is known: each rule of docs/metrics.md at least once.
