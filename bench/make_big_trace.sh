@@ -3,7 +3,7 @@
 # way the fixtures were made: events enabled by hand in a tracefs instance,
 # then `trace-cmd extract` (trace-cmd record cannot run on machines that
 # refuse writes to /proc/sys/kernel/ftrace_enabled; extract works when that
-# file is bind-mounted over in a private mount namespace).
+# file is bind-mounted over in a private mount namespace: bench/tc_extract.sh).
 #
 #   bench/make_big_trace.sh OUT.dat [FILE_MB] [CACHED_PASSES]   (root; 1024, 1)
 #
@@ -56,8 +56,7 @@ for ((p = 0; p < passes; p++)); do
 	dd if="$work/mnt/big" of=/dev/null bs=4k status=none
 done
 echo 0 > $I/tracing_on
-unshare -m sh -c "mount --bind /dev/null /proc/sys/kernel/ftrace_enabled &&
-	trace-cmd extract -B ra-bigtrace -o '$out'" >/dev/null 2>&1
+"$(dirname "$0")/tc_extract.sh" "$out" ra-bigtrace > /dev/null 2>&1
 [ -s "$out" ] || { echo "trace-cmd extract made no file" >&2; exit 1; }
 grep -h . $I/per_cpu/cpu*/stats 2>/dev/null | grep -E "overrun|dropped" | sort | uniq -c >&2 || true
 ls -la "$out"

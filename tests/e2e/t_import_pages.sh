@@ -66,8 +66,7 @@ evict_files "$TMP/f"
 for i in "$A" "$B"; do echo 1 > "$i/tracing_on"; done
 dd if="$TMP/f" of=/dev/null bs=4k status=none
 for i in "$A" "$B"; do echo 0 > "$i/tracing_on"; done
-unshare -m sh -c "mount --bind /dev/null /proc/sys/kernel/ftrace_enabled &&
-	trace-cmd extract -B '$(basename "$A")' -B '$(basename "$B")' -o '$TMP/two.dat'" \
+"$RA_TOP/bench/tc_extract.sh" "$TMP/two.dat" "$(basename "$A")" "$(basename "$B")" \
 	> "$TMP/out" 2>&1 || fail "trace-cmd extract: $(tail -3 "$TMP/out")"
 rmdir "$A" "$B" 2>/dev/null	# (trace-cmd extract may have removed them)
 if [ -d "$A" ] || [ -d "$B" ]; then fail "remove the tracefs instances"; fi

@@ -35,10 +35,7 @@ echo 1 > "$I/tracing_on"
 dd if="$MNT/f" of=/dev/null bs=64k status=none
 dd if=/dev/urandom of="$MNT/g" bs=64k count=16 conv=fsync status=none
 echo 0 > "$I/tracing_on"
-# trace-cmd cannot write /proc/sys/kernel/ftrace_enabled here: cover it in a
-# private mount namespace
-unshare -m sh -c "mount --bind /dev/null /proc/sys/kernel/ftrace_enabled &&
-	trace-cmd extract -B '$inst' -o '$TMP/made.dat'" >/dev/null 2>&1
+"$RA_TOP/bench/tc_extract.sh" "$TMP/made.dat" "$inst" > /dev/null 2>&1
 [ -s "$TMP/made.dat" ] || fail "trace-cmd extract made no file"
 
 trace-cmd report "$TMP/made.dat" 2>/dev/null | awk '{ for (i = 1; i < NF; i++)

@@ -39,8 +39,7 @@ dd if="$TMP/f" of=/dev/null bs=64 status=none
 dd if="$TMP/f" of=/dev/null bs=64 status=none
 echo 0 > "$I/tracing_on"
 lost=$(cat "$I"/per_cpu/cpu*/stats | awk '/^(overrun|dropped events):/ { n += $NF } END { print n + 0 }')
-unshare -m sh -c "mount --bind /dev/null /proc/sys/kernel/ftrace_enabled &&
-	trace-cmd extract -B '$(basename "$I")' -o '$TMP/big.dat'" > "$TMP/out" 2>&1 ||
+"$RA_TOP/bench/tc_extract.sh" "$TMP/big.dat" "$(basename "$I")" > "$TMP/out" 2>&1 ||
 	fail "trace-cmd extract: $(tail -3 "$TMP/out")"
 rmdir "$I" 2>/dev/null
 [ ! -d "$I" ] || fail "remove the tracefs instance"
