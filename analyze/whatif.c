@@ -99,9 +99,9 @@ struct whatif {
 	struct ra_fileset files;
 	int64_t *file_size;		/* bytes, per file of the fileset; -1 not known */
 	bool *file_ra;			/* the source read it ahead (a window of it) */
-	struct rd {
-		uint64_t first, last;	/* its last read()'s event: first page, the read's last */
-	} *reads;			/* last UINT64_MAX: none */
+	/* per task and file (an open file, as near as the events tell): its last
+	 * read()'s event, first page and the read's last */
+	struct ra_map reads;		/* (file + 1) << 32 | pid -> struct rd */
 	uint32_t src_ra_pages;		/* the source's read_ahead_kb / 4 */
 	size_t cap_size;
 	char fstype[16];
@@ -162,21 +162,17 @@ static int file_index(struct whatif *x, uint32_t dev, uint64_t ino)
 		size_t cap = x->cap_size ? x->cap_size * 2 : 64;
 		int64_t *p = realloc(x->file_size, cap * sizeof(*p));
 		bool *q = p ? realloc(x->file_ra, cap * sizeof(*q)) : NULL;
-		struct rd *e = q ? realloc(x->reads, cap * sizeof(*e)) : NULL;
 
 		if (p)
 			x->file_size = p;
-		if (q)
-			x->file_ra = q;
-		if (!e)
+		if (!q)
 			return -1;
-		x->reads = e;
+		x->file_ra = q;
 		x->cap_size = cap;
 	}
 	if (fresh) {
 		x->file_size[i] = -1;
 		x->file_ra[i] = false;
-		x->reads[i] = (struct rd){ UINT64_MAX, UINT64_MAX };
 	}
 	return i;
 }
@@ -701,23 +697,39 @@ static struct cfolio *folio_at(struct whatif *x, int file, uint64_t i)
 	return NULL;
 }
 
+/* A read's first page and last: none UINT64_MAX. */
+struct rd {
+	uint64_t first, last;
+};
+
 /*
  * Pages accessed: each folio marked once, as filemap_read does, except a
- * read's first folio when the file's read before ended in it (a read that
+ * read's first folio when the open file's read before ended in it (the
+ * kernel keeps where in file->f_ra; here per task and file: a read that
  * goes on in the same folio marks it only the first time). A read() of
  * more than a batch of folios gets them batch after batch, each event from
  * where it is to the read's end: the first marked them all, the next ones
  * mark none. A fault's or a mapping's folio has its page table's accessed
  * bit: reclaim keeps it for one more round.
  */
-static void clock_touch(struct whatif *x, int file, uint64_t first, uint64_t last, bool mapped)
+static int clock_touch(struct whatif *x, int file, int pid, uint64_t first, uint64_t last,
+		       bool mapped)
 {
-	struct rd *rd = &x->reads[file];
-	uint64_t end = rd->last;
+	bool fresh;
+	struct rd *rd = ra_map_put(&x->reads, ((uint64_t)file + 1) << 32 | (uint32_t)pid, &fresh);
+	uint64_t end;
+
+	if (!rd) {
+		ra_set_error(RA_ERR_IO, "out of memory");
+		return -1;
+	}
+	if (fresh)
+		*rd = (struct rd){ UINT64_MAX, UINT64_MAX };
+	end = rd->last;
 
 	if (!mapped && last == rd->last && first > rd->first && first <= last) {
 		rd->first = first;	/* the same read going on */
-		return;
+		return 0;
 	}
 	for (uint64_t i = first; i <= last && i - first < 4096; i++) {
 		struct cfolio *c = folio_at(x, file, i);
@@ -734,6 +746,7 @@ static void clock_touch(struct whatif *x, int file, uint64_t first, uint64_t las
 	}
 	if (!mapped)
 		*rd = (struct rd){ first, last };
+	return 0;
 }
 
 /* Reclaim from the ring's head until the replay's cache fits the estimated capacity. */
@@ -782,8 +795,9 @@ static int clock_event(struct whatif *x, const struct ra_event *ev)
 	if (ev->type == RA_EV_PAGE_DELETE)
 		clock_del(x, file, ev->page.index);
 	else if (is_access(ev->type))
-		clock_touch(x, file, ev->page.index, ev->has_mask & RA_HAS_LAST_INDEX ?
-			    ev->page.last_index : ev->page.index, ev->type != RA_EV_GET_PAGES);
+		return clock_touch(x, file, ev->pid, ev->page.index,
+				   ev->has_mask & RA_HAS_LAST_INDEX ? ev->page.last_index :
+				   ev->page.index, ev->type != RA_EV_GET_PAGES);
 	return 0;
 }
 
@@ -1150,7 +1164,7 @@ static void whatif_release(struct whatif *x)
 	ra_fileset_release(&x->files);
 	free(x->file_size);
 	free(x->file_ra);
-	free(x->reads);
+	ra_map_release(&x->reads);
 	free(x->heap);
 }
 
@@ -1158,6 +1172,7 @@ static int whatif_init(struct whatif *x)
 {
 	if (ra_map_init(&x->tasks, sizeof(struct wtask)) < 0 ||
 	    ra_map_init(&x->folios, sizeof(size_t)) < 0 ||
+	    ra_map_init(&x->reads, sizeof(struct rd)) < 0 ||
 	    ra_map_init(&x->tgids, sizeof(int)) < 0 ||
 	    ra_map_init(&x->ready, sizeof(double)) < 0 || ra_fileset_init(&x->files) < 0 ||
 	    ra_read_bytes_init(&x->bytes_read) < 0) {
