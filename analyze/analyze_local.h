@@ -65,6 +65,8 @@ bool ra_live_followed(const struct ra_live *lv);
 
 /** ra_block_live_rows - whether @o's block pass followed run @run_id as it was stored */
 bool ra_block_live_rows(const struct ra_analyze_opts *o, int64_t run_id);
+/** ra_block_live_followed - and whether its rows came from what it followed */
+bool ra_block_live_followed(const struct ra_analyze_opts *o, int64_t run_id);
 
 /** ra_pass_say - a line of what a pass did, through @o's notice when verbose */
 void ra_pass_say(const struct ra_analyze_opts *o, const char *fmt, ...)

@@ -2226,6 +2226,7 @@ static int state_end(struct blk_state *st, const struct ra_analyze_opts *o, char
  */
 struct ra_block_live {
 	struct blk_state *st;
+	bool followed;		/* its state gave the run's rows (run_block) */
 };
 
 struct ra_block_live *ra_block_live_begin(struct ra_db *db, int64_t run_id, struct ra_live *ra,
@@ -2275,6 +2276,11 @@ void ra_block_live_free(struct ra_block_live *lv)
 bool ra_block_live_rows(const struct ra_analyze_opts *o, int64_t run_id)
 {
 	return o && o->block_live && o->block_live->st->run_id == run_id;
+}
+
+bool ra_block_live_followed(const struct ra_analyze_opts *o, int64_t run_id)
+{
+	return ra_block_live_rows(o, run_id) && o->block_live->followed;
 }
 
 /* Whether @p is one of the partitions the pass followed. */
@@ -2342,6 +2348,7 @@ static int run_block(struct ra_db *db, int64_t run_id, const struct ra_analyze_o
 			goto out;
 		if (ok) {
 			ra_pass_say(o, "block: followed as the events were stored");
+			o->block_live->followed = true;
 			ret = state_end(o->block_live->st, o, note);
 			goto out;
 		}

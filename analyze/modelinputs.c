@@ -707,8 +707,8 @@ void ra_model_feed_window(struct ra_model_feed *f, const struct ra_feed_window *
 
 	if (!f || f->spoiled)
 		return;
-	if (was && (was->dev != now->dev || was->size != now->size ||
-		    was->stream != now->stream || was->ra_pages != now->ra_pages)) {
+	if (was && (was->size != now->size || was->stream != now->stream ||
+		    was->ra_pages != now->ra_pages)) {
 		ra_model_feed_spoil(f, "a window's row was written again with another size,"
 				    " stream or ra_pages");
 		return;

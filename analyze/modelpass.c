@@ -230,9 +230,15 @@ static int fed_inputs(struct model_ctx *m, const struct ra_analyze_opts *o)
 	char why[200];
 	int rc;
 
-	if (!o || !o->live || !ra_live_followed(o->live) || !ra_block_live_rows(o, m->run_id))
-		return 0;
-	rc = ra_model_inputs_store_fed(m->db, m->run_id, ra_live_feed(o->live), why, sizeof(why));
+	if (!o || !o->live)
+		return 0;	/* not a load the passes followed */
+	if (!ra_live_followed(o->live))
+		snprintf(why, sizeof(why), "the readahead pass read the events again");
+	else if (!ra_block_live_followed(o, m->run_id))
+		snprintf(why, sizeof(why), "the block pass did not follow the run");
+	rc = ra_live_followed(o->live) && ra_block_live_followed(o, m->run_id) ?
+		     ra_model_inputs_store_fed(m->db, m->run_id, ra_live_feed(o->live), why,
+					       sizeof(why)) : 0;
 	if (rc > 0)
 		ra_pass_say(o, "model: the run's inputs as its rows were written");
 	else if (rc == 0)

@@ -565,7 +565,7 @@ static void test_pressed(void)
  */
 static void test_late_bio(void)
 {
-	int at_end = block_at_end;
+	int at_end = block_at_end, fed = model_fed;
 
 	window_slots = 5;
 	live_mode = 1;
@@ -595,6 +595,7 @@ static void test_late_bio(void)
 	CHECK_STR(result("SELECT bios || ':' || bytes FROM window_io WHERE window_id = 1"),
 		  "2:32768");
 	CHECK_INT(block_at_end - at_end, 1);
+	CHECK_INT(model_fed - fed, 1);
 	live_mode = 0;
 	window_slots = 0;
 }
@@ -609,7 +610,7 @@ static void test_final_read_back(void)
 {
 	struct ra_event ev = { .blk = { .dev = 8u << 20, .sector = 7000, .nr_sector = 32,
 					.explicit_unplug = -1 } };
-	int at_end = block_at_end, timed = block_timed;
+	int at_end = block_at_end, timed = block_timed, fed = model_fed;
 
 	window_slots = 5;
 	live_mode = 1;
@@ -639,6 +640,7 @@ static void test_final_read_back(void)
 		  "1:16384");
 	CHECK_INT(block_at_end - at_end, 0);
 	CHECK_INT(block_timed - timed, 1);
+	CHECK_INT(model_fed - fed, 1);
 	live_mode = 0;
 	window_slots = 0;
 }
