@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: LGPL-2.1
-// test: budget=12
+// test: budget=20
 /*
  * The block pass on hand-built event sequences: merges, missing events,
  * requeues, requests carrying bios of two windows, stalls, plugs per device,
