@@ -1876,12 +1876,11 @@ struct ra_live *ra_live_begin(struct ra_db *db, int64_t run_id, const struct ra_
 		return NULL;
 	}
 	ra_slots_keep(lv->st.wins, keep_window, &lv->st);
-	/* RATRACE_MODEL_INPUTS=scan: the model pass reads them from the rows */
+	/* the model's inputs, else (RATRACE_MODEL_INPUTS=scan, or no memory for
+	 * them) the model pass reads them from the rows */
 	model = getenv("RATRACE_MODEL_INPUTS");
-	if ((!model || strcmp(model, "scan")) && !(lv->st.feed = ra_model_feed_new())) {
-		ra_live_free(lv);
-		return NULL;
-	}
+	if (!model || strcmp(model, "scan"))
+		lv->st.feed = ra_model_feed_new();
 	if (calls_begin(&lv->st, db, run_id) < 0) {
 		ra_live_free(lv);
 		return NULL;
