@@ -292,12 +292,36 @@ static void io_add(struct io_sums *z, const struct wio *io, int64_t ts)
 	}
 }
 
+/*
+ * A window's I/O @io on device @d (opened at @ts) into its sums, and its
+ * samples into @x where it has device time and @sample says (a window of
+ * stream @stream and @size pages, for the store to take or not).
+ */
+static int add_io(struct rdev *d, struct sorters *x, const struct wio *io, int64_t ts,
+		  bool sample, int64_t stream, int64_t size)
+{
+	int64_t lat;
+
+	io_add(&d->all, io, ts);
+	if (!io->has_service)
+		return 0;	/* no device time */
+	io_add(&d->timed, io, ts);
+	if (!sample)
+		return 0;
+	/* who set the device's pace is known at the end: a sample either way */
+	lat = io->has_c ? io->last_c - ts : -1;
+	return put_sample(x->plain, 0, d->dev, (double)io->bytes, io->service, lat, stream,
+			  size) < 0 ||
+	       put_sample(x->paced, 0, d->dev, (double)io->bytes, io->service + io->idle, lat,
+			  stream, size) < 0 ? -1 : 0;
+}
+
 /* One row of windows_sql, with its I/O @io (NULL: none), into its device's sums and @x. */
 static int add_window(struct ra_stmt *q, const struct wio *io, struct ra_map *streams,
 		      struct rdevs *devs, struct sorters *x)
 {
 	int64_t id, dev, size, stream, added, ra_added, thrashed, covered, ra_pages, unused, ts;
-	int64_t max, lat;
+	int64_t max;
 	struct size_sums *z;
 	struct rdev *d;
 	bool fresh, steady;
@@ -321,19 +345,7 @@ static int add_window(struct ra_stmt *q, const struct wio *io, struct ra_map *st
 	}
 	d->count++;
 	d->unused += unused;
-	if (!io)
-		return 0;
-	io_add(&d->all, io, ts);
-	if (!io->has_service)
-		return 0;	/* no device time */
-	io_add(&d->timed, io, ts);
-	if (!steady)
-		return 0;
-	/* who set the device's pace is known at the end: a sample either way */
-	lat = io->has_c ? io->last_c - ts : -1;
-	return put_sample(x->plain, 0, dev, (double)io->bytes, io->service, lat, 0, 0) < 0 ||
-	       put_sample(x->paced, 0, dev, (double)io->bytes, io->service + io->idle, lat, 0,
-			  0) < 0 ? -1 : 0;
+	return io ? add_io(d, x, io, ts, steady, 0, 0) : 0;
 }
 
 /*
@@ -756,8 +768,6 @@ void ra_model_feed_io(struct ra_model_feed *f, const struct ra_feed_io *io)
 			 .bytes = io->bytes, .has_service = io->service >= 0,
 			 .has_c = io->last_c != 0 };
 	struct rdev *d;
-	int64_t lat;
-	int rc;
 
 	if (!f || f->spoiled)
 		return;
@@ -765,17 +775,7 @@ void ra_model_feed_io(struct ra_model_feed *f, const struct ra_feed_io *io)
 		ra_model_feed_spoil(f, "out of memory");
 		return;
 	}
-	io_add(&d->all, &w, io->ts);
-	if (!w.has_service)
-		return;
-	io_add(&d->timed, &w, io->ts);
-	lat = w.has_c ? w.last_c - io->ts : -1;
-	rc = put_sample(f->x.plain, 0, io->dev, (double)w.bytes, w.service, lat, io->stream,
-			io->size);
-	if (rc == 0)
-		rc = put_sample(f->x.paced, 0, io->dev, (double)w.bytes, w.service + w.idle, lat,
-				io->stream, io->size);
-	feed_failed(f, rc);
+	feed_failed(f, add_io(d, &f->x, &w, io->ts, true, io->stream, io->size));
 }
 
 void ra_model_feed_io_again(struct ra_model_feed *f)

@@ -228,7 +228,7 @@ static int model_devices(struct model_ctx *m, const char *timing, int *fitted)
 static int fed_inputs(struct model_ctx *m, const struct ra_analyze_opts *o)
 {
 	char why[200];
-	int rc;
+	int rc = 0;
 
 	if (!o || !o->live)
 		return 0;	/* not a load the passes followed */
@@ -236,9 +236,9 @@ static int fed_inputs(struct model_ctx *m, const struct ra_analyze_opts *o)
 		snprintf(why, sizeof(why), "the readahead pass read the events again");
 	else if (!ra_block_live_followed(o, m->run_id))
 		snprintf(why, sizeof(why), "the block pass did not follow the run");
-	rc = ra_live_followed(o->live) && ra_block_live_followed(o, m->run_id) ?
-		     ra_model_inputs_store_fed(m->db, m->run_id, ra_live_feed(o->live), why,
-					       sizeof(why)) : 0;
+	else
+		rc = ra_model_inputs_store_fed(m->db, m->run_id, ra_live_feed(o->live), why,
+					       sizeof(why));
 	if (rc > 0)
 		ra_pass_say(o, "model: the run's inputs as its rows were written");
 	else if (rc == 0)

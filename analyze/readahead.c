@@ -1347,12 +1347,12 @@ static int64_t eof_of(const struct ra_state *st, int file)
 /* What the model's inputs take of a window's row. */
 static void feed_window(struct ra_state *st, struct window *w, int64_t eof, int64_t pending)
 {
-	int64_t end = (int64_t)(w->start + w->size);
+	int64_t end = (int64_t)(w->start + w->size), covered = (eof < end ? eof : end) -
+							      (int64_t)w->start;
 	struct ra_feed_window now = {
 		.dev = st->files[w->file].dev, .size = w->size, .stream = w->stream + 1,
 		.added = (int64_t)w->added, .ra_added = (int64_t)w->ra_added,
-		.thrashed = (int64_t)w->thrashed,
-		.covered = (eof < end ? eof : end) - (int64_t)w->start,
+		.thrashed = (int64_t)w->thrashed, .covered = covered > 0 ? covered : 0,
 		.ra_pages = w->has_ra_pages && w->pattern && strcmp(w->pattern, "around") &&
 			    strcmp(w->pattern, "forced") ? (int64_t)w->ra_pages : -1,
 		.unused = pending + (int64_t)w->evicted,
@@ -1364,8 +1364,6 @@ static void feed_window(struct ra_state *st, struct window *w, int64_t eof, int6
 		.covered = w->fed.covered, .ra_pages = w->fed.ra_pages, .unused = w->fed.unused,
 	};
 
-	if (now.covered < 0)
-		now.covered = 0;
 	if (now.ra_pages > INT32_MAX || (uint64_t)now.added > UINT32_MAX ||
 	    (uint64_t)now.ra_added > UINT32_MAX || (uint64_t)now.thrashed > UINT32_MAX)
 		ra_model_feed_spoil(st->feed, "a window's pages do not fit its record");
@@ -2043,7 +2041,6 @@ static int run_readahead(struct ra_db *db, int64_t run_id, const struct ra_analy
 			return readahead_end(&o->live->st, db, run_id, o);
 		}
 		ra_pass_say(o, "readahead: reading the stored events again: %s", why);
-		ra_model_feed_spoil(o->live->st.feed, "the readahead pass read the events again");
 		ra_sql_finalize(o->live->st.calls);	/* its tables are made again */
 		o->live->st.calls = NULL;
 		ra_sql_finalize(o->live->st.put);
