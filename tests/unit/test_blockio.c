@@ -555,41 +555,50 @@ static void test_pressed(void)
 	pressed_run(36000, 1);
 }
 
+/* A read bio of task @pid at @sector: queued, given a request, issued, completed @ns later. */
+static void read_bio(int pid, uint64_t sector, uint64_t ns)
+{
+	blk(RA_EV_BIO_QUEUE, pid, sector, 32, "RA");
+	blk(RA_EV_GETRQ, pid, sector, 32, "RA");
+	blk(RA_EV_RQ_ISSUE, pid, sector, 32, "RA");
+	now += ns;
+	blk(RA_EV_RQ_COMPLETE, pid, sector, 32, "RA");
+}
+
 /*
- * Followed live with five windows' records in memory: forty windows of task
- * 10 timed as they complete, their rows written as they leave memory; then
- * a bio of task 20's window, final by then, 300 ms after its first. Every
- * window's time is computed at the end and its row written again; the
- * model's inputs fed from the first rows are dropped (result() compares
- * them with those read from the rows).
+ * Run @name followed live with five windows' records in memory: task 20's
+ * window of @size pages (@added of them added), its bio of four; 300 ms
+ * later, forty windows of task 10 timed as they complete, their rows
+ * written as they leave memory, task 20's window final by then.
+ */
+static void behind_forty(const char *name, uint32_t size, int added)
+{
+	window_slots = 5;
+	live_mode = 1;
+	begin(name);
+	trig(1, 20, 6, 0, 1, 32);
+	order(20, 6, 0, size, 0);
+	add(20, 6, 0, added, 0);
+	read_bio(20, 5000, 0);
+	now += 300000000;
+	for (uint64_t i = 0; i < 40; i++) {
+		trig(1, 10, 5, 100 * i, 1, 32);
+		order(10, 5, 100 * i, 4, 0);
+		read_bio(10, 10000 + 64 * i, 8000);
+	}
+}
+
+/*
+ * Then a bio of task 20's window: every window's time is computed at the
+ * end and its row written again; the model's inputs fed from the first
+ * rows are dropped (result() compares them with those read from the rows).
  */
 static void test_late_bio(void)
 {
 	int at_end = block_at_end, fed = model_fed;
 
-	window_slots = 5;
-	live_mode = 1;
-	begin("latebio");
-	trig(1, 20, 6, 0, 1, 32);
-	order(20, 6, 0, 4, 0);
-	blk(RA_EV_BIO_QUEUE, 20, 5000, 32, "RA");
-	blk(RA_EV_GETRQ, 20, 5000, 32, "RA");
-	blk(RA_EV_RQ_ISSUE, 20, 5000, 32, "RA");
-	blk(RA_EV_RQ_COMPLETE, 20, 5000, 32, "RA");
-	now += 300000000;
-	for (uint64_t i = 0; i < 40; i++) {
-		trig(1, 10, 5, 100 * i, 1, 32);
-		order(10, 5, 100 * i, 4, 0);
-		blk(RA_EV_BIO_QUEUE, 10, 10000 + 64 * i, 32, "RA");
-		blk(RA_EV_GETRQ, 10, 10000 + 64 * i, 32, "RA");
-		blk(RA_EV_RQ_ISSUE, 10, 10000 + 64 * i, 32, "RA");
-		now += 8000;
-		blk(RA_EV_RQ_COMPLETE, 10, 10000 + 64 * i, 32, "RA");
-	}
-	blk(RA_EV_BIO_QUEUE, 20, 6000, 32, "RA");
-	blk(RA_EV_GETRQ, 20, 6000, 32, "RA");
-	blk(RA_EV_RQ_ISSUE, 20, 6000, 32, "RA");
-	blk(RA_EV_RQ_COMPLETE, 20, 6000, 32, "RA");
+	behind_forty("latebio", 4, 0);
+	read_bio(20, 6000, 0);
 	CHECK_STR(result("SELECT COUNT(*), SUM(bios), SUM(service_ns IS NOT NULL) FROM window_io"),
 		  "41|42|41");
 	CHECK_STR(result("SELECT bios || ':' || bytes FROM window_io WHERE window_id = 1"),
@@ -601,10 +610,10 @@ static void test_late_bio(void)
 }
 
 /*
- * The same, task 20's window owed pages no bio carried: a worker's bio on
- * another disk, after the window was final and its row written, has the
- * pass read the window's record back (is it owed?), and it is not. The
- * row stays the one written, given to the model's inputs once.
+ * Task 20's window owed pages no bio carried: a worker's bio on another
+ * disk, after the window was final and its row written, has the pass read
+ * the window's record back (is it owed?), and it is not. The row stays the
+ * one written, given to the model's inputs once.
  */
 static void test_final_read_back(void)
 {
@@ -612,26 +621,7 @@ static void test_final_read_back(void)
 					.explicit_unplug = -1 } };
 	int at_end = block_at_end, timed = block_timed, fed = model_fed;
 
-	window_slots = 5;
-	live_mode = 1;
-	begin("readback");
-	trig(1, 20, 6, 0, 1, 32);
-	order(20, 6, 0, 8, 0);
-	add(20, 6, 0, 8, 0);
-	blk(RA_EV_BIO_QUEUE, 20, 5000, 32, "RA");
-	blk(RA_EV_GETRQ, 20, 5000, 32, "RA");
-	blk(RA_EV_RQ_ISSUE, 20, 5000, 32, "RA");
-	blk(RA_EV_RQ_COMPLETE, 20, 5000, 32, "RA");
-	now += 300000000;
-	for (uint64_t i = 0; i < 40; i++) {
-		trig(1, 10, 5, 100 * i, 1, 32);
-		order(10, 5, 100 * i, 4, 0);
-		blk(RA_EV_BIO_QUEUE, 10, 10000 + 64 * i, 32, "RA");
-		blk(RA_EV_GETRQ, 10, 10000 + 64 * i, 32, "RA");
-		blk(RA_EV_RQ_ISSUE, 10, 10000 + 64 * i, 32, "RA");
-		now += 8000;
-		blk(RA_EV_RQ_COMPLETE, 10, 10000 + 64 * i, 32, "RA");
-	}
+	behind_forty("readback", 8, 8);
 	snprintf(ev.blk.rwbs, sizeof(ev.blk.rwbs), "RA");
 	put(&ev, RA_EV_BIO_QUEUE, 99);
 	CHECK_STR(result("SELECT COUNT(*), SUM(bios), SUM(service_ns IS NOT NULL) FROM window_io"),
