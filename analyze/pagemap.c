@@ -174,3 +174,203 @@ int ra_fileset_find(struct ra_fileset *s, uint32_t dev, uint64_t ino)
 			return *slot - 1;
 	}
 }
+
+/*
+ * A slot of the groups' map is 8 bytes. A group of one page holds it inline:
+ * byte 0 is 1 | its place << 1, bytes 1 to 6 its value. A larger group's
+ * slot holds the address of its struct group (malloc's addresses are even).
+ */
+#define INLINE 1
+#define GROUP_MIN 2
+
+struct group {
+	uint64_t bits;		/* the pages present */
+	uint32_t cap;		/* values room was made for: 2 to 64 */
+	uint32_t pad;
+	unsigned char vals[];	/* the present pages' values, in index order */
+};
+
+static struct group *group_at(const unsigned char *slot)
+{
+	struct group *g;
+
+	memcpy(&g, slot, sizeof(g));
+	return g;
+}
+
+static void set_group(unsigned char *slot, struct group *g)
+{
+	memcpy(slot, &g, sizeof(g));
+}
+
+static unsigned int rank(uint64_t bits, unsigned int bit)
+{
+	return (unsigned int)__builtin_popcountll(bits & ((1ULL << bit) - 1));
+}
+
+int ra_pages_init(struct ra_pages *ps, size_t val_size)
+{
+	memset(ps, 0, sizeof(*ps));
+	if (val_size > RA_PAGE_VAL)
+		return -1;
+	ps->val_size = val_size;
+	return ra_map_init(&ps->groups, sizeof(uint64_t));
+}
+
+void ra_pages_release(struct ra_pages *ps)
+{
+	for (size_t i = 0; ps->groups.keys && i < ps->groups.cap; i++) {
+		unsigned char *slot = val_at(&ps->groups, i);
+
+		if (ps->groups.keys[i] && !(slot[0] & INLINE))
+			free(group_at(slot));
+	}
+	ra_map_release(&ps->groups);
+	memset(ps, 0, sizeof(*ps));
+}
+
+void *ra_pages_get(struct ra_pages *ps, uint64_t key)
+{
+	unsigned char *slot = ra_map_get(&ps->groups, key >> 6);
+	unsigned int bit = key & 63;
+	struct group *g;
+
+	if (!slot)
+		return NULL;
+	if (slot[0] & INLINE)
+		return slot[0] >> 1 == bit ? slot + 1 : NULL;
+	g = group_at(slot);
+	if (!(g->bits >> bit & 1))
+		return NULL;
+	return g->vals + rank(g->bits, bit) * ps->val_size;
+}
+
+void *ra_pages_put(struct ra_pages *ps, uint64_t key, bool *fresh)
+{
+	unsigned int bit = key & 63, n, r;
+	unsigned char *slot;
+	struct group *g;
+	bool new_group;
+
+	slot = ra_map_put(&ps->groups, key >> 6, &new_group);
+	if (!slot)
+		return NULL;
+	*fresh = false;
+	if (new_group) {
+		memset(slot, 0, sizeof(uint64_t));
+		slot[0] = (unsigned char)(INLINE | bit << 1);
+		ps->n++;
+		*fresh = true;
+		return slot + 1;
+	}
+	if (slot[0] & INLINE) {
+		if (slot[0] >> 1 == bit)
+			return slot + 1;
+		g = malloc(sizeof(*g) + GROUP_MIN * ps->val_size);
+		if (!g)
+			return NULL;
+		ps->group_bytes += sizeof(*g) + GROUP_MIN * ps->val_size;
+		g->bits = 1ULL << (slot[0] >> 1);
+		g->cap = GROUP_MIN;
+		g->pad = 0;
+		memcpy(g->vals, slot + 1, ps->val_size);
+		set_group(slot, g);
+	}
+	g = group_at(slot);
+	if (g->bits >> bit & 1)
+		return g->vals + rank(g->bits, bit) * ps->val_size;
+	n = (unsigned int)__builtin_popcountll(g->bits);
+	if (n == g->cap) {
+		struct group *big = realloc(g, sizeof(*g) + 2 * g->cap * ps->val_size);
+
+		if (!big)
+			return NULL;
+		ps->group_bytes += big->cap * ps->val_size;
+		big->cap *= 2;
+		set_group(slot, big);
+		g = big;
+	}
+	r = rank(g->bits, bit);
+	memmove(g->vals + (r + 1) * ps->val_size, g->vals + r * ps->val_size,
+		(n - r) * ps->val_size);
+	memset(g->vals + r * ps->val_size, 0, ps->val_size);
+	g->bits |= 1ULL << bit;
+	ps->n++;
+	*fresh = true;
+	return g->vals + r * ps->val_size;
+}
+
+void ra_pages_del(struct ra_pages *ps, uint64_t key)
+{
+	unsigned char *slot = ra_map_get(&ps->groups, key >> 6);
+	unsigned int bit = key & 63, n, r;
+	struct group *g;
+
+	if (!slot)
+		return;
+	if (slot[0] & INLINE) {
+		if (slot[0] >> 1 == bit) {
+			ra_map_del(&ps->groups, key >> 6);
+			ps->n--;
+		}
+		return;
+	}
+	g = group_at(slot);
+	if (!(g->bits >> bit & 1))
+		return;
+	n = (unsigned int)__builtin_popcountll(g->bits) - 1;
+	r = rank(g->bits, bit);
+	memmove(g->vals + r * ps->val_size, g->vals + (r + 1) * ps->val_size,
+		(n - r) * ps->val_size);
+	g->bits &= ~(1ULL << bit);
+	ps->n--;
+	if (n == 1) {
+		/* back inline: the slot's bytes are the group's address until here */
+		memset(slot, 0, sizeof(uint64_t));
+		slot[0] = (unsigned char)(INLINE | __builtin_ctzll(g->bits) << 1);
+		memcpy(slot + 1, g->vals, ps->val_size);
+		ps->group_bytes -= sizeof(*g) + g->cap * ps->val_size;
+		free(g);
+	} else if (n <= g->cap / 4) {
+		struct group *small = realloc(g, sizeof(*g) + g->cap / 2 * ps->val_size);
+
+		if (small) {
+			small->cap /= 2;
+			ps->group_bytes -= small->cap * ps->val_size;
+			set_group(slot, small);
+		}
+	}
+}
+
+size_t ra_pages_bytes(const struct ra_pages *ps)
+{
+	return ps->groups.cap * (sizeof(uint64_t) + ps->groups.val_size) + ps->group_bytes;
+}
+
+void *ra_pages_next(struct ra_pages *ps, struct ra_pages_iter *it, uint64_t *key)
+{
+	for (; it->slot < ps->groups.cap; it->slot++, it->bit = 0) {
+		unsigned char *slot = val_at(&ps->groups, it->slot);
+		uint64_t gkey = ps->groups.keys[it->slot];
+		struct group *g;
+		uint64_t left;
+
+		if (!gkey)
+			continue;
+		if (slot[0] & INLINE) {
+			if (it->bit)
+				continue;
+			it->bit = 64;
+			*key = gkey << 6 | (uint64_t)(slot[0] >> 1);
+			return slot + 1;
+		}
+		g = group_at(slot);
+		left = it->bit < 64 ? g->bits >> it->bit << it->bit : 0;
+		if (!left)
+			continue;
+		it->bit = (unsigned int)__builtin_ctzll(left);
+		*key = gkey << 6 | it->bit;
+		return g->vals + rank(g->bits, it->bit++) * ps->val_size;
+	}
+	return NULL;
+}

@@ -27,6 +27,43 @@ void *ra_map_get(struct ra_map *m, uint64_t key);
 void *ra_map_put(struct ra_map *m, uint64_t key, bool *fresh);
 void ra_map_del(struct ra_map *m, uint64_t key);
 
+/*
+ * Values of pages by 64-bit key (the low 6 bits are the page's place in its
+ * aligned group of 64, the others never 0), at most RA_PAGE_VAL bytes each. The
+ * pages of a group are kept together: a group of one page in its slot of
+ * the groups' map, a larger one in an array in index order behind a bitmap,
+ * so that a page of a dense cache costs little more than its value, and a
+ * page alone no more than an entry of a map of pages.
+ *
+ * A value's address holds until the next put or del; values are not aligned.
+ */
+#define RA_PAGE_VAL 6
+
+struct ra_pages {
+	struct ra_map groups;	/* key >> 6 -> a page inline, or its group */
+	size_t val_size;
+	size_t n;		/* pages */
+	size_t group_bytes;	/* of the groups kept apart from the map */
+};
+
+/* A walk of every page: zero it, then call ra_pages_next() until NULL. */
+struct ra_pages_iter {
+	size_t slot;
+	unsigned int bit;
+};
+
+int ra_pages_init(struct ra_pages *ps, size_t val_size);
+void ra_pages_release(struct ra_pages *ps);
+/** ra_pages_get - the value of page @key, or NULL */
+void *ra_pages_get(struct ra_pages *ps, uint64_t key);
+/** ra_pages_put - the value of page @key, inserted zeroed when absent (*fresh); NULL: no memory */
+void *ra_pages_put(struct ra_pages *ps, uint64_t key, bool *fresh);
+void ra_pages_del(struct ra_pages *ps, uint64_t key);
+/** ra_pages_bytes - the memory the pages take, the groups' map's included */
+size_t ra_pages_bytes(const struct ra_pages *ps);
+/** ra_pages_next - the next page's value and its *key, NULL after the last */
+void *ra_pages_next(struct ra_pages *ps, struct ra_pages_iter *it, uint64_t *key);
+
 /* Files numbered 0, 1, 2... in the order first seen, by (dev, ino). */
 struct ra_fileset {
 	struct ra_map by_key;		/* key -> index + 1 */

@@ -144,7 +144,7 @@ struct page {
 	int32_t win;
 	uint8_t state;
 	uint8_t order;
-};
+} __attribute__((packed));	/* the page store's values are not aligned */
 
 /* A page evicted unused, remembered until it is accessed again: one per
  * eviction, chained per page (a page can be read ahead and evicted unused
@@ -153,6 +153,12 @@ struct ghost {
 	int32_t win;
 	int32_t next;		/* index of the older ghost of the page, or -1 */
 };
+
+/* A page's ghosts: the newest one's index + 1 (the page store's values are
+ * not aligned). */
+struct ghost_head {
+	int32_t newest;
+} __attribute__((packed));
 
 /* A file size known: one row of the run's files, sorted by (dev, ino). */
 struct known_size {
@@ -195,8 +201,8 @@ struct ra_state {
 	bool failed;			/* win_at() failed: the event fails */
 	struct window none;		/* what win_at() gives when it fails */
 	int nwins;			/* windows opened */
-	struct ra_map cache;		/* (file, index) -> struct page: pages of windows */
-	struct ra_map ghosts;		/* (file, index) -> newest ghost index + 1 */
+	struct ra_pages cache;		/* (file, index) -> struct page: pages of windows */
+	struct ra_pages ghosts;		/* (file, index) -> newest ghost index + 1 */
 	struct ghost *ghost;		/* the ghosts, with a free list through next */
 	int nghost, cap_ghost, free_ghost;
 	int page_shift;
@@ -737,18 +743,18 @@ static bool in_demand(const struct window *w, uint64_t index)
  */
 static void ghost_settle(struct ra_state *st, uint64_t key, bool read_in)
 {
-	int32_t *ghost = ra_map_get(&st->ghosts, key);
+	struct ghost_head *ghost = ra_pages_get(&st->ghosts, key);
 
 	if (!ghost)
 		return;
-	for (int g = *ghost - 1, next; g >= 0; g = next) {
+	for (int g = ghost->newest - 1, next; g >= 0; g = next) {
 		next = st->ghost[g].next;
 		if (read_in)
 			win_at(st, st->ghost[g].win)->thrashed++;
 		st->ghost[g].next = st->free_ghost;
 		st->free_ghost = g;
 	}
-	ra_map_del(&st->ghosts, key);
+	ra_pages_del(&st->ghosts, key);
 }
 
 static int on_add(struct ra_state *st, const struct ra_event *ev, int file)
@@ -790,7 +796,7 @@ static int on_add(struct ra_state *st, const struct ra_event *ev, int file)
 		struct page *p;
 		bool fresh;
 
-		p = ra_map_put(&st->cache, KEY(file, i), &fresh);
+		p = ra_pages_put(&st->cache, KEY(file, i), &fresh);
 		if (!p)
 			return -1;
 		p->win = t->win;
@@ -835,8 +841,8 @@ static int on_delete(struct ra_state *st, const struct ra_event *ev, int file)
 
 	for (uint64_t i = first; i < first + n; i++) {
 		uint64_t key = KEY(file, i);
-		struct page *p = ra_map_get(&st->cache, key);
-		int32_t *ghost;
+		struct page *p = ra_pages_get(&st->cache, key);
+		struct ghost_head *ghost;
 		bool fresh;
 
 		if (!p)
@@ -850,14 +856,14 @@ static int on_delete(struct ra_state *st, const struct ra_event *ev, int file)
 			int g = ghost_alloc(st);
 
 			win_at(st, p->win)->evicted++;
-			ghost = ra_map_put(&st->ghosts, key, &fresh);
+			ghost = ra_pages_put(&st->ghosts, key, &fresh);
 			if (!ghost || g < 0)
 				return -1;
 			st->ghost[g].win = p->win;
-			st->ghost[g].next = fresh ? -1 : *ghost - 1;
-			*ghost = g + 1;
+			st->ghost[g].next = fresh ? -1 : ghost->newest - 1;
+			ghost->newest = g + 1;
 		}
-		ra_map_del(&st->cache, key);
+		ra_pages_del(&st->cache, key);
 	}
 	return 0;
 }
@@ -867,7 +873,7 @@ static int on_delete(struct ra_state *st, const struct ra_event *ev, int file)
  * readahead page used. */
 static bool touch(struct ra_state *st, int file, uint64_t index)
 {
-	struct page *p = ra_map_get(&st->cache, KEY(file, index));
+	struct page *p = ra_pages_get(&st->cache, KEY(file, index));
 
 	if (!p || (p->state != PG_RA_UNUSED && p->state != PG_RA_MAPPED))
 		return false;
@@ -881,7 +887,7 @@ static bool touch(struct ra_state *st, int file, uint64_t index)
 /* touch() of a page a read copied with no event naming it: counted as inferred. */
 static bool touch_inferred(struct ra_state *st, int file, uint64_t index)
 {
-	const struct page *p = ra_map_get(&st->cache, KEY(file, index));
+	const struct page *p = ra_pages_get(&st->cache, KEY(file, index));
 	int32_t win = p ? p->win : -1;
 
 	if (!touch(st, file, index))
@@ -898,7 +904,7 @@ static bool touch_inferred(struct ra_state *st, int file, uint64_t index)
  */
 static uint64_t map_folio(struct ra_state *st, int file, uint64_t index)
 {
-	struct page *p = ra_map_get(&st->cache, KEY(file, index));
+	struct page *p = ra_pages_get(&st->cache, KEY(file, index));
 	uint64_t n, first;
 
 	if (!p)
@@ -906,7 +912,7 @@ static uint64_t map_folio(struct ra_state *st, int file, uint64_t index)
 	n = 1ULL << p->order;
 	first = index & ~(n - 1);
 	for (uint64_t i = first; i < first + n; i++) {
-		p = ra_map_get(&st->cache, KEY(file, i));
+		p = ra_pages_get(&st->cache, KEY(file, i));
 		if (p && p->state == PG_RA_UNUSED) {
 			p->state = PG_RA_MAPPED;
 			win_at(st, p->win)->mapped++;
@@ -1002,7 +1008,7 @@ static bool one_size(const struct task *t, const struct taskfile *tf)
 static bool unmarked_tail(struct ra_state *st, const struct task *t, const struct taskfile *tf,
 			  int k, int file, uint64_t first)
 {
-	const struct page *p = ra_map_get(&st->cache, KEY(file, first));
+	const struct page *p = ra_pages_get(&st->cache, KEY(file, first));
 	const struct window *w;
 	uint64_t mark;
 
@@ -1015,7 +1021,7 @@ static bool unmarked_tail(struct ra_state *st, const struct task *t, const struc
 	     !(size_of(st, file) >= 0 && mark >= (uint64_t)size_of(st, file))))
 		return false;
 	for (uint64_t i = tf->last[k] + 1; i < first; i++) {
-		const struct page *q = ra_map_get(&st->cache, KEY(file, i));
+		const struct page *q = ra_pages_get(&st->cache, KEY(file, i));
 
 		if (!q || q->win != p->win)
 			return false;
@@ -1036,8 +1042,8 @@ static bool unmarked_tail(struct ra_state *st, const struct task *t, const struc
 static bool folio_tail(struct ra_state *st, const struct taskfile *tf, int k, int file,
 		       uint64_t first)
 {
-	const struct page *p = ra_map_get(&st->cache, KEY(file, first));
-	const struct page *q = first ? ra_map_get(&st->cache, KEY(file, first - 1)) : NULL;
+	const struct page *p = ra_pages_get(&st->cache, KEY(file, first));
+	const struct page *q = first ? ra_pages_get(&st->cache, KEY(file, first - 1)) : NULL;
 	uint64_t n;
 
 	if (!p || !q || p->win < 0 || q->win < 0 || !q->order || q->order >= 64 ||
@@ -1084,7 +1090,7 @@ static uint64_t fill_tail(struct ra_state *st, const struct task *t, const struc
 		return 0;	/* wider than any read the task made */
 	}
 	for (uint64_t i = from; i < first; i++)
-		if (!ra_map_get(&st->cache, KEY(file, i)))
+		if (!ra_pages_get(&st->cache, KEY(file, i)))
 			return 0;
 	for (uint64_t i = from; i < first; i++)
 		n += touch_inferred(st, file, i);
@@ -1139,7 +1145,7 @@ static void read_end(struct ra_state *st, const struct taskfile *tf, int k, int 
 	uint64_t end = st->files[file].tracked_end;
 
 	for (uint64_t i = tf->first[k]; i <= tf->last[k] && i < end; i++) {
-		const struct page *p = ra_map_get(&st->cache, KEY(file, i));
+		const struct page *p = ra_pages_get(&st->cache, KEY(file, i));
 		const struct window *w;
 
 		if (!p || p->win < 0)
@@ -1243,7 +1249,7 @@ static void read_range(struct ra_state *st, struct task *t, struct taskfile *tf,
 /* finish_fault() maps a folio of PMD size whole (do_set_pmd()), others one page. */
 static void map_pmd_folio(struct ra_state *st, int file, uint64_t index)
 {
-	struct page *p = ra_map_get(&st->cache, KEY(file, index));
+	struct page *p = ra_pages_get(&st->cache, KEY(file, index));
 
 	if (p && p->order >= st->pmd_order)
 		map_folio(st, file, index);
@@ -1405,11 +1411,14 @@ static int put_window(struct ra_state *st, struct ra_stmt *q, int64_t run_id, in
 /* At the end of the trace: the pages of PMD folios of mapped files not seen accessed. */
 static int settle_pmd(struct ra_state *st)
 {
-	for (size_t i = 0; i < st->cache.cap; i++) {
-		struct page *p = (struct page *)((char *)st->cache.vals + i * st->cache.val_size);
-		int file = (int)(st->cache.keys[i] >> 40) - 1;
+	struct ra_pages_iter it = { 0 };
+	struct page *p;
+	uint64_t key;
 
-		if (st->cache.keys[i] && p->state == PG_RA_UNUSED && pmd_unseen(st, file, p)) {
+	while ((p = ra_pages_next(&st->cache, &it, &key))) {
+		int file = (int)(key >> 40) - 1;
+
+		if (p->state == PG_RA_UNUSED && pmd_unseen(st, file, p)) {
 			p->state = PG_RA_MAPPED;
 			win_at(st, p->win)->mapped++;
 		}
@@ -1662,8 +1671,8 @@ static void state_release(struct ra_state *st)
 	st->calls = NULL;
 	ra_sql_finalize(st->put);
 	st->put = NULL;
-	ra_map_release(&st->cache);
-	ra_map_release(&st->ghosts);
+	ra_pages_release(&st->cache);
+	ra_pages_release(&st->ghosts);
 	free(st->sizes);
 }
 
@@ -1676,8 +1685,8 @@ static int state_init(struct ra_state *st, int window_slots)
 	    ra_map_init(&st->tasks, sizeof(struct task)) < 0 ||
 	    ra_map_init(&st->taskfiles, sizeof(struct taskfile)) < 0 ||
 	    ra_map_init(&st->tgids, sizeof(int)) < 0 ||
-	    ra_map_init(&st->cache, sizeof(struct page)) < 0 ||
-	    ra_map_init(&st->ghosts, sizeof(int)) < 0) {
+	    ra_pages_init(&st->cache, sizeof(struct page)) < 0 ||
+	    ra_pages_init(&st->ghosts, sizeof(struct ghost_head)) < 0) {
 		ra_set_error(RA_ERR_IO, "out of memory");
 		return -1;
 	}
