@@ -8,6 +8,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "ra_analyze.h"
 #include "ra_event.h"
@@ -276,15 +277,30 @@ int64_t ra_span_set_cover(const struct ra_span_set *s, int64_t lo, int64_t hi);
 void ra_span_set_drop(struct ra_span_set *s, int64_t t);
 void ra_span_set_free(struct ra_span_set *s);
 
+/* ---- tmpfile.c: the passes' temporary files ---- */
+
+struct ra_tmpfile {
+	int fd;			/* -1 until made */
+	char dir[256];
+};
+
+/** ra_tmpfile_init - a file to be made in $TMPDIR, else /tmp */
+void ra_tmpfile_init(struct ra_tmpfile *t);
+/** ra_tmpfile_open - the file made (unnamed), when it is not yet: 0, or -1 (error set) */
+int ra_tmpfile_open(struct ra_tmpfile *t);
+/** ra_tmpfile_io - @len bytes between @buf and the file at @off, whole: 0, or -1 (error set) */
+int ra_tmpfile_io(const struct ra_tmpfile *t, bool out, void *buf, size_t len, off_t off);
+void ra_tmpfile_close(struct ra_tmpfile *t);
+
 /* ---- slots.c: a pass's records by id, in bounded memory ---- */
 
 struct ra_slots;
 
 /**
  * ra_slots_new - records of @size bytes, at most @max (at least 5) in memory,
- * the others in temp.@table of @db (a name of the pass's own)
+ * the others in a temporary file; @name names them in errors
  */
-struct ra_slots *ra_slots_new(struct ra_db *db, const char *table, size_t size, int max);
+struct ra_slots *ra_slots_new(const char *name, size_t size, int max);
 /** ra_slots_make - record @id, zeroed: ids are made 0, 1, 2...; NULL on error */
 void *ra_slots_make(struct ra_slots *s, int64_t id);
 /**
@@ -314,7 +330,7 @@ void ra_slots_keep(struct ra_slots *s, int (*keep)(int64_t id, void *rec, void *
 int ra_slots_each(struct ra_slots *s, int (*fn)(int64_t id, void *rec, void *arg), void *arg);
 /** ra_slots_detach - give up the records (another set may read the same run again) */
 void ra_slots_detach(struct ra_slots *s);
-/** ra_slots_free - the records and their table; safe on NULL */
+/** ra_slots_free - the records and their file; safe on NULL */
 void ra_slots_free(struct ra_slots *s);
 
 /* ---- wincmp.c: two sides' readahead windows compared in order ---- */

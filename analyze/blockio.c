@@ -2162,7 +2162,7 @@ static struct blk_state *state_new(struct ra_db *db, int64_t run_id, int slots,
 	st->ins_stall = ra_sql_prepare(db, "INSERT INTO stalls (run_id, dev, q_ts_ns, pid, sector,"
 				       " nr_sector, stall_ns, window_id)"
 				       " VALUES (?, ?, ?, ?, ?, ?, ?, ?)");
-	st->wio = ra_slots_new(db, "ra_blk_wins", sizeof(struct window_io),
+	st->wio = ra_slots_new("the block pass's windows", sizeof(struct window_io),
 			       slots > 0 ? slots : WIO_SLOTS);
 	if (!st->ins_req || !st->ins_stall || !st->wio || !st->samples)
 		goto fail;

@@ -170,7 +170,7 @@ struct known_size {
 
 /*
  * The windows the pass holds in memory by default (ra_analyze_opts'
- * window_slots), about 3 MiB: the others wait in temp.ra_wins (slots.c), so
+ * window_slots), about 3 MiB: the others wait in a temporary file (slots.c), so
  * that the pass's memory does not grow with the windows of a run (a random
  * reader opens one per read).
  */
@@ -1877,7 +1877,7 @@ struct ra_live *ra_live_begin(struct ra_db *db, int64_t run_id, const struct ra_
 	lv->st.has_done = in->completions;
 	lv->st.db = db;
 	lv->st.run_id = run_id;
-	lv->st.wins = ra_slots_new(db, "ra_wins", sizeof(struct window), lv->st.max_slots);
+	lv->st.wins = ra_slots_new("the readahead pass's windows", sizeof(struct window), lv->st.max_slots);
 	if (!lv->st.wins) {
 		ra_live_free(lv);
 		return NULL;
@@ -2024,7 +2024,7 @@ static int readahead_end(struct ra_state *st, struct ra_db *db, int64_t run_id,
 		return -1;
 	if (spilled)
 		ra_pass_say(o, "readahead: %d windows, %d streams, %d files; windows beyond those"
-			    " in memory kept in a temporary table, %d rows written as they left",
+			    " in memory kept in a temporary file, %d rows written as they left",
 			    st->nwins, st->nstreams, st->nfiles, st->nwins - late);
 	else
 		ra_pass_say(o, "readahead: %d windows, %d streams, %d files", st->nwins,
@@ -2066,7 +2066,7 @@ static int run_readahead(struct ra_db *db, int64_t run_id, const struct ra_analy
 	st.has_done = records_completions(db, run_id);
 	st.db = db;
 	st.run_id = run_id;
-	st.wins = ra_slots_new(db, "ra_wins", sizeof(struct window), st.max_slots);
+	st.wins = ra_slots_new("the readahead pass's windows", sizeof(struct window), st.max_slots);
 	if (st.wins)
 		ra_slots_keep(st.wins, keep_window, &st);
 	if (!st.wins || load_sizes(&st, db, run_id) < 0 || load_tgids(&st, db, run_id) < 0 ||

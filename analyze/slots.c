@@ -2,12 +2,15 @@
 /*
  * Records of fixed size by id, for a pass that keeps one per window: at most
  * a set number in memory, the least recently used of them (a clock) written
- * to a temporary table of the pass's connection to make room, and read back
- * when the pass asks for it again. The memory stays what the set holds,
- * whatever the run's length; a run that needs no more never writes one.
+ * to a temporary file (tmpfile.c) to make room, and read back when the pass
+ * asks for it again. The memory stays what the set holds, whatever the
+ * run's length; a run that needs no more never writes one.
  *
- * A record is written as it is in memory: it may hold pointers to constant
- * strings, as the table lives only as long as the pass.
+ * Record i is at i times the file's stride, behind a word that says whether
+ * it was written and kept; the records written out in order of their ids
+ * (as a clock gives them, roughly) go through a buffer of WBUF records, one
+ * write of many. A record is written as it is in memory: it may hold
+ * pointers to constant strings, as the file lives only as long as the pass.
  *
  * A pass whose records end as rows of its own can keep them as they are
  * written out (ra_slots_keep): a record whose final row is stored then is
@@ -19,21 +22,30 @@
 
 #include "analyze_local.h"
 #include "pagemap.h"
-#include "ra_sql.h"
 
 #define PINNED 4
+/* Records of the write buffer, and bytes of a read of the file at the end. */
+#define WBUF 256
+#define SCAN_BYTES (256 << 10)
+
+/* A record's word in the file: never written (a hole reads 0), written, kept. */
+enum { F_NONE, F_LEFT, F_KEPT };
 
 struct ra_slots {
-	struct ra_db *db;
-	char table[48];
+	char name[48];
 	size_t size;			/* of a record */
 	size_t stride;			/* of a slot: the id, the clock's bit, the record */
+	size_t fstride;			/* of a record in the file: its word, the record */
 	char *mem;
 	int n, cap, max, hand;
 	int pinned[PINNED];		/* the slots given last, a ring: not taken */
 	int npinned;
 	struct ra_map at;		/* id + 1 -> slot */
-	struct ra_stmt *out, *in;
+	struct ra_tmpfile tmp;
+	char *wbuf;			/* records wfirst.. wfirst + WBUF - 1, where present */
+	int64_t wfirst;
+	uint64_t wpresent[WBUF / 64];
+	int64_t fend;			/* records the file spans */
 	int (*keep)(int64_t id, void *rec, void *arg);
 	void *keep_arg;
 	int64_t made;			/* ids below it were made */
@@ -43,13 +55,14 @@ struct ra_slots {
 struct slot_head {
 	int64_t id;
 	bool ref;			/* used since the clock's hand last passed */
-	bool dirty;			/* changed since the table's copy (or new) */
+	bool dirty;			/* changed since the file's copy (or new) */
 };
 
 #define HEAD(s, i) ((struct slot_head *)((s)->mem + (size_t)(i) * (s)->stride))
 #define REC(s, i) ((void *)((s)->mem + (size_t)(i) * (s)->stride + sizeof(struct slot_head)))
+#define FWORD 8
 
-struct ra_slots *ra_slots_new(struct ra_db *db, const char *table, size_t size, int max)
+struct ra_slots *ra_slots_new(const char *name, size_t size, int max)
 {
 	struct ra_slots *s = calloc(1, sizeof(*s));
 
@@ -58,58 +71,21 @@ struct ra_slots *ra_slots_new(struct ra_db *db, const char *table, size_t size, 
 		ra_set_error(RA_ERR_IO, "out of memory");
 		return NULL;
 	}
-	/*
-	 * A table of its own: a set that follows a run and gives up may leave
-	 * one behind while another reads the same run again (a table cannot be
-	 * dropped while the other's statements read)
-	 */
-	static unsigned int sets;
-
-	s->db = db;
-	snprintf(s->table, sizeof(s->table), "%s_%u", table,
-		 __atomic_add_fetch(&sets, 1, __ATOMIC_RELAXED));
+	snprintf(s->name, sizeof(s->name), "%s", name);
 	s->size = size;
 	s->stride = (sizeof(struct slot_head) + size + 7) & ~(size_t)7;
+	s->fstride = FWORD + ((size + 7) & ~(size_t)7);
 	s->max = max > PINNED ? max : PINNED + 1;
+	ra_tmpfile_init(&s->tmp);
 	return s;
-}
-
-static void stmts_end(struct ra_slots *s)
-{
-	ra_sql_finalize(s->out);
-	ra_sql_finalize(s->in);
-	s->out = s->in = NULL;
-}
-
-/* @head, the table's name, @tail: a statement on the table */
-static const char *table_sql(const struct ra_slots *s, const char *head, const char *tail,
-			     char *sql, size_t len)
-{
-	snprintf(sql, len, "%stemp.%s%s", head, s->table, tail);
-	return sql;
-}
-
-static int table_exec(struct ra_slots *s, const char *head, const char *tail)
-{
-	char sql[160];
-
-	return ra_sql_exec(s->db, table_sql(s, head, tail, sql, sizeof(sql)), "");
-}
-
-static struct ra_stmt *table_stmt(struct ra_slots *s, const char *head, const char *tail)
-{
-	char sql[160];
-
-	return ra_sql_prepare(s->db, table_sql(s, head, tail, sql, sizeof(sql)));
 }
 
 void ra_slots_free(struct ra_slots *s)
 {
 	if (!s)
 		return;
-	stmts_end(s);
-	if (s->spilled)
-		table_exec(s, "DROP TABLE IF EXISTS ", "");
+	ra_tmpfile_close(&s->tmp);
+	free(s->wbuf);
 	free(s->mem);
 	ra_map_release(&s->at);
 	free(s);
@@ -117,10 +93,8 @@ void ra_slots_free(struct ra_slots *s)
 
 void ra_slots_detach(struct ra_slots *s)
 {
-	if (!s)
-		return;
-	stmts_end(s);
-	s->failed = true;	/* its table is dropped when it is freed */
+	if (s)
+		s->failed = true;	/* its file is closed when it is freed */
 }
 
 bool ra_slots_failed(const struct ra_slots *s)
@@ -133,33 +107,99 @@ bool ra_slots_spilled(const struct ra_slots *s)
 	return s->spilled;
 }
 
-/* The table, made when the first record is written out. */
-static int spill_begin(struct ra_slots *s)
+static char *wslot(const struct ra_slots *s, int64_t id)
 {
-	char sql[160];
+	return s->wbuf + (size_t)(id - s->wfirst) * s->fstride;
+}
 
-	/* the records not kept are found without reading the others */
-	snprintf(sql, sizeof(sql), "CREATE INDEX temp.%s_left ON %s (id) WHERE NOT kept",
-		 s->table, s->table);
-	if (table_exec(s, "DROP TABLE IF EXISTS ", "") < 0 ||
-	    table_exec(s, "CREATE TABLE ", " (id INTEGER PRIMARY KEY, r BLOB NOT NULL,"
-		       " kept INTEGER NOT NULL)") < 0 ||
-	    (s->keep && ra_sql_exec(s->db, sql, "") < 0))
+static bool buffered(const struct ra_slots *s, int64_t id)
+{
+	return s->wbuf && id >= s->wfirst && id < s->wfirst + WBUF &&
+	       s->wpresent[(id - s->wfirst) / 64] >> ((id - s->wfirst) % 64) & 1;
+}
+
+static int file_io(struct ra_slots *s, bool out, void *buf, int64_t id, int64_t n)
+{
+	if (ra_tmpfile_io(&s->tmp, out, buf, (size_t)n * s->fstride,
+			  (off_t)id * (off_t)s->fstride) < 0) {
+		s->failed = true;
 		return -1;
-	s->out = table_stmt(s, "INSERT OR REPLACE INTO ", " VALUES (?1, ?2, ?3)");
-	s->in = table_stmt(s, "SELECT r FROM ", " WHERE id = ?1");
-	s->spilled = true;
-	return s->out && s->in ? 0 : -1;
+	}
+	if (out && id + n > s->fend)
+		s->fend = id + n;
+	return 0;
+}
+
+/* The write buffer's records to the file, a write per run of present ones. */
+static int flush(struct ra_slots *s)
+{
+	for (int i = 0; i < WBUF;) {
+		int j = i;
+
+		while (j < WBUF && s->wpresent[j / 64] >> (j % 64) & 1)
+			j++;
+		if (j > i && file_io(s, true, wslot(s, s->wfirst + i), s->wfirst + i, j - i) < 0)
+			return -1;
+		i = j + 1;
+	}
+	memset(s->wpresent, 0, sizeof(s->wpresent));
+	return 0;
+}
+
+/* Record @id, @kept or not, from @rec to the file: through the buffer when its
+ * id is in the buffer's span or after it, else at once. */
+static int write_rec(struct ra_slots *s, int64_t id, const void *rec, bool kept)
+{
+	char *w;
+
+	if (!s->wbuf) {
+		if (!(s->wbuf = malloc(WBUF * s->fstride))) {
+			s->failed = true;
+			ra_set_error(RA_ERR_IO, "out of memory");
+			return -1;
+		}
+		s->wfirst = id;
+	}
+	if (id >= s->wfirst + WBUF) {
+		if (flush(s) < 0)
+			return -1;
+		s->wfirst = id;
+	}
+	if (id < s->wfirst) {
+		char word[FWORD + 8] = { 0 };
+
+		/* behind the buffer: the word and record in two writes of one place */
+		word[0] = kept ? F_KEPT : F_LEFT;
+		if (ra_tmpfile_io(&s->tmp, true, word, FWORD, (off_t)id * (off_t)s->fstride) < 0 ||
+		    ra_tmpfile_io(&s->tmp, true, (void *)rec, s->size,
+				  (off_t)id * (off_t)s->fstride + FWORD) < 0) {
+			s->failed = true;
+			return -1;
+		}
+		if (id >= s->fend)
+			s->fend = id + 1;
+		return 0;
+	}
+	w = wslot(s, id);
+	memset(w, 0, s->fstride);
+	w[0] = kept ? F_KEPT : F_LEFT;
+	memcpy(w + FWORD, rec, s->size);
+	s->wpresent[(id - s->wfirst) / 64] |= 1ULL << ((id - s->wfirst) % 64);
+	return 0;
 }
 
 static int slot_out(struct ra_slots *s, int slot)
 {
 	int kept = 0;
 
-	if ((!s->spilled && spill_begin(s) < 0) ||
-	    (s->keep && (kept = s->keep(HEAD(s, slot)->id, REC(s, slot), s->keep_arg)) < 0))
+	if (ra_tmpfile_open(&s->tmp) < 0) {
+		s->failed = true;
 		return -1;
-	return ra_sql_put(s->out, "ibx", HEAD(s, slot)->id, REC(s, slot), s->size, kept > 0);
+	}
+	s->spilled = true;
+	if (s->keep && (kept = s->keep(HEAD(s, slot)->id, REC(s, slot), s->keep_arg)) < 0)
+		return -1;
+	return write_rec(s, HEAD(s, slot)->id, REC(s, slot), kept > 0);
 }
 
 void ra_slots_keep(struct ra_slots *s, int (*keep)(int64_t id, void *rec, void *arg),
@@ -169,38 +209,55 @@ void ra_slots_keep(struct ra_slots *s, int (*keep)(int64_t id, void *rec, void *
 	s->keep_arg = arg;
 }
 
-/*
- * @fn on the records of the table's rows @where (in id order) but those in
- * memory when @skip_held, each copied into @rec
- */
-static int table_each(struct ra_slots *s, const char *where, bool skip_held, void *rec,
-		      int (*fn)(int64_t id, void *rec, void *arg), void *arg)
+static int not_kept(const struct ra_slots *s, int64_t id)
 {
-	struct ra_stmt *q = table_stmt(s, "SELECT id, r FROM ", where);
-	int ret = q ? 0 : -1, rc;
+	ra_set_error(RA_ERR_IO, "record %lld of %s was not kept", (long long)id, s->name);
+	return -1;
+}
 
-	while (ret == 0 && (rc = ra_sql_step(q)) != 0) {
-		const void *blob = NULL;
-		size_t len = 0;
-		int64_t id = -1;
+/*
+ * @fn on the file's records in id order (after the buffer is written): those
+ * not kept and not in memory when @left_only, else every one (each must have
+ * been written). Each is read into a buffer of the scan.
+ */
+static int file_each(struct ra_slots *s, bool left_only,
+		     int (*fn)(int64_t id, void *rec, void *arg), void *arg)
+{
+	int64_t per = SCAN_BYTES / (int64_t)s->fstride, end;
+	char *buf;
+	int ret = 0;
 
-		if (rc < 0) {
-			ret = -1;
-			break;
-		}
-		ra_sql_row(q, "ib", &id, &blob, &len);
-		if (len != s->size) {
-			ra_set_error(RA_ERR_IO, "record %lld of %s was not kept", (long long)id,
-				     s->table);
-			ret = -1;
-			break;
-		}
-		if (skip_held && ra_map_get(&s->at, (uint64_t)id + 1))
-			continue;
-		memcpy(rec, blob, len);
-		ret = fn(id, rec, arg);
+	if (per < 1)
+		per = 1;
+	if (flush(s) < 0)
+		return -1;
+	end = left_only ? s->fend : s->made;
+	if (!(buf = malloc((size_t)per * s->fstride))) {
+		ra_set_error(RA_ERR_IO, "out of memory");
+		return -1;
 	}
-	ra_sql_finalize(q);
+	for (int64_t id = 0; id < end && ret == 0; id += per) {
+		int64_t n = end - id < per ? end - id : per, in_file = s->fend - id;
+
+		/* a span past the file's end reads as records never written */
+		in_file = in_file < 0 ? 0 : in_file < n ? in_file : n;
+		memset(buf + (size_t)in_file * s->fstride, 0, (size_t)(n - in_file) * s->fstride);
+		if (in_file && file_io(s, false, buf, id, in_file) < 0) {
+			ret = -1;
+			break;
+		}
+		for (int64_t k = 0; k < n && ret == 0; k++) {
+			char *r = buf + (size_t)k * s->fstride;
+
+			if (left_only && (r[0] != F_LEFT || ra_map_get(&s->at, (uint64_t)(id + k) + 1)))
+				continue;
+			if (r[0] == F_NONE)
+				ret = not_kept(s, id + k);
+			else
+				ret = fn(id + k, r + FWORD, arg);
+		}
+	}
+	free(buf);
 	return ret;
 }
 
@@ -275,7 +332,7 @@ void *ra_slots_make(struct ra_slots *s, int64_t id)
 
 	if (id != s->made) {
 		ra_set_error(RA_ERR_USAGE, "record %lld of %s made out of order", (long long)id,
-			     s->table);
+			     s->name);
 		s->failed = true;
 		return NULL;
 	}
@@ -293,9 +350,8 @@ void *ra_slots_make(struct ra_slots *s, int64_t id)
 static void *lookup(struct ra_slots *s, int64_t id, bool change)
 {
 	const int *at = ra_map_get(&s->at, (uint64_t)id + 1);
-	const void *blob = NULL;
-	size_t len = 0;
-	int slot, rc;
+	char word[FWORD];
+	int slot;
 
 	if (at) {
 		pin(s, *at);
@@ -306,17 +362,22 @@ static void *lookup(struct ra_slots *s, int64_t id, bool change)
 		return NULL;
 	/* made, not in memory: written out */
 	slot = s->spilled ? slot_take(s) : -1;
-	if (slot < 0 || ra_sql_bind(s->in, "i", id) < 0 || (rc = ra_sql_step(s->in)) < 0)
+	if (slot < 0)
 		goto fail;
-	if (rc)
-		ra_sql_row(s->in, "b", &blob, &len);
-	if (!rc || len != s->size) {
-		ra_sql_reset(s->in);
-		ra_set_error(RA_ERR_IO, "record %lld of %s was not kept", (long long)id, s->table);
+	if (buffered(s, id)) {
+		memcpy(word, wslot(s, id), FWORD);
+		memcpy(REC(s, slot), wslot(s, id) + FWORD, s->size);
+	} else if (id >= s->fend) {
+		word[0] = F_NONE;
+	} else if (ra_tmpfile_io(&s->tmp, false, word, FWORD, (off_t)id * (off_t)s->fstride) < 0 ||
+		   ra_tmpfile_io(&s->tmp, false, REC(s, slot), s->size,
+				 (off_t)id * (off_t)s->fstride + FWORD) < 0) {
 		goto fail;
 	}
-	memcpy(REC(s, slot), blob, len);
-	ra_sql_reset(s->in);
+	if (word[0] == F_NONE) {
+		not_kept(s, id);
+		goto fail;
+	}
 	if (slot_map(s, slot, id) < 0)
 		goto fail;
 	HEAD(s, slot)->dirty = change;
@@ -338,7 +399,6 @@ const void *ra_slots_peek(struct ra_slots *s, int64_t id)
 
 int ra_slots_each(struct ra_slots *s, int (*fn)(int64_t id, void *rec, void *arg), void *arg)
 {
-	void *rec;
 	int ret = 0;
 
 	if (!s->spilled) {	/* slot i holds record i */
@@ -349,12 +409,7 @@ int ra_slots_each(struct ra_slots *s, int (*fn)(int64_t id, void *rec, void *arg
 	if (s->keep) {
 		/* the records not kept (those in memory have newer copies), then
 		 * those in memory; the slots stay as they are */
-		if (!(rec = malloc(s->size))) {
-			ra_set_error(RA_ERR_IO, "out of memory");
-			return -1;
-		}
-		ret = table_each(s, " WHERE NOT kept ORDER BY id", true, rec, fn, arg);
-		free(rec);
+		ret = file_each(s, true, fn, arg);
 		for (int i = 0; i < s->n && ret == 0; i++)
 			ret = fn(HEAD(s, i)->id, REC(s, i), arg);
 		return ret;
@@ -362,10 +417,9 @@ int ra_slots_each(struct ra_slots *s, int (*fn)(int64_t id, void *rec, void *arg
 	for (int i = 0; i < s->n && ret == 0; i++)
 		if (HEAD(s, i)->dirty && ra_map_get(&s->at, (uint64_t)HEAD(s, i)->id + 1))
 			ret = slot_out(s, i);
-	/* slot 0 is the scratch: all is written out */
 	if (ret == 0)
-		ret = table_each(s, " ORDER BY id", false, REC(s, 0), fn, arg);
-	/* every record is in the table now: the slots are free */
+		ret = file_each(s, false, fn, arg);
+	/* every record is in the file now: the slots are free */
 	for (int i = 0; i < s->n; i++)
 		ra_map_del(&s->at, (uint64_t)HEAD(s, i)->id + 1);
 	s->n = s->npinned = s->hand = 0;

@@ -10,8 +10,8 @@
  * the first runs are merged into one longer run first (and their place in
  * the file given back), as often as it takes.
  *
- * The file is made with O_TMPFILE in $TMPDIR (else /tmp), so nothing is
- * left behind when the process ends, however it ends.
+ * The file is one of tmpfile.c's: nothing is left behind when the process
+ * ends, however it ends.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -39,8 +39,7 @@ struct ra_xsort {
 	size_t mem;		/* bytes of the buffer at most */
 	char *buf;		/* buf[0..n) records put, room for have, cap at most */
 	size_t n, have, cap, at;	/* at: the next to read when not spilled */
-	int fd;
-	char dir[256];
+	struct ra_tmpfile tmp;
 	off_t end;		/* the file's length */
 	struct run *runs;
 	int nruns, caprun;
@@ -52,7 +51,6 @@ struct ra_xsort {
 struct ra_xsort *ra_xsort_new(size_t size, int (*cmp)(const void *, const void *), size_t mem)
 {
 	struct ra_xsort *x = calloc(1, sizeof(*x));
-	const char *dir = getenv("TMPDIR");
 
 	if (!x) {
 		ra_set_error(RA_ERR_IO, "out of memory");
@@ -62,53 +60,21 @@ struct ra_xsort *ra_xsort_new(size_t size, int (*cmp)(const void *, const void *
 	x->cmp = cmp;
 	x->cap = mem / size > 2 ? mem / size : 2;
 	x->mem = x->cap * size;
-	x->fd = -1;
-	snprintf(x->dir, sizeof(x->dir), "%s", dir && *dir ? dir : "/tmp");
+	ra_tmpfile_init(&x->tmp);
 	return x;
 }
 
-static int fail_io(struct ra_xsort *x, const char *what, int err)
-{
-	x->failed = true;
-	ra_set_error(RA_ERR_IO, "cannot %s a temporary file in '%s': %s", what, x->dir,
-		     strerror(err));
-	return -1;
-}
-
-/* The file: unnamed where the file system can (O_TMPFILE), else named and unlinked at once. */
-static int open_file(struct ra_xsort *x)
-{
-	char path[300];
-
-	x->fd = open(x->dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
-	if (x->fd >= 0)
-		return 0;
-	snprintf(path, sizeof(path), "%s/ratrace-sort.XXXXXX", x->dir);
-	x->fd = mkostemp(path, O_CLOEXEC);
-	if (x->fd < 0)
-		return fail_io(x, "make", errno);
-	unlink(path);
-	return 0;
-}
-
-/* @n records of @buf appended to the file. */
 /* @len bytes between @buf and the file at @off, whole: 0, or -1. */
 static int file_io(struct ra_xsort *x, bool out, char *buf, size_t len, off_t off)
 {
-	for (size_t done = 0; done < len;) {
-		ssize_t n = out ? pwrite(x->fd, buf + done, len - done, off + (off_t)done) :
-				  pread(x->fd, buf + done, len - done, off + (off_t)done);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return fail_io(x, out ? "write" : "read",
-				       n < 0 ? errno : out ? ENOSPC : EIO);
-		done += (size_t)n;
+	if (ra_tmpfile_io(&x->tmp, out, buf, len, off) < 0) {
+		x->failed = true;
+		return -1;
 	}
 	return 0;
 }
 
+/* @n records of @buf appended to the file. */
 static int write_at_end(struct ra_xsort *x, char *buf, size_t n)
 {
 	if (file_io(x, true, buf, n * x->size, x->end) < 0)
@@ -140,7 +106,11 @@ static int spill(struct ra_xsort *x)
 {
 	off_t start = x->end;
 
-	if ((x->fd < 0 && open_file(x) < 0) || run_room(x) < 0)
+	if (ra_tmpfile_open(&x->tmp) < 0) {
+		x->failed = true;
+		return -1;
+	}
+	if (run_room(x) < 0)
 		return -1;
 	qsort(x->buf, x->n, x->size, x->cmp);
 	if (write_at_end(x, x->buf, x->n) < 0)
@@ -298,7 +268,7 @@ static int merge_front(struct ra_xsort *x, int k)
 		goto out;
 	}
 	/* the merged runs lie one after the other from the first's start */
-	fallocate(x->fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, x->runs[0].start,
+	fallocate(x->tmp.fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, x->runs[0].start,
 		  x->runs[k - 1].off - x->runs[0].start);
 	memmove(x->runs, x->runs + k, (size_t)(x->nruns - k) * sizeof(*x->runs));
 	x->nruns -= k;
@@ -379,8 +349,7 @@ void ra_xsort_free(struct ra_xsort *x)
 {
 	if (!x)
 		return;
-	if (x->fd >= 0)
-		close(x->fd);
+	ra_tmpfile_close(&x->tmp);
 	free(x->buf);
 	free(x->runs);
 	free(x->heap);

@@ -25,7 +25,7 @@ struct ra_analyze_opts {
 	/* the block pass fed so (ra_block_live_begin), or NULL */
 	struct ra_block_live *block_live;
 	/* readahead windows the pass holds in memory, the others kept in a
-	 * temporary table until the end; 0: 16384 (about 3 MiB), at least 5 */
+	 * temporary file until the end; 0: 16384 (about 3 MiB), at least 5 */
 	int window_slots;
 	/* block latencies held in memory before their sorter writes them to a
 	 * temporary file, merged there at the end; 0: 131072 (2 MiB) */

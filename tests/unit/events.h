@@ -80,12 +80,12 @@ static int live_tgid(int pid, void *arg)
 static void live_said(const char *line, void *arg)
 {
 	(void)arg;
-	const char *early = strstr(line, "kept in a temporary table, ");
+	const char *early = strstr(line, "kept in a temporary file, ");
 
-	if (strstr(line, "kept in a temporary table"))
+	if (strstr(line, "kept in a temporary file"))
 		windows_kept++;
 	if (early)
-		windows_early += atoi(early + strlen("kept in a temporary table, "));
+		windows_early += atoi(early + strlen("kept in a temporary file, "));
 	if (strncmp(line, "model: the run's inputs ", 24) == 0) {
 		model_fed += strstr(line, "as its rows were written") != NULL;
 		model_scanned += strstr(line, "from its rows") != NULL;

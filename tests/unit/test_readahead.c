@@ -675,7 +675,7 @@ static void test_followed_wrong(void)
 
 /*
  * The random reader again with five windows in memory, the others kept in
- * the pass's temporary table and read back when an event needs them: the
+ * the pass's temporary file and read back when an event needs them: the
  * same rows, after the load and followed as stored.
  */
 static void test_windows_kept(void)
