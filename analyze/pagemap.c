@@ -38,7 +38,7 @@ void ra_map_release(struct ra_map *m)
 	memset(m, 0, sizeof(*m));
 }
 
-void *ra_map_get(struct ra_map *m, uint64_t key)
+void *ra_map_get(const struct ra_map *m, uint64_t key)
 {
 	for (size_t i = slot_of(m, key);; i = (i + 1) & (m->cap - 1)) {
 		if (m->keys[i] == key)

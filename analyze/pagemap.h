@@ -22,7 +22,7 @@ struct ra_map {
 int ra_map_init(struct ra_map *m, size_t val_size);
 void ra_map_release(struct ra_map *m);
 /** ra_map_get - the value of @key, or NULL */
-void *ra_map_get(struct ra_map *m, uint64_t key);
+void *ra_map_get(const struct ra_map *m, uint64_t key);
 /** ra_map_put - the value of @key, inserted zeroed when absent (*fresh); NULL: no memory */
 void *ra_map_put(struct ra_map *m, uint64_t key, bool *fresh);
 void ra_map_del(struct ra_map *m, uint64_t key);

@@ -248,6 +248,17 @@ static struct rp_fent *fent_of(struct ra_replay *r, uint32_t dev, uint64_t ino)
 	return *slot;
 }
 
+/* File (dev, ino) when the replay has it, else NULL */
+static const struct rp_fent *fent_find(const struct ra_replay *r, uint32_t dev, uint64_t ino)
+{
+	for (uint64_t key = file_key(dev, ino);; key += 0x9e3779b97f4a7c15ULL) {
+		struct rp_fent *const *slot = ra_map_get(&r->files, key ? key : 1);
+
+		if (!slot || ((*slot)->f.dev == dev && (*slot)->f.ino == ino))
+			return slot ? *slot : NULL;
+	}
+}
+
 /* The file, with what the run says of it asked once (not in the first pass) */
 static struct rp_file *file_of(struct ra_replay *r, uint32_t dev, uint64_t ino)
 {
@@ -1341,14 +1352,13 @@ void ra_replay_free(struct ra_replay *r)
 
 unsigned int ra_replay_doubts(const struct ra_replay *r, uint32_t dev, uint64_t ino)
 {
+	const struct rp_fent *fe;
 	unsigned int all = 0;
 
-	for (size_t i = 0; i < r->nall; i++) {
-		const struct rp_file *f = &r->all[i]->f;
-
-		if ((!dev && !ino) || (f->dev == dev && f->ino == ino))
-			all |= f->doubts;
-	}
+	if (dev || ino)
+		return (fe = fent_find(r, dev, ino)) ? fe->f.doubts : 0;
+	for (size_t i = 0; i < r->nall; i++)
+		all |= r->all[i]->f.doubts;
 	return all;
 }
 
