@@ -2,7 +2,9 @@
 /*
  * The replay's store of pages: 32 bits per page of a file (replay_local.h),
  * in chunks of 4096 pages made when a page of theirs is first written, so
- * that a file costs what the run touched of it, bounded by its size.
+ * that a file costs what the run touched of it, bounded by its size. A
+ * chunk holds room for its pages up to the highest written (16 at least,
+ * doubled as needed): a small file costs about its own pages.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -16,17 +18,44 @@ void ra_rp_pages_init(struct rp_pages *p, struct ra_map *chunks, uint64_t id)
 	p->id = id;
 }
 
+#define CHUNK_MIN 16
+
 static uint32_t *chunk_at(const struct ra_map *m, size_t slot)
 {
 	return *(uint32_t **)((char *)m->vals + slot * sizeof(uint32_t *));
+}
+
+/* The pages a chunk has room for: in the word before its first page. */
+static uint32_t room(const uint32_t *c)
+{
+	return c[-1];
 }
 
 void ra_rp_chunks_release(struct ra_map *chunks)
 {
 	for (size_t i = 0; i < chunks->cap && chunks->keys; i++)
 		if (chunks->keys[i])
-			free(chunk_at(chunks, i));
+			free(chunk_at(chunks, i) - 1);
 	ra_map_release(chunks);
+}
+
+/* Chunk *@slot with room for page @off of it: 0, or -1 out of memory. */
+static int chunk_room(uint32_t **slot, uint32_t off)
+{
+	uint32_t have = *slot ? room(*slot) : 0, want = have ? have : CHUNK_MIN;
+	uint32_t *c;
+
+	if (off < have)
+		return 0;
+	while (want <= off)
+		want *= 2;
+	c = realloc(*slot ? *slot - 1 : NULL, (1 + (size_t)want) * sizeof(uint32_t));
+	if (!c)
+		return -1;
+	memset(c + 1 + have, 0, (want - have) * sizeof(uint32_t));
+	c[0] = want;
+	*slot = c + 1;
+	return 0;
 }
 
 /* The key of a file's chunk: file numbers above the 39 bits of chunk numbers */
@@ -42,7 +71,7 @@ static uint32_t *chunk_of(struct rp_pages *p, uint64_t index, bool make)
 	uint32_t **slot;
 	bool fresh;
 
-	if (key == p->last_no)
+	if (key == p->last_no && (!make || (index & (RP_CHUNK - 1)) < room(p->last)))
 		return p->last;
 	if (!make) {
 		slot = ra_map_get(p->chunks, key);
@@ -51,8 +80,13 @@ static uint32_t *chunk_of(struct rp_pages *p, uint64_t index, bool make)
 	slot = ra_map_put(p->chunks, key, &fresh);
 	if (!slot)
 		return NULL;
-	if (fresh && !(*slot = calloc(RP_CHUNK, sizeof(uint32_t)))) {
-		ra_map_del(p->chunks, key);
+	if (fresh)
+		*slot = NULL;
+	if (chunk_room(slot, (uint32_t)(index & (RP_CHUNK - 1))) < 0) {
+		if (fresh)
+			ra_map_del(p->chunks, key);
+		if (key == p->last_no)
+			p->last_no = 0;
 		return NULL;
 	}
 	p->last_no = key;
@@ -63,8 +97,9 @@ static uint32_t *chunk_of(struct rp_pages *p, uint64_t index, bool make)
 uint32_t ra_rp_page(struct rp_pages *p, uint64_t index)
 {
 	uint32_t *c = index < RP_PAGES_MAX ? chunk_of(p, index, false) : NULL;
+	uint32_t off = (uint32_t)(index & (RP_CHUNK - 1));
 
-	return c ? c[index & (RP_CHUNK - 1)] : 0;
+	return c && off < room(c) ? c[off] : 0;
 }
 
 uint32_t *ra_rp_page_at(struct rp_pages *p, uint64_t index)
@@ -90,7 +125,7 @@ int ra_rp_chunks_each(struct ra_map *chunks,
 		if (!key)
 			continue;
 		c = chunk_at(chunks, i);
-		for (uint32_t k = 0; k < RP_CHUNK; k++) {
+		for (uint32_t k = 0; k < room(c); k++) {
 			if (!c[k])
 				continue;
 			rc = fn((key >> 39) - 1,
