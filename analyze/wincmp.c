@@ -9,8 +9,10 @@
  * kind, page and pages asked, window start, size, async size, folio order
  * (where the event says it: kprobes do not) and the function that read it.
  *
- * Memory: per open file the windows of one side not yet met by the other,
- * at most QUEUE of each (past that the oldest counts as unmatched).
+ * Memory: per open file with windows of one side not yet met by the other,
+ * those windows, at most QUEUE of each (past that the oldest counts as
+ * unmatched); an open file whose windows all met holds nothing. Per file,
+ * its counts, and its first difference where it has one.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -31,20 +33,23 @@ struct win {
 	uint32_t size, async;
 };
 
+/* A ring of windows, grown up to QUEUE as they wait. */
 struct queue {
-	struct win w[QUEUE];
-	int head, n;
+	struct win *w;
+	int head, n, cap;
 };
 
-/* An open file as the comparison keys it: the file and the process. */
+/* An open file as the comparison keys it, the file and the process: made
+ * when a window waits, freed when none does. */
 struct ofile {
 	int file;
+	uint64_t seq;			/* the order it was made in */
 	struct queue q[2];
 };
 
 struct cfile {
 	int64_t windows[2], exact;
-	char diff[DIFF_LEN];		/* the first window that differs */
+	int32_t diff;			/* its first difference: diffs[diff - 1], 0 none */
 };
 
 /* A task's readahead events of one side, as they make windows. */
@@ -61,16 +66,34 @@ struct ra_wincmp {
 	struct ra_fileset files;
 	struct cfile *cf;
 	size_t capcf;
-	struct ra_map ofiles_by_key, tasks[2];
-	struct ofile *of;
-	size_t nof, capof;
+	struct ra_map ofiles_by_key, tasks[2];	/* (file, process) -> struct ofile * */
+	uint64_t nof;			/* open files made */
+	char (*diffs)[DIFF_LEN];
+	size_t ndiffs, capdiffs;
+	bool failed;			/* out of memory */
 };
+
+static void ofile_free(struct ofile *of)
+{
+	if (of) {
+		free(of->q[0].w);
+		free(of->q[1].w);
+		free(of);
+	}
+}
+
+/* The open file of the map's slot @i, or NULL */
+static struct ofile *ofile_at(const struct ra_map *m, size_t i)
+{
+	return m->keys[i] ? *(struct ofile **)((char *)m->vals + i * m->val_size) : NULL;
+}
 
 struct ra_wincmp *ra_wincmp_alloc(void)
 {
 	struct ra_wincmp *c = calloc(1, sizeof(*c));
 
-	if (!c || ra_fileset_init(&c->files) < 0 || ra_map_init(&c->ofiles_by_key, sizeof(int)) < 0 ||
+	if (!c || ra_fileset_init(&c->files) < 0 ||
+	    ra_map_init(&c->ofiles_by_key, sizeof(struct ofile *)) < 0 ||
 	    ra_map_init(&c->tasks[0], sizeof(struct tside)) < 0 ||
 	    ra_map_init(&c->tasks[1], sizeof(struct tside)) < 0) {
 		ra_wincmp_free(c);
@@ -85,32 +108,48 @@ void ra_wincmp_free(struct ra_wincmp *c)
 	if (!c)
 		return;
 	ra_fileset_release(&c->files);
+	for (size_t i = 0; c->ofiles_by_key.keys && i < c->ofiles_by_key.cap; i++)
+		ofile_free(ofile_at(&c->ofiles_by_key, i));
 	ra_map_release(&c->ofiles_by_key);
 	ra_map_release(&c->tasks[0]);
 	ra_map_release(&c->tasks[1]);
 	free(c->cf);
-	free(c->of);
+	free(c->diffs);
 	free(c);
 }
 
 /* The open file of @file and process @who, made when new; NULL when out of memory. */
+static uint64_t ofile_key(int file, int who)
+{
+	return ((uint64_t)(uint32_t)file << 32 | (uint32_t)who) + 1;
+}
+
 static struct ofile *ofile_of(struct ra_wincmp *c, int file, int who)
 {
-	uint64_t key = ((uint64_t)(uint32_t)file << 32 | (uint32_t)who) + 1;
+	uint64_t key = ofile_key(file, who);
 	bool fresh;
-	int *slot = ra_map_put(&c->ofiles_by_key, key, &fresh);
+	struct ofile **slot = ra_map_put(&c->ofiles_by_key, key, &fresh);
 
 	if (!slot)
 		return NULL;
 	if (!fresh)
-		return &c->of[*slot - 1];
-	if (ra_grow((void **)&c->of, &c->capof, c->nof + 1, sizeof(*c->of)) < 0) {
+		return *slot;
+	if (!(*slot = calloc(1, sizeof(**slot)))) {
 		ra_map_del(&c->ofiles_by_key, key);
 		return NULL;
 	}
-	c->of[c->nof].file = file;
-	*slot = (int)++c->nof;
-	return &c->of[*slot - 1];
+	(*slot)->file = file;
+	(*slot)->seq = c->nof++;
+	return *slot;
+}
+
+/* An open file none of whose windows waits: forgotten. */
+static void ofile_done(struct ra_wincmp *c, struct ofile *of, int who)
+{
+	if (of->q[0].n || of->q[1].n)
+		return;
+	ra_map_del(&c->ofiles_by_key, ofile_key(of->file, who));
+	ofile_free(of);
 }
 
 #define ORDER_UNKNOWN 0xff	/* a window whose event does not say its folio order (kprobes) */
@@ -149,24 +188,50 @@ static void compare(struct ra_wincmp *c, const struct ofile *of, const struct wi
 		f->exact++;
 		return;
 	}
-	if (f->diff[0])
+	if (f->diff)
 		return;
+	if (ra_grow((void **)&c->diffs, &c->capdiffs, c->ndiffs + 1, sizeof(*c->diffs)) < 0) {
+		c->failed = true;
+		return;
+	}
 	describe(x, sizeof(x), a);
 	describe(y, sizeof(y), b);
-	snprintf(f->diff, sizeof(f->diff), "%s; against %s", x, y);
+	snprintf(c->diffs[c->ndiffs], sizeof(*c->diffs), "%s; against %s", x, y);
+	f->diff = (int32_t)++c->ndiffs;
 }
 
 static struct win *queue_pop(struct queue *q)
 {
 	struct win *w = &q->w[q->head];
 
-	q->head = (q->head + 1) % QUEUE;
+	q->head = (q->head + 1) % q->cap;
 	q->n--;
 	return w;
 }
 
+/* Room in the ring for one more window: 0, or -1 out of memory. */
+static int queue_room(struct queue *q)
+{
+	struct win *w;
+	int cap;
+
+	if (q->n < q->cap)
+		return 0;
+	cap = q->cap ? q->cap * 2 : 4;
+	if (!(w = malloc((size_t)cap * sizeof(*w))))
+		return -1;
+	for (int i = 0; i < q->n; i++)
+		w[i] = q->w[(q->head + i) % q->cap];
+	free(q->w);
+	q->w = w;
+	q->head = 0;
+	q->cap = cap;
+	return 0;
+}
+
 /* A window of side @side: met with the other side's oldest, else queued. */
-static void add_window(struct ra_wincmp *c, struct ofile *of, int side, const struct win *w)
+static int add_window(struct ra_wincmp *c, struct ofile *of, int side, const struct win *w,
+		      int who)
 {
 	struct queue *mine = &of->q[side], *other = &of->q[!side];
 
@@ -175,14 +240,18 @@ static void add_window(struct ra_wincmp *c, struct ofile *of, int side, const st
 		const struct win *o = queue_pop(other);
 
 		compare(c, of, side == 0 ? w : o, side == 0 ? o : w);
-		return;
+		ofile_done(c, of, who);
+		return 0;
 	}
 	if (mine->n == QUEUE) {	/* the other side is far behind: the oldest is unmatched */
 		const struct win *old = queue_pop(mine);
 
 		compare(c, of, side == 0 ? old : NULL, side == 0 ? NULL : old);
 	}
-	mine->w[(mine->head + mine->n++) % QUEUE] = *w;
+	if (queue_room(mine) < 0)
+		return -1;
+	mine->w[(mine->head + mine->n++) % mine->cap] = *w;
+	return 0;
 }
 
 /* The order-0 fallback of the task's ra_order window: inside it, right after it. */
@@ -233,9 +302,8 @@ static int window_of(struct ra_wincmp *c, int side, const struct ra_event *ev, i
 	take_window(t, ev, &w);
 	file = ra_fileset_index(&c->files, ev->ra.dev, ev->ra.ino, &fresh);
 	if (file < 0 || ra_grow((void **)&c->cf, &c->capcf, (size_t)file + 1, sizeof(*c->cf)) < 0 ||
-	    !(of = ofile_of(c, file, who)))
+	    !(of = ofile_of(c, file, who)) || add_window(c, of, side, &w, who) < 0 || c->failed)
 		return -1;
-	add_window(c, of, side, &w);
 	return 0;
 }
 
@@ -261,16 +329,42 @@ int ra_wincmp_event(struct ra_wincmp *c, int side, const struct ra_event *ev, in
 	return 0;
 }
 
+static int by_seq(const void *a, const void *b)
+{
+	const struct ofile *x = *(struct ofile *const *)a, *y = *(struct ofile *const *)b;
+
+	return (x->seq > y->seq) - (x->seq < y->seq);
+}
+
 void ra_wincmp_end(struct ra_wincmp *c)
 {
-	for (size_t i = 0; i < c->nof; i++) {
-		struct ofile *of = &c->of[i];
+	struct ra_map *m = &c->ofiles_by_key;
+	struct ofile **left = malloc((m->n ? m->n : 1) * sizeof(*left));
+	size_t n = 0;
+
+	/* the windows still waiting, in the order their open files were made */
+	for (size_t i = 0; i < m->cap; i++) {
+		struct ofile *of = ofile_at(m, i);
+
+		if (of && left)
+			left[n++] = of;
+		else if (of)
+			ofile_free(of);	/* no memory to order them: given up */
+	}
+	if (left)
+		qsort(left, n, sizeof(*left), by_seq);
+	for (size_t i = 0; i < n; i++) {
+		struct ofile *of = left[i];
 
 		while (of->q[0].n)
 			compare(c, of, queue_pop(&of->q[0]), NULL);
 		while (of->q[1].n)
 			compare(c, of, NULL, queue_pop(&of->q[1]));
+		ofile_free(of);
 	}
+	free(left);
+	memset(m->keys, 0, m->cap * sizeof(*m->keys));
+	m->n = 0;
 }
 
 bool ra_wincmp_windows(struct ra_wincmp *c, uint32_t dev, uint64_t ino)
@@ -287,7 +381,7 @@ bool ra_wincmp_file(const struct ra_wincmp *c, size_t i, struct ra_wincmp_file *
 	*out = (struct ra_wincmp_file){
 		.dev = c->files.ids[i].dev, .ino = c->files.ids[i].ino,
 		.windows = { c->cf[i].windows[0], c->cf[i].windows[1] }, .exact = c->cf[i].exact,
-		.first_difference = c->cf[i].diff[0] ? c->cf[i].diff : NULL,
+		.first_difference = c->cf[i].diff ? c->diffs[c->cf[i].diff - 1] : NULL,
 	};
 	return true;
 }
