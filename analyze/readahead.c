@@ -125,15 +125,19 @@ struct window {
 	struct fed_row fed;		/* what its row last written gave the model */
 };
 
-/* What one task does on one file: its streams and its recent read() ranges. */
+/*
+ * What one task does on one file: its streams and its recent read() ranges.
+ * The ranges are arrays of one block, made as the ranges come (most tasks
+ * read a file through one descriptor), up to RANGES.
+ */
 struct taskfile {
 	int heads[HEADS];		/* stream indices, most recent first */
 	int nheads;
-	uint64_t first[RANGES], last[RANGES];
-	int64_t seq[RANGES];		/* the latest event of each range */
-	uint64_t done[RANGES];		/* block completions seen before it */
-	uint64_t age[RANGES];		/* for replacing the least recent range */
-	int nranges;
+	uint64_t *first, *last;
+	int64_t *seq;			/* the latest event of each range */
+	uint64_t *done;			/* block completions seen before it */
+	uint64_t *age;			/* for replacing the least recent range */
+	int nranges, cap_ranges;
 	uint64_t span_min, span_max;	/* pages of the task's whole read() ranges */
 	uint64_t nreads;		/* whole reads noted */
 	uint64_t skipped_at;		/* clock of the latest read that left pages out */
@@ -1170,13 +1174,43 @@ static void reads_end(struct ra_state *st)
 	}
 }
 
-/* The range a new read() goes to: a free one, else the least recent. */
+/* Room for @cap ranges: the block remade, the ranges copied; 0, or -1. */
+static int ranges_room(struct taskfile *tf, int cap)
+{
+	uint64_t *b = malloc((size_t)cap * 5 * sizeof(uint64_t));
+	uint64_t *old = tf->first;
+
+	if (!b)
+		return -1;
+	for (int k = 0; k < tf->nranges; k++) {
+		b[k] = tf->first[k];
+		b[cap + k] = tf->last[k];
+		b[2 * cap + k] = (uint64_t)tf->seq[k];
+		b[3 * cap + k] = tf->done[k];
+		b[4 * cap + k] = tf->age[k];
+	}
+	tf->first = b;
+	tf->last = b + cap;
+	tf->seq = (int64_t *)(b + 2 * cap);
+	tf->done = b + 3 * cap;
+	tf->age = b + 4 * cap;
+	tf->cap_ranges = cap;
+	free(old);
+	return 0;
+}
+
+/* The range a new read() goes to: a free one, else the least recent; -1 no memory. */
 static int range_slot(struct taskfile *tf)
 {
 	int k = 0;
 
-	if (tf->nranges < RANGES)
+	if (tf->nranges == tf->cap_ranges && tf->nranges < RANGES &&
+	    ranges_room(tf, tf->cap_ranges ? tf->cap_ranges * 2 : 1) < 0)
+		return -1;
+	if (tf->nranges < RANGES) {
+		tf->age[tf->nranges] = 0;
 		return tf->nranges++;
+	}
 	for (int j = 1; j < RANGES; j++)
 		k = tf->age[j] < tf->age[k] ? j : k;
 	return k;
@@ -1236,6 +1270,11 @@ static void read_range(struct ra_state *st, struct task *t, struct taskfile *tf,
 			tf->skipped_at = tf->clock;
 		note_span(t, tf, first, last);
 		k = range_slot(tf);
+		if (k < 0) {
+			ra_set_error(RA_ERR_IO, "out of memory");
+			st->failed = true;
+			return;
+		}
 		if (tf->age[k])	/* a range reused: its read ended */
 			read_end(st, tf, k, file, t->pid);
 	}
@@ -1665,6 +1704,10 @@ static void state_release(struct ra_state *st)
 	free(st->tf_keys);
 	ra_map_release(&st->files_by_key);
 	ra_map_release(&st->tasks);
+	for (size_t i = 0; st->taskfiles.keys && i < st->taskfiles.cap; i++)
+		if (st->taskfiles.keys[i])
+			free(((struct taskfile *)((char *)st->taskfiles.vals +
+						  i * st->taskfiles.val_size))->first);
 	ra_map_release(&st->taskfiles);
 	ra_map_release(&st->tgids);
 	ra_sql_finalize(st->calls);
