@@ -154,7 +154,8 @@ struct blk_state {
 	struct ra_map plug_tasks;	/* pid -> struct plug_task */
 	bool unplug_kind_unknown;	/* an unplug did not say explicit or timer (ftrace) */
 	int64_t stall_ns;
-	struct ra_stmt *ins_req, *ins_stall;
+	struct ra_batch *ins_req;	/* requests' rows, in batches */
+	struct ra_stmt *ins_stall;
 	struct ra_xsort *samples;	/* every latency (sample_rec) */
 	int slots;			/* windows held in memory (window_slots) */
 	int64_t run_id;
@@ -183,7 +184,7 @@ struct blk_state {
 	int64_t timed_windows, rows_kept;
 	struct done_rec *group;		/* the windows of one completion */
 	size_t capgroup;
-	struct ra_stmt *put_row;	/* a window's row written as it leaves memory */
+	struct ra_batch *put_row;	/* a window's row written as it leaves memory */
 	bool at_end;
 	char at_end_why[160];
 };
@@ -605,7 +606,7 @@ static int store_request(struct blk_state *st, struct device *d, const struct re
 	if (st->feed)
 		ra_model_feed_request(st->feed, d->dev, (int64_t)r->nr, c_ts - r->d_ts,
 				      r->d_ts && strpbrk(r->rwbs, "Rr"));
-	return ra_sql_put(st->ins_req, "iiiiitxzzzzixzx", st->run_id, (int64_t)d->dev, ++st->req_seq,
+	return ra_batch_put(st->ins_req, "iiiiitxzzzzixzx", st->run_id, (int64_t)d->dev, ++st->req_seq,
 			  (int64_t)r->start, (int64_t)r->nr, r->rwbs, r->nbios, first_q, r->g_ts,
 			  r->i_ts, r->d_ts, c_ts, error, (int64_t)window, windows);
 }
@@ -1723,10 +1724,10 @@ static int settle(struct blk_state *st, bool all)
 }
 
 /* A window with I/O: its row, given to the model's inputs unless it was */
-static int put_wio_row(struct blk_state *st, struct ra_stmt *q, int id, struct window_io *w,
+static int put_wio_row(struct blk_state *st, struct ra_batch *q, int id, struct window_io *w,
 		       int64_t service, int64_t idle, int64_t held)
 {
-	int rc = ra_sql_put(q, "ixiiizzjijjj", st->run_id, id, (int64_t)w->bios,
+	int rc = ra_batch_put(q, "ixiiizzjijjj", st->run_id, id, (int64_t)w->bios,
 			    (int64_t)w->requests, (int64_t)w->bytes, w->first_q, w->last_c,
 			    w->sync && w->first_c && w->open_ts ? w->first_c - w->open_ts : -1,
 			    (int64_t)w->ab, service, idle, held);
@@ -1747,10 +1748,10 @@ static int put_wio_row(struct blk_state *st, struct ra_stmt *q, int id, struct w
 static int put_timed(struct blk_state *st, int id, struct window_io *w)
 {
 	if (!st->put_row &&
-	    !(st->put_row = ra_sql_prepare(st->db, "INSERT OR REPLACE INTO window_io (run_id,"
-					   " window_id, bios, requests, bytes, first_q_ts_ns,"
-					   " last_c_ts_ns, sync_wait_ns, shared_bios, service_ns,"
-					   " idle_ns, held_ns) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")))
+	    !(st->put_row = ra_batch_new(st->db, "INSERT OR REPLACE INTO window_io (run_id,"
+					 " window_id, bios, requests, bytes, first_q_ts_ns,"
+					 " last_c_ts_ns, sync_wait_ns, shared_bios, service_ns,"
+					 " idle_ns, held_ns)", 12)))
 		return -1;
 	return put_wio_row(st, st->put_row, id, w, w->timed ? w->service : -1,
 			   w->timed ? w->idle : -1, w->timed ? w->held : -1);
@@ -1974,7 +1975,7 @@ static int window_service(struct blk_state *st, struct order_set *os)
 /* The windows' rows, in id order, with their device time read alongside. */
 struct row_ctx {
 	struct blk_state *st;
-	struct ra_stmt *q;		/* the rows' insert */
+	struct ra_batch *q;		/* the rows' insert */
 	struct ra_xsort *times;		/* the device times by id */
 	struct svc_rec next;		/* the device time read ahead */
 	int rc;				/* of its reading: 1 one, 0 none left, -1 error */
@@ -2004,7 +2005,7 @@ static int window_row(int64_t id, void *rec, void *arg)
  * The windows' rows: those not written as they left memory, with the time
  * they were given as they completed; or all, their time computed here.
  */
-static int store_windows_io(struct blk_state *st, struct ra_stmt *q, int slots)
+static int store_windows_io(struct blk_state *st, struct ra_batch *q, int slots)
 {
 	struct order_set os = { 0 };
 	struct row_ctx c = { .st = st, .q = q };
@@ -2013,9 +2014,12 @@ static int store_windows_io(struct blk_state *st, struct ra_stmt *q, int slots)
 	if (!st->at_end && settle(st, true) < 0)
 		return -1;
 	if (!st->at_end)
-		return ra_slots_each(st->wio, timed_row, st);
-	if (st->rows_kept && ra_sql_exec(st->db, "DELETE FROM window_io WHERE run_id = ?", "i",
-					 st->run_id) < 0)
+		return ra_slots_each(st->wio, timed_row, st) < 0 ||
+		       (st->put_row && ra_batch_flush(st->put_row) < 0) ? -1 : 0;
+	/* the rows written before, those of the batch too, deleted */
+	if (st->rows_kept && ((st->put_row && ra_batch_flush(st->put_row) < 0) ||
+			      ra_sql_exec(st->db, "DELETE FROM window_io WHERE run_id = ?", "i",
+					  st->run_id) < 0))
 		return -1;
 	ra_model_feed_io_again(st->feed);
 	if (order_begin(&os, slots > 0 ? slots : ORDER_MEM) < 0 || window_service(st, &os) < 0)
@@ -2023,6 +2027,8 @@ static int store_windows_io(struct blk_state *st, struct ra_stmt *q, int slots)
 	c.times = os.times;
 	c.rc = ra_xsort_next(c.times, &c.next);
 	ret = c.rc < 0 ? -1 : ra_slots_each(st->wio, window_row, &c);
+	if (ret == 0)
+		ret = ra_batch_flush(q);
 out:
 	order_release(&os);
 	return ret;
@@ -2049,10 +2055,11 @@ static int store_plugs(struct blk_state *st, struct ra_stmt *q)
 
 static int store_all(struct blk_state *st)
 {
-	struct ra_stmt *dq = NULL, *lq = NULL, *hq = NULL, *wq = NULL, *pq = NULL;
+	struct ra_stmt *dq = NULL, *lq = NULL, *hq = NULL, *pq = NULL;
+	struct ra_batch *wq = NULL;
 	int ret = -1;
 
-	if (ra_xsort_end(st->samples) < 0)
+	if (ra_xsort_end(st->samples) < 0 || ra_batch_flush(st->ins_req) < 0)
 		goto out;
 
 	dq = ra_sql_prepare(st->db, "INSERT INTO device_io (run_id, dev, reads_completed,"
@@ -2065,9 +2072,9 @@ static int store_all(struct blk_state *st)
 			    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
 	hq = ra_sql_prepare(st->db, "INSERT INTO latency_hist (run_id, dev, interval, lo_ns, hi_ns,"
 			    " n) VALUES (?, ?, ?, ?, ?, ?)");
-	wq = ra_sql_prepare(st->db, "INSERT INTO window_io (run_id, window_id, bios, requests, bytes,"
-			    " first_q_ts_ns, last_c_ts_ns, sync_wait_ns, shared_bios, service_ns,"
-			    " idle_ns, held_ns) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+	wq = ra_batch_new(st->db, "INSERT INTO window_io (run_id, window_id, bios, requests, bytes,"
+			  " first_q_ts_ns, last_c_ts_ns, sync_wait_ns, shared_bios, service_ns,"
+			  " idle_ns, held_ns)", 12);
 	pq = ra_sql_prepare(st->db, "INSERT INTO plugs (run_id, dev, plugs, unplugs,"
 			    " unplugs_explicit, unplugs_timer, unplug_requests, plugged_bios)"
 			    " VALUES (?, ?, ?, ?, ?, ?, ?, ?)");
@@ -2089,7 +2096,7 @@ out:
 	ra_sql_finalize(dq);
 	ra_sql_finalize(lq);
 	ra_sql_finalize(hq);
-	ra_sql_finalize(wq);
+	ra_batch_free(wq);
 	ra_sql_finalize(pq);
 	return ret;
 }
@@ -2109,9 +2116,9 @@ static void state_free(struct blk_state *st)
 	free(st->free_reqs);
 	/* no statement left running: the records' table is dropped */
 	ra_sql_finalize(st->wins);
-	ra_sql_finalize(st->ins_req);
+	ra_batch_free(st->ins_req);
 	ra_sql_finalize(st->ins_stall);
-	ra_sql_finalize(st->put_row);
+	ra_batch_free(st->put_row);
 	ra_slots_free(st->wio);
 	for (int i = 0; i < st->ndevs; i++) {
 		free(st->devs[i].done);
@@ -2155,10 +2162,9 @@ static struct blk_state *state_new(struct ra_db *db, int64_t run_id, int slots,
 	    ra_map_init(&st->fs_blk, 1) < 0 || ra_map_init(&st->fs_asked, 1) < 0 ||
 	    ra_map_init(&st->skipped_devs, 1) < 0)
 		goto fail;
-	st->ins_req = ra_sql_prepare(db, "INSERT INTO requests (run_id, dev, req_id, sector,"
-				     " nr_sector, rwbs, bios, q_ts_ns, g_ts_ns, i_ts_ns, d_ts_ns,"
-				     " c_ts_ns, error, window_id, windows)"
-				     " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+	st->ins_req = ra_batch_new(db, "INSERT INTO requests (run_id, dev, req_id, sector,"
+				   " nr_sector, rwbs, bios, q_ts_ns, g_ts_ns, i_ts_ns, d_ts_ns,"
+				   " c_ts_ns, error, window_id, windows)", 15);
 	st->ins_stall = ra_sql_prepare(db, "INSERT INTO stalls (run_id, dev, q_ts_ns, pid, sector,"
 				       " nr_sector, stall_ns, window_id)"
 				       " VALUES (?, ?, ?, ?, ?, ?, ?, ?)");

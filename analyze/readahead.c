@@ -188,7 +188,7 @@ struct ra_state {
 	struct known_size *sizes;	/* the files' sizes, read before the events */
 	size_t nsizes;
 	struct ra_stmt *calls;		/* into temp.ra_calls, as the events pass */
-	struct ra_stmt *put;		/* into windows */
+	struct ra_batch *put;		/* into windows */
 	int64_t run_id;
 	struct ra_map files_by_key;	/* (dev, ino) -> file index + 1 */
 	struct file *files;
@@ -1422,7 +1422,7 @@ static void feed_window(struct ra_state *st, struct window *w, int64_t eof, int6
 }
 
 /* A window's row as final (@eof: the file's size in pages, or its end seen). */
-static int put_window(struct ra_state *st, struct ra_stmt *q, int64_t run_id, int id,
+static int put_window(struct ra_state *st, struct ra_batch *q, int64_t run_id, int id,
 		      struct window *w, int64_t eof)
 {
 	const struct file *f = &st->files[w->file];
@@ -1431,7 +1431,7 @@ static int put_window(struct ra_state *st, struct ra_stmt *q, int64_t run_id, in
 	bool trigger = w->trigger != TRIG_NONE;
 	int rc;
 
-	rc = ra_sql_put(q, "ixiixiixtoootxiiiooxoiiiiiiiioii", run_id, id + 1, w->seq, w->ts,
+	rc = ra_batch_put(q, "ixiixiixtoootxiiiooxoiiiiiiiioii", run_id, id + 1, w->seq, w->ts,
 			  w->pid, (int64_t)f->dev, (int64_t)f->ino, w->stream + 1,
 			  trig[w->trigger], trigger, w->trigger_seq, trigger,
 			  (int64_t)w->trigger_index, (int)w->has_req, (int64_t)w->req_count,
@@ -1467,7 +1467,7 @@ static int settle_pmd(struct ra_state *st)
 
 struct put_ctx {
 	struct ra_state *st;
-	struct ra_stmt *q;
+	struct ra_batch *q;
 	int64_t run_id;
 	int n;			/* rows written */
 };
@@ -1481,17 +1481,17 @@ static int put_one(int64_t id, void *w, void *arg)
 			  eof_of(c->st, ((const struct window *)w)->file));
 }
 
-static struct ra_stmt *put_stmt(struct ra_state *st)
+/* The windows' rows, written in batches: in the table once the pass flushes them. */
+static struct ra_batch *put_stmt(struct ra_state *st)
 {
 	if (!st->put)
-		st->put = ra_sql_prepare(st->db, "INSERT OR REPLACE INTO windows (run_id, window_id,"
+		st->put = ra_batch_new(st->db, "INSERT OR REPLACE INTO windows (run_id, window_id,"
 			       " seq, ts_ns, pid, dev, ino, stream_id, trigger, trigger_seq,"
 			       " trigger_index, req_count_pages, pattern, mmap, start_page, size_pages,"
 			       " async_size_pages, folio_order, ra_pages, fallback, demand_start,"
 			       " demand_pages, eof_page, pages_added, ra_pages_added, used,"
-			       " evicted_unused, thrashed, pending, end_ts_ns, mapped, used_inferred)"
-			       " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?,"
-			       " ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+			       " evicted_unused, thrashed, pending, end_ts_ns, mapped, used_inferred)",
+			       32);
 	return st->put;
 }
 
@@ -1547,6 +1547,9 @@ static int write_windows(struct ra_state *st, struct ra_db *db, int64_t run_id, 
 	struct put_ctx ctx = { st, put_stmt(st), run_id, 0 };
 	struct ra_stmt *mend;
 	int ret = ctx.q ? ra_slots_each(st->wins, put_one, &ctx) : -1;
+
+	if (ret == 0)
+		ret = ra_batch_flush(ctx.q);	/* every row in the table, before any mend */
 
 	for (int i = 0; ret == 0 && i < st->nfiles; i++) {
 		const struct file *f = &st->files[i];
@@ -1712,7 +1715,7 @@ static void state_release(struct ra_state *st)
 	ra_map_release(&st->tgids);
 	ra_sql_finalize(st->calls);
 	st->calls = NULL;
-	ra_sql_finalize(st->put);
+	ra_batch_free(st->put);
 	st->put = NULL;
 	ra_pages_release(&st->cache);
 	ra_pages_release(&st->ghosts);
@@ -2095,7 +2098,7 @@ static int run_readahead(struct ra_db *db, int64_t run_id, const struct ra_analy
 		ra_pass_say(o, "readahead: reading the stored events again: %s", why);
 		ra_sql_finalize(o->live->st.calls);	/* its tables are made again */
 		o->live->st.calls = NULL;
-		ra_sql_finalize(o->live->st.put);
+		ra_batch_free(o->live->st.put);	/* its rows not written are dropped */
 		o->live->st.put = NULL;
 		ra_slots_detach(o->live->st.wins);
 		/* the rows written while it followed */

@@ -77,6 +77,31 @@ void ra_sql_reset(struct ra_stmt *st);
  */
 int ra_sql_put(struct ra_stmt *st, const char *fmt, ...);
 
+/*
+ * Rows of one INSERT, written many at a time: each row is bound as it is
+ * put into a statement of RA_BATCH_ROWS rows of VALUES, stepped when they
+ * are all bound or when flushed (it inserts the first of them, as many as
+ * were put), so that SQLite's cost of a statement is shared by its rows. On
+ * a server, a row at a time. A row put is in its table once flushed: a
+ * statement that reads or changes the table must come after
+ * ra_batch_flush(). Rows of one batch go in in the order they were put.
+ */
+#define RA_BATCH_ROWS 16
+
+struct ra_batch;
+
+/**
+ * ra_batch_new - rows of @insert ("INSERT [OR REPLACE] INTO t (c1, c2...)",
+ * no VALUES) of @ncols values each; NULL with ra_last_error()
+ */
+struct ra_batch *ra_batch_new(struct ra_db *db, const char *insert, int ncols);
+/** ra_batch_put - one row, its @ncols values by @fmt; 0 or -1 with ra_last_error() */
+int ra_batch_put(struct ra_batch *b, const char *fmt, ...);
+/** ra_batch_flush - the rows put written; 0 or -1 with ra_last_error() */
+int ra_batch_flush(struct ra_batch *b);
+/** ra_batch_free - free it, the rows not flushed dropped; safe on NULL */
+void ra_batch_free(struct ra_batch *b);
+
 /**
  * ra_sql_why - the engine's words for the last statement of @db that failed
  * ("out of memory" when it has none), for a message that names more than

@@ -390,6 +390,95 @@ int ra_sql_put(struct ra_stmt *st, const char *fmt, ...)
 	return ret;
 }
 
+struct ra_batch {
+	struct ra_stmt *st;
+	int ncols;
+	int rows;		/* of the statement: RA_BATCH_ROWS, or 1 on a server */
+	int n;			/* rows bound, not yet written */
+};
+
+struct ra_batch *ra_batch_new(struct ra_db *db, const char *insert, int ncols)
+{
+	struct ra_batch *b = calloc(1, sizeof(*b));
+	int rows = db->pg ? 1 : RA_BATCH_ROWS;
+	size_t len = strlen(insert) + 64 + (size_t)rows * (3 + 2 * (size_t)ncols);
+	char *sql = malloc(len), *p;
+
+	if (!b || !sql || ncols < 1) {
+		free(b);
+		free(sql);
+		ra_set_error(ncols < 1 ? RA_ERR_USAGE : RA_ERR_IO,
+			     ncols < 1 ? "a batch of rows without values" : "out of memory");
+		return NULL;
+	}
+	/* SELECT ... LIMIT ?: the statement inserts the first rows only */
+	p = sql + sprintf(sql, "%s %s", insert, rows > 1 ? "SELECT * FROM (VALUES " : "VALUES ");
+	for (int r = 0; r < rows; r++) {
+		*p++ = r ? ',' : '(';
+		if (r)
+			*p++ = '(';
+		for (int c = 0; c < ncols; c++) {
+			if (c)
+				*p++ = ',';
+			*p++ = '?';
+		}
+		*p++ = ')';
+	}
+	strcpy(p, rows > 1 ? ") LIMIT ?" : "");
+	b->st = ra_sql_prepare(db, sql);
+	free(sql);
+	if (!b->st) {
+		free(b);
+		return NULL;
+	}
+	b->ncols = ncols;
+	b->rows = rows;
+	return b;
+}
+
+int ra_batch_flush(struct ra_batch *b)
+{
+	int ret = 0;
+
+	if (!b->n)
+		return 0;
+	if (b->rows > 1 && ra_sql_bind_at(b->st, b->rows * b->ncols + 1, "x", b->n) < 0)
+		ret = -1;
+	while (ret == 0 && (ret = ra_sql_step(b->st)) == 1)
+		ret = 0;
+	ra_sql_reset(b->st);
+	b->n = 0;
+	return ret < 0 ? -1 : 0;
+}
+
+int ra_batch_put(struct ra_batch *b, const char *fmt, ...)
+{
+	va_list ap;
+	int ret;
+
+	if ((int)strlen(fmt) != b->ncols) {
+		ra_set_error(RA_ERR_USAGE, "a row of %d values in a batch of %d", (int)strlen(fmt),
+			     b->ncols);
+		return -1;
+	}
+	va_start(ap, fmt);
+	ret = bind_va(b->st, 1 + b->n * b->ncols, fmt, &ap);
+	va_end(ap);
+	if (ret < 0)
+		return -1;
+	if (++b->n == b->rows)
+		return ra_batch_flush(b);
+	return 0;
+}
+
+void ra_batch_free(struct ra_batch *b)
+{
+	if (!b)
+		return;
+	ra_sql_finalize(b->st);
+	free(b);
+}
+
 const char *ra_sql_why(struct ra_db *db)
 {
 	int code;

@@ -3,7 +3,8 @@
  * The statement layer (ra_sql.h) on a real database file: every format
  * character bound and read back, NULLs both ways, the one-row query, a
  * prepared INSERT run many times, and the messages of a bad statement and of
- * a constraint that refuses a row.
+ * a constraint that refuses a row; rows written in batches (ra_batch), in
+ * the order put, whole and partial batches, texts copied as they are put.
  */
 #include <math.h>
 #include <stdio.h>
@@ -181,12 +182,79 @@ static void test_columns(void)
 	ra_db_close(db);
 }
 
+static int64_t count(struct ra_db *db, const char *sql)
+{
+	int64_t n = -1;
+
+	CHECK_INT(ra_sql_one(db, sql, "", "i", &n), 1);
+	return n;
+}
+
+static void test_batch(void)
+{
+	struct ra_db *db = open_db();
+	struct ra_batch *b;
+	char text[16], *v = NULL, want[256];
+
+	if (!db)
+		return;
+	CHECK_INT(ra_sql_exec(db, "CREATE TABLE bt (k INTEGER PRIMARY KEY, v TEXT,"
+				  " n INTEGER CHECK (n IS NULL OR n >= 0))", ""), 0);
+	b = ra_batch_new(db, "INSERT OR REPLACE INTO bt (k, v, n)", 3);
+	CHECK(b != NULL);
+	if (!b)
+		return;
+	/* whole batches are written as they fill, the rest when flushed */
+	for (int k = 0; k < 2 * RA_BATCH_ROWS + 8; k++) {
+		snprintf(text, sizeof(text), "r%d", k);	/* the same buffer: copied */
+		CHECK_INT(ra_batch_put(b, "itz", (int64_t)k, text, (int64_t)(k * 3)), 0);
+		if (k == RA_BATCH_ROWS - 2)
+			CHECK_INT(count(db, "SELECT COUNT(*) FROM bt"), 0);
+		if (k == RA_BATCH_ROWS - 1)
+			CHECK_INT(count(db, "SELECT COUNT(*) FROM bt"), RA_BATCH_ROWS);
+	}
+	CHECK_INT(count(db, "SELECT COUNT(*) FROM bt"), 2 * RA_BATCH_ROWS);
+	CHECK_INT(ra_batch_flush(b), 0);
+	CHECK_INT(ra_batch_flush(b), 0);	/* nothing left: nothing written */
+	CHECK_INT(count(db, "SELECT COUNT(*) FROM bt"), 2 * RA_BATCH_ROWS + 8);
+	CHECK_INT(count(db, "SELECT SUM(n) FROM bt"), 3 * (2 * RA_BATCH_ROWS + 8) *
+						      (2 * RA_BATCH_ROWS + 7) / 2);
+	CHECK_INT(count(db, "SELECT COUNT(*) FROM bt WHERE v = 'r' || k"), 2 * RA_BATCH_ROWS + 8);
+	CHECK_INT(count(db, "SELECT COUNT(*) FROM bt WHERE k = 0 AND n IS NULL"), 1);
+	/* a row put twice in one batch: the later one stays */
+	CHECK_INT(ra_batch_put(b, "itz", (int64_t)5, "first", (int64_t)1), 0);
+	CHECK_INT(ra_batch_put(b, "itz", (int64_t)5, "second", (int64_t)2), 0);
+	CHECK_INT(ra_batch_flush(b), 0);
+	CHECK_INT(ra_sql_one(db, "SELECT v FROM bt WHERE k = 5", "", "T", &v), 1);
+	CHECK_STR(v, "second");
+	free(v);
+	/* a row of another width is refused; one the table refuses fails its batch */
+	CHECK_INT(ra_batch_put(b, "it", (int64_t)1, "x"), -1);
+	CHECK_STR(ra_last_error(), "a row of 2 values in a batch of 3");
+	CHECK_INT(ra_batch_put(b, "itz", (int64_t)100, "ok", (int64_t)1), 0);
+	CHECK_INT(ra_batch_put(b, "itz", (int64_t)101, "no", (int64_t)-1), 0);
+	CHECK_INT(ra_batch_flush(b), -1);
+	snprintf(want, sizeof(want), "cannot write '%s/sql.db': CHECK constraint failed:", dir);
+	CHECK(strncmp(ra_last_error(), want, strlen(want)) == 0);
+	CHECK_INT(count(db, "SELECT COUNT(*) FROM bt WHERE k >= 100"), 0);
+	/* the batch goes on after a refusal; rows not flushed are dropped when it is freed */
+	CHECK_INT(ra_batch_put(b, "itz", (int64_t)102, "yes", (int64_t)1), 0);
+	CHECK_INT(ra_batch_flush(b), 0);
+	CHECK_INT(ra_batch_put(b, "itz", (int64_t)103, "dropped", (int64_t)1), 0);
+	ra_batch_free(b);
+	ra_batch_free(NULL);
+	CHECK_INT(count(db, "SELECT COUNT(*) FROM bt WHERE k >= 100"), 1);
+	CHECK(ra_batch_new(db, "INSERT INTO nowhere (a)", 1) == NULL);
+	ra_db_close(db);
+}
+
 int main(void)
 {
 	static const struct test_case cases[] = {
 		{ "bind, step and read by format", test_round_trip },
 		{ "the messages of bad statements", test_errors },
 		{ "columns by type", test_columns },
+		{ "rows written in batches", test_batch },
 		{ NULL, NULL },
 	};
 	return test_run_in_tmpdir("test_sql", cases, dir);
