@@ -1569,10 +1569,9 @@ static int write_windows(struct ra_state *st, struct ra_db *db, int64_t run_id, 
 
 static int write_streams(struct ra_state *st, struct ra_db *db, int64_t run_id)
 {
-	struct ra_stmt *q = ra_sql_prepare(db, "INSERT INTO streams (run_id, stream_id, dev, ino,"
+	struct ra_batch *q = ra_batch_new(db, "INSERT INTO streams (run_id, stream_id, dev, ino,"
 			       " pid, windows, first_ts_ns, last_ts_ns, initial_size_pages, max_size_pages,"
-			       " ramp_windows, collapses, ra_pages, sizes)"
-			       " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+			       " ramp_windows, collapses, ra_pages, sizes)", 14);
 	int ret = q ? 0 : -1;
 
 	for (int i = 0; i < st->nstreams && ret == 0; i++) {
@@ -1583,13 +1582,15 @@ static int write_streams(struct ra_state *st, struct ra_db *db, int64_t run_id)
 			ret = -1;
 			break;
 		}
-		ret = ra_sql_put(q, "ixiixiiiiiiiot", run_id, i + 1, (int64_t)f->dev, (int64_t)f->ino,
+		ret = ra_batch_put(q, "ixiixiiiiiiiot", run_id, i + 1, (int64_t)f->dev, (int64_t)f->ino,
 				 s->pid, (int64_t)s->n, (int64_t)s->first_ts, (int64_t)s->last_ts,
 				 s->n ? (int64_t)atoi(s->sizes) : (int64_t)0, (int64_t)s->max,
 				 (int64_t)s->ramp, (int64_t)s->collapses, s->ra_pages > 0,
 				 (int64_t)s->ra_pages, s->sizes ? s->sizes : "");
 	}
-	ra_sql_finalize(q);
+	if (ret == 0)
+		ret = ra_batch_flush(q);
+	ra_batch_free(q);
 	return ret;
 }
 

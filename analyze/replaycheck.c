@@ -293,9 +293,9 @@ void ra_replay_doubt_names(unsigned int d, char *buf, size_t len)
 
 static int store_files(struct check *c, int64_t *tot)
 {
-	struct ra_stmt *st = ra_sql_prepare(c->db,
+	struct ra_batch *st = ra_batch_new(c->db,
 		"INSERT INTO replay_files (run_id, dev, ino, windows, replayed, exact, doubts,"
-		" first_difference) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)");
+		" first_difference)", 8);
 	struct ra_wincmp_file f;
 	char doubts[128];
 	int rc = 0;
@@ -307,14 +307,16 @@ static int store_files(struct check *c, int64_t *tot)
 			continue;
 		ra_replay_doubt_names(ra_replay_doubts(c->rp, f.dev, f.ino), doubts,
 				      sizeof(doubts));
-		rc = ra_sql_put(st, "iiiiiitt", c->run_id, (int64_t)f.dev, (int64_t)f.ino,
+		rc = ra_batch_put(st, "iiiiiitt", c->run_id, (int64_t)f.dev, (int64_t)f.ino,
 				f.windows[0], f.windows[1], f.exact, doubts[0] ? doubts : NULL,
 				f.first_difference);
 		tot[0] += f.windows[0];
 		tot[1] += f.windows[1];
 		tot[2] += f.exact;
 	}
-	ra_sql_finalize(st);
+	if (rc == 0)
+		rc = ra_batch_flush(st);
+	ra_batch_free(st);
 	return rc;
 }
 
