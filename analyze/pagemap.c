@@ -27,7 +27,7 @@ int ra_map_init(struct ra_map *m, size_t val_size)
 	m->val_size = val_size;
 	m->cap = MIN_CAP;
 	m->keys = calloc(m->cap, sizeof(*m->keys));
-	m->vals = calloc(m->cap, val_size);
+	m->vals = calloc(m->cap + 1, val_size);	/* the last for key 0 */
 	return m->keys && m->vals ? 0 : -1;
 }
 
@@ -40,6 +40,8 @@ void ra_map_release(struct ra_map *m)
 
 void *ra_map_get(const struct ra_map *m, uint64_t key)
 {
+	if (!key)
+		return m->zero ? val_at(m, m->cap) : NULL;
 	for (size_t i = slot_of(m, key);; i = (i + 1) & (m->cap - 1)) {
 		if (m->keys[i] == key)
 			return val_at(m, i);
@@ -53,7 +55,7 @@ static int grow(struct ra_map *m)
 	struct ra_map big = { .val_size = m->val_size, .cap = m->cap * 2 };
 
 	big.keys = calloc(big.cap, sizeof(*big.keys));
-	big.vals = calloc(big.cap, big.val_size);
+	big.vals = calloc(big.cap + 1, big.val_size);
 	if (!big.keys || !big.vals) {
 		free(big.keys);
 		free(big.vals);
@@ -64,6 +66,11 @@ static int grow(struct ra_map *m)
 
 		if (m->keys[i])
 			memcpy(ra_map_put(&big, m->keys[i], &fresh), val_at(m, i), m->val_size);
+	}
+	if (m->zero) {
+		memcpy(val_at(&big, big.cap), val_at(m, m->cap), m->val_size);
+		big.zero = true;
+		big.n++;
 	}
 	ra_map_release(m);
 	*m = big;
@@ -76,6 +83,15 @@ void *ra_map_put(struct ra_map *m, uint64_t key, bool *fresh)
 
 	if ((m->n + 1) * 4 > m->cap * 3 && grow(m) < 0)
 		return NULL;
+	if (!key) {
+		*fresh = !m->zero;
+		if (*fresh) {
+			memset(val_at(m, m->cap), 0, m->val_size);
+			m->zero = true;
+			m->n++;
+		}
+		return val_at(m, m->cap);
+	}
 	for (i = slot_of(m, key); m->keys[i]; i = (i + 1) & (m->cap - 1)) {
 		if (m->keys[i] == key) {
 			*fresh = false;
@@ -93,6 +109,11 @@ void ra_map_del(struct ra_map *m, uint64_t key)
 {
 	size_t i = slot_of(m, key), j;
 
+	if (!key) {
+		m->n -= m->zero;
+		m->zero = false;
+		return;
+	}
 	while (m->keys[i] != key) {
 		if (!m->keys[i])
 			return;

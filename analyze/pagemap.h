@@ -1,8 +1,11 @@
 /* SPDX-License-Identifier: LGPL-2.1 */
 /*
- * Open-addressing hash maps of 64-bit keys (never 0) for the analysis passes:
- * cached pages by (file, index), tasks by pid. Linear probing with
- * backward-shift deletion, so the table never fills with tombstones.
+ * Open-addressing hash maps of 64-bit keys for the analysis passes: tasks by
+ * pid, requests by sector, groups of pages. Linear probing with
+ * backward-shift deletion, so the table never fills with tombstones. Key 0
+ * marks an empty slot: its value is kept apart (after the table's), so that
+ * a key the input makes 0 (sector -1 plus one) is a key like any other; a
+ * walk of keys[] does not see it.
  */
 #ifndef RA_PAGEMAP_H
 #define RA_PAGEMAP_H
@@ -15,8 +18,9 @@ struct ra_map {
 	uint64_t *keys;
 	void *vals;
 	size_t val_size;
-	size_t cap;	/* power of two */
+	size_t cap;	/* power of two; vals has cap + 1, the last for key 0 */
 	size_t n;
+	bool zero;	/* key 0 is in the map */
 };
 
 int ra_map_init(struct ra_map *m, size_t val_size);

@@ -365,6 +365,7 @@ void ra_wincmp_end(struct ra_wincmp *c)
 	free(left);
 	memset(m->keys, 0, m->cap * sizeof(*m->keys));
 	m->n = 0;
+	m->zero = false;
 }
 
 bool ra_wincmp_windows(struct ra_wincmp *c, uint32_t dev, uint64_t ino)

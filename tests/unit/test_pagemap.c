@@ -186,11 +186,43 @@ static void test_memory(void)
 	ra_pages_release(&sparse);
 }
 
+static void test_key_zero(void)
+{
+	struct ra_map m;
+	bool fresh;
+	int64_t *v;
+
+	CHECK_INT(ra_map_init(&m, sizeof(int64_t)), 0);
+	CHECK(ra_map_get(&m, 0) == NULL);	/* not an empty slot's value */
+	for (uint64_t k = 1; k <= 700; k++)	/* values left in slots, then freed */
+		*(int64_t *)ra_map_put(&m, k, &fresh) = (int64_t)k;
+	for (uint64_t k = 1; k <= 700; k++)
+		ra_map_del(&m, k);
+	CHECK(ra_map_get(&m, 0) == NULL);
+	CHECK_INT(m.n, 0);
+	v = ra_map_put(&m, 0, &fresh);
+	CHECK(v && fresh && *v == 0);
+	if (v)
+		*v = -7;
+	CHECK(ra_map_put(&m, 0, &fresh) == v && !fresh);
+	for (uint64_t k = 1; k <= 5000; k++)	/* grown several times */
+		*(int64_t *)ra_map_put(&m, k, &fresh) = (int64_t)k;
+	CHECK_INT(m.n, 5001);
+	v = ra_map_get(&m, 0);
+	CHECK(v && *v == -7);
+	CHECK(ra_map_get(&m, 4321) && *(int64_t *)ra_map_get(&m, 4321) == 4321);
+	ra_map_del(&m, 0);
+	CHECK(ra_map_get(&m, 0) == NULL);
+	CHECK_INT(m.n, 5000);
+	ra_map_release(&m);
+}
+
 int main(void)
 {
 	static const struct test_case cases[] = {
 		{"dense", test_dense}, {"sparse", test_sparse}, {"fill_empty", test_fill_empty},
-		{"edges", test_edges}, {"memory", test_memory}, {NULL, NULL},
+		{"edges", test_edges}, {"memory", test_memory}, {"key 0", test_key_zero},
+		{NULL, NULL},
 	};
 
 	return test_run("pagemap", cases);
