@@ -660,6 +660,7 @@ struct resolve {
 	const struct ra_names *nm;
 	struct ra_fsmap *now;		/* the mounts after the run, for the walk at the end */
 	struct ra_name_counts *counts;
+	struct ra_batch *rows;		/* into files */
 };
 
 static int store(struct resolve *rs, uint32_t dev, struct want *w, size_t n)
@@ -707,8 +708,9 @@ static int store(struct resolve *rs, uint32_t dev, struct want *w, size_t n)
 			rs->counts->before++;
 		}
 		rs->counts->unnamed += !w[i].path;
-		if (!ret && ra_db_add_file(rs->db, rs->run_id, dev, w[i].ino, w[i].path,
-					   w[i].path ? w[i].size : -1) < 0)
+		if (!ret && ra_batch_put(rs->rows, "iiitj", rs->run_id, (int64_t)dev,
+					 (int64_t)w[i].ino, w[i].path,
+					 w[i].path ? (int64_t)w[i].size : (int64_t)-1) < 0)
 			ret = -1;
 		free(w[i].path);
 		w[i].path = NULL;
@@ -731,6 +733,11 @@ int ra_paths_resolve(struct ra_db *db, int64_t run_id, const struct ra_names *nm
 		ra_set_error(RA_ERR_IO, "out of memory");
 		goto out;
 	}
+	/* a statement of many rows, not one prepared a file */
+	rs.rows = ra_batch_new(db, "INSERT OR REPLACE INTO files (run_id, dev, ino, path, size_bytes)",
+			       5);
+	if (!rs.rows)
+		goto out;
 	for (size_t i = 0; i < nfiles; i++) {
 		if (n && files[i].dev != dev) {
 			if (store(&rs, dev, w, n) < 0)
@@ -740,9 +747,10 @@ int ra_paths_resolve(struct ra_db *db, int64_t run_id, const struct ra_names *nm
 		dev = files[i].dev;
 		w[n++] = (struct want){ .ino = files[i].ino };
 	}
-	if (!n || store(&rs, dev, w, n) == 0)
+	if ((!n || store(&rs, dev, w, n) == 0) && ra_batch_flush(rs.rows) == 0)
 		ret = 0;
 out:
+	ra_batch_free(rs.rows);
 	ra_fsmap_free(rs.now);
 	free(w);
 	return ret;
