@@ -349,8 +349,8 @@ bool ra_wincmp_takes(const struct ra_event *ev);
  * both sides); other events are ignored. 0 or -1
  */
 int ra_wincmp_event(struct ra_wincmp *c, int side, const struct ra_event *ev, int who);
-/** ra_wincmp_end - the windows still waiting for the other side are unmatched */
-void ra_wincmp_end(struct ra_wincmp *c);
+/** ra_wincmp_end - the windows still waiting for the other side are unmatched; 0 or -1 */
+int ra_wincmp_end(struct ra_wincmp *c);
 
 struct ra_wincmp_file {
 	uint32_t dev;

@@ -325,8 +325,7 @@ static int store(struct check *c)
 	int64_t tot[3] = { 0 };
 	char doubts[128];
 
-	ra_wincmp_end(c->cmp);
-	if (store_files(c, tot) < 0)
+	if (ra_wincmp_end(c->cmp) < 0 || store_files(c, tot) < 0)
 		return -1;
 	ra_replay_doubt_names(ra_replay_doubts(c->rp, 0, 0), doubts, sizeof(doubts));
 	return ra_sql_exec(c->db, "INSERT INTO replay_checks (run_id, series, windows, replayed,"

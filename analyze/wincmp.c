@@ -11,8 +11,9 @@
  *
  * Memory: per open file with windows of one side not yet met by the other,
  * those windows, at most QUEUE of each (past that the oldest counts as
- * unmatched); an open file whose windows all met holds nothing. Per file,
- * its counts, and its first difference where it has one.
+ * unmatched); an open file whose windows all met holds only the order it
+ * was first seen in (its windows' order at the end). Per file, its counts,
+ * and its first difference where it has one.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -43,8 +44,14 @@ struct queue {
  * when a window waits, freed when none does. */
 struct ofile {
 	int file;
-	uint64_t seq;			/* the order it was made in */
 	struct queue q[2];
+};
+
+/* What the map keeps of an open file: the order it was first seen in (that
+ * of its windows left unmatched at the end), and its windows while some wait. */
+struct oslot {
+	struct ofile *of;
+	uint64_t seq;
 };
 
 struct cfile {
@@ -66,7 +73,7 @@ struct ra_wincmp {
 	struct ra_fileset files;
 	struct cfile *cf;
 	size_t capcf;
-	struct ra_map ofiles_by_key, tasks[2];	/* (file, process) -> struct ofile * */
+	struct ra_map ofiles_by_key, tasks[2];	/* (file, process) -> struct oslot */
 	uint64_t nof;			/* open files made */
 	char (*diffs)[DIFF_LEN];
 	size_t ndiffs, capdiffs;
@@ -82,10 +89,10 @@ static void ofile_free(struct ofile *of)
 	}
 }
 
-/* The open file of the map's slot @i, or NULL */
-static struct ofile *ofile_at(const struct ra_map *m, size_t i)
+/* The map's slot @i, or NULL */
+static struct oslot *oslot_at(const struct ra_map *m, size_t i)
 {
-	return m->keys[i] ? *(struct ofile **)((char *)m->vals + i * m->val_size) : NULL;
+	return m->keys[i] ? (struct oslot *)((char *)m->vals + i * m->val_size) : NULL;
 }
 
 struct ra_wincmp *ra_wincmp_alloc(void)
@@ -93,7 +100,7 @@ struct ra_wincmp *ra_wincmp_alloc(void)
 	struct ra_wincmp *c = calloc(1, sizeof(*c));
 
 	if (!c || ra_fileset_init(&c->files) < 0 ||
-	    ra_map_init(&c->ofiles_by_key, sizeof(struct ofile *)) < 0 ||
+	    ra_map_init(&c->ofiles_by_key, sizeof(struct oslot)) < 0 ||
 	    ra_map_init(&c->tasks[0], sizeof(struct tside)) < 0 ||
 	    ra_map_init(&c->tasks[1], sizeof(struct tside)) < 0) {
 		ra_wincmp_free(c);
@@ -109,7 +116,8 @@ void ra_wincmp_free(struct ra_wincmp *c)
 		return;
 	ra_fileset_release(&c->files);
 	for (size_t i = 0; c->ofiles_by_key.keys && i < c->ofiles_by_key.cap; i++)
-		ofile_free(ofile_at(&c->ofiles_by_key, i));
+		if (oslot_at(&c->ofiles_by_key, i))
+			ofile_free(oslot_at(&c->ofiles_by_key, i)->of);
 	ra_map_release(&c->ofiles_by_key);
 	ra_map_release(&c->tasks[0]);
 	ra_map_release(&c->tasks[1]);
@@ -126,29 +134,28 @@ static uint64_t ofile_key(int file, int who)
 
 static struct ofile *ofile_of(struct ra_wincmp *c, int file, int who)
 {
-	uint64_t key = ofile_key(file, who);
 	bool fresh;
-	struct ofile **slot = ra_map_put(&c->ofiles_by_key, key, &fresh);
+	struct oslot *slot = ra_map_put(&c->ofiles_by_key, ofile_key(file, who), &fresh);
 
 	if (!slot)
 		return NULL;
-	if (!fresh)
-		return *slot;
-	if (!(*slot = calloc(1, sizeof(**slot)))) {
-		ra_map_del(&c->ofiles_by_key, key);
-		return NULL;
-	}
-	(*slot)->file = file;
-	(*slot)->seq = c->nof++;
-	return *slot;
+	if (fresh)
+		slot->seq = c->nof++;
+	if (!slot->of && (slot->of = calloc(1, sizeof(*slot->of))))
+		slot->of->file = file;
+	return slot->of;
 }
 
-/* An open file none of whose windows waits: forgotten. */
+/* An open file none of whose windows waits: its windows' memory given back. */
 static void ofile_done(struct ra_wincmp *c, struct ofile *of, int who)
 {
+	struct oslot *slot;
+
 	if (of->q[0].n || of->q[1].n)
 		return;
-	ra_map_del(&c->ofiles_by_key, ofile_key(of->file, who));
+	slot = ra_map_get(&c->ofiles_by_key, ofile_key(of->file, who));
+	if (slot)
+		slot->of = NULL;
 	ofile_free(of);
 }
 
@@ -331,30 +338,33 @@ int ra_wincmp_event(struct ra_wincmp *c, int side, const struct ra_event *ev, in
 
 static int by_seq(const void *a, const void *b)
 {
-	const struct ofile *x = *(struct ofile *const *)a, *y = *(struct ofile *const *)b;
+	const struct oslot *x = a, *y = b;
 
 	return (x->seq > y->seq) - (x->seq < y->seq);
 }
 
-void ra_wincmp_end(struct ra_wincmp *c)
+int ra_wincmp_end(struct ra_wincmp *c)
 {
 	struct ra_map *m = &c->ofiles_by_key;
-	struct ofile **left = malloc((m->n ? m->n : 1) * sizeof(*left));
+	struct oslot *left, *o;
 	size_t n = 0;
 
-	/* the windows still waiting, in the order their open files were made */
-	for (size_t i = 0; i < m->cap; i++) {
-		struct ofile *of = ofile_at(m, i);
-
-		if (of && left)
-			left[n++] = of;
-		else if (of)
-			ofile_free(of);	/* no memory to order them: given up */
+	for (size_t i = 0; i < m->cap; i++)
+		n += (o = oslot_at(m, i)) && o->of;
+	if (!(left = malloc((n ? n : 1) * sizeof(*left)))) {
+		ra_set_error(RA_ERR_IO, "out of memory");
+		return -1;
 	}
-	if (left)
-		qsort(left, n, sizeof(*left), by_seq);
+	/* the windows still waiting, in the order their open files were first seen */
+	n = 0;
+	for (size_t i = 0; i < m->cap; i++)
+		if ((o = oslot_at(m, i)) && o->of) {
+			left[n++] = *o;
+			o->of = NULL;
+		}
+	qsort(left, n, sizeof(*left), by_seq);
 	for (size_t i = 0; i < n; i++) {
-		struct ofile *of = left[i];
+		struct ofile *of = left[i].of;
 
 		while (of->q[0].n)
 			compare(c, of, queue_pop(&of->q[0]), NULL);
@@ -363,9 +373,11 @@ void ra_wincmp_end(struct ra_wincmp *c)
 		ofile_free(of);
 	}
 	free(left);
-	memset(m->keys, 0, m->cap * sizeof(*m->keys));
-	m->n = 0;
-	m->zero = false;
+	if (c->failed) {
+		ra_set_error(RA_ERR_IO, "out of memory");
+		return -1;
+	}
+	return 0;
 }
 
 bool ra_wincmp_windows(struct ra_wincmp *c, uint32_t dev, uint64_t ino)
