@@ -198,9 +198,19 @@ int ra_fileset_find(struct ra_fileset *s, uint32_t dev, uint64_t ino)
 
 /*
  * A slot of the groups' map is 8 bytes. A group of one page holds it inline:
- * byte 0 is 1 | its place << 1, bytes 1 to 6 its value. A larger group's
- * slot holds the address of its struct group (malloc's addresses are even).
+ * its low-order byte (TAG) is 1 | its place << 1, six others (from VAL) its
+ * value. A larger group's slot holds the address of its struct group, whose
+ * low-order bit is 0 (malloc's addresses are aligned). A group's key is its
+ * number + 1, never 0.
  */
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#define TAG 0
+#define VAL 1
+#else
+#define TAG 7
+#define VAL 0
+#endif
+#define GROUP(key) (((key) >> 6) + 1)
 #define INLINE 1
 #define GROUP_MIN 2
 
@@ -243,7 +253,7 @@ void ra_pages_release(struct ra_pages *ps)
 	for (size_t i = 0; ps->groups.keys && i < ps->groups.cap; i++) {
 		unsigned char *slot = val_at(&ps->groups, i);
 
-		if (ps->groups.keys[i] && !(slot[0] & INLINE))
+		if (ps->groups.keys[i] && !(slot[TAG] & INLINE))
 			free(group_at(slot));
 	}
 	ra_map_release(&ps->groups);
@@ -252,14 +262,14 @@ void ra_pages_release(struct ra_pages *ps)
 
 void *ra_pages_get(struct ra_pages *ps, uint64_t key)
 {
-	unsigned char *slot = ra_map_get(&ps->groups, key >> 6);
+	unsigned char *slot = ra_map_get(&ps->groups, GROUP(key));
 	unsigned int bit = key & 63;
 	struct group *g;
 
 	if (!slot)
 		return NULL;
-	if (slot[0] & INLINE)
-		return slot[0] >> 1 == bit ? slot + 1 : NULL;
+	if (slot[TAG] & INLINE)
+		return slot[TAG] >> 1 == bit ? slot + VAL : NULL;
 	g = group_at(slot);
 	if (!(g->bits >> bit & 1))
 		return NULL;
@@ -273,28 +283,28 @@ void *ra_pages_put(struct ra_pages *ps, uint64_t key, bool *fresh)
 	struct group *g;
 	bool new_group;
 
-	slot = ra_map_put(&ps->groups, key >> 6, &new_group);
+	slot = ra_map_put(&ps->groups, GROUP(key), &new_group);
 	if (!slot)
 		return NULL;
 	*fresh = false;
 	if (new_group) {
 		memset(slot, 0, sizeof(uint64_t));
-		slot[0] = (unsigned char)(INLINE | bit << 1);
+		slot[TAG] = (unsigned char)(INLINE | bit << 1);
 		ps->n++;
 		*fresh = true;
-		return slot + 1;
+		return slot + VAL;
 	}
-	if (slot[0] & INLINE) {
-		if (slot[0] >> 1 == bit)
-			return slot + 1;
+	if (slot[TAG] & INLINE) {
+		if (slot[TAG] >> 1 == bit)
+			return slot + VAL;
 		g = malloc(sizeof(*g) + GROUP_MIN * ps->val_size);
 		if (!g)
 			return NULL;
 		ps->group_bytes += sizeof(*g) + GROUP_MIN * ps->val_size;
-		g->bits = 1ULL << (slot[0] >> 1);
+		g->bits = 1ULL << (slot[TAG] >> 1);
 		g->cap = GROUP_MIN;
 		g->pad = 0;
-		memcpy(g->vals, slot + 1, ps->val_size);
+		memcpy(g->vals, slot + VAL, ps->val_size);
 		set_group(slot, g);
 	}
 	g = group_at(slot);
@@ -323,15 +333,15 @@ void *ra_pages_put(struct ra_pages *ps, uint64_t key, bool *fresh)
 
 void ra_pages_del(struct ra_pages *ps, uint64_t key)
 {
-	unsigned char *slot = ra_map_get(&ps->groups, key >> 6);
+	unsigned char *slot = ra_map_get(&ps->groups, GROUP(key));
 	unsigned int bit = key & 63, n, r;
 	struct group *g;
 
 	if (!slot)
 		return;
-	if (slot[0] & INLINE) {
-		if (slot[0] >> 1 == bit) {
-			ra_map_del(&ps->groups, key >> 6);
+	if (slot[TAG] & INLINE) {
+		if (slot[TAG] >> 1 == bit) {
+			ra_map_del(&ps->groups, GROUP(key));
 			ps->n--;
 		}
 		return;
@@ -348,8 +358,8 @@ void ra_pages_del(struct ra_pages *ps, uint64_t key)
 	if (n == 1) {
 		/* back inline: the slot's bytes are the group's address until here */
 		memset(slot, 0, sizeof(uint64_t));
-		slot[0] = (unsigned char)(INLINE | __builtin_ctzll(g->bits) << 1);
-		memcpy(slot + 1, g->vals, ps->val_size);
+		slot[TAG] = (unsigned char)(INLINE | __builtin_ctzll(g->bits) << 1);
+		memcpy(slot + VAL, g->vals, ps->val_size);
 		ps->group_bytes -= sizeof(*g) + g->cap * ps->val_size;
 		free(g);
 	} else if (n <= g->cap / 4) {
@@ -378,19 +388,19 @@ void *ra_pages_next(struct ra_pages *ps, struct ra_pages_iter *it, uint64_t *key
 
 		if (!gkey)
 			continue;
-		if (slot[0] & INLINE) {
+		if (slot[TAG] & INLINE) {
 			if (it->bit)
 				continue;
 			it->bit = 64;
-			*key = gkey << 6 | (uint64_t)(slot[0] >> 1);
-			return slot + 1;
+			*key = (gkey - 1) << 6 | (uint64_t)(slot[TAG] >> 1);
+			return slot + VAL;
 		}
 		g = group_at(slot);
 		left = it->bit < 64 ? g->bits >> it->bit << it->bit : 0;
 		if (!left)
 			continue;
 		it->bit = (unsigned int)__builtin_ctzll(left);
-		*key = gkey << 6 | it->bit;
+		*key = (gkey - 1) << 6 | it->bit;
 		return g->vals + rank(g->bits, it->bit++) * ps->val_size;
 	}
 	return NULL;

@@ -33,7 +33,7 @@ void ra_map_del(struct ra_map *m, uint64_t key);
 
 /*
  * Values of pages by 64-bit key (the low 6 bits are the page's place in its
- * aligned group of 64, the others never 0), at most RA_PAGE_VAL bytes each. The
+ * aligned group of 64), at most RA_PAGE_VAL bytes each. The
  * pages of a group are kept together: a group of one page in its slot of
  * the groups' map, a larger one in an array in index order behind a bitmap,
  * so that a page of a dense cache costs little more than its value, and a

@@ -138,7 +138,7 @@ static void test_edges(void)
 			   KEY(0, (1ULL << 40) - 1),
 			   KEY(0, (1ULL << 40) - 64),
 			   KEY(5, 0),
-			   KEY(5, 63)};
+			   KEY(5, 63), 5, 63};
 	struct ra_pages ps;
 	struct ra_map ref;
 	bool fresh;
