@@ -7,6 +7,7 @@
 #define RA_TEST_H
 
 #include <inttypes.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -45,6 +46,15 @@ static int test_checks;
 				__LINE__, #a, _a ? _a : "(null)", _b ? _b : "(null)");    \
 		}                                                                         \
 	} while (0)
+
+/* The next number of xorshift generator @state: the same sequence every run. */
+static inline uint64_t test_xorshift(uint64_t *state)
+{
+	*state ^= *state << 13;
+	*state ^= *state >> 7;
+	*state ^= *state << 17;
+	return *state;
+}
 
 struct test_case {
 	const char *name;

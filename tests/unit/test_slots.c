@@ -30,10 +30,7 @@ static uint64_t rnd_state = 88172645463325252ULL;
 
 static uint64_t rnd(void)
 {
-	rnd_state ^= rnd_state << 13;
-	rnd_state ^= rnd_state >> 7;
-	rnd_state ^= rnd_state << 17;
-	return rnd_state;
+	return test_xorshift(&rnd_state);
 }
 
 /* Keeps the records of ids divisible by 3, and marks what it kept. */
