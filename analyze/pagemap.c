@@ -38,6 +38,11 @@ void ra_map_release(struct ra_map *m)
 	memset(m, 0, sizeof(*m));
 }
 
+void *ra_map_at(const struct ra_map *m, size_t i)
+{
+	return m->keys[i] ? val_at(m, i) : NULL;
+}
+
 void *ra_map_get(const struct ra_map *m, uint64_t key)
 {
 	if (!key)

@@ -30,6 +30,8 @@ void *ra_map_get(const struct ra_map *m, uint64_t key);
 /** ra_map_put - the value of @key, inserted zeroed when absent (*fresh); NULL: no memory */
 void *ra_map_put(struct ra_map *m, uint64_t key, bool *fresh);
 void ra_map_del(struct ra_map *m, uint64_t key);
+/** ra_map_at - the value in slot @i (0 <= @i < cap) of a walk, NULL when the slot is empty */
+void *ra_map_at(const struct ra_map *m, size_t i);
 
 /*
  * Values of pages by 64-bit key (the low 6 bits are the page's place in its

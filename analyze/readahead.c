@@ -1708,10 +1708,12 @@ static void state_release(struct ra_state *st)
 	free(st->tf_keys);
 	ra_map_release(&st->files_by_key);
 	ra_map_release(&st->tasks);
-	for (size_t i = 0; st->taskfiles.keys && i < st->taskfiles.cap; i++)
-		if (st->taskfiles.keys[i])
-			free(((struct taskfile *)((char *)st->taskfiles.vals +
-						  i * st->taskfiles.val_size))->first);
+	for (size_t i = 0; st->taskfiles.keys && i < st->taskfiles.cap; i++) {
+		struct taskfile *tf = ra_map_at(&st->taskfiles, i);
+
+		if (tf)
+			free(tf->first);
+	}
 	ra_map_release(&st->taskfiles);
 	ra_map_release(&st->tgids);
 	ra_sql_finalize(st->calls);

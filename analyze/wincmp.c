@@ -89,12 +89,6 @@ static void ofile_free(struct ofile *of)
 	}
 }
 
-/* The map's slot @i, or NULL */
-static struct oslot *oslot_at(const struct ra_map *m, size_t i)
-{
-	return m->keys[i] ? (struct oslot *)((char *)m->vals + i * m->val_size) : NULL;
-}
-
 struct ra_wincmp *ra_wincmp_alloc(void)
 {
 	struct ra_wincmp *c = calloc(1, sizeof(*c));
@@ -112,12 +106,14 @@ struct ra_wincmp *ra_wincmp_alloc(void)
 
 void ra_wincmp_free(struct ra_wincmp *c)
 {
+	struct oslot *o;
+
 	if (!c)
 		return;
 	ra_fileset_release(&c->files);
 	for (size_t i = 0; c->ofiles_by_key.keys && i < c->ofiles_by_key.cap; i++)
-		if (oslot_at(&c->ofiles_by_key, i))
-			ofile_free(oslot_at(&c->ofiles_by_key, i)->of);
+		if ((o = ra_map_at(&c->ofiles_by_key, i)))
+			ofile_free(o->of);
 	ra_map_release(&c->ofiles_by_key);
 	ra_map_release(&c->tasks[0]);
 	ra_map_release(&c->tasks[1]);
@@ -350,7 +346,7 @@ int ra_wincmp_end(struct ra_wincmp *c)
 	size_t n = 0;
 
 	for (size_t i = 0; i < m->cap; i++)
-		n += (o = oslot_at(m, i)) && o->of;
+		n += (o = ra_map_at(m, i)) && o->of;
 	if (!(left = malloc((n ? n : 1) * sizeof(*left)))) {
 		ra_set_error(RA_ERR_IO, "out of memory");
 		return -1;
@@ -358,7 +354,7 @@ int ra_wincmp_end(struct ra_wincmp *c)
 	/* the windows still waiting, in the order their open files were first seen */
 	n = 0;
 	for (size_t i = 0; i < m->cap; i++)
-		if ((o = oslot_at(m, i)) && o->of) {
+		if ((o = ra_map_at(m, i)) && o->of) {
 			left[n++] = *o;
 			o->of = NULL;
 		}
