@@ -45,6 +45,7 @@ struct ra_slots {
 	char *wbuf;			/* records wfirst.. wfirst + WBUF - 1, where present */
 	int64_t wfirst;
 	uint64_t wpresent[WBUF / 64];
+	char *one;			/* a record as the file holds it, read or written alone */
 	int64_t fend;			/* records the file spans */
 	int (*keep)(int64_t id, void *rec, void *arg);
 	void *keep_arg;
@@ -76,6 +77,12 @@ struct ra_slots *ra_slots_new(const char *name, size_t size, int max)
 	s->stride = (sizeof(struct slot_head) + size + 7) & ~(size_t)7;
 	s->fstride = FWORD + ((size + 7) & ~(size_t)7);
 	s->max = max > PINNED ? max : PINNED + 1;
+	if (!(s->one = calloc(1, s->fstride))) {
+		ra_map_release(&s->at);
+		free(s);
+		ra_set_error(RA_ERR_IO, "out of memory");
+		return NULL;
+	}
 	ra_tmpfile_init(&s->tmp);
 	return s;
 }
@@ -86,6 +93,7 @@ void ra_slots_free(struct ra_slots *s)
 		return;
 	ra_tmpfile_close(&s->tmp);
 	free(s->wbuf);
+	free(s->one);
 	free(s->mem);
 	ra_map_release(&s->at);
 	free(s);
@@ -165,25 +173,13 @@ static int write_rec(struct ra_slots *s, int64_t id, const void *rec, bool kept)
 			return -1;
 		s->wfirst = id;
 	}
-	if (id < s->wfirst) {
-		char word[FWORD + 8] = { 0 };
-
-		/* behind the buffer: the word and record in two writes of one place */
-		word[0] = kept ? F_KEPT : F_LEFT;
-		if (ra_tmpfile_io(&s->tmp, true, word, FWORD, (off_t)id * (off_t)s->fstride) < 0 ||
-		    ra_tmpfile_io(&s->tmp, true, (void *)rec, s->size,
-				  (off_t)id * (off_t)s->fstride + FWORD) < 0) {
-			s->failed = true;
-			return -1;
-		}
-		if (id >= s->fend)
-			s->fend = id + 1;
-		return 0;
-	}
-	w = wslot(s, id);
+	/* behind the buffer: written alone, at once */
+	w = id < s->wfirst ? s->one : wslot(s, id);
 	memset(w, 0, s->fstride);
 	w[0] = kept ? F_KEPT : F_LEFT;
 	memcpy(w + FWORD, rec, s->size);
+	if (w == s->one)
+		return file_io(s, true, w, id, 1);
 	s->wpresent[(id - s->wfirst) / 64] |= 1ULL << ((id - s->wfirst) % 64);
 	return 0;
 }
@@ -350,7 +346,7 @@ void *ra_slots_make(struct ra_slots *s, int64_t id)
 static void *lookup(struct ra_slots *s, int64_t id, bool change)
 {
 	const int *at = ra_map_get(&s->at, (uint64_t)id + 1);
-	char word[FWORD];
+	const char *r = NULL;
 	int slot;
 
 	if (at) {
@@ -364,20 +360,17 @@ static void *lookup(struct ra_slots *s, int64_t id, bool change)
 	slot = s->spilled ? slot_take(s) : -1;
 	if (slot < 0)
 		goto fail;
-	if (buffered(s, id)) {
-		memcpy(word, wslot(s, id), FWORD);
-		memcpy(REC(s, slot), wslot(s, id) + FWORD, s->size);
-	} else if (id >= s->fend) {
-		word[0] = F_NONE;
-	} else if (ra_tmpfile_io(&s->tmp, false, word, FWORD, (off_t)id * (off_t)s->fstride) < 0 ||
-		   ra_tmpfile_io(&s->tmp, false, REC(s, slot), s->size,
-				 (off_t)id * (off_t)s->fstride + FWORD) < 0) {
+	if (buffered(s, id))
+		r = wslot(s, id);
+	else if (id < s->fend && file_io(s, false, s->one, id, 1) == 0)
+		r = s->one;
+	else if (id < s->fend)
 		goto fail;
-	}
-	if (word[0] == F_NONE) {
+	if (!r || r[0] == F_NONE) {
 		not_kept(s, id);
 		goto fail;
 	}
+	memcpy(REC(s, slot), r + FWORD, s->size);
 	if (slot_map(s, slot, id) < 0)
 		goto fail;
 	HEAD(s, slot)->dirty = change;
