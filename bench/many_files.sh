@@ -36,17 +36,7 @@ for n in "$@"; do
 	mkfs.ext4 -q -F -N $((n + 10000)) -E lazy_itable_init=0,lazy_journal_init=0 "$LOOP"
 	mkdir "$work/mnt"
 	mount "$LOOP" "$work/mnt"
-	head -c 8192 /dev/urandom > "$work/seed"
-	python3 - "$work/mnt/d" "$n" "$work/seed" <<'PY'
-import os, sys
-top, n, seed = sys.argv[1], int(sys.argv[2]), open(sys.argv[3], 'rb').read()
-for i in range(n):
-    d = os.path.join(top, str(i // 1000))
-    if i % 1000 == 0:
-        os.makedirs(d)
-    with open(os.path.join(d, str(i)), 'wb') as f:
-        f.write(seed)
-PY
+	"$top/bench/make_files.sh" "$work/mnt/d" "$n" 8192
 	# the reference: tar alone, cold (the file system mounted again)
 	umount "$work/mnt"
 	mount "$LOOP" "$work/mnt"

@@ -17,17 +17,7 @@ if [[ $RA_BIN == *-san* ]]; then	# AddressSanitizer's quarantine and shadow (t_s
 	export ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}quarantine_size_mb=0:thread_local_quarantine_size_kb=0
 fi
 make_loop 512
-head -c 8192 /dev/urandom > "$TMP/seed"
-python3 - "$MNT/d" "$NFILES" "$TMP/seed" <<'PY' || fail "make the files"
-import os, sys
-top, n, seed = sys.argv[1], int(sys.argv[2]), open(sys.argv[3], 'rb').read()
-for i in range(n):
-    d = os.path.join(top, str(i // 1000))
-    if i % 1000 == 0:
-        os.makedirs(d)
-    with open(os.path.join(d, str(i)), 'wb') as f:
-        f.write(seed)
-PY
+"$RA_TOP/bench/make_files.sh" "$MNT/d" "$NFILES" 8192 || fail "make the files"
 sync
 
 # peak_kb CMD...: the exit status and largest resident set (KiB) of CMD and its children
