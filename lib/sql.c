@@ -368,14 +368,20 @@ void ra_sql_reset(struct ra_stmt *st)
 		sqlite3_reset(st->st);
 }
 
+/* Step to the end: 0 or -1. */
+static int run(struct ra_stmt *st)
+{
+	int ret;
+
+	while ((ret = ra_sql_step(st)) == 1)
+		;
+	return ret < 0 ? -1 : 0;
+}
+
 /* Bind by @fmt and step to the end: 0 or -1. */
 static int run_va(struct ra_stmt *st, const char *fmt, va_list *ap)
 {
-	int ret = bind_va(st, 1, fmt, ap);
-
-	while (ret == 0 && (ret = ra_sql_step(st)) == 1)
-		ret = 0;
-	return ret < 0 ? -1 : 0;
+	return bind_va(st, 1, fmt, ap) < 0 ? -1 : run(st);
 }
 
 int ra_sql_put(struct ra_stmt *st, const char *fmt, ...)
@@ -414,9 +420,9 @@ struct ra_batch *ra_batch_new(struct ra_db *db, const char *insert, int ncols)
 	/* SELECT ... LIMIT ?: the statement inserts the first rows only */
 	p = sql + sprintf(sql, "%s %s", insert, rows > 1 ? "SELECT * FROM (VALUES " : "VALUES ");
 	for (int r = 0; r < rows; r++) {
-		*p++ = r ? ',' : '(';
 		if (r)
-			*p++ = '(';
+			*p++ = ',';
+		*p++ = '(';
 		for (int c = 0; c < ncols; c++) {
 			if (c)
 				*p++ = ',';
@@ -444,11 +450,11 @@ int ra_batch_flush(struct ra_batch *b)
 		return 0;
 	if (b->rows > 1 && ra_sql_bind_at(b->st, b->rows * b->ncols + 1, "x", b->n) < 0)
 		ret = -1;
-	while (ret == 0 && (ret = ra_sql_step(b->st)) == 1)
-		ret = 0;
+	else
+		ret = run(b->st);
 	ra_sql_reset(b->st);
 	b->n = 0;
-	return ret < 0 ? -1 : 0;
+	return ret;
 }
 
 int ra_batch_put(struct ra_batch *b, const char *fmt, ...)
