@@ -126,18 +126,19 @@ struct window {
 };
 
 /*
- * What one task does on one file: its streams and its recent read() ranges.
- * The ranges are arrays of one block, made as the ranges come (most tasks
- * read a file through one descriptor), up to RANGES.
+ * What one task does on one file: its streams and its recent read() ranges
+ * (one per descriptor, roughly). A record of the pass's set of them (slots.c),
+ * by id, found by its key.
  */
 struct taskfile {
+	uint64_t key;			/* (file + 1) << 32 | pid */
 	int heads[HEADS];		/* stream indices, most recent first */
 	int nheads;
-	uint64_t *first, *last;
-	int64_t *seq;			/* the latest event of each range */
-	uint64_t *done;			/* block completions seen before it */
-	uint64_t *age;			/* for replacing the least recent range */
-	int nranges, cap_ranges;
+	int nranges;
+	uint64_t first[RANGES], last[RANGES];
+	int64_t seq[RANGES];		/* the latest event of each range */
+	uint64_t done[RANGES];		/* block completions seen before it */
+	uint64_t age[RANGES];		/* for replacing the least recent range */
 	uint64_t span_min, span_max;	/* pages of the task's whole read() ranges */
 	uint64_t nreads;		/* whole reads noted */
 	uint64_t skipped_at;		/* clock of the latest read that left pages out */
@@ -179,6 +180,8 @@ struct known_size {
  * reader opens one per read).
  */
 #define WIN_SLOTS 16384
+/* The same for the records of a task on a file (about 1.7 MiB). */
+#define TF_SLOTS 4096
 
 struct ra_live;
 
@@ -194,7 +197,9 @@ struct ra_state {
 	struct file *files;
 	int nfiles, cap_files;
 	struct ra_map tasks;		/* pid -> struct task */
-	struct ra_map taskfiles;	/* (file, pid), and (file, process) of streams -> taskfile */
+	struct ra_map tf_ids;		/* (file, pid), and (file, process) of streams -> taskfile id */
+	struct ra_slots *tfs;		/* the taskfiles by id, made in the order first seen */
+	int ntfs;
 	struct ra_map tgids;		/* pid -> process, from the run's tasks (live:
 					 * pid -> the answer asked, + 1 for none) */
 	struct stream *streams;
@@ -215,8 +220,6 @@ struct ra_state {
 	bool has_done;			/* the run recorded block completions */
 	int *dev_pids;			/* the tasks with page events, for advice_calls() */
 	int ndev_pids, cap_dev_pids;
-	uint64_t *tf_keys;		/* every taskfile's key */
-	int ntf_keys, cap_tf_keys;
 };
 
 #define SIZE_LATER (-2)
@@ -378,19 +381,24 @@ static int owner_of(struct ra_state *st, int pid)
 	return tgid ? *tgid : pid;
 }
 
+/* The record of @pid on @file, made when new; NULL on error (the event fails). */
 static struct taskfile *taskfile_of(struct ra_state *st, int file, int pid)
 {
 	uint64_t key = ((uint64_t)(file + 1) << 32) | (uint32_t)pid;
 	bool fresh;
-	struct taskfile *tf = ra_map_put(&st->taskfiles, key, &fresh);
+	int *id = ra_map_put(&st->tf_ids, key, &fresh);
+	struct taskfile *tf = NULL;
 
-	/* remembered, to end the reads still open when the trace ends */
-	if (tf && fresh) {
-		if (grow_array((void **)&st->tf_keys, &st->cap_tf_keys, st->ntf_keys + 1,
-			       sizeof(*st->tf_keys)))
-			return NULL;
-		st->tf_keys[st->ntf_keys++] = key;
+	if (!id)
+		ra_set_error(RA_ERR_IO, "out of memory");
+	else if (!fresh)
+		tf = ra_slots_get(st->tfs, *id);
+	else if ((tf = ra_slots_make(st->tfs, st->ntfs))) {
+		*id = st->ntfs++;
+		tf->key = key;
 	}
+	if (!tf)
+		st->failed = true;
 	return tf;
 }
 
@@ -1162,51 +1170,29 @@ static void read_end(struct ra_state *st, const struct taskfile *tf, int k, int 
 	}
 }
 
-/* The reads still open when the trace ends. */
-static void reads_end(struct ra_state *st)
+static int end_reads(int64_t id, void *rec, void *arg)
 {
-	for (int i = 0; i < st->ntf_keys; i++) {
-		const struct taskfile *tf = ra_map_get(&st->taskfiles, st->tf_keys[i]);
-		int file = (int)(st->tf_keys[i] >> 32) - 1;
+	const struct taskfile *tf = rec;
+	int file = (int)(tf->key >> 32) - 1;
 
-		for (int k = 0; tf && k < tf->nranges; k++)
-			read_end(st, tf, k, file, (int)(uint32_t)st->tf_keys[i]);
-	}
-}
-
-/* Room for @cap ranges: the block remade, the ranges copied; 0, or -1. */
-static int ranges_room(struct taskfile *tf, int cap)
-{
-	uint64_t *b = malloc((size_t)cap * 5 * sizeof(uint64_t));
-	uint64_t *old = tf->first;
-
-	if (!b)
-		return -1;
-	for (int k = 0; k < tf->nranges; k++) {
-		b[k] = tf->first[k];
-		b[cap + k] = tf->last[k];
-		b[2 * cap + k] = (uint64_t)tf->seq[k];
-		b[3 * cap + k] = tf->done[k];
-		b[4 * cap + k] = tf->age[k];
-	}
-	tf->first = b;
-	tf->last = b + cap;
-	tf->seq = (int64_t *)(b + 2 * cap);
-	tf->done = b + 3 * cap;
-	tf->age = b + 4 * cap;
-	tf->cap_ranges = cap;
-	free(old);
+	(void)id;
+	for (int k = 0; k < tf->nranges; k++)
+		read_end(arg, tf, k, file, (int)(uint32_t)tf->key);
 	return 0;
 }
 
-/* The range a new read() goes to: a free one, else the least recent; -1 no memory. */
+/* The reads still open when the trace ends. */
+static void reads_end(struct ra_state *st)
+{
+	if (ra_slots_each(st->tfs, end_reads, st) < 0)
+		st->failed = true;
+}
+
+/* The range a new read() goes to: a free one, else the least recent. */
 static int range_slot(struct taskfile *tf)
 {
 	int k = 0;
 
-	if (tf->nranges == tf->cap_ranges && tf->nranges < RANGES &&
-	    ranges_room(tf, tf->cap_ranges ? tf->cap_ranges * 2 : 1) < 0)
-		return -1;
 	if (tf->nranges < RANGES) {
 		tf->age[tf->nranges] = 0;
 		return tf->nranges++;
@@ -1270,11 +1256,6 @@ static void read_range(struct ra_state *st, struct task *t, struct taskfile *tf,
 			tf->skipped_at = tf->clock;
 		note_span(t, tf, first, last);
 		k = range_slot(tf);
-		if (k < 0) {
-			ra_set_error(RA_ERR_IO, "out of memory");
-			st->failed = true;
-			return;
-		}
 		if (tf->age[k])	/* a range reused: its read ended */
 			read_end(st, tf, k, file, t->pid);
 	}
@@ -1705,16 +1686,11 @@ static void state_release(struct ra_state *st)
 	st->wins = NULL;
 	free(st->ghost);
 	free(st->dev_pids);
-	free(st->tf_keys);
 	ra_map_release(&st->files_by_key);
 	ra_map_release(&st->tasks);
-	for (size_t i = 0; st->taskfiles.keys && i < st->taskfiles.cap; i++) {
-		struct taskfile *tf = ra_map_at(&st->taskfiles, i);
-
-		if (tf)
-			free(tf->first);
-	}
-	ra_map_release(&st->taskfiles);
+	ra_map_release(&st->tf_ids);
+	ra_slots_free(st->tfs);
+	st->tfs = NULL;
 	ra_map_release(&st->tgids);
 	ra_sql_finalize(st->calls);
 	st->calls = NULL;
@@ -1732,11 +1708,18 @@ static int state_init(struct ra_state *st, int window_slots)
 	st->max_slots = window_slots > 0 ? window_slots : WIN_SLOTS;
 	if (ra_map_init(&st->files_by_key, sizeof(int)) < 0 ||
 	    ra_map_init(&st->tasks, sizeof(struct task)) < 0 ||
-	    ra_map_init(&st->taskfiles, sizeof(struct taskfile)) < 0 ||
+	    ra_map_init(&st->tf_ids, sizeof(int)) < 0 ||
 	    ra_map_init(&st->tgids, sizeof(int)) < 0 ||
 	    ra_pages_init(&st->cache, sizeof(struct page)) < 0 ||
 	    ra_pages_init(&st->ghosts, sizeof(struct ghost_head)) < 0) {
 		ra_set_error(RA_ERR_IO, "out of memory");
+		state_release(st);
+		return -1;
+	}
+	st->tfs = ra_slots_new("the readahead pass's reads of tasks", sizeof(struct taskfile),
+			       window_slots > 0 ? window_slots : TF_SLOTS);
+	if (!st->tfs) {
+		state_release(st);
 		return -1;
 	}
 	return 0;
