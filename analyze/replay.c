@@ -299,8 +299,17 @@ static struct rp_ofile *ofile_new(struct ra_replay *r, struct rp_fent *fe, int t
 {
 	struct rp_ofile *of = calloc(1, sizeof(*of));
 
-	if (!of || ra_grow((void **)&fe->of, &fe->capof, fe->nof + 1,
-			sizeof(*fe->of)) < 0) {
+	/* most files are read through one descriptor: room grown 1, 2, 4... */
+	if (of && fe->nof == fe->capof) {
+		size_t cap = fe->capof ? fe->capof * 2 : 1;
+		struct rp_ofile **p = realloc(fe->of, cap * sizeof(*p));
+
+		if (p) {
+			fe->of = p;
+			fe->capof = cap;
+		}
+	}
+	if (!of || fe->nof == fe->capof) {
 		free(of);
 		oom();
 		return NULL;
