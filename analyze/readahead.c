@@ -83,6 +83,9 @@ struct file {
 	bool mapped;			/* a process mapped it (a fault or fault-around) */
 };
 
+/* Bytes of a stream's sizes kept in its record */
+#define SIZES_INLINE 40
+
 struct stream {
 	int file;
 	int pid;
@@ -95,8 +98,11 @@ struct stream {
 	bool random_only;		/* every window read nothing ahead */
 	bool forced;			/* windows of WILLNEED calls (force_page_cache_ra) */
 	uint32_t ra_pages;
-	char *sizes;			/* "4 8 16 32x514" */
-	size_t len, cap;
+	/* the sizes of its windows, "4 8 16 32x514": in the record, or when longer
+	 * in a block of the pass's (heap), from the index heap + 1 */
+	uint32_t len;
+	int heap;
+	char text[SIZES_INLINE];
 };
 
 /*
@@ -182,6 +188,10 @@ struct known_size {
 #define WIN_SLOTS 16384
 /* The same for the records of a task on a file (about 1.7 MiB). */
 #define TF_SLOTS 4096
+/* The same for the streams (about 0.7 MiB). */
+#define STREAM_SLOTS 4096
+/* The same for the files (about 0.4 MiB). */
+#define FILE_SLOTS 4096
 
 struct ra_live;
 
@@ -194,16 +204,23 @@ struct ra_state {
 	struct ra_batch *put;		/* into windows */
 	int64_t run_id;
 	struct ra_map files_by_key;	/* (dev, ino) -> file index + 1 */
-	struct file *files;
-	int nfiles, cap_files;
+	struct ra_slots *files;		/* the files by index */
+	int nfiles;
+	struct file none_file;		/* what file_at() gives when it fails */
 	struct ra_map tasks;		/* pid -> struct task */
 	struct ra_map tf_ids;		/* (file, pid), and (file, process) of streams -> taskfile id */
 	struct ra_slots *tfs;		/* the taskfiles by id, made in the order first seen */
 	int ntfs;
 	struct ra_map tgids;		/* pid -> process, from the run's tasks (live:
 					 * pid -> the answer asked, + 1 for none) */
-	struct stream *streams;
-	int nstreams, cap_streams;
+	struct ra_slots *streams;	/* the streams by id */
+	int nstreams;
+	struct stream none_stream;	/* what stream_at() gives when it fails */
+	struct sizes_heap {
+		char *text;
+		size_t cap;
+	} *heaps;			/* the sizes too long for a stream's record */
+	int nheaps, cap_heaps;
 	struct ra_db *db;
 	struct ra_slots *wins;		/* the windows by id */
 	int max_slots;
@@ -313,12 +330,36 @@ static int64_t known_pages(const struct ra_state *st, uint32_t dev, uint64_t ino
 	return k ? k->pages : -1;
 }
 
+/* File @file; on failure the event fails, a scratch file standing in. */
+static struct file *file_at(struct ra_state *st, int file)
+{
+	struct file *f = ra_slots_get(st->files, file);
+
+	if (f)
+		return f;
+	st->failed = true;
+	memset(&st->none_file, 0, sizeof(st->none_file));
+	return &st->none_file;
+}
+
+/* The same, to read only. */
+static const struct file *file_peek(struct ra_state *st, int file)
+{
+	const struct file *f = ra_slots_peek(st->files, file);
+
+	if (f)
+		return f;
+	st->failed = true;
+	memset(&st->none_file, 0, sizeof(st->none_file));
+	return &st->none_file;
+}
+
 /* The file's size in pages, -1 when not known. */
 static int64_t size_of(struct ra_state *st, int file)
 {
-	if (st->files[file].size_pages == SIZE_LATER)
-		return live_size(st, file);
-	return st->files[file].size_pages;
+	int64_t pages = file_peek(st, file)->size_pages;
+
+	return pages == SIZE_LATER ? live_size(st, file) : pages;
 }
 
 static int file_of(struct ra_state *st, uint32_t dev, uint64_t ino)
@@ -326,23 +367,27 @@ static int file_of(struct ra_state *st, uint32_t dev, uint64_t ino)
 	uint64_t key = ((uint64_t)dev << 32) ^ ino ^ (ino >> 32 << 12) ^ 1;
 	bool fresh;
 	int *slot;
+	struct file *f;
 
 	/* a (dev, ino) pair never collides with another: check, else probe on */
 	for (;; key += 0x9e3779b97f4a7c15ULL) {
+		const struct file *had;
+
 		slot = ra_map_put(&st->files_by_key, key ? key : 1, &fresh);
 		if (!slot)
 			return -1;
-		if (fresh || (st->files[*slot - 1].dev == dev && st->files[*slot - 1].ino == ino))
+		if (fresh)
 			break;
+		if (!(had = ra_slots_peek(st->files, *slot - 1)))
+			return -1;
+		if (had->dev == dev && had->ino == ino)
+			return *slot - 1;
 	}
-	if (!fresh)
-		return *slot - 1;
-	if (grow_array((void **)&st->files, &st->cap_files, st->nfiles + 1, sizeof(*st->files)))
+	if (!(f = ra_slots_make(st->files, st->nfiles)))
 		return -1;
-	st->files[st->nfiles] = (struct file){ .dev = dev, .ino = ino,
-					       .size_pages = st->live ? SIZE_LATER :
-							     known_pages(st, dev, ino),
-					       .peek_pages = PEEK_NONE };
+	*f = (struct file){ .dev = dev, .ino = ino,
+			    .size_pages = st->live ? SIZE_LATER : known_pages(st, dev, ino),
+			    .peek_pages = PEEK_NONE };
 	*slot = ++st->nfiles;
 	return *slot - 1;
 }
@@ -361,8 +406,8 @@ static struct task *task_of(struct ra_state *st, int pid)
 
 static void see_page(struct ra_state *st, int file, uint64_t last)
 {
-	if (last + 1 > st->files[file].eof)
-		st->files[file].eof = last + 1;
+	if (last + 1 > file_peek(st, file)->eof)
+		file_at(st, file)->eof = last + 1;
 }
 
 /* ---- streams: windows of one task on one file that continue one another ---- */
@@ -402,14 +447,37 @@ static struct taskfile *taskfile_of(struct ra_state *st, int file, int pid)
 	return tf;
 }
 
+/* Stream @id; on failure the event fails, a scratch stream standing in. */
+static struct stream *stream_at(struct ra_state *st, int id)
+{
+	struct stream *s = ra_slots_get(st->streams, id);
+
+	if (s)
+		return s;
+	st->failed = true;
+	memset(&st->none_stream, 0, sizeof(st->none_stream));
+	return &st->none_stream;
+}
+
+/* The same, to read only. */
+static const struct stream *stream_peek(struct ra_state *st, int id)
+{
+	const struct stream *s = ra_slots_peek(st->streams, id);
+
+	if (s)
+		return s;
+	st->failed = true;
+	memset(&st->none_stream, 0, sizeof(st->none_stream));
+	return &st->none_stream;
+}
+
 static int stream_new(struct ra_state *st, struct taskfile *tf, int file, int pid, bool forced)
 {
-	struct stream *s;
+	struct stream *s = ra_slots_make(st->streams, st->nstreams);
 
-	if (grow_array((void **)&st->streams, &st->cap_streams, st->nstreams + 1,
-		       sizeof(*st->streams)))
+	if (!s)
 		return -1;
-	s = &st->streams[st->nstreams];
+	s->heap = -1;
 	s->file = file;
 	s->pid = pid;
 	s->random_only = true;
@@ -453,47 +521,73 @@ static int stream_for(struct ra_state *st, const struct window *w, const struct 
 	*exact = false;
 	if (!tf)
 		return -1;
-	for (int k = 0; k < tf->nheads; k++)
-		if (st->streams[tf->heads[k]].forced == forced &&
-		    st->streams[tf->heads[k]].last_end == w->start) {
+	for (int k = 0; k < tf->nheads; k++) {
+		const struct stream *s = stream_peek(st, tf->heads[k]);
+
+		if (s->forced == forced && s->last_end == w->start) {
 			*exact = true;
 			return stream_touch(tf, k);
 		}
+	}
 	for (int k = 0; k < tf->nheads; k++) {
-		const struct stream *s = &st->streams[tf->heads[k]];
+		const struct stream *s = stream_peek(st, tf->heads[k]);
 
 		if (s->forced == forced && at >= s->prev_start && at < s->last_end)
 			return stream_touch(tf, k);
 	}
-	if (random && tf->nheads && st->streams[tf->heads[0]].random_only &&
-	    !st->streams[tf->heads[0]].forced)
-		return tf->heads[0];
+	if (random && tf->nheads) {
+		const struct stream *s = stream_peek(st, tf->heads[0]);
+
+		if (s->random_only && !s->forced)
+			return tf->heads[0];
+	}
 	return stream_new(st, tf, w->file, w->pid, forced);
 }
 
-static int sizes_append(struct stream *s, const char *text)
+/* The sizes of stream @s as text. */
+static const char *sizes_of(const struct ra_state *st, const struct stream *s)
+{
+	return s->heap >= 0 ? st->heaps[s->heap].text : s->text;
+}
+
+static int sizes_append(struct ra_state *st, struct stream *s, const char *text)
 {
 	size_t n = strlen(text);
+	struct sizes_heap *h;
 
-	if (s->len + n + 1 > s->cap) {
-		size_t cap = s->cap ? s->cap * 2 : 64;
+	if (s->heap < 0 && s->len + n + 1 <= SIZES_INLINE) {
+		memcpy(s->text + s->len, text, n + 1);
+		s->len += (uint32_t)n;
+		return 0;
+	}
+	if (s->heap < 0) {	/* moved out of the record */
+		if (grow_array((void **)&st->heaps, &st->cap_heaps, st->nheaps + 1,
+			       sizeof(*st->heaps)))
+			return -1;
+		st->heaps[st->nheaps] = (struct sizes_heap){ 0 };
+		s->heap = st->nheaps++;
+	}
+	h = &st->heaps[s->heap];
+	if (s->len + n + 1 > h->cap) {
+		size_t cap = h->cap ? h->cap * 2 : 2 * SIZES_INLINE;
 		char *p;
 
 		while (cap < s->len + n + 1)
 			cap *= 2;
-		p = realloc(s->sizes, cap);
-		if (!p)
+		if (!(p = realloc(h->text, cap)))
 			return -1;
-		s->sizes = p;
-		s->cap = cap;
+		if (!h->text)
+			memcpy(p, s->text, s->len + 1);
+		h->text = p;
+		h->cap = cap;
 	}
-	memcpy(s->sizes + s->len, text, n + 1);
-	s->len += n;
+	memcpy(h->text + s->len, text, n + 1);
+	s->len += (uint32_t)n;
 	return 0;
 }
 
 /* Close the current run of equal sizes: "32" or "32x514". */
-static int sizes_flush(struct stream *s)
+static int sizes_flush(struct ra_state *st, struct stream *s)
 {
 	char buf[32];
 
@@ -504,13 +598,13 @@ static int sizes_flush(struct stream *s)
 	else
 		snprintf(buf, sizeof(buf), "%s%ux%u", s->len ? " " : "", s->last_size, s->run);
 	s->run = 0;
-	return sizes_append(s, buf);
+	return sizes_append(st, s, buf);
 }
 
 /* A window smaller than the one before is a collapse unless it is the
  * stream's subsequent window: large-folio kernels trim a window's end to a
  * folio boundary without losing the stream. */
-static int stream_add(struct stream *s, const struct window *w, bool random)
+static int stream_add(struct ra_state *st, struct stream *s, const struct window *w, bool random)
 {
 	if (s->n && w->size < s->last_size && strcmp(w->pattern, "subsequent") != 0)
 		s->collapses++;
@@ -532,7 +626,7 @@ static int stream_add(struct stream *s, const struct window *w, bool random)
 	}
 	if (w->has_ra_pages && w->ra_pages > s->ra_pages)
 		s->ra_pages = w->ra_pages;
-	if (s->run && w->size != s->last_size && sizes_flush(s) < 0)
+	if (s->run && w->size != s->last_size && sizes_flush(st, s) < 0)
 		return -1;
 	s->last_size = w->size;
 	s->run++;
@@ -640,6 +734,7 @@ static int open_window(struct ra_state *st, const struct ra_event *ev, int64_t s
 	bool unbounded = ev->type == RA_EV_RA_UNBOUNDED, exact, random;
 	struct trigger *tr;
 	struct window *w;
+	struct stream *s;
 	int id;
 
 	if (!t)
@@ -659,9 +754,10 @@ static int open_window(struct ra_state *st, const struct ra_event *ev, int64_t s
 	w->stream = stream_for(st, w, tr, random, unbounded && !tr, &exact);
 	if (w->stream < 0)
 		return -1;
-	w->pattern = pattern_of(w, tr, &st->streams[w->stream], unbounded, exact);
+	s = stream_at(st, w->stream);
+	w->pattern = pattern_of(w, tr, s, unbounded, exact);
 	see_page(st, file, w->start);
-	if (stream_add(&st->streams[w->stream], w, random) < 0)
+	if (stream_add(st, s, w, random) < 0)
 		return -1;
 	t->pending.kind = TRIG_NONE;
 	t->win = id;
@@ -779,8 +875,8 @@ static int on_add(struct ra_state *st, const struct ra_event *ev, int file)
 	if (!t)
 		return -1;
 	see_page(st, file, first + n - 1);
-	if (first + n > st->files[file].tracked_end)
-		st->files[file].tracked_end = first + n;
+	if (first + n > file_peek(st, file)->tracked_end)
+		file_at(st, file)->tracked_end = first + n;
 	/* a window's pages are added before its task's next read() returns: an add
 	 * after it is the task's own write (a rewrite after a truncation), not a read */
 	if (t->win >= 0 && !t->read_since_win) {
@@ -839,16 +935,16 @@ static int ghost_alloc(struct ra_state *st)
  * mm_filemap_map_pages. Its pages not seen accessed are mapped (access
  * unknown), not unused.
  */
-static bool pmd_unseen(const struct ra_state *st, int file, const struct page *p)
+static bool pmd_unseen(struct ra_state *st, int file, const struct page *p)
 {
-	return st->files[file].mapped && p->order >= st->pmd_order;
+	return p->order >= st->pmd_order && file_peek(st, file)->mapped;
 }
 
 static int on_delete(struct ra_state *st, const struct ra_event *ev, int file)
 {
 	uint64_t first = ev->page.index, n = 1ULL << ev->page.order;
 
-	if (first >= st->files[file].tracked_end)
+	if (first >= file_peek(st, file)->tracked_end)
 		return 0;	/* no page of a window there */
 
 	for (uint64_t i = first; i < first + n; i++) {
@@ -934,10 +1030,10 @@ static uint64_t map_folio(struct ra_state *st, int file, uint64_t index)
 }
 
 /* Whether one of the latest windows of the task's streams on the file starts at @index. */
-static bool starts_window(const struct ra_state *st, const struct taskfile *tf, uint64_t index)
+static bool starts_window(struct ra_state *st, const struct taskfile *tf, uint64_t index)
 {
 	for (int k = 0; tf && k < tf->nheads; k++) {
-		const struct stream *s = &st->streams[tf->heads[k]];
+		const struct stream *s = stream_peek(st, tf->heads[k]);
 
 		if (s->n && (s->last_start == index || s->prev_start == index))
 			return true;
@@ -1139,7 +1235,7 @@ static void note_span(struct task *t, struct taskfile *tf, uint64_t first, uint6
  */
 static void copied(struct ra_state *st, int file, uint64_t from, uint64_t to)
 {
-	uint64_t end = st->files[file].tracked_end;
+	uint64_t end = file_peek(st, file)->tracked_end;
 
 	for (uint64_t i = from; i < to && i < end; i++)
 		touch_inferred(st, file, i);
@@ -1154,7 +1250,7 @@ static void copied(struct ra_state *st, int file, uint64_t from, uint64_t to)
  */
 static void read_end(struct ra_state *st, const struct taskfile *tf, int k, int file, int pid)
 {
-	uint64_t end = st->files[file].tracked_end;
+	uint64_t end = file_peek(st, file)->tracked_end;
 
 	for (uint64_t i = tf->first[k]; i <= tf->last[k] && i < end; i++) {
 		const struct page *p = ra_pages_get(&st->cache, KEY(file, i));
@@ -1278,7 +1374,7 @@ static void map_pmd_folio(struct ra_state *st, int file, uint64_t index)
 static int on_access(struct ra_state *st, const struct ra_event *ev, int64_t seq, int file)
 {
 	struct task *t = task_of(st, ev->pid);
-	uint64_t first = ev->page.index, last = first, end = st->files[file].tracked_end;
+	uint64_t first = ev->page.index, last = first, end = file_peek(st, file)->tracked_end;
 	struct taskfile *tf;
 
 	if (!t)
@@ -1302,11 +1398,11 @@ static int on_access(struct ra_state *st, const struct ra_event *ev, int64_t seq
 		break;
 	case RA_EV_FAULT:	/* fires before the page is read: a miss is a demand */
 		t->acc = ACC_FAULT;
-		st->files[file].mapped = true;
+		file_at(st, file)->mapped = true;
 		break;
 	default:
 		t->acc = ACC_MAP;
-		st->files[file].mapped = true;
+		file_at(st, file)->mapped = true;
 		break;
 	}
 	/* no page at or past the end of the windows' pages is a readahead page */
@@ -1363,9 +1459,9 @@ static int on_page(struct ra_state *st, const struct ra_event *ev, int64_t seq)
 
 /* ---- output ---- */
 
-static int64_t eof_of(const struct ra_state *st, int file)
+static int64_t eof_of(struct ra_state *st, int file)
 {
-	const struct file *f = &st->files[file];
+	const struct file *f = file_peek(st, file);
 
 	return f->size_pages >= 0 ? f->size_pages : (int64_t)f->eof;
 }
@@ -1376,7 +1472,7 @@ static void feed_window(struct ra_state *st, struct window *w, int64_t eof, int6
 	int64_t end = (int64_t)(w->start + w->size), covered = (eof < end ? eof : end) -
 							      (int64_t)w->start;
 	struct ra_feed_window now = {
-		.dev = st->files[w->file].dev, .size = w->size, .stream = w->stream + 1,
+		.dev = file_peek(st, w->file)->dev, .size = w->size, .stream = w->stream + 1,
 		.added = (int64_t)w->added, .ra_added = (int64_t)w->ra_added,
 		.thrashed = (int64_t)w->thrashed, .covered = covered > 0 ? covered : 0,
 		.ra_pages = w->has_ra_pages && w->pattern && strcmp(w->pattern, "around") &&
@@ -1406,7 +1502,7 @@ static void feed_window(struct ra_state *st, struct window *w, int64_t eof, int6
 static int put_window(struct ra_state *st, struct ra_batch *q, int64_t run_id, int id,
 		      struct window *w, int64_t eof)
 {
-	const struct file *f = &st->files[w->file];
+	const struct file *f = file_peek(st, w->file);
 	static const char *const trig[] = { "none", "sync", "async" };
 	int64_t pending = (int64_t)(w->ra_added - w->used - w->evicted - w->mapped);
 	bool trigger = w->trigger != TRIG_NONE;
@@ -1485,7 +1581,7 @@ static struct ra_batch *put_stmt(struct ra_state *st)
  */
 static int64_t early_eof(struct ra_state *st, int file)
 {
-	struct file *f = &st->files[file];
+	struct file *f = file_at(st, file);
 	const struct ra_live_inputs *in = st->live ? live_inputs(st->live) : NULL;
 
 	if (f->size_pages >= 0)
@@ -1533,45 +1629,60 @@ static int write_windows(struct ra_state *st, struct ra_db *db, int64_t run_id, 
 		ret = ra_batch_flush(ctx.q);	/* every row in the table, before any mend */
 
 	for (int i = 0; ret == 0 && i < st->nfiles; i++) {
-		const struct file *f = &st->files[i];
+		const struct file *f = file_peek(st, i);
+		struct file was = *f;
 
-		if (!f->peeked || f->peek_pages == eof_of(st, i))
+		if (!was.peeked || was.peek_pages == eof_of(st, i))
 			continue;
 		ra_model_feed_spoil(st->feed, "a file's size changed after its windows' rows");
 		mend = ra_sql_prepare(db, "UPDATE windows SET eof_page = ?3 WHERE run_id = ?1"
 				      " AND dev = ?2 AND ino = ?4");
-		ret = mend ? ra_sql_put(mend, "iiii", run_id, (int64_t)f->dev, eof_of(st, i),
-					(int64_t)f->ino) : -1;
+		ret = mend ? ra_sql_put(mend, "iiii", run_id, (int64_t)was.dev, eof_of(st, i),
+					(int64_t)was.ino) : -1;
 		ra_sql_finalize(mend);
 	}
+	if (ret == 0 && st->failed)
+		ret = -1;
 	*late = ctx.n;
 	return ret;
 }
 
+struct streams_ctx {
+	struct ra_state *st;
+	struct ra_batch *q;
+	int64_t run_id;
+};
+
+static int put_stream(int64_t id, void *rec, void *arg)
+{
+	struct streams_ctx *c = arg;
+	struct stream *s = rec;
+	const struct file *f = file_peek(c->st, s->file);
+	const char *sizes;
+
+	if (sizes_flush(c->st, s) < 0)
+		return -1;
+	sizes = sizes_of(c->st, s);
+	return ra_batch_put(c->q, "ixiixiiiiiiiot", c->run_id, id + 1, (int64_t)f->dev,
+			    (int64_t)f->ino, s->pid, (int64_t)s->n, (int64_t)s->first_ts,
+			    (int64_t)s->last_ts, s->n ? (int64_t)atoi(sizes) : (int64_t)0,
+			    (int64_t)s->max, (int64_t)s->ramp, (int64_t)s->collapses,
+			    s->ra_pages > 0, (int64_t)s->ra_pages, sizes);
+}
+
 static int write_streams(struct ra_state *st, struct ra_db *db, int64_t run_id)
 {
-	struct ra_batch *q = ra_batch_new(db, "INSERT INTO streams (run_id, stream_id, dev, ino,"
-			       " pid, windows, first_ts_ns, last_ts_ns, initial_size_pages, max_size_pages,"
-			       " ramp_windows, collapses, ra_pages, sizes)", 14);
-	int ret = q ? 0 : -1;
+	struct streams_ctx c = {
+		.st = st, .run_id = run_id,
+		.q = ra_batch_new(db, "INSERT INTO streams (run_id, stream_id, dev, ino, pid,"
+				  " windows, first_ts_ns, last_ts_ns, initial_size_pages,"
+				  " max_size_pages, ramp_windows, collapses, ra_pages, sizes)", 14),
+	};
+	int ret = c.q ? ra_slots_each(st->streams, put_stream, &c) : -1;
 
-	for (int i = 0; i < st->nstreams && ret == 0; i++) {
-		struct stream *s = &st->streams[i];
-		const struct file *f = &st->files[s->file];
-
-		if (sizes_flush(s) < 0) {
-			ret = -1;
-			break;
-		}
-		ret = ra_batch_put(q, "ixiixiiiiiiiot", run_id, i + 1, (int64_t)f->dev, (int64_t)f->ino,
-				 s->pid, (int64_t)s->n, (int64_t)s->first_ts, (int64_t)s->last_ts,
-				 s->n ? (int64_t)atoi(s->sizes) : (int64_t)0, (int64_t)s->max,
-				 (int64_t)s->ramp, (int64_t)s->collapses, s->ra_pages > 0,
-				 (int64_t)s->ra_pages, s->sizes ? s->sizes : "");
-	}
 	if (ret == 0)
-		ret = ra_batch_flush(q);
-	ra_batch_free(q);
+		ret = ra_batch_flush(c.q);
+	ra_batch_free(c.q);
 	return ret;
 }
 
@@ -1678,10 +1789,13 @@ static bool records_completions(struct ra_db *db, int64_t run_id)
 
 static void state_release(struct ra_state *st)
 {
-	for (int i = 0; i < st->nstreams; i++)
-		free(st->streams[i].sizes);
-	free(st->streams);
-	free(st->files);
+	for (int i = 0; i < st->nheaps; i++)
+		free(st->heaps[i].text);
+	free(st->heaps);
+	ra_slots_free(st->streams);
+	st->streams = NULL;
+	ra_slots_free(st->files);
+	st->files = NULL;
 	ra_slots_free(st->wins);
 	st->wins = NULL;
 	free(st->ghost);
@@ -1718,7 +1832,11 @@ static int state_init(struct ra_state *st, int window_slots)
 	}
 	st->tfs = ra_slots_new("the readahead pass's reads of tasks", sizeof(struct taskfile),
 			       window_slots > 0 ? window_slots : TF_SLOTS);
-	if (!st->tfs) {
+	st->streams = ra_slots_new("the readahead pass's streams", sizeof(struct stream),
+				   window_slots > 0 ? window_slots : STREAM_SLOTS);
+	st->files = ra_slots_new("the readahead pass's files", sizeof(struct file),
+				 window_slots > 0 ? window_slots : FILE_SLOTS);
+	if (!st->tfs || !st->streams || !st->files) {
 		state_release(st);
 		return -1;
 	}
@@ -1861,7 +1979,7 @@ static const struct ra_live_inputs *live_inputs(const struct ra_live *lv)
 static int64_t live_size(struct ra_state *st, int file)
 {
 	struct ra_live *lv = st->live;
-	struct file *f = &st->files[file];
+	struct file *f = file_at(st, file);
 	int64_t bytes = lv->in.size ? lv->in.size(f->dev, f->ino, lv->in.arg) : -1;
 
 	f->size_pages = bytes < 0 || bytes > MAX_FILE_BYTES ? -1 :
@@ -1950,12 +2068,13 @@ int ra_live_windows(const struct ra_live *lv)
 int ra_live_window(struct ra_live *lv, int id, struct ra_live_window *out)
 {
 	const struct window *w = lv->failed ? NULL : ra_slots_peek(lv->st.wins, id);
+	const struct file *f = w ? ra_slots_peek(lv->st.files, w->file) : NULL;
 
-	if (!w)
+	if (!f)
 		return -1;
 	*out = (struct ra_live_window){ .seq = w->seq, .ts = w->ts,
 					.sync = w->trigger == TRIG_SYNC,
-					.dev = lv->st.files[w->file].dev, .stream = w->stream + 1,
+					.dev = f->dev, .stream = w->stream + 1,
 					.size = w->size, .pages_added = (int64_t)w->added };
 	return 0;
 }
@@ -2003,7 +2122,7 @@ static int live_check(struct ra_live *lv, struct ra_db *db, int64_t run_id, char
 	if (load_sizes(st, db, run_id) < 0)
 		return -1;
 	for (int i = 0; i < st->nfiles; i++) {
-		struct file *f = &st->files[i];
+		struct file *f = file_at(st, i);
 		int64_t pages = known_pages(st, f->dev, f->ino);
 
 		if (f->size_asked && pages != f->size_pages) {

@@ -724,7 +724,9 @@ static void test_windows_kept(void)
  * its mark, and from the second round on the same at page 500 (a second
  * descriptor, a second stream); task 22 is a thread of process 21, so that
  * the two share their streams. Every page is read; the first read's 4 pages
- * of each stream are its demand, not read ahead. A hash of every row of the
+ * of each stream are its demand, not read ahead. Task 23 reads ahead in a
+ * file of its own alone, windows of 4 and 8 pages in turn: one stream,
+ * whose sizes are longer than its record holds. A hash of every row of the
  * pass's tables.
  */
 static uint64_t files_at_once(int *rows)
@@ -733,7 +735,7 @@ static uint64_t files_at_once(int *rows)
 		"SELECT * FROM windows ORDER BY window_id",
 		"SELECT * FROM streams ORDER BY stream_id",
 	};
-	uint64_t h = 0;
+	uint64_t h = 0, next = 0;
 	int n;
 
 	begin("atonce");
@@ -765,9 +767,16 @@ static uint64_t files_at_once(int *rows)
 				}
 				if (r > 0)
 					access_ev(RA_EV_GET_PAGES, pid, ino, at, at + 3);
+				if (pid == 22) {	/* a stream of many sizes */
+					order(23, 99, next, 4 << (f % 2), 0);
+					add(23, 99, next, 4 << (f % 2), 0);
+					next += 4 << (f % 2);
+				}
 			}
 	CHECK_STR(result("SELECT COUNT(*), SUM(pages_added), SUM(used) FROM windows"),
-		  "480|7680|6240");
+		  "800|9600|6240");
+	CHECK_STR(result("SELECT windows, length(sizes) > 400, substr(sizes, 1, 9) FROM streams"
+			 " WHERE ino = 99"), "320|1|4 8 4 8 4");
 	*rows = 0;
 	for (size_t i = 0; i < sizeof(sql) / sizeof(sql[0]); i++) {
 		h = h * 31 + rows_hash(db, sql[i], &n);
