@@ -13,6 +13,7 @@
 #include "ra_analyze.h"
 #include "ra_event.h"
 #include "ra_evstream.h"
+#include "ra_tmpfile.h"
 
 /*
  * ra_grow - room for @need elements of @size bytes in the array *@p of
@@ -276,21 +277,6 @@ int64_t ra_span_set_cover(const struct ra_span_set *s, int64_t lo, int64_t hi);
 /** ra_span_set_drop - the spans that end at or before @t dropped */
 void ra_span_set_drop(struct ra_span_set *s, int64_t t);
 void ra_span_set_free(struct ra_span_set *s);
-
-/* ---- tmpfile.c: the passes' temporary files ---- */
-
-struct ra_tmpfile {
-	int fd;			/* -1 until made */
-	char dir[256];
-};
-
-/** ra_tmpfile_init - a file to be made in $TMPDIR, else /tmp */
-void ra_tmpfile_init(struct ra_tmpfile *t);
-/** ra_tmpfile_open - the file made (unnamed), when it is not yet: 0, or -1 (error set) */
-int ra_tmpfile_open(struct ra_tmpfile *t);
-/** ra_tmpfile_io - @len bytes between @buf and the file at @off, whole: 0, or -1 (error set) */
-int ra_tmpfile_io(const struct ra_tmpfile *t, bool out, void *buf, size_t len, off_t off);
-void ra_tmpfile_close(struct ra_tmpfile *t);
 
 /* ---- slots.c: a pass's records by id, in bounded memory ---- */
 

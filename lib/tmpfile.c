@@ -1,9 +1,8 @@
 // SPDX-License-Identifier: LGPL-2.1
 /*
- * The temporary files of the passes (the sorters' runs, the records of
- * windows out of memory): made in $TMPDIR (else /tmp) with O_TMPFILE, so
- * that nothing is left behind when the process ends, however it ends; where
- * the file system cannot, named and unlinked at once.
+ * Temporary files (ra_tmpfile.h): made in $TMPDIR (else /tmp) with
+ * O_TMPFILE, so that nothing is left behind when the process ends, however
+ * it ends; where the file system cannot, named and unlinked at once.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -12,7 +11,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "analyze_local.h"
+#include "ra_db.h"
+#include "ra_tmpfile.h"
 
 void ra_tmpfile_init(struct ra_tmpfile *t)
 {
