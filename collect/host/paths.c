@@ -15,6 +15,9 @@
  *    system cannot tell (xfs and others).
  *
  * A name seen open wins, then the name at the end, then the one at the start.
+ * The names of the walk before the workload go to a temporary file, read
+ * once at the end for the files still without a name: a file system of
+ * millions of files costs the recorder no memory for them.
  * Walks stay on one file system (nested mounts are skipped, btrfs
  * subvolumes are not), go WALK_DEPTH_MAX directories deep and stop after
  * RA_PATH_WALK_MAX entries; the walk at the end stats only the entries whose
@@ -37,12 +40,16 @@
 #include <unistd.h>
 
 #include "host.h"
+#include "ra_db.h"
 #include "ra_sql.h"
+#include "ra_tmpfile.h"
 
 #define RA_PATH_WALK_MAX 2000000
 #define WALK_DEPTH_MAX 256	/* directories below one another (an open descriptor each) */
 #define SCAN_MAX_PROCS 1024
 #define DELETED " (deleted)"
+/* Bytes of the walk's names written or read at once */
+#define START_BUF (256 << 10)
 
 enum { SRC_NONE, SRC_START, SRC_END, SRC_OPEN };
 
@@ -73,6 +80,22 @@ struct ra_names {
 	uint32_t unmapped[RA_MAX_UNMAPPED];
 	char *unmapped_path[RA_MAX_UNMAPPED];
 	int nunmapped;
+	/* the walk before the workload: struct start_rec, its path after it */
+	struct ra_tmpfile start;
+	char *sbuf;
+	size_t slen;		/* bytes in sbuf, not yet written */
+	off_t send;		/* bytes written */
+	bool sfailed;
+};
+
+/* A name of the walk before the workload, as its file holds it. */
+struct start_rec {
+	uint64_t ino;
+	int64_t size;
+	uint32_t dev;
+	uint16_t len;		/* of the path, which follows */
+	uint8_t pref;
+	uint8_t pad;
 };
 
 struct ra_names *ra_names_alloc(const struct ra_fsmap *m, const uint32_t *traced, int ntraced)
@@ -86,6 +109,7 @@ struct ra_names *ra_names_alloc(const struct ra_fsmap *m, const uint32_t *traced
 	nm->m = m;
 	nm->traced = traced;
 	nm->ntraced = ntraced;
+	ra_tmpfile_init(&nm->start);
 	return nm;
 }
 
@@ -97,6 +121,8 @@ void ra_names_free(struct ra_names *nm)
 		free(nm->unmapped_path[i]);
 	free(nm->tab);
 	free(nm->arena);
+	free(nm->sbuf);
+	ra_tmpfile_close(&nm->start);
 	free(nm);
 }
 
@@ -222,6 +248,9 @@ struct want {
 	int64_t size;
 	bool pref;
 	bool gone;	/* its inode number names no file at the end */
+	char *start;	/* its name before the workload, and that name's size */
+	int64_t start_size;
+	bool start_pref;
 };
 
 static int cmp_str(const void *a, const void *b)
@@ -251,6 +280,43 @@ static void want_file(struct walk *wk, const char *path, const struct stat *sb, 
 	hit->pref = pref;
 }
 
+static int start_flush(struct ra_names *nm)
+{
+	if (!nm->slen)
+		return 0;
+	if (ra_tmpfile_open(&nm->start) < 0 ||
+	    ra_tmpfile_io(&nm->start, true, nm->sbuf, nm->slen, nm->send) < 0) {
+		nm->sfailed = true;
+		return -1;
+	}
+	nm->send += (off_t)nm->slen;
+	nm->slen = 0;
+	return 0;
+}
+
+/* A name of the walk before the workload, to its file; -1 on error. */
+static int start_put(struct ra_names *nm, uint32_t dev, const char *path, const struct stat *sb,
+		     bool pref)
+{
+	size_t len = strlen(path);
+	struct start_rec r = { .ino = sb->st_ino, .size = sb->st_size, .dev = dev,
+			       .len = (uint16_t)len, .pref = pref };
+
+	if (len >= PATH_MAX)
+		return 0;
+	if (!nm->sbuf && !(nm->sbuf = malloc(START_BUF))) {
+		ra_set_error(RA_ERR_IO, "out of memory");
+		nm->sfailed = true;
+		return -1;
+	}
+	if (nm->slen + sizeof(r) + len > START_BUF && start_flush(nm) < 0)
+		return -1;
+	memcpy(nm->sbuf + nm->slen, &r, sizeof(r));
+	memcpy(nm->sbuf + nm->slen + sizeof(r), path, len);
+	nm->slen += sizeof(r) + len;
+	return 0;
+}
+
 /* One regular file of the walk (@sb its stat); false stops the walk. */
 static bool visit_file(struct walk *wk, const char *path, const struct stat *sb)
 {
@@ -260,8 +326,7 @@ static bool visit_file(struct walk *wk, const char *path, const struct stat *sb)
 		want_file(wk, path, sb, pref);
 		return wk->found < wk->nw;
 	}
-	return put(wk->nm, wk->s_dev, sb->st_ino, path, strlen(path), sb->st_size, wk->src,
-		   pref) == 0;
+	return start_put(wk->nm, wk->s_dev, path, sb, pref) == 0;
 }
 
 /* Is inode @ino one the walk looks for (every regular file before the run)? */
@@ -376,8 +441,10 @@ int ra_names_walk(struct ra_names *nm)
 		if (!fs->ndevs || fs->nlayers || !ra_names_traced(nm, fs->s_dev))
 			continue;
 		walk_fs(nm->m, fs->s_dev, &wk);
+		if (nm->sfailed)
+			return -1;
 	}
-	return 0;
+	return start_flush(nm);
 }
 
 /* ---- the files the workload has open ---- */
@@ -663,13 +730,72 @@ struct resolve {
 	struct ra_batch *rows;		/* into files */
 };
 
+/*
+ * The names of the walk before the workload for the files of @dev in @w
+ * (sorted by inode number) still without one: the first name the walk gave
+ * a file, or a later one on the mount's own subvolume. 0, or -1 on error.
+ */
+static int start_names(const struct ra_names *nm, uint32_t dev, struct want *w, size_t n)
+{
+	char *buf;
+	off_t at = 0;
+	int ret = 0;
+
+	if (!nm->send)
+		return 0;
+	if (!(buf = malloc(START_BUF))) {
+		ra_set_error(RA_ERR_IO, "out of memory");
+		return -1;
+	}
+	while (at < nm->send && ret == 0) {
+		size_t len = nm->send - at < START_BUF ? (size_t)(nm->send - at) : START_BUF, k = 0;
+
+		if (ra_tmpfile_io(&nm->start, false, buf, len, at) < 0) {
+			ret = -1;
+			break;
+		}
+		/* whole records only: the next read starts at the first cut */
+		while (k + sizeof(struct start_rec) <= len) {
+			struct start_rec r;
+			struct want key, *hit;
+
+			memcpy(&r, buf + k, sizeof(r));
+			if (k + sizeof(r) + r.len > len)
+				break;
+			key.ino = r.ino;
+			hit = r.dev == dev ? bsearch(&key, w, n, sizeof(*w), cmp_ino) : NULL;
+			if (hit && !hit->path && (!hit->start || (r.pref && !hit->start_pref))) {
+				char *p = strndup(buf + k + sizeof(r), r.len);
+
+				if (!p) {
+					ra_set_error(RA_ERR_IO, "out of memory");
+					ret = -1;
+					break;
+				}
+				free(hit->start);
+				hit->start = p;
+				hit->start_size = r.size;
+				hit->start_pref = r.pref;
+			}
+			k += sizeof(r) + r.len;
+		}
+		if (!k && ret == 0) {	/* a record longer than the buffer: not written */
+			ra_set_error(RA_ERR_DATA, "a damaged record in the names' temporary file");
+			ret = -1;
+		}
+		at += (off_t)k;
+	}
+	free(buf);
+	return ret;
+}
+
 static int store(struct resolve *rs, uint32_t dev, struct want *w, size_t n)
 {
 	const struct ra_names *nm = rs->nm;
 	const struct ra_fs *fs = rs->now ? ra_fsmap_find(rs->now, dev) : NULL;
 	struct walk wk = { .w = w, .src = SRC_END };
 	int ret = 0;
-	size_t nw = 0;
+	size_t nw = 0, nunnamed = 0;
 
 	/*
 	 * Names seen open are final; the others are the names the files have
@@ -694,19 +820,25 @@ static int store(struct resolve *rs, uint32_t dev, struct want *w, size_t n)
 	qsort(w, n, sizeof(*w), cmp_ino);
 	for (size_t i = 0; i < n; i++)
 		nw += !w[i].path && !w[i].gone;
+	for (size_t i = 0; i < n; i++)
+		nunnamed += !w[i].path;
 	wk.nw = n;
 	wk.found = n - nw;
 	if (nw && rs->now) {
 		walk_fs(rs->now, dev, &wk);
 		rs->counts->walked += wk.found - (n - nw);
 	}
+	if (nunnamed && start_names(nm, dev, w, n) < 0)
+		ret = -1;
 	for (size_t i = 0; i < n; i++) {
-		const struct name *e = lookup(nm, dev, w[i].ino);
-
-		if (!w[i].path && e && (w[i].path = strdup(name_path(nm, e)))) {
-			w[i].size = e->size;
+		if (!w[i].path && w[i].start) {
+			w[i].path = w[i].start;
+			w[i].start = NULL;
+			w[i].size = w[i].start_size;
 			rs->counts->before++;
 		}
+		free(w[i].start);
+		w[i].start = NULL;
 		rs->counts->unnamed += !w[i].path;
 		if (!ret && ra_batch_put(rs->rows, "iiitj", rs->run_id, (int64_t)dev,
 					 (int64_t)w[i].ino, w[i].path,
