@@ -192,6 +192,8 @@ struct known_size {
 #define STREAM_SLOTS 4096
 /* The same for the files (about 0.4 MiB). */
 #define FILE_SLOTS 4096
+/* The same for the tasks (about 1.9 MiB). */
+#define TASK_SLOTS 4096
 
 struct ra_live;
 
@@ -203,11 +205,14 @@ struct ra_state {
 	struct ra_stmt *calls;		/* into temp.ra_calls, as the events pass */
 	struct ra_batch *put;		/* into windows */
 	int64_t run_id;
-	struct ra_map files_by_key;	/* (dev, ino) -> file index + 1 */
+	struct ra_map files_by_key;	/* (dev, ino) -> struct file_key */
 	struct ra_slots *files;		/* the files by index */
 	int nfiles;
 	struct file none_file;		/* what file_at() gives when it fails */
-	struct ra_map tasks;		/* pid -> struct task */
+	struct ra_map task_ids;		/* pid + 1 -> task id */
+	struct ra_slots *tasks;		/* the tasks by id, made in the order first seen */
+	int ntasks;
+	int last_pid, last_task;	/* the task asked last, and its id */
 	struct ra_map tf_ids;		/* (file, pid), and (file, process) of streams -> taskfile id */
 	struct ra_slots *tfs;		/* the taskfiles by id, made in the order first seen */
 	int ntfs;
@@ -362,44 +367,74 @@ static int64_t size_of(struct ra_state *st, int file)
 	return pages == SIZE_LATER ? live_size(st, file) : pages;
 }
 
+/*
+ * A file's entry in files_by_key. Its first key holds dev ^ (ino >> 32) and
+ * the low half of ino ^ (ino >> 32 << 12): with the high half of ino, the
+ * pair. An entry probed on to another key is checked against its file.
+ */
+struct file_key {
+	int index;
+	uint32_t ino_hi;
+	bool probed;
+};
+
 static int file_of(struct ra_state *st, uint32_t dev, uint64_t ino)
 {
-	uint64_t key = ((uint64_t)dev << 32) ^ ino ^ (ino >> 32 << 12) ^ 1;
+	uint64_t key = ((uint64_t)dev << 32) ^ ino ^ (ino >> 32 << 12) ^ 1, first = key;
 	bool fresh;
-	int *slot;
+	struct file_key *slot;
 	struct file *f;
 
 	/* a (dev, ino) pair never collides with another: check, else probe on */
 	for (;; key += 0x9e3779b97f4a7c15ULL) {
-		const struct file *had;
-
-		slot = ra_map_put(&st->files_by_key, key ? key : 1, &fresh);
+		slot = ra_map_put(&st->files_by_key, key, &fresh);
 		if (!slot)
 			return -1;
 		if (fresh)
 			break;
-		if (!(had = ra_slots_peek(st->files, *slot - 1)))
-			return -1;
-		if (had->dev == dev && had->ino == ino)
-			return *slot - 1;
+		if (!slot->probed) {	/* the file whose first key this is */
+			if (key == first && slot->ino_hi == (uint32_t)(ino >> 32))
+				return slot->index;
+		} else {
+			const struct file *had = ra_slots_peek(st->files, slot->index);
+
+			if (!had)
+				return -1;
+			if (had->dev == dev && had->ino == ino)
+				return slot->index;
+		}
 	}
 	if (!(f = ra_slots_make(st->files, st->nfiles)))
 		return -1;
 	*f = (struct file){ .dev = dev, .ino = ino,
 			    .size_pages = st->live ? SIZE_LATER : known_pages(st, dev, ino),
 			    .peek_pages = PEEK_NONE };
-	*slot = ++st->nfiles;
-	return *slot - 1;
+	*slot = (struct file_key){ .index = st->nfiles++, .ino_hi = (uint32_t)(ino >> 32),
+				   .probed = key != first };
+	return slot->index;
 }
 
+/* The record of task @pid, made when new; NULL on error. */
 static struct task *task_of(struct ra_state *st, int pid)
 {
 	bool fresh;
-	struct task *t = ra_map_put(&st->tasks, (uint64_t)(uint32_t)pid + 1, &fresh);
+	int *id;
+	struct task *t = NULL;
 
-	if (t && fresh) {
+	if (st->ntasks && pid == st->last_pid)	/* most events are the last one's task's */
+		return ra_slots_get(st->tasks, st->last_task);
+	if (!(id = ra_map_put(&st->task_ids, (uint64_t)(uint32_t)pid + 1, &fresh)))
+		ra_set_error(RA_ERR_IO, "out of memory");
+	else if (!fresh)
+		t = ra_slots_get(st->tasks, *id);
+	else if ((t = ra_slots_make(st->tasks, st->ntasks))) {
+		*id = st->ntasks++;
 		t->win = -1;
 		t->pid = pid;
+	}
+	if (t) {
+		st->last_pid = pid;
+		st->last_task = *id;
 	}
 	return t;
 }
@@ -865,9 +900,9 @@ static void ghost_settle(struct ra_state *st, uint64_t key, bool read_in)
 	ra_pages_del(&st->ghosts, key);
 }
 
-static int on_add(struct ra_state *st, const struct ra_event *ev, int file)
+/* A folio added by task @t (the event's). */
+static int on_add(struct ra_state *st, struct task *t, const struct ra_event *ev, int file)
 {
-	struct task *t = task_of(st, ev->pid);
 	uint64_t first = ev->page.index, n = 1ULL << ev->page.order, start = 0, size = 0;
 	struct window *w;
 	bool inside = false, mine = false;
@@ -1371,9 +1406,10 @@ static void map_pmd_folio(struct ra_state *st, int file, uint64_t index)
 		map_folio(st, file, index);
 }
 
-static int on_access(struct ra_state *st, const struct ra_event *ev, int64_t seq, int file)
+/* An access by task @t (the event's). */
+static int on_access(struct ra_state *st, struct task *t, const struct ra_event *ev, int64_t seq,
+		     int file)
 {
-	struct task *t = task_of(st, ev->pid);
 	uint64_t first = ev->page.index, last = first, end = file_peek(st, file)->tracked_end;
 	struct taskfile *tf;
 
@@ -1449,11 +1485,11 @@ static int on_page(struct ra_state *st, const struct ra_event *ev, int64_t seq)
 		return -1;
 	switch (ev->type) {
 	case RA_EV_PAGE_ADD:
-		return on_add(st, ev, file);
+		return on_add(st, t, ev, file);
 	case RA_EV_PAGE_DELETE:
 		return on_delete(st, ev, file);
 	default:
-		return on_access(st, ev, seq, file);
+		return on_access(st, t, ev, seq, file);
 	}
 }
 
@@ -1801,7 +1837,9 @@ static void state_release(struct ra_state *st)
 	free(st->ghost);
 	free(st->dev_pids);
 	ra_map_release(&st->files_by_key);
-	ra_map_release(&st->tasks);
+	ra_map_release(&st->task_ids);
+	ra_slots_free(st->tasks);
+	st->tasks = NULL;
 	ra_map_release(&st->tf_ids);
 	ra_slots_free(st->tfs);
 	st->tfs = NULL;
@@ -1820,8 +1858,8 @@ static int state_init(struct ra_state *st, int window_slots)
 	memset(st, 0, sizeof(*st));
 	st->free_ghost = -1;
 	st->max_slots = window_slots > 0 ? window_slots : WIN_SLOTS;
-	if (ra_map_init(&st->files_by_key, sizeof(int)) < 0 ||
-	    ra_map_init(&st->tasks, sizeof(struct task)) < 0 ||
+	if (ra_map_init(&st->files_by_key, sizeof(struct file_key)) < 0 ||
+	    ra_map_init(&st->task_ids, sizeof(int)) < 0 ||
 	    ra_map_init(&st->tf_ids, sizeof(int)) < 0 ||
 	    ra_map_init(&st->tgids, sizeof(int)) < 0 ||
 	    ra_pages_init(&st->cache, sizeof(struct page)) < 0 ||
@@ -1836,7 +1874,9 @@ static int state_init(struct ra_state *st, int window_slots)
 				   window_slots > 0 ? window_slots : STREAM_SLOTS);
 	st->files = ra_slots_new("the readahead pass's files", sizeof(struct file),
 				 window_slots > 0 ? window_slots : FILE_SLOTS);
-	if (!st->tfs || !st->streams || !st->files) {
+	st->tasks = ra_slots_new("the readahead pass's tasks", sizeof(struct task),
+				 window_slots > 0 ? window_slots : TASK_SLOTS);
+	if (!st->tfs || !st->streams || !st->files || !st->tasks) {
 		state_release(st);
 		return -1;
 	}

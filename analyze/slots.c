@@ -50,8 +50,8 @@ struct ra_slots {
 	int (*keep)(int64_t id, void *rec, void *arg);
 	void *keep_arg;
 	int64_t made;			/* ids below it were made */
-	int64_t last_id;		/* the record given last, in slot last_slot, or -1 */
-	int last_slot;
+	int64_t last_id[2];		/* the records given last, in slots last_slot, or -1 */
+	int last_slot[2];
 	bool spilled, failed;
 };
 
@@ -79,7 +79,7 @@ struct ra_slots *ra_slots_new(const char *name, size_t size, int max)
 	s->stride = (sizeof(struct slot_head) + size + 7) & ~(size_t)7;
 	s->fstride = FWORD + ((size + 7) & ~(size_t)7);
 	s->max = max > PINNED ? max : PINNED + 1;
-	s->last_id = -1;
+	s->last_id[0] = s->last_id[1] = -1;
 	if (!(s->one = calloc(1, s->fstride))) {
 		ra_map_release(&s->at);
 		free(s);
@@ -306,10 +306,20 @@ static int slot_take(struct ra_slots *s)
 		if (HEAD(s, slot)->dirty && slot_out(s, slot) < 0)
 			return -1;
 		ra_map_del(&s->at, (uint64_t)HEAD(s, slot)->id + 1);
-		if (slot == s->last_slot)
-			s->last_id = -1;
+		for (int i = 0; i < 2; i++)
+			if (slot == s->last_slot[i])
+				s->last_id[i] = -1;
 		return slot;
 	}
+}
+
+/* Record @id in @slot is the one given last. */
+static void remember(struct ra_slots *s, int64_t id, int slot)
+{
+	s->last_id[1] = s->last_id[0];
+	s->last_slot[1] = s->last_slot[0];
+	s->last_id[0] = id;
+	s->last_slot[0] = slot;
 }
 
 static int slot_map(struct ra_slots *s, int slot, int64_t id)
@@ -324,8 +334,7 @@ static int slot_map(struct ra_slots *s, int slot, int64_t id)
 	*at = slot;
 	HEAD(s, slot)->id = id;
 	pin(s, slot);
-	s->last_id = id;
-	s->last_slot = slot;
+	remember(s, id, slot);
 	return 0;
 }
 
@@ -356,16 +365,19 @@ static void *lookup(struct ra_slots *s, int64_t id, bool change)
 	const char *r = NULL;
 	int slot;
 
-	if (id == s->last_id) {	/* the same record again: a pass's common case */
-		pin(s, s->last_slot);
-		HEAD(s, s->last_slot)->dirty |= change;
-		return REC(s, s->last_slot);
+	/* one of the last two records again: a pass's common case */
+	if (id == s->last_id[0] || id == s->last_id[1]) {
+		slot = s->last_slot[id == s->last_id[0] ? 0 : 1];
+		if (id != s->last_id[0])
+			remember(s, id, slot);
+		pin(s, slot);
+		HEAD(s, slot)->dirty |= change;
+		return REC(s, slot);
 	}
 	if ((at = ra_map_get(&s->at, (uint64_t)id + 1))) {
 		pin(s, *at);
 		HEAD(s, *at)->dirty |= change;
-		s->last_id = id;
-		s->last_slot = *at;
+		remember(s, id, *at);
 		return REC(s, *at);
 	}
 	if (id < 0 || id >= s->made)
@@ -430,6 +442,6 @@ int ra_slots_each(struct ra_slots *s, int (*fn)(int64_t id, void *rec, void *arg
 	for (int i = 0; i < s->n; i++)
 		ra_map_del(&s->at, (uint64_t)HEAD(s, i)->id + 1);
 	s->n = s->npinned = s->hand = 0;
-	s->last_id = -1;
+	s->last_id[0] = s->last_id[1] = -1;
 	return ret;
 }

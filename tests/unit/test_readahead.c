@@ -718,6 +718,39 @@ static void test_windows_kept(void)
 	CHECK_INT(windows_kept, 6);	/* 330 windows fit the default */
 }
 
+static void order_dev(uint32_t dev, uint64_t ino, uint32_t size)
+{
+	struct ra_event ev = { .ra = { .dev = dev, .ino = ino, .size = size, .ra_pages = 32 } };
+
+	put(&ev, RA_EV_RA_ORDER, 10);
+}
+
+/*
+ * Files whose keys meet: A (0, 2^32 + 0x1000) and B (1, 0) have the same
+ * first key, so B goes on to the next; C's first key is that next one, and
+ * the high half of its inode number is B's. Each file keeps its own windows,
+ * asked again in another order.
+ */
+static void test_file_keys(void)
+{
+	static const struct {
+		uint32_t dev;
+		uint64_t ino;
+	} f[] = { { 0, (1ULL << 32) | 0x1000 }, { 1, 0 }, { 0x9e3779ba, 0x7f4a7c17 } };
+
+	begin("filekeys");
+	for (int round = 0; round < 2; round++)
+		for (int i = 0; i < 3; i++) {
+			int k = round ? 2 - i : i;
+
+			order_dev(f[k].dev, f[k].ino, (uint32_t)(k + 1));
+		}
+	CHECK_STR(result("SELECT ino, COUNT(*), MIN(size_pages), MAX(size_pages) FROM windows"
+			 " GROUP BY dev, ino ORDER BY ino"),
+		  "0|2|2|2;2135587863|2|3|3;4294971392|2|1|1");
+	CHECK_STR(result("SELECT COUNT(*) FROM streams"), "3");
+}
+
 /*
  * Three tasks each read 40 files at once, a read of 4 pages of each file in
  * turn, through an initial window of 16 pages (8 ahead) and an async one at
@@ -726,8 +759,9 @@ static void test_windows_kept(void)
  * the two share their streams. Every page is read; the first read's 4 pages
  * of each stream are its demand, not read ahead. Task 23 reads ahead in a
  * file of its own alone, windows of 4 and 8 pages in turn: one stream,
- * whose sizes are longer than its record holds. A hash of every row of the
- * pass's tables.
+ * whose sizes are longer than its record holds; 40 more tasks read 12 pages
+ * of a file each, in three reads, the last after an async trigger whose
+ * window opens after the other tasks' events. A hash of every row of the pass's tables.
  */
 static uint64_t files_at_once(int *rows)
 {
@@ -767,6 +801,21 @@ static uint64_t files_at_once(int *rows)
 				}
 				if (r > 0)
 					access_ev(RA_EV_GET_PAGES, pid, ino, at, at + 3);
+				if (pid == 20 && r < 3) {	/* 40 tasks of one file each */
+					int one = 40 + (int)f;
+
+					if (r == 0) {
+						trig(1, one, 400 + f, 0, 4, 32);
+						order(one, 400 + f, 0, 16, 8);
+						add(one, 400 + f, 0, 16, 0);
+					} else if (r == 2) {	/* the trigger of round 1's end */
+						order(one, 400 + f, 16, 16, 16);
+						add(one, 400 + f, 16, 16, 0);
+					}
+					access_ev(RA_EV_GET_PAGES, one, 400 + f, 4 * r, 4 * r + 3);
+					if (r == 1)
+						atrig(one, 400 + f, 8, 4, 16, 8);
+				}
 				if (pid == 22) {	/* a stream of many sizes */
 					order(23, 99, next, 4 << (f % 2), 0);
 					add(23, 99, next, 4 << (f % 2), 0);
@@ -774,7 +823,9 @@ static uint64_t files_at_once(int *rows)
 				}
 			}
 	CHECK_STR(result("SELECT COUNT(*), SUM(pages_added), SUM(used) FROM windows"),
-		  "800|9600|6240");
+		  "880|10880|6560");
+	CHECK_STR(result("SELECT COUNT(*) FROM windows WHERE ino >= 400 AND trigger = 'async'"
+			 " AND pattern = 'subsequent'"), "40");
 	CHECK_STR(result("SELECT windows, length(sizes) > 400, substr(sizes, 1, 9) FROM streams"
 			 " WHERE ino = 99"), "320|1|4 8 4 8 4");
 	*rows = 0;
@@ -832,6 +883,7 @@ int main(void)
 		  test_steady_rewritten },
 		{ "rows mended at the end: the model's inputs from them", test_mended_inputs },
 		{ "tasks on files beyond those in memory: the same rows", test_records_kept },
+		{ "files whose keys meet", test_file_keys },
 		{ NULL, NULL },
 	};
 	all_cases = cases;
