@@ -24,6 +24,7 @@
 
 #define QUEUE 64		/* windows of one side waiting for the other's */
 #define DIFF_LEN 176
+#define TASK_SLOTS 1024	/* tasks of a side in memory (slots.c), about 90 KiB */
 
 enum { TRIG_NONE, TRIG_SYNC, TRIG_ASYNC };
 
@@ -73,7 +74,10 @@ struct ra_wincmp {
 	struct ra_fileset files;
 	struct cfile *cf;
 	size_t capcf;
-	struct ra_map ofiles_by_key, tasks[2];	/* (file, process) -> struct oslot */
+	struct ra_map ofiles_by_key;	/* (file, process) -> struct oslot */
+	struct ra_map task_ids[2];	/* a side's tasks: pid + 1 -> id */
+	struct ra_slots *tasks[2];	/* ... their records by id */
+	int ntasks[2];
 	uint64_t nof;			/* open files made */
 	char (*diffs)[DIFF_LEN];
 	size_t ndiffs, capdiffs;
@@ -95,8 +99,12 @@ struct ra_wincmp *ra_wincmp_alloc(void)
 
 	if (!c || ra_fileset_init(&c->files) < 0 ||
 	    ra_map_init(&c->ofiles_by_key, sizeof(struct oslot)) < 0 ||
-	    ra_map_init(&c->tasks[0], sizeof(struct tside)) < 0 ||
-	    ra_map_init(&c->tasks[1], sizeof(struct tside)) < 0) {
+	    ra_map_init(&c->task_ids[0], sizeof(int)) < 0 ||
+	    ra_map_init(&c->task_ids[1], sizeof(int)) < 0 ||
+	    !(c->tasks[0] = ra_slots_new("the recorded tasks' windows", sizeof(struct tside),
+					 TASK_SLOTS)) ||
+	    !(c->tasks[1] = ra_slots_new("the replayed tasks' windows", sizeof(struct tside),
+					 TASK_SLOTS))) {
 		ra_wincmp_free(c);
 		ra_set_error(RA_ERR_IO, "out of memory");
 		return NULL;
@@ -115,8 +123,10 @@ void ra_wincmp_free(struct ra_wincmp *c)
 		if ((o = ra_map_at(&c->ofiles_by_key, i)))
 			ofile_free(o->of);
 	ra_map_release(&c->ofiles_by_key);
-	ra_map_release(&c->tasks[0]);
-	ra_map_release(&c->tasks[1]);
+	for (int side = 0; side < 2; side++) {
+		ra_map_release(&c->task_ids[side]);
+		ra_slots_free(c->tasks[side]);
+	}
 	free(c->cf);
 	free(c->diffs);
 	free(c);
@@ -282,10 +292,25 @@ static void take_window(struct tside *t, const struct ra_event *ev, struct win *
 	t->last_end = ev->ra.index + ev->ra.size;
 }
 
+/* Task @pid of side @side, made when new; NULL on error. */
+static struct tside *tside_of(struct ra_wincmp *c, int side, int pid)
+{
+	bool fresh;
+	int *id = ra_map_put(&c->task_ids[side], (uint64_t)(uint32_t)pid + 1, &fresh);
+
+	if (!id) {
+		ra_set_error(RA_ERR_IO, "out of memory");
+		return NULL;
+	}
+	if (fresh)
+		*id = c->ntasks[side]++;
+	return fresh ? ra_slots_make(c->tasks[side], *id) : ra_slots_get(c->tasks[side], *id);
+}
+
 static int window_of(struct ra_wincmp *c, int side, const struct ra_event *ev, int who)
 {
 	bool fresh;
-	struct tside *t = ra_map_put(&c->tasks[side], (uint64_t)(uint32_t)ev->pid + 1, &fresh);
+	struct tside *t = tside_of(c, side, ev->pid);
 	struct ofile *of;
 	struct win w;
 	int file;

@@ -78,11 +78,71 @@ static void test_order_at_end(void)
 	ra_wincmp_free(c);
 }
 
+/* An async trigger of task @pid at @index of file @ino, for its next window. */
+static int trigger(struct ra_wincmp *c, int side, int pid, uint64_t ino, uint64_t index)
+{
+	struct ra_event ev = { .pid = pid, .type = RA_EV_ASYNC_RA };
+
+	ev.ra.dev = DEV;
+	ev.ra.ino = ino;
+	ev.ra.index = index;
+	ev.ra.req_count = 4;
+	return ra_wincmp_event(c, side, &ev, pid);
+}
+
+/* A window of ra_order of @n pages at @start in file @ino, by task @pid. */
+static int order_window(struct ra_wincmp *c, int side, int pid, uint64_t ino, uint64_t start,
+			uint32_t n)
+{
+	struct ra_event ev = { .pid = pid, .type = RA_EV_RA_ORDER };
+
+	ev.ra.dev = DEV;
+	ev.ra.ino = ino;
+	ev.ra.index = start;
+	ev.ra.size = n;
+	return ra_wincmp_event(c, side, &ev, pid);
+}
+
+/*
+ * More tasks than the comparison keeps in memory. On side 0 every task's
+ * trigger comes before any window, and every window before any task's
+ * order-0 fallback of it, so that each task's record leaves memory and comes
+ * back twice, with its trigger, then with its window; side 1 has each
+ * trigger right before its window. Every window meets its own, trigger
+ * included, and no fallback is a window.
+ */
+static void test_many_tasks(void)
+{
+	struct ra_wincmp *c = ra_wincmp_alloc();
+	struct ra_wincmp_file f;
+	enum { TASKS = 3000 };
+
+	CHECK(c != NULL);
+	if (!c)
+		return;
+	for (int pid = 1; pid <= TASKS; pid++)
+		CHECK_INT(trigger(c, 0, pid, 9, (uint64_t)pid * 100 + 1), 0);
+	for (int pid = 1; pid <= TASKS; pid++)
+		CHECK_INT(order_window(c, 0, pid, 9, (uint64_t)pid * 100, 16), 0);
+	for (int pid = 1; pid <= TASKS; pid++) {
+		CHECK_INT(window(c, 0, pid, 9, (uint64_t)pid * 100 + 4, 12), 0);
+		CHECK_INT(trigger(c, 1, pid, 9, (uint64_t)pid * 100 + 1), 0);
+		CHECK_INT(order_window(c, 1, pid, 9, (uint64_t)pid * 100, 16), 0);
+	}
+	CHECK_INT(ra_wincmp_end(c), 0);
+	CHECK(ra_wincmp_file(c, 0, &f));
+	CHECK_INT(f.windows[0], TASKS);
+	CHECK_INT(f.windows[1], TASKS);
+	CHECK_INT(f.exact, TASKS);
+	ra_wincmp_free(c);
+}
+
 int main(void)
 {
 	static const struct test_case cases[] = {
 		{ "windows met in order", test_counts },
 		{ "the windows left at the end, in the order seen", test_order_at_end },
+		{ "more tasks than are kept in memory", test_many_tasks },
 		{ NULL, NULL },
 	};
 
