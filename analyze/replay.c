@@ -89,6 +89,28 @@ struct rp_task {
 	struct rp_file *in_ra;		/* its latest event was readahead of this file */
 };
 
+/*
+ * A task in memory: at most p.tasks_held of them (TASKS_HELD by default),
+ * the least recently used of the others written to a temporary file, task
+ * i at i times its size, and read back when an event of it comes. What a
+ * task points to (open files, files) lives as long as the replay. Tasks
+ * waiting to be replayed (listed) stay in memory.
+ */
+struct rp_held {
+	struct rp_task t;		/* first: a task's address is its holder's */
+	int64_t fid;			/* its place in the file, -1 none yet */
+	size_t at;			/* in the replay's held */
+	bool ref;			/* asked since the clock's hand last passed */
+};
+
+#define TASKS_HELD 1024
+
+/* The map's value of a task: in memory, or at fid in the file */
+struct tref {
+	struct rp_held *h;
+	int64_t fid;
+};
+
 /* A file and its open files. */
 struct rp_fent {
 	struct rp_file f;
@@ -101,7 +123,11 @@ struct ra_replay {
 	struct rp_kernel k;
 	struct ra_map files;		/* hash of (dev, ino) -> struct rp_fent * */
 	struct ra_map chunks;		/* the files' pages (replay_store.c) */
-	struct ra_map tasks;		/* pid + 1 -> struct rp_task * */
+	struct ra_map tasks;		/* pid + 1 -> struct tref */
+	struct rp_held **held;		/* the tasks in memory */
+	size_t nheld, capheld, hand, max_held;
+	struct ra_tmpfile tfile;	/* the others */
+	int64_t nfid;
 	struct rp_fent **all;		/* every file, to free */
 	size_t nall, capall;
 	struct rp_task **waiting;	/* the tasks with a touch or a read not yet replayed */
@@ -415,27 +441,111 @@ static struct rp_ofile *desc_for_read(struct ra_replay *r, struct rp_ofile *last
 	return last;
 }
 
+/* Task @h out of memory to the file; -1 on error (r->k.err not set: the caller's). */
+static int task_out(struct ra_replay *r, struct rp_held *h)
+{
+	struct tref *ref = ra_map_get(&r->tasks, (uint64_t)(uint32_t)h->t.pid + 1);
+
+	if (h->fid < 0)
+		h->fid = r->nfid++;
+	if (!ref || ra_tmpfile_open(&r->tfile) < 0 ||
+	    ra_tmpfile_io(&r->tfile, true, &h->t, sizeof(h->t),
+			  (off_t)h->fid * (off_t)sizeof(h->t)) < 0)
+		return -1;
+	*ref = (struct tref){ .h = NULL, .fid = h->fid };
+	r->held[h->at] = r->held[--r->nheld];
+	r->held[h->at]->at = h->at;
+	free(h);
+	return 0;
+}
+
+/* Room for one more task in memory: a task not waiting and not asked lately goes out. */
+static int task_room(struct ra_replay *r)
+{
+	size_t tries = 2 * r->nheld;
+
+	if (r->nheld < r->max_held)
+		return 0;
+	while (tries--) {
+		struct rp_held *h = r->held[r->hand++ % r->nheld];
+
+		if (h->t.listed)
+			continue;
+		if (h->ref) {
+			h->ref = false;
+			continue;
+		}
+		return task_out(r, h);
+	}
+	return 0;	/* every one waits: memory grows */
+}
+
+/* Task @h, made or read back, among those in memory. */
+static int task_in(struct ra_replay *r, struct rp_held *h)
+{
+	if (r->nheld == r->capheld &&
+	    ra_grow((void **)&r->held, &r->capheld, r->nheld + 1, sizeof(*r->held)) < 0)
+		return -1;
+	h->at = r->nheld;
+	h->ref = true;
+	r->held[r->nheld++] = h;
+	return 0;
+}
+
+/*
+ * The task of @ref (task @pid's in the map), made when @fresh, read back
+ * when written out; NULL on error. The map is not changed: @ref holds.
+ */
+static struct rp_task *task_at(struct ra_replay *r, struct tref *ref, int pid, bool fresh)
+{
+	struct rp_held *h;
+	int tgid, room;
+
+	if (!fresh && ref->h) {
+		ref->h->ref = true;
+		return &ref->h->t;
+	}
+	if ((room = task_room(r)) < 0 || !(h = calloc(1, sizeof(*h)))) {
+		if (fresh)
+			ra_map_del(&r->tasks, (uint64_t)(uint32_t)pid + 1);
+		if (room == 0)
+			oom();	/* else the file's error */
+		return NULL;
+	}
+	if (!fresh) {
+		h->fid = ref->fid;
+		if (ra_tmpfile_io(&r->tfile, false, &h->t, sizeof(h->t),
+				  (off_t)h->fid * (off_t)sizeof(h->t)) < 0) {
+			free(h);
+			return NULL;
+		}
+	} else {
+		tgid = r->p.tgid ? r->p.tgid(pid, r->p.arg) : 0;
+		h->fid = -1;
+		h->t.pid = pid;
+		h->t.tgid = tgid > 0 ? tgid : pid;
+	}
+	if (task_in(r, h) < 0) {
+		free(h);
+		if (fresh)
+			ra_map_del(&r->tasks, (uint64_t)(uint32_t)pid + 1);
+		return NULL;
+	}
+	ref->h = h;
+	return &h->t;
+}
+
+/* Task @pid, made when new; NULL on error */
 static struct rp_task *task_of(struct ra_replay *r, int pid)
 {
 	bool fresh;
-	struct rp_task **slot = ra_map_put(&r->tasks, (uint64_t)(uint32_t)pid + 1, &fresh);
-	int tgid;
+	struct tref *ref = ra_map_put(&r->tasks, (uint64_t)(uint32_t)pid + 1, &fresh);
 
-	if (!slot) {
+	if (!ref) {
 		oom();
 		return NULL;
 	}
-	if (!fresh)
-		return *slot;
-	if (!(*slot = calloc(1, sizeof(**slot)))) {
-		ra_map_del(&r->tasks, (uint64_t)(uint32_t)pid + 1);
-		oom();
-		return NULL;
-	}
-	tgid = r->p.tgid ? r->p.tgid(pid, r->p.arg) : 0;
-	(*slot)->pid = pid;
-	(*slot)->tgid = tgid > 0 ? tgid : pid;
-	return *slot;
+	return task_at(r, ref, pid, fresh);
 }
 
 /* The end of the file as far as the run showed it, for a file of unknown size */
@@ -1223,12 +1333,14 @@ struct ra_replay *ra_replay_alloc(const struct ra_replay_params *p)
 	r = calloc(1, sizeof(*r));
 	if (!r || ra_map_init(&r->files, sizeof(struct rp_fent *)) < 0 ||
 	    ra_map_init(&r->chunks, sizeof(uint32_t *)) < 0 ||
-	    ra_map_init(&r->tasks, sizeof(struct rp_task *)) < 0) {
+	    ra_map_init(&r->tasks, sizeof(struct tref)) < 0) {
 		ra_replay_free(r);
 		oom();
 		return NULL;
 	}
 	r->p = *p;
+	r->max_held = p->tasks_held > 0 ? (size_t)p->tasks_held : TASKS_HELD;
+	ra_tmpfile_init(&r->tfile);
 	/* the policies are the 6.18 paths with other window sizes */
 	r->k = (struct rp_kernel){ .series = p->policy == RA_POLICY_KERNEL ? p->series : RA_KS_6_18,
 				   .policy = p->policy, .fixed_pages = p->fixed_pages,
@@ -1316,7 +1428,10 @@ static int touches_end(struct ra_replay *r)
 
 		if (!r->tasks.keys[i])
 			continue;
-		t = *(struct rp_task **)((char *)r->tasks.vals + i * sizeof(void *));
+		/* in the map's order; one written out is read back (the map stays) */
+		if (!(t = task_at(r, ra_map_at(&r->tasks, i), (int)(uint32_t)(r->tasks.keys[i] - 1),
+				  false)))
+			return -1;
 		if (t->last_of && t->sequential &&
 		    touch_between(kernel_for(r, t, r->k.ts), t, t->last_of, t->last_reach + 1,
 				  touch_after(t, t->last_of, t->last_reach + 1)) < 0)
@@ -1348,9 +1463,10 @@ void ra_replay_free(struct ra_replay *r)
 		return;
 	for (size_t i = 0; i < r->nall; i++)
 		fent_free(r->all[i]);
-	for (size_t i = 0; i < r->tasks.cap && r->tasks.keys; i++)
-		if (r->tasks.keys[i])
-			free(*(struct rp_task **)((char *)r->tasks.vals + i * sizeof(void *)));
+	for (size_t i = 0; i < r->nheld; i++)
+		free(r->held[i]);
+	free(r->held);
+	ra_tmpfile_close(&r->tfile);
 	ra_map_release(&r->files);
 	ra_rp_chunks_release(&r->chunks);
 	ra_map_release(&r->tasks);

@@ -98,6 +98,8 @@ struct ra_replay_params {
 	 * reclaim takes other pages, at other times).
 	 */
 	bool model_reclaim;
+	/* tasks kept in memory, the others in a temporary file; 0: the default */
+	int tasks_held;
 };
 
 struct ra_replay;

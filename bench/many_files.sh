@@ -5,14 +5,23 @@
 # workload, and ra-analyze of the run (time, peak RSS), against tar's own
 # time without the recorder (the reference, measured in the same run, on a
 # cold cache too). Memory per file is what grows here: docs/performance.md.
+# PROCS=1: a process of its own reads each file (xargs -n 1 cat), so that
+# the tasks grow with the files.
 #
-#   bench/many_files.sh [N...]      (root)
+#   [PROCS=1] bench/many_files.sh [N...]      (root)
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
 REC=$top/build/ra-record
 [ -x "$REC" ] || { echo "build first: make" >&2; exit 2; }
 [ "$(id -u)" -eq 0 ] || { echo "needs root" >&2; exit 2; }
 [ $# -gt 0 ] || set -- 10000
+# the workload, $work expanded by its own shell (from its environment)
+# shellcheck disable=SC2016
+if [ "${PROCS:-0}" = 1 ]; then
+	job='cd "$work/mnt" && find d -type f -print0 | xargs -0 -n 1 cat > /dev/null'
+else
+	job='tar cf - -C "$work/mnt" d | cat > /dev/null'
+fi
 command -v python3 >/dev/null || { echo "needs python3" >&2; exit 2; }
 
 work=$(mktemp -d /dev/shm/ratrace-many.XXXXXX)
@@ -40,11 +49,11 @@ for n in "$@"; do
 	# the reference: tar alone, cold (the file system mounted again)
 	umount "$work/mnt"
 	mount "$LOOP" "$work/mnt"
-	/usr/bin/time -f %e -o "$work/tar.t" sh -c "tar cf - -C '$work/mnt' d | cat > /dev/null"
+	/usr/bin/time -f %e -o "$work/tar.t" env work="$work" sh -c "$job"
 	umount "$work/mnt"
 	mount "$LOOP" "$work/mnt"
 	/usr/bin/time -f '%e %M' -o "$work/rec.t" "$REC" -vv -o "$work/r.db" -d "$(basename "$LOOP")" \
-		-- sh -c "tar cf - -C '$work/mnt' d | cat > /dev/null" 2> "$work/rec.log"
+		-- env work="$work" sh -c "$job" 2> "$work/rec.log"
 	after=$(awk '$1 == "ra-record:" && $NF == "s" && /last events|store finished|processes of|file names|analyses|committed/ {
 		s += $(NF - 1) } END { printf "%.2f", s }' "$work/rec.log")
 	events=$(awk '/events in/ { print $4 }' "$work/rec.log")

@@ -28,6 +28,7 @@ static struct {
 } cfg;
 
 static uint64_t clock_ns;
+static int tasks_held;		/* the replays' tasks in memory, 0 the default */
 
 static int collect(const struct ra_event *ev, void *arg)
 {
@@ -74,7 +75,8 @@ static void setup(const char *fstype, uint32_t ra_pages)
 static struct ra_replay *start(int series, const char *fstype, uint32_t ra_pages)
 {
 	struct ra_replay_params p = { .series = series, .policy = RA_POLICY_KERNEL,
-				      .file = file_cb, .tgid = tgid_cb, .emit = collect };
+				      .file = file_cb, .tgid = tgid_cb, .emit = collect,
+				      .tasks_held = tasks_held };
 	struct ra_replay *r;
 
 	setup(fstype, ra_pages);
@@ -911,6 +913,65 @@ static void windows_of(int pid)
 	nwins = n;
 }
 
+/*
+ * Twenty readers of their own part of the file, a read of 4 pages each in
+ * turn, the odd ones after the run's async trigger at their mark (every
+ * trigger of a round before its reads), the last read of 8 pages in two
+ * batches (every task's second after every first: the replay must know the
+ * read is going on), and ten tasks that touch a mapping of their part page
+ * by page; the replay's events, in order (a hash of their fields), and how
+ * many.
+ */
+static uint64_t twenty_readers(size_t *n)
+{
+	struct ra_replay *r = start(RA_KS_6_18, NULL, 32);
+	uint64_t h = 1469598103934665603ULL;
+
+	cold(r, 0, FILE_PAGES);
+	for (uint64_t k = 0; k < 16; k++) {
+		for (int pid = 11; pid < 30 && k % 8 == 4; pid += 2)	/* every trigger first */
+			raev(r, RA_EV_ASYNC_RA, pid, DEV, (uint64_t)(pid - 10) * 100 + 4 * k, 4);
+		for (int pid = 10; pid < 30; pid++) {
+			uint64_t at = (uint64_t)(pid - 10) * 100 + 4 * k;
+
+			/* the last read in two batches, each task's second after all firsts */
+			acc(r, RA_EV_GET_PAGES, pid, at, k == 15 ? at + 7 : at + 3);
+		}
+		for (int pid = 10; pid < 30 && k == 15; pid++)
+			acc(r, RA_EV_GET_PAGES, pid, (uint64_t)(pid - 10) * 100 + 64,
+			    (uint64_t)(pid - 10) * 100 + 67);
+		for (int pid = 40; pid < 50; pid++)	/* mappings touched page by page */
+			acc(r, RA_EV_FAULT, pid, 2000 + (uint64_t)(pid - 40) * 200 + k,
+			    2000 + (uint64_t)(pid - 40) * 200 + k);
+	}
+	CHECK_INT(ra_replay_end(r), 0);
+	for (size_t i = 0; i < nout; i++) {
+		const uint64_t f[] = { out[i].type, (uint64_t)out[i].pid, out[i].ts_ns,
+				       out[i].ra.index, out[i].ra.size, out[i].ra.async_size,
+				       out[i].page.index, out[i].page.last_index };
+
+		for (size_t j = 0; j < sizeof(f) / sizeof(f[0]); j++)
+			h = (h ^ f[j]) * 1099511628211ULL;
+	}
+	*n = nout;
+	ra_replay_free(r);
+	return h;
+}
+
+/* The same with three tasks in memory, the others written out and read back. */
+static void test_tasks_held(void)
+{
+	size_t n, n_held;
+	uint64_t h = twenty_readers(&n), held;
+
+	tasks_held = 3;
+	held = twenty_readers(&n_held);
+	tasks_held = 0;
+	CHECK(n > 480);	/* the reads' and faults' own, and their windows */
+	CHECK_INT(n_held, n);
+	CHECK(held == h);
+}
+
 static void test_two_readers(void)
 {
 	struct ra_replay *r = start(RA_KS_6_18, NULL, 32);
@@ -1401,6 +1462,7 @@ static const struct test_case cases[] = {
 	{ "touch_loader", test_touch_loader },
 	{ "willneed", test_willneed },
 	{ "two_readers", test_two_readers },
+	{ "tasks beyond those in memory", test_tasks_held },
 	{ "two_descriptors", test_two_descriptors },
 	{ "read_waits", test_read_waits },
 	{ "odd_size", test_odd_size },
