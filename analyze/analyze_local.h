@@ -292,7 +292,8 @@ void *ra_slots_make(struct ra_slots *s, int64_t id);
 /**
  * ra_slots_get - record @id, read back if it was written out; NULL when it was
  * never made, or on error (ra_slots_failed). A pointer stays valid for the
- * next three calls of ra_slots_make or ra_slots_get.
+ * next three calls of ra_slots_make, ra_slots_get or ra_slots_peek on the
+ * set, whatever they make or read back (a set's records never move).
  */
 void *ra_slots_get(struct ra_slots *s, int64_t id);
 /** ra_slots_peek - the same, to read only: a record not changed is not written again */

@@ -368,9 +368,10 @@ static int64_t size_of(struct ra_state *st, int file)
 }
 
 /*
- * A file's entry in files_by_key. Its first key holds dev ^ (ino >> 32) and
- * the low half of ino ^ (ino >> 32 << 12): with the high half of ino, the
- * pair. An entry probed on to another key is checked against its file.
+ * A file's entry in files_by_key. With the high half of the inode number,
+ * its first key gives the pair back (the key's high half is dev ^ hi ^
+ * (hi >> 20), its low half the inode number's ^ (hi << 12) ^ 1). An entry
+ * probed on to another key is checked against its file.
  */
 struct file_key {
 	int index;

@@ -37,7 +37,7 @@ struct ra_slots {
 	size_t stride;			/* of a slot: the id, the clock's bit, the record */
 	size_t fstride;			/* of a record in the file: its word, the record */
 	char *mem;
-	int n, cap, max, hand;
+	int n, max, hand;
 	int pinned[PINNED];		/* the slots given last, a ring: not taken */
 	int npinned;
 	struct ra_map at;		/* id + 1 -> slot */
@@ -278,18 +278,14 @@ static void pin(struct ra_slots *s, int slot)
 static int slot_take(struct ra_slots *s)
 {
 	if (s->n < s->max) {
-		if (s->n == s->cap) {
-			int cap = s->cap ? s->cap * 2 : 64;
-			char *p;
-
-			cap = cap < s->max ? cap : s->max;
-			p = realloc(s->mem, (size_t)cap * s->stride);
-			if (!p) {
-				ra_set_error(RA_ERR_IO, "out of memory");
-				return -1;
-			}
-			s->mem = p;
-			s->cap = cap;
+		/*
+		 * Room for the whole set at once, so that a record never moves
+		 * while the set fills (a pointer given holds until evicted); the
+		 * pages are the kernel's until a slot is first used.
+		 */
+		if (!s->mem && !(s->mem = malloc((size_t)s->max * s->stride))) {
+			ra_set_error(RA_ERR_IO, "out of memory");
+			return -1;
 		}
 		return s->n++;
 	}
@@ -366,7 +362,7 @@ static void *lookup(struct ra_slots *s, int64_t id, bool change)
 	int slot;
 
 	/* one of the last two records again: a pass's common case */
-	if (id == s->last_id[0] || id == s->last_id[1]) {
+	if (id >= 0 && (id == s->last_id[0] || id == s->last_id[1])) {
 		slot = s->last_slot[id == s->last_id[0] ? 0 : 1];
 		if (id != s->last_id[0])
 			remember(s, id, slot);

@@ -295,6 +295,7 @@ static void take_window(struct tside *t, const struct ra_event *ev, struct win *
 /* Task @pid of side @side, made when new; NULL on error. */
 static struct tside *tside_of(struct ra_wincmp *c, int side, int pid)
 {
+	struct tside *t;
 	bool fresh;
 	int *id = ra_map_put(&c->task_ids[side], (uint64_t)(uint32_t)pid + 1, &fresh);
 
@@ -302,9 +303,12 @@ static struct tside *tside_of(struct ra_wincmp *c, int side, int pid)
 		ra_set_error(RA_ERR_IO, "out of memory");
 		return NULL;
 	}
-	if (fresh)
-		*id = c->ntasks[side]++;
-	return fresh ? ra_slots_make(c->tasks[side], *id) : ra_slots_get(c->tasks[side], *id);
+	if (!fresh)
+		return ra_slots_get(c->tasks[side], *id);
+	*id = c->ntasks[side];
+	t = ra_slots_make(c->tasks[side], *id);
+	c->ntasks[side] += t != NULL;
+	return t;
 }
 
 static int window_of(struct ra_wincmp *c, int side, const struct ra_event *ev, int who)

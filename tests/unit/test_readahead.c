@@ -752,6 +752,23 @@ static void test_file_keys(void)
 }
 
 /*
+ * A thread's read that may be a tail asks for its process's record of the
+ * file, made then: the set of records grows under the thread's own, which
+ * must stay where it is (the sanitizer's build would see it freed). 63
+ * records first, so that the process's is the 65th.
+ */
+static void test_record_stays(void)
+{
+	begin("stays");
+	thread_of(101, 100);
+	for (uint64_t i = 0; i < 63; i++)
+		access_ev(RA_EV_GET_PAGES, 1, 1000 + i, 0, 0);
+	access_ev(RA_EV_GET_PAGES, 101, 5, 0, 3);
+	access_ev(RA_EV_GET_PAGES, 101, 5, 10, 11);	/* narrower: a tail? */
+	CHECK_STR(result("SELECT COUNT(*) FROM windows"), "0");	/* reads of cached pages */
+}
+
+/*
  * Three tasks each read 40 files at once, a read of 4 pages of each file in
  * turn, through an initial window of 16 pages (8 ahead) and an async one at
  * its mark, and from the second round on the same at page 500 (a second
@@ -884,6 +901,7 @@ int main(void)
 		{ "rows mended at the end: the model's inputs from them", test_mended_inputs },
 		{ "tasks on files beyond those in memory: the same rows", test_records_kept },
 		{ "files whose keys meet", test_file_keys },
+		{ "a record stays where it is while its set grows", test_record_stays },
 		{ NULL, NULL },
 	};
 	all_cases = cases;
