@@ -296,6 +296,13 @@ void *ra_slots_make(struct ra_slots *s, int64_t id);
  * set, whatever they make or read back (a set's records never move).
  */
 void *ra_slots_get(struct ra_slots *s, int64_t id);
+/**
+ * ra_slots_keyed - the record of @key, found through @ids (key -> int id):
+ * when new, made (zeroed, the next id) and *@fresh; *@id its id. NULL on
+ * error (the key is not kept then).
+ */
+struct ra_map;
+void *ra_slots_keyed(struct ra_slots *s, struct ra_map *ids, uint64_t key, bool *fresh, int *id);
 /** ra_slots_peek - the same, to read only: a record not changed is not written again */
 const void *ra_slots_peek(struct ra_slots *s, int64_t id);
 /** ra_slots_failed - whether a call failed (ra_last_error() said why) */

@@ -208,19 +208,15 @@ struct ra_state {
 	struct ra_map files_by_key;	/* (dev, ino) -> struct file_key */
 	struct ra_slots *files;		/* the files by index */
 	int nfiles;
-	struct file none_file;		/* what file_at() gives when it fails */
 	struct ra_map task_ids;		/* pid + 1 -> task id */
 	struct ra_slots *tasks;		/* the tasks by id, made in the order first seen */
-	int ntasks;
-	int last_pid, last_task;	/* the task asked last, and its id */
+	int last_pid, last_task;	/* the task asked last, and its id (-1 none) */
 	struct ra_map tf_ids;		/* (file, pid), and (file, process) of streams -> taskfile id */
 	struct ra_slots *tfs;		/* the taskfiles by id, made in the order first seen */
-	int ntfs;
 	struct ra_map tgids;		/* pid -> process, from the run's tasks (live:
 					 * pid -> the answer asked, + 1 for none) */
 	struct ra_slots *streams;	/* the streams by id */
 	int nstreams;
-	struct stream none_stream;	/* what stream_at() gives when it fails */
 	struct sizes_heap {
 		char *text;
 		size_t cap;
@@ -230,7 +226,11 @@ struct ra_state {
 	struct ra_slots *wins;		/* the windows by id */
 	int max_slots;
 	bool failed;			/* win_at() failed: the event fails */
-	struct window none;		/* what win_at() gives when it fails */
+	union {				/* what win_at(), stream_at(), file_at()... */
+		struct window w;	/* give when they fail */
+		struct stream s;
+		struct file f;
+	} none;
 	int nwins;			/* windows opened */
 	struct ra_pages cache;		/* (file, index) -> struct page: pages of windows */
 	struct ra_pages ghosts;		/* (file, index) -> newest ghost index + 1 */
@@ -283,29 +283,32 @@ static int grow_array(void **arr, int *cap, int need, size_t elem)
 	return 0;
 }
 
-static struct window *win_none(struct ra_state *st, int id)
+/*
+ * Record @rec of set @s (@what @id), or when it is NULL a zeroed scratch
+ * record standing in: the event fails (st->failed).
+ */
+static void *or_none(struct ra_state *st, const void *rec, const struct ra_slots *s,
+		     const char *what, int id)
 {
-	if (!ra_slots_failed(st->wins))
-		ra_set_error(RA_ERR_IO, "no window %d", id + 1);
+	if (rec)
+		return (void *)rec;
+	if (!ra_slots_failed(s))
+		ra_set_error(RA_ERR_IO, "no %s %d", what, id + 1);
 	st->failed = true;
 	memset(&st->none, 0, sizeof(st->none));
 	return &st->none;
 }
 
-/* Window @id; on failure the event fails (st->failed), a scratch window standing in. */
+/* Window @id; on failure the event fails, a scratch window standing in. */
 static struct window *win_at(struct ra_state *st, int id)
 {
-	struct window *w = ra_slots_get(st->wins, id);
-
-	return w ? w : win_none(st, id);
+	return or_none(st, ra_slots_get(st->wins, id), st->wins, "window", id);
 }
 
 /* The same, to read only. */
 static const struct window *win_peek(struct ra_state *st, int id)
 {
-	const struct window *w = ra_slots_peek(st->wins, id);
-
-	return w ? w : win_none(st, id);
+	return or_none(st, ra_slots_peek(st->wins, id), st->wins, "window", id);
 }
 
 static int cmp_known(const void *a, const void *b)
@@ -338,25 +341,13 @@ static int64_t known_pages(const struct ra_state *st, uint32_t dev, uint64_t ino
 /* File @file; on failure the event fails, a scratch file standing in. */
 static struct file *file_at(struct ra_state *st, int file)
 {
-	struct file *f = ra_slots_get(st->files, file);
-
-	if (f)
-		return f;
-	st->failed = true;
-	memset(&st->none_file, 0, sizeof(st->none_file));
-	return &st->none_file;
+	return or_none(st, ra_slots_get(st->files, file), st->files, "file", file);
 }
 
 /* The same, to read only. */
 static const struct file *file_peek(struct ra_state *st, int file)
 {
-	const struct file *f = ra_slots_peek(st->files, file);
-
-	if (f)
-		return f;
-	st->failed = true;
-	memset(&st->none_file, 0, sizeof(st->none_file));
-	return &st->none_file;
+	return or_none(st, ra_slots_peek(st->files, file), st->files, "file", file);
 }
 
 /* The file's size in pages, -1 when not known. */
@@ -419,23 +410,20 @@ static int file_of(struct ra_state *st, uint32_t dev, uint64_t ino)
 static struct task *task_of(struct ra_state *st, int pid)
 {
 	bool fresh;
-	int *id;
-	struct task *t = NULL;
+	int id;
+	struct task *t;
 
-	if (st->ntasks && pid == st->last_pid)	/* most events are the last one's task's */
+	/* most events are the last one's task's */
+	if (st->last_task >= 0 && pid == st->last_pid)
 		return ra_slots_get(st->tasks, st->last_task);
-	if (!(id = ra_map_put(&st->task_ids, (uint64_t)(uint32_t)pid + 1, &fresh)))
-		ra_set_error(RA_ERR_IO, "out of memory");
-	else if (!fresh)
-		t = ra_slots_get(st->tasks, *id);
-	else if ((t = ra_slots_make(st->tasks, st->ntasks))) {
-		*id = st->ntasks++;
+	t = ra_slots_keyed(st->tasks, &st->task_ids, (uint64_t)(uint32_t)pid + 1, &fresh, &id);
+	if (t && fresh) {
 		t->win = -1;
 		t->pid = pid;
 	}
 	if (t) {
 		st->last_pid = pid;
-		st->last_task = *id;
+		st->last_task = id;
 	}
 	return t;
 }
@@ -467,17 +455,11 @@ static struct taskfile *taskfile_of(struct ra_state *st, int file, int pid)
 {
 	uint64_t key = ((uint64_t)(file + 1) << 32) | (uint32_t)pid;
 	bool fresh;
-	int *id = ra_map_put(&st->tf_ids, key, &fresh);
-	struct taskfile *tf = NULL;
+	int id;
+	struct taskfile *tf = ra_slots_keyed(st->tfs, &st->tf_ids, key, &fresh, &id);
 
-	if (!id)
-		ra_set_error(RA_ERR_IO, "out of memory");
-	else if (!fresh)
-		tf = ra_slots_get(st->tfs, *id);
-	else if ((tf = ra_slots_make(st->tfs, st->ntfs))) {
-		*id = st->ntfs++;
+	if (tf && fresh)
 		tf->key = key;
-	}
 	if (!tf)
 		st->failed = true;
 	return tf;
@@ -486,25 +468,13 @@ static struct taskfile *taskfile_of(struct ra_state *st, int file, int pid)
 /* Stream @id; on failure the event fails, a scratch stream standing in. */
 static struct stream *stream_at(struct ra_state *st, int id)
 {
-	struct stream *s = ra_slots_get(st->streams, id);
-
-	if (s)
-		return s;
-	st->failed = true;
-	memset(&st->none_stream, 0, sizeof(st->none_stream));
-	return &st->none_stream;
+	return or_none(st, ra_slots_get(st->streams, id), st->streams, "stream", id);
 }
 
 /* The same, to read only. */
 static const struct stream *stream_peek(struct ra_state *st, int id)
 {
-	const struct stream *s = ra_slots_peek(st->streams, id);
-
-	if (s)
-		return s;
-	st->failed = true;
-	memset(&st->none_stream, 0, sizeof(st->none_stream));
-	return &st->none_stream;
+	return or_none(st, ra_slots_peek(st->streams, id), st->streams, "stream", id);
 }
 
 static int stream_new(struct ra_state *st, struct taskfile *tf, int file, int pid, bool forced)
@@ -1858,6 +1828,7 @@ static int state_init(struct ra_state *st, int window_slots)
 {
 	memset(st, 0, sizeof(*st));
 	st->free_ghost = -1;
+	st->last_task = -1;
 	st->max_slots = window_slots > 0 ? window_slots : WIN_SLOTS;
 	if (ra_map_init(&st->files_by_key, sizeof(struct file_key)) < 0 ||
 	    ra_map_init(&st->task_ids, sizeof(int)) < 0 ||

@@ -407,6 +407,25 @@ void *ra_slots_get(struct ra_slots *s, int64_t id)
 	return lookup(s, id, true);
 }
 
+void *ra_slots_keyed(struct ra_slots *s, struct ra_map *ids, uint64_t key, bool *fresh, int *id)
+{
+	int *at = ra_map_put(ids, key, fresh);
+	void *rec;
+
+	if (!at) {
+		ra_set_error(RA_ERR_IO, "out of memory");
+		return NULL;
+	}
+	if (!*fresh) {
+		*id = *at;
+		return ra_slots_get(s, *at);
+	}
+	*id = *at = (int)s->made;
+	if (!(rec = ra_slots_make(s, s->made)))
+		ra_map_del(ids, key);
+	return rec;
+}
+
 const void *ra_slots_peek(struct ra_slots *s, int64_t id)
 {
 	return lookup(s, id, false);

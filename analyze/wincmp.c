@@ -77,7 +77,6 @@ struct ra_wincmp {
 	struct ra_map ofiles_by_key;	/* (file, process) -> struct oslot */
 	struct ra_map task_ids[2];	/* a side's tasks: pid + 1 -> id */
 	struct ra_slots *tasks[2];	/* ... their records by id */
-	int ntasks[2];
 	uint64_t nof;			/* open files made */
 	char (*diffs)[DIFF_LEN];
 	size_t ndiffs, capdiffs;
@@ -295,20 +294,11 @@ static void take_window(struct tside *t, const struct ra_event *ev, struct win *
 /* Task @pid of side @side, made when new; NULL on error. */
 static struct tside *tside_of(struct ra_wincmp *c, int side, int pid)
 {
-	struct tside *t;
 	bool fresh;
-	int *id = ra_map_put(&c->task_ids[side], (uint64_t)(uint32_t)pid + 1, &fresh);
+	int id;
 
-	if (!id) {
-		ra_set_error(RA_ERR_IO, "out of memory");
-		return NULL;
-	}
-	if (!fresh)
-		return ra_slots_get(c->tasks[side], *id);
-	*id = c->ntasks[side];
-	t = ra_slots_make(c->tasks[side], *id);
-	c->ntasks[side] += t != NULL;
-	return t;
+	return ra_slots_keyed(c->tasks[side], &c->task_ids[side], (uint64_t)(uint32_t)pid + 1,
+			      &fresh, &id);
 }
 
 static int window_of(struct ra_wincmp *c, int side, const struct ra_event *ev, int who)
