@@ -769,6 +769,23 @@ static void test_record_stays(void)
 }
 
 /*
+ * Round @r of a stream read at @at from round @r0: its initial window of 16
+ * pages (8 ahead) first, the async one at its mark two rounds later.
+ */
+static void stream_round(int pid, uint64_t ino, uint64_t at, uint64_t r, uint64_t r0)
+{
+	if (r == r0) {
+		trig(1, pid, ino, at, 4, 32);
+		order(pid, ino, at, 16, 8);
+		add(pid, ino, at, 16, 0);
+	} else if (r == r0 + 2) {
+		atrig(pid, ino, at, 4, 16, 8);
+		order(pid, ino, at + 8, 16, 16);
+		add(pid, ino, at + 8, 16, 0);
+	}
+}
+
+/*
  * Three tasks each read 40 files at once, a read of 4 pages of each file in
  * turn, through an initial window of 16 pages (8 ahead) and an async one at
  * its mark, and from the second round on the same at page 500 (a second
@@ -796,26 +813,10 @@ static uint64_t files_at_once(int *rows)
 			for (int pid = 20; pid < 23; pid++) {
 				uint64_t ino = 100 + f, at = 4 * r + 1000 * (uint64_t)(pid - 20);
 
-				if (r == 0) {
-					trig(1, pid, ino, at, 4, 32);
-					order(pid, ino, at, 16, 8);
-					add(pid, ino, at, 16, 0);
-				} else if (r == 2) {
-					atrig(pid, ino, at, 4, 16, 8);
-					order(pid, ino, at + 8, 16, 16);
-					add(pid, ino, at + 8, 16, 0);
-				}
+				stream_round(pid, ino, at, r, 0);
 				access_ev(RA_EV_GET_PAGES, pid, ino, at, at + 3);
 				at += 500 - 4;	/* the second descriptor, a read behind */
-				if (r == 1) {
-					trig(1, pid, ino, at, 4, 32);
-					order(pid, ino, at, 16, 8);
-					add(pid, ino, at, 16, 0);
-				} else if (r == 3) {
-					atrig(pid, ino, at, 4, 16, 8);
-					order(pid, ino, at + 8, 16, 16);
-					add(pid, ino, at + 8, 16, 0);
-				}
+				stream_round(pid, ino, at, r, 1);
 				if (r > 0)
 					access_ev(RA_EV_GET_PAGES, pid, ino, at, at + 3);
 				if (pid == 20 && r < 3) {	/* 40 tasks of one file each */

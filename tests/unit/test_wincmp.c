@@ -11,17 +11,28 @@
 
 #define DEV 0x700000
 
+/*
+ * A readahead event @type of task @pid at @index of file @ino: a window of
+ * @n pages, or a trigger of @n pages asked.
+ */
+static int raev(struct ra_wincmp *c, int side, int type, int pid, uint64_t ino, uint64_t index,
+		uint32_t n)
+{
+	struct ra_event ev = { .pid = pid, .type = (uint16_t)type };
+
+	ev.ra.dev = DEV;
+	ev.ra.ino = ino;
+	ev.ra.index = index;
+	ev.ra.size = n;
+	ev.ra.req_count = n;
+	return ra_wincmp_event(c, side, &ev, pid);
+}
+
 /* A window of ra_unbounded of @n pages at @start in file @ino, by task @pid. */
 static int window(struct ra_wincmp *c, int side, int pid, uint64_t ino, uint64_t start,
 		  uint32_t n)
 {
-	struct ra_event ev = { .pid = pid, .type = RA_EV_RA_UNBOUNDED };
-
-	ev.ra.dev = DEV;
-	ev.ra.ino = ino;
-	ev.ra.index = start;
-	ev.ra.size = n;
-	return ra_wincmp_event(c, side, &ev, pid);
+	return raev(c, side, RA_EV_RA_UNBOUNDED, pid, ino, start, n);
 }
 
 static void test_counts(void)
@@ -78,31 +89,6 @@ static void test_order_at_end(void)
 	ra_wincmp_free(c);
 }
 
-/* An async trigger of task @pid at @index of file @ino, for its next window. */
-static int trigger(struct ra_wincmp *c, int side, int pid, uint64_t ino, uint64_t index)
-{
-	struct ra_event ev = { .pid = pid, .type = RA_EV_ASYNC_RA };
-
-	ev.ra.dev = DEV;
-	ev.ra.ino = ino;
-	ev.ra.index = index;
-	ev.ra.req_count = 4;
-	return ra_wincmp_event(c, side, &ev, pid);
-}
-
-/* A window of ra_order of @n pages at @start in file @ino, by task @pid. */
-static int order_window(struct ra_wincmp *c, int side, int pid, uint64_t ino, uint64_t start,
-			uint32_t n)
-{
-	struct ra_event ev = { .pid = pid, .type = RA_EV_RA_ORDER };
-
-	ev.ra.dev = DEV;
-	ev.ra.ino = ino;
-	ev.ra.index = start;
-	ev.ra.size = n;
-	return ra_wincmp_event(c, side, &ev, pid);
-}
-
 /*
  * More tasks than the comparison keeps in memory. On side 0 every task's
  * trigger comes before any window, and every window before any task's
@@ -121,13 +107,13 @@ static void test_many_tasks(void)
 	if (!c)
 		return;
 	for (int pid = 1; pid <= TASKS; pid++)
-		CHECK_INT(trigger(c, 0, pid, 9, (uint64_t)pid * 100 + 1), 0);
+		CHECK_INT(raev(c, 0, RA_EV_ASYNC_RA, pid, 9, (uint64_t)pid * 100 + 1, 4), 0);
 	for (int pid = 1; pid <= TASKS; pid++)
-		CHECK_INT(order_window(c, 0, pid, 9, (uint64_t)pid * 100, 16), 0);
+		CHECK_INT(raev(c, 0, RA_EV_RA_ORDER, pid, 9, (uint64_t)pid * 100, 16), 0);
 	for (int pid = 1; pid <= TASKS; pid++) {
 		CHECK_INT(window(c, 0, pid, 9, (uint64_t)pid * 100 + 4, 12), 0);
-		CHECK_INT(trigger(c, 1, pid, 9, (uint64_t)pid * 100 + 1), 0);
-		CHECK_INT(order_window(c, 1, pid, 9, (uint64_t)pid * 100, 16), 0);
+		CHECK_INT(raev(c, 1, RA_EV_ASYNC_RA, pid, 9, (uint64_t)pid * 100 + 1, 4), 0);
+		CHECK_INT(raev(c, 1, RA_EV_RA_ORDER, pid, 9, (uint64_t)pid * 100, 16), 0);
 	}
 	CHECK_INT(ra_wincmp_end(c), 0);
 	CHECK(ra_wincmp_file(c, 0, &f));
