@@ -1,13 +1,14 @@
 # Files the workload deletes keep their names: one it creates (in two parts,
 # open meanwhile), drops from the page cache, reads (throttled, so that it is open for about a second) and
 # deletes; one that existed before the run, which it reads and deletes at
-# once; and one it creates, reads, closes and renames at once, between two
-# of the recorder's looks, which is named from its inode number after the
-# run (its name at the end) with no walk of the file system. One more that
-# existed before is read and deleted last (no later file takes its inode
-# number) by a process outside the workload's tree (setsid -f), which no
-# look sees: only the walk before the run names it (from the recorder's
-# temporary file of that walk). On ext4, and on
+# once; and one it creates, reads, closes and renames at once, which is
+# named from its inode number after the run (its name at the end) with no
+# walk of the file system. One more that existed before is read and deleted
+# last (no later file takes its inode number): only the walk before the run
+# names it (from the recorder's temporary file of that walk). Those two are
+# done by a process outside the workload's tree (setsid -f, once its parent
+# is gone), which no look of the recorder at the tree's open files sees,
+# however the looks fall. On ext4, and on
 # btrfs, whose stat st_dev is not the s_dev of its events. The names and
 # sizes are those the files had; their windows read each file once.
 # test: needs=root,tracefs budget=10
@@ -28,14 +29,15 @@ deleted_on() {
 	# it is written in two parts, open meanwhile: a look sees it at 2 MiB, and
 	# its size is the largest seen
 	rec -v -o "$DB" -d "$LOOP_NAME" "${COLD[@]}" --throttle "$LOOP_NAME=bps:4194304" -- sh -c "
-		head -c 64k /dev/urandom > $MNT/quick && cat $MNT/quick > /dev/null &&
-		mv $MNT/quick $MNT/dir/moved &&
+		setsid -f sh -c 'sleep 0.1 && head -c 64k /dev/urandom > $MNT/quick &&
+			cat $MNT/quick > /dev/null && mv $MNT/quick $MNT/dir/moved' &&
+		while [ ! -e $MNT/dir/moved ]; do sleep 0.05; done &&
 		{ head -c 2M /dev/urandom && sleep 0.5 && head -c 6M /dev/urandom; } > $new && sync $new &&
 		stat -c %i $new > $TMP/new.ino &&
 		dd if=$new iflag=nocache count=0 status=none &&
 		dd if=$new of=/dev/null bs=4k status=none && rm $new &&
 		dd if=$MNT/old of=/dev/null bs=4k status=none && rm $MNT/old &&
-		setsid -f sh -c 'cat $MNT/gone > /dev/null && rm $MNT/gone' &&
+		setsid -f sh -c 'sleep 0.1 && cat $MNT/gone > /dev/null && rm $MNT/gone' &&
 		while [ -e $MNT/gone ]; do sleep 0.05; done" 2> "$TMP/rec.err"
 	check_eq "$?" 0 "$fs: ra-record exit status"
 	check_eq "$(instance_left $REC_PID)" 0 "$fs: tracefs instance left"
