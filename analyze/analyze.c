@@ -10,6 +10,7 @@
 #include <time.h>
 
 #include "analyze_local.h"
+#include "ra_bigmem.h"
 #include "ra_progress.h"
 #include "ra_sql.h"
 #include "ra_version.h"
@@ -307,6 +308,25 @@ int ra_grow(void **p, size_t *cap, size_t need, size_t size)
 		return -1;
 	}
 	memset((char *)q + *cap * size, 0, (n - *cap) * size);
+	*p = q;
+	*cap = n;
+	return 0;
+}
+
+int ra_grow_big(void **p, size_t *cap, size_t need, size_t size)
+{
+	size_t n = *cap ? *cap : 16;
+	void *q;
+
+	if (need <= *cap)
+		return 0;
+	while (n < need)
+		n *= 2;
+	q = ra_big_realloc(*p, n * size);
+	if (!q) {
+		ra_set_error(RA_ERR_IO, "out of memory");
+		return -1;
+	}
 	*p = q;
 	*cap = n;
 	return 0;

@@ -21,6 +21,8 @@
  * 0, or -1 with ra_last_error() (*@p is kept)
  */
 int ra_grow(void **p, size_t *cap, size_t need, size_t size);
+/** ra_grow_big - ra_grow() of an array of big memory (ra_bigmem.h), given back by ra_big_free() */
+int ra_grow_big(void **p, size_t *cap, size_t need, size_t size);
 
 /* ---- xsort.c: records sorted in bounded memory ---- */
 

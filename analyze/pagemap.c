@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "pagemap.h"
+#include "ra_bigmem.h"
 
 #define MIN_CAP 1024
 
@@ -26,25 +27,27 @@ int ra_map_init(struct ra_map *m, size_t val_size)
 	memset(m, 0, sizeof(*m));
 	m->val_size = val_size;
 	m->cap = MIN_CAP;
-	m->keys = calloc(m->cap, sizeof(*m->keys));
-	m->vals = calloc(m->cap + 1, val_size);	/* the last for key 0 */
+	m->keys = ra_big_alloc(m->cap * sizeof(*m->keys));
+	m->vals = ra_big_alloc((m->cap + 1) * val_size);	/* the last for key 0 */
 	return m->keys && m->vals ? 0 : -1;
 }
 
 void ra_map_release(struct ra_map *m)
 {
-	free(m->keys);
-	free(m->vals);
+	ra_big_free(m->keys);
+	ra_big_free(m->vals);
 	memset(m, 0, sizeof(*m));
 }
 
 void *ra_map_at(const struct ra_map *m, size_t i)
 {
+	ra_big_tick();
 	return m->keys[i] ? val_at(m, i) : NULL;
 }
 
 void *ra_map_get(const struct ra_map *m, uint64_t key)
 {
+	ra_big_tick();
 	if (!key)
 		return m->zero ? val_at(m, m->cap) : NULL;
 	for (size_t i = slot_of(m, key);; i = (i + 1) & (m->cap - 1)) {
@@ -59,11 +62,11 @@ static int grow(struct ra_map *m)
 {
 	struct ra_map big = { .val_size = m->val_size, .cap = m->cap * 2 };
 
-	big.keys = calloc(big.cap, sizeof(*big.keys));
-	big.vals = calloc(big.cap + 1, big.val_size);
+	big.keys = ra_big_alloc(big.cap * sizeof(*big.keys));
+	big.vals = ra_big_alloc((big.cap + 1) * big.val_size);
 	if (!big.keys || !big.vals) {
-		free(big.keys);
-		free(big.vals);
+		ra_big_free(big.keys);
+		ra_big_free(big.vals);
 		return -1;
 	}
 	for (size_t i = 0; i < m->cap; i++) {
@@ -86,6 +89,7 @@ void *ra_map_put(struct ra_map *m, uint64_t key, bool *fresh)
 {
 	size_t i;
 
+	ra_big_tick();
 	if ((m->n + 1) * 4 > m->cap * 3 && grow(m) < 0)
 		return NULL;
 	if (!key) {
@@ -114,6 +118,7 @@ void ra_map_del(struct ra_map *m, uint64_t key)
 {
 	size_t i = slot_of(m, key), j;
 
+	ra_big_tick();
 	if (!key) {
 		m->n -= m->zero;
 		m->zero = false;
@@ -147,7 +152,7 @@ int ra_fileset_init(struct ra_fileset *s)
 void ra_fileset_release(struct ra_fileset *s)
 {
 	ra_map_release(&s->by_key);
-	free(s->ids);
+	ra_big_free(s->ids);
 	memset(s, 0, sizeof(*s));
 }
 
@@ -155,7 +160,7 @@ static int fileset_add(struct ra_fileset *s, uint32_t dev, uint64_t ino)
 {
 	if (s->n == s->cap) {
 		size_t cap = s->cap ? s->cap * 2 : 64;
-		void *p = realloc(s->ids, cap * sizeof(*s->ids));
+		void *p = ra_big_realloc(s->ids, cap * sizeof(*s->ids));
 
 		if (!p)
 			return -1;
@@ -205,7 +210,7 @@ int ra_fileset_find(struct ra_fileset *s, uint32_t dev, uint64_t ino)
  * A slot of the groups' map is 8 bytes. A group of one page holds it inline:
  * its low-order byte (TAG) is 1 | its place << 1, six others (from VAL) its
  * value. A larger group's slot holds the address of its struct group, whose
- * low-order bit is 0 (malloc's addresses are aligned). A group's key is its
+ * low-order bit is 0 (a slab's records are aligned). A group's key is its
  * number + 1, never 0.
  */
 #if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
@@ -239,6 +244,11 @@ static void set_group(unsigned char *slot, struct group *g)
 	memcpy(slot, &g, sizeof(g));
 }
 
+static size_t group_size(const struct ra_pages *ps, size_t cap)
+{
+	return sizeof(struct group) + cap * ps->val_size;
+}
+
 static unsigned int rank(uint64_t bits, unsigned int bit)
 {
 	return (unsigned int)__builtin_popcountll(bits & ((1ULL << bit) - 1));
@@ -255,12 +265,8 @@ int ra_pages_init(struct ra_pages *ps, size_t val_size)
 
 void ra_pages_release(struct ra_pages *ps)
 {
-	for (size_t i = 0; ps->groups.keys && i < ps->groups.cap; i++) {
-		unsigned char *slot = val_at(&ps->groups, i);
-
-		if (ps->groups.keys[i] && !(slot[TAG] & INLINE))
-			free(group_at(slot));
-	}
+	/* a group is at most 16 + 64 * RA_PAGE_VAL bytes: the slab holds them all */
+	ra_slab_release(&ps->slab);
 	ra_map_release(&ps->groups);
 	memset(ps, 0, sizeof(*ps));
 }
@@ -302,10 +308,10 @@ void *ra_pages_put(struct ra_pages *ps, uint64_t key, bool *fresh)
 	if (slot[TAG] & INLINE) {
 		if (slot[TAG] >> 1 == bit)
 			return slot + VAL;
-		g = malloc(sizeof(*g) + GROUP_MIN * ps->val_size);
+		g = ra_slab_alloc(&ps->slab, group_size(ps, GROUP_MIN));
 		if (!g)
 			return NULL;
-		ps->group_bytes += sizeof(*g) + GROUP_MIN * ps->val_size;
+		ps->group_bytes += group_size(ps, GROUP_MIN);
 		g->bits = 1ULL << (slot[TAG] >> 1);
 		g->cap = GROUP_MIN;
 		g->pad = 0;
@@ -317,7 +323,8 @@ void *ra_pages_put(struct ra_pages *ps, uint64_t key, bool *fresh)
 		return g->vals + rank(g->bits, bit) * ps->val_size;
 	n = (unsigned int)__builtin_popcountll(g->bits);
 	if (n == g->cap) {
-		struct group *big = realloc(g, sizeof(*g) + 2 * g->cap * ps->val_size);
+		struct group *big = ra_slab_realloc(&ps->slab, g, group_size(ps, g->cap),
+						    group_size(ps, 2 * g->cap));
 
 		if (!big)
 			return NULL;
@@ -365,10 +372,11 @@ void ra_pages_del(struct ra_pages *ps, uint64_t key)
 		memset(slot, 0, sizeof(uint64_t));
 		slot[TAG] = (unsigned char)(INLINE | __builtin_ctzll(g->bits) << 1);
 		memcpy(slot + VAL, g->vals, ps->val_size);
-		ps->group_bytes -= sizeof(*g) + g->cap * ps->val_size;
-		free(g);
+		ps->group_bytes -= group_size(ps, g->cap);
+		ra_slab_free(&ps->slab, g, group_size(ps, g->cap));
 	} else if (n <= g->cap / 4) {
-		struct group *small = realloc(g, sizeof(*g) + g->cap / 2 * ps->val_size);
+		struct group *small = ra_slab_realloc(&ps->slab, g, group_size(ps, g->cap),
+						      group_size(ps, g->cap / 2));
 
 		if (small) {
 			small->cap /= 2;

@@ -14,6 +14,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "ra_bigmem.h"
+
 struct ra_map {
 	uint64_t *keys;
 	void *vals;
@@ -50,6 +52,7 @@ struct ra_pages {
 	size_t val_size;
 	size_t n;		/* pages */
 	size_t group_bytes;	/* of the groups kept apart from the map */
+	struct ra_slab slab;	/* where they are kept */
 };
 
 /* A walk of every page: zero it, then call ra_pages_next() until NULL. */

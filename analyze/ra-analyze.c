@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "ra_analyze.h"
+#include "ra_bigmem.h"
 #include "ra_progress.h"
 #include "ra_sql.h"
 #include "ra_version.h"
@@ -136,7 +137,7 @@ int main(int argc, char **argv)
 	int64_t *ids = NULL;
 	struct ra_db *db;
 	int n = 0, c, ret = 0;
-	char *end;
+	char *end, line[160];
 
 	ids = calloc((size_t)argc, sizeof(*ids));
 	if (!ids)
@@ -198,6 +199,8 @@ int main(int argc, char **argv)
 	/* the runs before the last fit their models again: each pools them all */
 	if (ret == 0 && n > 1 && ra_analyze_models(db, (const int64_t *)ids, (size_t)n, &o) < 0)
 		ret = error_status(ra_last_error());
+	if (ret == 0 && o.verbose > 0 && ra_big_describe(line, sizeof(line)))
+		fprintf(stderr, "ra-analyze: %s\n", line);
 	ra_progress_free(o.progress);
 	free(ids);
 	if (ra_db_close(db) < 0 && ret == 0)

@@ -15,6 +15,7 @@
 
 #include "analyze_local.h"
 #include "pagemap.h"
+#include "ra_bigmem.h"
 #include "ra_sql.h"
 
 enum trig { TRIG_NONE, TRIG_SYNC, TRIG_ASYNC };
@@ -1714,7 +1715,8 @@ static int load_sizes(struct ra_state *st, struct ra_db *db, int64_t run_id)
 		if (size < 0 || size > MAX_FILE_BYTES)
 			continue;	/* damaged: no file system holds such a file */
 		if (n == cap) {
-			struct known_size *k = realloc(st->sizes, (cap ? cap * 2 : 64) * sizeof(*k));
+			struct known_size *k = ra_big_realloc(st->sizes,
+							      (cap ? cap * 2 : 64) * sizeof(*k));
 
 			if (!k) {
 				ra_set_error(RA_ERR_IO, "out of memory");
@@ -1733,7 +1735,7 @@ static int load_sizes(struct ra_state *st, struct ra_db *db, int64_t run_id)
 	if (rc < 0)
 		return -1;
 	if (n)
-		qsort(st->sizes, n, sizeof(*st->sizes), cmp_known_ord);
+		ra_sort(st->sizes, n, sizeof(*st->sizes), cmp_known_ord);
 	st->nsizes = 0;
 	for (size_t i = 0; i < n; i++) {
 		if (st->nsizes && cmp_known(&st->sizes[st->nsizes - 1], &st->sizes[i]) == 0)
@@ -1821,7 +1823,7 @@ static void state_release(struct ra_state *st)
 	st->put = NULL;
 	ra_pages_release(&st->cache);
 	ra_pages_release(&st->ghosts);
-	free(st->sizes);
+	ra_big_free(st->sizes);
 }
 
 static int state_init(struct ra_state *st, int window_slots)

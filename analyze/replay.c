@@ -27,6 +27,7 @@
 #include <string.h>
 
 #include "analyze_local.h"
+#include "ra_bigmem.h"
 #include "ra_db.h"
 #include "replay_local.h"
 
@@ -122,14 +123,16 @@ struct ra_replay {
 	struct ra_replay_params p;
 	struct rp_kernel k;
 	struct ra_map files;		/* hash of (dev, ino) -> struct rp_fent * */
-	struct ra_map chunks;		/* the files' pages (replay_store.c) */
+	struct rp_chunks chunks;	/* the files' pages (replay_store.c) */
 	struct ra_map tasks;		/* pid + 1 -> struct tref */
 	struct rp_held **held;		/* the tasks in memory */
 	size_t nheld, capheld, hand, max_held;
 	struct ra_tmpfile tfile;	/* the others */
 	int64_t nfid;
-	struct rp_fent **all;		/* every file, to free */
+	struct rp_fent **all;		/* every file, by number (big memory) */
 	size_t nall, capall;
+	struct ra_pool fents;		/* the files' records */
+	struct ra_slab ofiles;		/* their open files and arrays of them */
 	struct rp_task **waiting;	/* the tasks with a touch or a read not yet replayed */
 	size_t nwaiting, capwaiting;
 	uint64_t clock;			/* the open files' use, in order */
@@ -236,10 +239,9 @@ static uint64_t file_key(uint32_t dev, uint64_t ino)
 
 static struct rp_fent *fent_new(struct ra_replay *r, uint32_t dev, uint64_t ino)
 {
-	struct rp_fent *fe = calloc(1, sizeof(*fe));
+	struct rp_fent *fe = ra_pool_alloc(&r->fents, sizeof(*fe));
 
-	if (!fe || ra_grow((void **)&r->all, &r->capall, r->nall + 1, sizeof(*r->all)) < 0) {
-		free(fe);
+	if (!fe || ra_grow_big((void **)&r->all, &r->capall, r->nall + 1, sizeof(*r->all)) < 0) {
 		oom();
 		return NULL;
 	}
@@ -323,12 +325,13 @@ static void learn_ra_pages(const struct ra_replay *r, struct rp_ofile *of, uint3
 
 static struct rp_ofile *ofile_new(struct ra_replay *r, struct rp_fent *fe, int tgid)
 {
-	struct rp_ofile *of = calloc(1, sizeof(*of));
+	struct rp_ofile *of = ra_slab_alloc(&r->ofiles, sizeof(*of));
 
 	/* most files are read through one descriptor: room grown 1, 2, 4... */
 	if (of && fe->nof == fe->capof) {
 		size_t cap = fe->capof ? fe->capof * 2 : 1;
-		struct rp_ofile **p = realloc(fe->of, cap * sizeof(*p));
+		struct rp_ofile **p = ra_slab_realloc(&r->ofiles, fe->of, fe->capof * sizeof(*p),
+						      cap * sizeof(*p));
 
 		if (p) {
 			fe->of = p;
@@ -336,7 +339,7 @@ static struct rp_ofile *ofile_new(struct ra_replay *r, struct rp_fent *fe, int t
 		}
 	}
 	if (!of || fe->nof == fe->capof) {
-		free(of);
+		ra_slab_free(&r->ofiles, of, sizeof(*of));
 		oom();
 		return NULL;
 	}
@@ -1312,8 +1315,10 @@ static void scan_finish(struct ra_replay *r)
 	r->started = true;
 	if (!r->scanned)
 		return;
-	for (size_t i = 0; i < r->nall; i++)
+	for (size_t i = 0; i < r->nall; i++) {
+		ra_big_tick();
 		file_folios(r, &r->all[i]->f);	/* with what the whole run showed */
+	}
 	ra_rp_chunks_each(&r->chunks, scan_page, r);
 }
 
@@ -1332,7 +1337,7 @@ struct ra_replay *ra_replay_alloc(const struct ra_replay_params *p)
 	}
 	r = calloc(1, sizeof(*r));
 	if (!r || ra_map_init(&r->files, sizeof(struct rp_fent *)) < 0 ||
-	    ra_map_init(&r->chunks, sizeof(uint32_t *)) < 0 ||
+	    ra_rp_chunks_init(&r->chunks) < 0 ||
 	    ra_map_init(&r->tasks, sizeof(struct tref)) < 0) {
 		ra_replay_free(r);
 		oom();
@@ -1449,20 +1454,12 @@ int ra_replay_end(struct ra_replay *r)
 	return r->k.err ? r->k.err : 0;
 }
 
-static void fent_free(struct rp_fent *fe)
-{
-	for (size_t i = 0; i < fe->nof; i++)
-		free(fe->of[i]);
-	free(fe->of);
-	free(fe);
-}
-
 void ra_replay_free(struct ra_replay *r)
 {
 	if (!r)
 		return;
-	for (size_t i = 0; i < r->nall; i++)
-		fent_free(r->all[i]);
+	ra_pool_release(&r->fents);
+	ra_slab_release(&r->ofiles);
 	for (size_t i = 0; i < r->nheld; i++)
 		free(r->held[i]);
 	free(r->held);
@@ -1470,7 +1467,7 @@ void ra_replay_free(struct ra_replay *r)
 	ra_map_release(&r->files);
 	ra_rp_chunks_release(&r->chunks);
 	ra_map_release(&r->tasks);
-	free(r->all);
+	ra_big_free(r->all);
 	free(r->waiting);
 	free(r);
 }
@@ -1482,8 +1479,10 @@ unsigned int ra_replay_doubts(const struct ra_replay *r, uint32_t dev, uint64_t 
 
 	if (dev || ino)
 		return (fe = fent_find(r, dev, ino)) ? fe->f.doubts : 0;
-	for (size_t i = 0; i < r->nall; i++)
+	for (size_t i = 0; i < r->nall; i++) {
+		ra_big_tick();
 		all |= r->all[i]->f.doubts;
+	}
 	return all;
 }
 

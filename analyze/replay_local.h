@@ -61,11 +61,23 @@ static inline unsigned int rp_order(uint32_t v)
 /* Pages beyond this do not exist (2^63 bytes); what is written there is lost */
 #define RP_PAGES_MAX (1ULL << 51)
 
+/* A chunk in the map: its pages, and how many it has room for */
+struct rp_chunk {
+	uint32_t *c;
+	uint32_t room;
+};
+
+/* The chunks of every file of a replay */
+struct rp_chunks {
+	struct ra_map map;		/* chunk_key() -> struct rp_chunk */
+	struct ra_slab slab;		/* the chunks' pages */
+};
+
 struct rp_pages {
-	struct ra_map *chunks;		/* the replay's: ra_rp_chunk_key() -> uint32_t * */
+	struct rp_chunks *chunks;	/* the replay's */
 	uint64_t id;			/* the file's number in the keys */
 	uint64_t last_no;		/* the key looked up last (0: none) */
-	uint32_t *last;
+	struct rp_chunk last;
 	uint64_t top;			/* one past the highest page ever in the model:
 					 * how tall the page cache's xarray grew */
 	uint32_t scratch;		/* the page of an index beyond RP_PAGES_MAX */
@@ -136,16 +148,18 @@ struct rp_kernel {
 
 /* ---- replay_store.c ---- */
 
-/** ra_rp_pages_init - the pages of file number @id, in the replay's map @chunks */
-void ra_rp_pages_init(struct rp_pages *p, struct ra_map *chunks, uint64_t id);
-/** ra_rp_chunks_release - every chunk of map @chunks, and the map */
-void ra_rp_chunks_release(struct ra_map *chunks);
+/** ra_rp_chunks_init - no chunks yet: 0, or -1 out of memory */
+int ra_rp_chunks_init(struct rp_chunks *chunks);
+/** ra_rp_pages_init - the pages of file number @id, in the replay's @chunks */
+void ra_rp_pages_init(struct rp_pages *p, struct rp_chunks *chunks, uint64_t id);
+/** ra_rp_chunks_release - every chunk, and their map */
+void ra_rp_chunks_release(struct rp_chunks *chunks);
 /** ra_rp_page - the bits of page @index, 0 for a page never written */
 uint32_t ra_rp_page(struct rp_pages *p, uint64_t index);
 /** ra_rp_page_at - the bits of page @index to change; NULL when out of memory */
 uint32_t *ra_rp_page_at(struct rp_pages *p, uint64_t index);
 /** ra_rp_chunks_each - @fn on every page of every file written, until it returns nonzero */
-int ra_rp_chunks_each(struct ra_map *chunks,
+int ra_rp_chunks_each(struct rp_chunks *chunks,
 		      int (*fn)(uint64_t id, uint64_t index, uint32_t *v, void *arg), void *arg);
 /** ra_rp_head - the first page of the model's folio holding @index (present) */
 uint64_t ra_rp_head(struct rp_pages *p, uint64_t index);

@@ -11,7 +11,13 @@
 
 #include "replay_local.h"
 
-void ra_rp_pages_init(struct rp_pages *p, struct ra_map *chunks, uint64_t id)
+int ra_rp_chunks_init(struct rp_chunks *chunks)
+{
+	memset(chunks, 0, sizeof(*chunks));
+	return ra_map_init(&chunks->map, sizeof(struct rp_chunk));
+}
+
+void ra_rp_pages_init(struct rp_pages *p, struct rp_chunks *chunks, uint64_t id)
 {
 	memset(p, 0, sizeof(*p));
 	p->chunks = chunks;
@@ -20,41 +26,28 @@ void ra_rp_pages_init(struct rp_pages *p, struct ra_map *chunks, uint64_t id)
 
 #define CHUNK_MIN 16
 
-static uint32_t *chunk_at(const struct ra_map *m, size_t slot)
+void ra_rp_chunks_release(struct rp_chunks *chunks)
 {
-	return *(uint32_t **)((char *)m->vals + slot * sizeof(uint32_t *));
+	ra_slab_release(&chunks->slab);
+	ra_map_release(&chunks->map);
 }
 
-/* The pages a chunk has room for: in the word before its first page. */
-static uint32_t room(const uint32_t *c)
+/* Chunk *@ch with room for page @off of it: 0, or -1 out of memory. */
+static int chunk_room(struct rp_chunks *chunks, struct rp_chunk *ch, uint32_t off)
 {
-	return c[-1];
-}
-
-void ra_rp_chunks_release(struct ra_map *chunks)
-{
-	for (size_t i = 0; i < chunks->cap && chunks->keys; i++)
-		if (chunks->keys[i])
-			free(chunk_at(chunks, i) - 1);
-	ra_map_release(chunks);
-}
-
-/* Chunk *@slot with room for page @off of it: 0, or -1 out of memory. */
-static int chunk_room(uint32_t **slot, uint32_t off)
-{
-	uint32_t have = *slot ? room(*slot) : 0, want = have ? have : CHUNK_MIN;
+	uint32_t want = ch->room ? ch->room : CHUNK_MIN;
 	uint32_t *c;
 
-	if (off < have)
+	if (off < ch->room)
 		return 0;
 	while (want <= off)
 		want *= 2;
-	c = realloc(*slot ? *slot - 1 : NULL, (1 + (size_t)want) * sizeof(uint32_t));
+	c = ra_slab_realloc(&chunks->slab, ch->c, (size_t)ch->room * sizeof(uint32_t),
+			    (size_t)want * sizeof(uint32_t));
 	if (!c)
 		return -1;
-	memset(c + 1 + have, 0, (want - have) * sizeof(uint32_t));
-	c[0] = want;
-	*slot = c + 1;
+	ch->c = c;
+	ch->room = want;
 	return 0;
 }
 
@@ -65,71 +58,66 @@ static uint64_t chunk_key(const struct rp_pages *p, uint64_t index)
 }
 
 /* The chunk of page @index; made when @make, else NULL when there is none. */
-static uint32_t *chunk_of(struct rp_pages *p, uint64_t index, bool make)
+static const struct rp_chunk *chunk_of(struct rp_pages *p, uint64_t index, bool make)
 {
 	uint64_t key = chunk_key(p, index);
-	uint32_t **slot;
+	struct rp_chunk *slot;
 	bool fresh;
 
-	if (key == p->last_no && (!make || (index & (RP_CHUNK - 1)) < room(p->last)))
-		return p->last;
-	if (!make) {
-		slot = ra_map_get(p->chunks, key);
-		return slot ? *slot : NULL;
-	}
-	slot = ra_map_put(p->chunks, key, &fresh);
+	if (key == p->last_no && (!make || (index & (RP_CHUNK - 1)) < p->last.room))
+		return &p->last;
+	if (!make)
+		return ra_map_get(&p->chunks->map, key);
+	slot = ra_map_put(&p->chunks->map, key, &fresh);
 	if (!slot)
 		return NULL;
-	if (fresh)
-		*slot = NULL;
-	if (chunk_room(slot, (uint32_t)(index & (RP_CHUNK - 1))) < 0) {
+	if (chunk_room(p->chunks, slot, (uint32_t)(index & (RP_CHUNK - 1))) < 0) {
 		if (fresh)
-			ra_map_del(p->chunks, key);
+			ra_map_del(&p->chunks->map, key);
 		if (key == p->last_no)
 			p->last_no = 0;
 		return NULL;
 	}
 	p->last_no = key;
 	p->last = *slot;
-	return *slot;
+	return &p->last;
 }
 
 uint32_t ra_rp_page(struct rp_pages *p, uint64_t index)
 {
-	uint32_t *c = index < RP_PAGES_MAX ? chunk_of(p, index, false) : NULL;
+	const struct rp_chunk *ch = index < RP_PAGES_MAX ? chunk_of(p, index, false) : NULL;
 	uint32_t off = (uint32_t)(index & (RP_CHUNK - 1));
 
-	return c && off < room(c) ? c[off] : 0;
+	return ch && off < ch->room ? ch->c[off] : 0;
 }
 
 uint32_t *ra_rp_page_at(struct rp_pages *p, uint64_t index)
 {
-	uint32_t *c;
+	const struct rp_chunk *ch;
 
 	if (index >= RP_PAGES_MAX) {
 		p->scratch = 0;
 		return &p->scratch;
 	}
-	c = chunk_of(p, index, true);
-	return c ? &c[index & (RP_CHUNK - 1)] : NULL;
+	ch = chunk_of(p, index, true);
+	return ch ? &ch->c[index & (RP_CHUNK - 1)] : NULL;
 }
 
-int ra_rp_chunks_each(struct ra_map *chunks,
+int ra_rp_chunks_each(struct rp_chunks *chunks,
 		      int (*fn)(uint64_t id, uint64_t index, uint32_t *v, void *arg), void *arg)
 {
-	for (size_t i = 0; i < chunks->cap; i++) {
-		uint64_t key = chunks->keys[i];
-		uint32_t *c;
+	for (size_t i = 0; i < chunks->map.cap; i++) {
+		const struct rp_chunk *ch = ra_map_at(&chunks->map, i);
+		uint64_t key = chunks->map.keys[i];
 		int rc;
 
-		if (!key)
+		if (!ch)
 			continue;
-		c = chunk_at(chunks, i);
-		for (uint32_t k = 0; k < room(c); k++) {
-			if (!c[k])
+		for (uint32_t k = 0; k < ch->room; k++) {
+			if (!ch->c[k])
 				continue;
 			rc = fn((key >> 39) - 1,
-				((key & ((1ULL << 39) - 1)) << RP_CHUNK_SHIFT) + k, &c[k], arg);
+				((key & ((1ULL << 39) - 1)) << RP_CHUNK_SHIFT) + k, &ch->c[k], arg);
 			if (rc)
 				return rc;
 		}

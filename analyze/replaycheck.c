@@ -14,6 +14,7 @@
 
 #include "analyze_local.h"
 #include "pagemap.h"
+#include "ra_bigmem.h"
 #include "ra_sql.h"
 #include "replay.h"
 
@@ -56,7 +57,7 @@ static struct finfo *info_of(struct check *c, uint32_t dev, uint64_t ino)
 		return NULL;
 	if ((size_t)i >= c->capinfo) {
 		size_t cap = c->capinfo ? c->capinfo * 2 : 64;
-		struct finfo *p = realloc(c->info, cap * sizeof(*p));
+		struct finfo *p = ra_big_realloc(c->info, cap * sizeof(*p));
 
 		if (!p)
 			return NULL;
@@ -362,7 +363,7 @@ static void check_release(struct check *c)
 	ra_map_release(&c->tgids);
 	ra_map_release(&c->asked_tgids);
 	ra_read_bytes_release(&c->bytes_read);
-	free(c->info);
+	ra_big_free(c->info);
 }
 
 static int check_init(struct check *c)

@@ -126,7 +126,7 @@ void ra_wincmp_free(struct ra_wincmp *c)
 		ra_map_release(&c->task_ids[side]);
 		ra_slots_free(c->tasks[side]);
 	}
-	free(c->cf);
+	ra_big_free(c->cf);
 	free(c->diffs);
 	free(c);
 }
@@ -323,7 +323,7 @@ static int window_of(struct ra_wincmp *c, int side, const struct ra_event *ev, i
 	}
 	take_window(t, ev, &w);
 	file = ra_fileset_index(&c->files, ev->ra.dev, ev->ra.ino, &fresh);
-	if (file < 0 || ra_grow((void **)&c->cf, &c->capcf, (size_t)file + 1, sizeof(*c->cf)) < 0 ||
+	if (file < 0 || ra_grow_big((void **)&c->cf, &c->capcf, (size_t)file + 1, sizeof(*c->cf)) < 0 ||
 	    !(of = ofile_of(c, file, who)) || add_window(c, of, side, &w, who) < 0 || c->failed)
 		return -1;
 	return 0;
