@@ -296,8 +296,8 @@ struct ra_file_id {
 
 /**
  * ra_writer_files - the files of the run's readahead events and of the pages
- * it added to the cache, in order of (dev, ino), into *@out (malloc'd, NULL
- * when none) and *@n; 0 or -1
+ * it added to the cache, in order of (dev, ino), into *@out (big memory,
+ * ra_bigmem.h: given back by ra_big_free(); NULL when none) and *@n; 0 or -1
  */
 int ra_writer_files(struct ra_writer *w, struct ra_file_id **out, size_t *n);
 void ra_writer_free(struct ra_writer *w);

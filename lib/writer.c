@@ -14,6 +14,7 @@
 
 #include "db_local.h"
 #include "chunk.h"
+#include "ra_bigmem.h"
 
 #define TASK_SLOTS_MIN 256
 
@@ -135,7 +136,7 @@ static int file_add(struct file_set *fs, uint32_t dev, uint64_t ino)
 
 	if ((fs->n + 1) * 2 > fs->cap) {
 		size_t cap = fs->cap ? fs->cap * 2 : 256;
-		struct file_slot *k = calloc(cap, sizeof(*k));
+		struct file_slot *k = ra_big_alloc(cap * sizeof(*k));
 
 		if (!k)
 			return -1;
@@ -147,7 +148,7 @@ static int file_add(struct file_set *fs, uint32_t dev, uint64_t ino)
 				;
 			k[h] = fs->k[i];
 		}
-		free(fs->k);
+		ra_big_free(fs->k);
 		fs->k = k;
 		fs->cap = cap;
 	}
@@ -206,15 +207,17 @@ int ra_writer_files(struct ra_writer *w, struct ra_file_id **out, size_t *n)
 	*out = NULL;
 	if (!w->files.n)
 		return 0;
-	*out = malloc(w->files.n * sizeof(**out));
+	*out = ra_big_alloc(w->files.n * sizeof(**out));
 	if (!*out) {
 		ra_set_error(RA_ERR_IO, "out of memory");
 		return -1;
 	}
-	for (size_t i = 0; i < w->files.cap; i++)
+	for (size_t i = 0; i < w->files.cap; i++) {
+		ra_big_tick();
 		if (w->files.k[i].used)
 			(*out)[k++] = (struct ra_file_id){ w->files.k[i].dev, w->files.k[i].ino };
-	qsort(*out, k, sizeof(**out), cmp_file);
+	}
+	ra_sort(*out, k, sizeof(**out), cmp_file);
 	*n = k;
 	return 0;
 }
@@ -582,7 +585,7 @@ void ra_writer_free(struct ra_writer *w)
 	if (!w)
 		return;
 	pipe_end(w);
-	free(w->files.k);
+	ra_big_free(w->files.k);
 	for (int c = 0; c < 4; c++)
 		sqlite3_finalize(w->tbl[c].ins);
 	free(w->tasks);

@@ -40,6 +40,7 @@
 #include <unistd.h>
 
 #include "host.h"
+#include "ra_bigmem.h"
 #include "ra_db.h"
 #include "ra_sql.h"
 #include "ra_tmpfile.h"
@@ -237,6 +238,7 @@ struct walk {
 	const char *const *skip;	/* nested mount points, sorted */
 	size_t nskip;
 	struct want *w;			/* after it: the inodes without a name, sorted */
+	struct ra_pool *names;		/* ... and their names */
 	size_t nw, found;
 	size_t visited;
 	int src;
@@ -274,8 +276,8 @@ static void want_file(struct walk *wk, const char *path, const struct stat *sb, 
 		return;
 	if (!hit->path)
 		wk->found++;
-	free(hit->path);
-	hit->path = strdup(path);
+	/* a name replaced stays in the pool until the end */
+	hit->path = ra_pool_strndup(wk->names, path, strlen(path));
 	hit->size = sb->st_size;
 	hit->pref = pref;
 }
@@ -605,11 +607,20 @@ int ra_names_unmapped(const struct ra_names *nm, int i, uint32_t *s_dev, const c
 
 #define FILEID_INO32_GEN 1	/* the handle of ext2/3/4: inode number, generation */
 
+/* @path as the name of @w, kept in @names (none: only its size is asked); 1, or -1 */
+static int keep_name(struct want *w, struct ra_pool *names, const char *path)
+{
+	if (!names)
+		return 1;
+	w->path = ra_pool_strndup(names, path, strlen(path));
+	return w->path ? 1 : -1;
+}
+
 /*
  * The name file @fd (@ino) has now, checked: a path whose stat is the same
  * inode. A file deleted but still open keeps the name it had. 1, or -1.
  */
-static int fd_name(int fd, uint64_t ino, struct want *w)
+static int fd_name(int fd, uint64_t ino, struct want *w, struct ra_pool *names)
 {
 	char link[64], path[PATH_MAX];
 	struct stat fsb, psb;
@@ -627,14 +638,14 @@ static int fd_name(int fd, uint64_t ino, struct want *w)
 	} else if (stat(path, &psb) < 0 || psb.st_ino != fsb.st_ino || psb.st_dev != fsb.st_dev) {
 		return -1;	/* a dentry not connected to the tree: no usable path */
 	}
-	w->path = strdup(path);
 	w->size = fsb.st_size;
 	w->pref = true;
-	return w->path ? 1 : -1;
+	return keep_name(w, names, path);
 }
 
 /* ext2/3/4: a handle of the inode number and generation 0, which is not checked. */
-static int name_by_handle(const struct ra_mount *mnt, uint64_t ino, struct want *w)
+static int name_by_handle(const struct ra_mount *mnt, uint64_t ino, struct want *w,
+			  struct ra_pool *names)
 {
 	struct {
 		struct file_handle fh;
@@ -649,7 +660,7 @@ static int name_by_handle(const struct ra_mount *mnt, uint64_t ino, struct want 
 	if (mfd < 0)
 		return -1;
 	fd = open_by_handle_at(mfd, &h.fh, O_PATH | O_CLOEXEC);
-	ret = fd < 0 ? (errno == ESTALE ? 0 : -1) : fd_name(fd, ino, w);
+	ret = fd < 0 ? (errno == ESTALE ? 0 : -1) : fd_name(fd, ino, w, names);
 	if (fd >= 0)
 		close(fd);
 	close(mfd);
@@ -657,7 +668,8 @@ static int name_by_handle(const struct ra_mount *mnt, uint64_t ino, struct want 
 }
 
 /* btrfs: the paths of an inode number in the subvolume mounted at @mnt. */
-static int name_by_ino_paths(const struct ra_mount *mnt, uint64_t ino, struct want *w)
+static int name_by_ino_paths(const struct ra_mount *mnt, uint64_t ino, struct want *w,
+			     struct ra_pool *names)
 {
 	uint64_t buf[(4096 + sizeof(struct btrfs_data_container)) / sizeof(uint64_t)];
 	struct btrfs_data_container *dc = (void *)buf;
@@ -682,18 +694,19 @@ static int name_by_ino_paths(const struct ra_mount *mnt, uint64_t ino, struct wa
 		 (const char *)dc->val + dc->val[0]);
 	if (stat(path, &sb) < 0 || sb.st_ino != ino || !S_ISREG(sb.st_mode))
 		return -1;
-	w->path = strdup(path);
 	w->size = sb.st_size;
 	w->pref = true;
-	return w->path ? 1 : -1;
+	return keep_name(w, names, path);
 }
 
 /*
  * The name of inode @ino of file system @fs at the end of the run, from the
- * inode number where the file system can tell it: 1 named, 0 the file is
- * gone (no walk finds it), -1 not known (the walk looks).
+ * inode number where the file system can tell it, into @names (NULL: its
+ * size alone): 1 named, 0 the file is gone (no walk finds it), -1 not known
+ * (the walk looks).
  */
-static int name_by_ino(const struct ra_fs *fs, uint64_t ino, struct want *w)
+static int name_by_ino(const struct ra_fs *fs, uint64_t ino, struct want *w,
+		       struct ra_pool *names)
 {
 	const char *t;
 
@@ -701,18 +714,17 @@ static int name_by_ino(const struct ra_fs *fs, uint64_t ino, struct want *w)
 		return -1;
 	t = fs->mnt->fstype;
 	if (!strcmp(t, "ext4") || !strcmp(t, "ext3") || !strcmp(t, "ext2"))
-		return name_by_handle(fs->mnt, ino, w);
+		return name_by_handle(fs->mnt, ino, w, names);
 	if (!strcmp(t, "btrfs"))
-		return name_by_ino_paths(fs->mnt, ino, w);
+		return name_by_ino_paths(fs->mnt, ino, w, names);
 	return -1;
 }
 
 int ra_names_size_by_ino(const struct ra_names *nm, uint32_t dev, uint64_t ino, int64_t *size)
 {
 	struct want w = { .ino = ino };
-	int got = name_by_ino(ra_fsmap_find(nm->m, dev), ino, &w);
+	int got = name_by_ino(ra_fsmap_find(nm->m, dev), ino, &w, NULL);
 
-	free(w.path);
 	if (got != 1)
 		return 0;
 	*size = w.size;
@@ -728,14 +740,17 @@ struct resolve {
 	struct ra_fsmap *now;		/* the mounts after the run, for the walk at the end */
 	struct ra_name_counts *counts;
 	struct ra_batch *rows;		/* into files */
+	struct ra_pool names;		/* the files' names (big memory) */
 };
 
 /*
  * The names of the walk before the workload for the files of @dev in @w
- * (sorted by inode number) still without one: the first name the walk gave
- * a file, or a later one on the mount's own subvolume. 0, or -1 on error.
+ * (sorted by inode number) still without one, into @names: the first name
+ * the walk gave a file, or a later one on the mount's own subvolume. 0, or
+ * -1 on error.
  */
-static int start_names(const struct ra_names *nm, uint32_t dev, struct want *w, size_t n)
+static int start_names(const struct ra_names *nm, uint32_t dev, struct want *w, size_t n,
+		       struct ra_pool *names)
 {
 	char *buf;
 	off_t at = 0;
@@ -765,14 +780,13 @@ static int start_names(const struct ra_names *nm, uint32_t dev, struct want *w, 
 			key.ino = r.ino;
 			hit = r.dev == dev ? bsearch(&key, w, n, sizeof(*w), cmp_ino) : NULL;
 			if (hit && !hit->path && (!hit->start || (r.pref && !hit->start_pref))) {
-				char *p = strndup(buf + k + sizeof(r), r.len);
+				char *p = ra_pool_strndup(names, buf + k + sizeof(r), r.len);
 
 				if (!p) {
 					ra_set_error(RA_ERR_IO, "out of memory");
 					ret = -1;
 					break;
 				}
-				free(hit->start);
 				hit->start = p;
 				hit->start_size = r.size;
 				hit->start_pref = r.pref;
@@ -793,7 +807,7 @@ static int store(struct resolve *rs, uint32_t dev, struct want *w, size_t n)
 {
 	const struct ra_names *nm = rs->nm;
 	const struct ra_fs *fs = rs->now ? ra_fsmap_find(rs->now, dev) : NULL;
-	struct walk wk = { .w = w, .src = SRC_END };
+	struct walk wk = { .w = w, .names = &rs->names, .src = SRC_END };
 	int ret = 0;
 	size_t nw = 0, nunnamed = 0;
 
@@ -807,17 +821,18 @@ static int store(struct resolve *rs, uint32_t dev, struct want *w, size_t n)
 		int got = -1;
 
 		if (e && e->src == SRC_OPEN) {
-			w[i].path = strdup(name_path(nm, e));
+			w[i].path = ra_pool_strndup(&rs->names, name_path(nm, e),
+						    strlen(name_path(nm, e)));
 			w[i].size = e->size;
 			w[i].pref = true;	/* not replaced by the walk */
 			rs->counts->open++;
 			continue;
 		}
-		got = name_by_ino(fs, w[i].ino, &w[i]);
+		got = name_by_ino(fs, w[i].ino, &w[i], &rs->names);
 		rs->counts->by_ino += got == 1;
 		w[i].gone = got == 0;
 	}
-	qsort(w, n, sizeof(*w), cmp_ino);
+	ra_sort(w, n, sizeof(*w), cmp_ino);
 	for (size_t i = 0; i < n; i++)
 		nw += !w[i].path && !w[i].gone;
 	for (size_t i = 0; i < n; i++)
@@ -828,7 +843,7 @@ static int store(struct resolve *rs, uint32_t dev, struct want *w, size_t n)
 		walk_fs(rs->now, dev, &wk);
 		rs->counts->walked += wk.found - (n - nw);
 	}
-	if (nunnamed && start_names(nm, dev, w, n) < 0)
+	if (nunnamed && start_names(nm, dev, w, n, &rs->names) < 0)
 		ret = -1;
 	for (size_t i = 0; i < n; i++) {
 		if (!w[i].path && w[i].start) {
@@ -837,14 +852,12 @@ static int store(struct resolve *rs, uint32_t dev, struct want *w, size_t n)
 			w[i].size = w[i].start_size;
 			rs->counts->before++;
 		}
-		free(w[i].start);
 		w[i].start = NULL;
 		rs->counts->unnamed += !w[i].path;
 		if (!ret && ra_batch_put(rs->rows, "iiitj", rs->run_id, (int64_t)dev,
 					 (int64_t)w[i].ino, w[i].path,
 					 w[i].path ? (int64_t)w[i].size : (int64_t)-1) < 0)
 			ret = -1;
-		free(w[i].path);
 		w[i].path = NULL;
 	}
 	return ret;
@@ -856,7 +869,7 @@ int ra_paths_resolve(struct ra_db *db, int64_t run_id, const struct ra_names *nm
 	struct ra_name_counts none;
 	struct resolve rs = { .db = db, .run_id = run_id, .nm = nm, .now = ra_fsmap_read(),
 			      .counts = counts ? counts : &none };
-	struct want *w = calloc(nfiles + 1, sizeof(*w));
+	struct want *w = ra_big_alloc((nfiles + 1) * sizeof(*w));
 	size_t n = 0;
 	uint32_t dev = 0;
 	int ret = -1;
@@ -884,6 +897,7 @@ int ra_paths_resolve(struct ra_db *db, int64_t run_id, const struct ra_names *nm
 out:
 	ra_batch_free(rs.rows);
 	ra_fsmap_free(rs.now);
-	free(w);
+	ra_pool_release(&rs.names);
+	ra_big_free(w);
 	return ret;
 }

@@ -30,6 +30,7 @@
 #include "decode.h"
 #include "import.h"
 #include "ra_analyze.h"
+#include "ra_bigmem.h"
 #include "ra_progress.h"
 #include "ra_version.h"
 
@@ -492,9 +493,13 @@ static int import_item(struct imp *im, struct item *it)
 	ra_progress_done(im->progress);
 	if (im->w) {
 		if (ret == 0 && im->verbose >= 0) {
+			char line[160];
+
 			fprintf(stderr, "ra-import: %llu events from '%s'\n",
 				(unsigned long long)ra_writer_total(im->w), it->paths[0]);
 			print_skipped(im, it->paths[0]);
+			if (im->verbose > 0 && ra_big_describe(line, sizeof(line)))
+				fprintf(stderr, "ra-import: %s\n", line);
 		}
 		ra_writer_set_tap(im->w, NULL, NULL);
 		live_free(im);

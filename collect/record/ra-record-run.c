@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "ra-record.h"
+#include "ra_bigmem.h"
 #include "ra_progress.h"
 #include "ra_version.h"
 
@@ -639,7 +640,7 @@ static int store_paths(struct rec *r, int64_t run_id)
 		return -1;
 	ra_names_scan(r->names, getpid());
 	ret = ra_paths_resolve(r->db, run_id, r->names, files, n, &nc);
-	free(files);
+	ra_big_free(files);
 	if (r->opt->verbose > 0)
 		fprintf(stderr, "ra-record: file names: %zu seen open, %zu from the inode number,"
 			" %zu by a walk, %zu from before the run, %zu not found\n",
@@ -764,9 +765,13 @@ static int store_run(struct rec *r)
 					      .replay_live = r->rplive,
 					      .block_live = r->bklive };
 
+		char line[160];
+
 		if (ra_analyze_in_load(r->db, run_id, &ao) < 0)
 			goto fail;
 		rec_step(r, "analyses");
+		if (r->opt->verbose > 0 && ra_big_describe(line, sizeof(line)))
+			fprintf(stderr, "ra-record: %s\n", line);
 	}
 	live_drop(r);
 	if (ra_db_load_commit(r->db) < 0)
