@@ -74,13 +74,14 @@ void ra_pool_release(struct ra_pool *p);
 /*
  * Records of a pass that come and go: sizes up to 16 << (RA_SLAB_CLASSES
  * - 1) bytes cut from a pool, each given back to a list of its size; those
- * larger are big memory of their own.
+ * larger are big memory of their own, given back with the slab.
  */
 #define RA_SLAB_CLASSES 11
 
 struct ra_slab {
 	struct ra_pool pool;
 	void *free[RA_SLAB_CLASSES];
+	struct slab_big *big;	/* the records larger than its classes */
 };
 
 /** ra_slab_alloc - @n bytes of @s, zeroed, 16-byte aligned; NULL out of memory */

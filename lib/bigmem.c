@@ -23,11 +23,16 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/fs.h>
+#include <linux/magic.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/statfs.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "ra_bigmem.h"
+#include "ra_db.h"
 #include "ra_tmpfile.h"
 
 #define KIB 1024UL
@@ -63,6 +68,7 @@ static struct {
 	pthread_mutex_t lock;
 	bool ready;		/* budgets read */
 	bool tried;		/* the file was tried: fd >= 0 if it is there */
+	bool tmpfs;		/* it is in memory: blocks given back are punched out */
 	size_t anon_budget;
 	size_t rss_target;	/* the process's resident set, at most, where the file can */
 	size_t floor;		/* the file's pages resident never dropped below this */
@@ -150,6 +156,47 @@ static void watch_start(void)
 	pthread_attr_destroy(&attr);
 }
 
+/*
+ * The file made, the error of the caller's kept when it cannot be (malloc
+ * gives the memory then); copy-on-write off, so that a page rewritten
+ * needs no new room on btrfs
+ */
+static bool tmpfile_quiet(struct ra_tmpfile *t)
+{
+	char msg[512];
+	int kind = ra_last_error_kind(), flags = 0;
+	struct statfs sfs;
+
+	snprintf(msg, sizeof(msg), "%s", ra_last_error());
+	if (ra_tmpfile_open(t) < 0) {
+		ra_set_error(kind, "%s", msg);
+		return false;
+	}
+	if (ioctl(t->fd, FS_IOC_GETFLAGS, &flags) == 0) {
+		flags |= FS_NOCOW_FL;
+		ioctl(t->fd, FS_IOC_SETFLAGS, &flags);
+	}
+	big.tmpfs = fstatfs(t->fd, &sfs) == 0 && sfs.f_type == TMPFS_MAGIC;
+	return true;
+}
+
+/*
+ * A child of a fork has no mapping of the file (MADV_DONTFORK): it
+ * starts with malloc alone, and a lock of its own
+ */
+static void after_fork(void)
+{
+	pthread_mutex_init(&big.lock, NULL);
+	big.base = NULL;
+	big.tried = true;
+	big.file.fd = -1;
+	big.statm = -1;
+	big.anon = 0;
+	big.mapped = big.top = 0;
+	for (int c = 0; c < CLASSES; c++)
+		big.nfree[c] = 0;
+}
+
 /* The file made and mapped, once; false when it cannot be */
 static bool file_ready(void)
 {
@@ -160,7 +207,7 @@ static bool file_ready(void)
 		return big.base != NULL;
 	big.tried = true;
 	ra_tmpfile_init(&big.file);
-	if (ra_tmpfile_open(&big.file) < 0)
+	if (!tmpfile_quiet(&big.file))
 		return false;
 	for (big.reserve = RESERVE; big.reserve >= 256 * MIB; big.reserve /= 2) {
 		if (ftruncate(big.file.fd, (off_t)big.reserve) < 0)
@@ -178,6 +225,7 @@ static bool file_ready(void)
 	madvise(p, big.reserve, MADV_RANDOM);
 	/* a child (a workload, a helper) does not share it */
 	madvise(p, big.reserve, MADV_DONTFORK);
+	pthread_atfork(NULL, NULL, after_fork);
 	big.statm = open("/proc/self/statm", O_RDONLY | O_CLOEXEC);
 	if (!resident_pages(&resident, &big.base_shared))
 		big.base_shared = 0;
@@ -187,11 +235,12 @@ static bool file_ready(void)
 	return true;
 }
 
+/* The class of a block of @bytes, CLASSES when none is large enough */
 static unsigned int class_of(size_t bytes)
 {
 	unsigned int c = 0;
 
-	while ((MIN_BLOCK << c) < bytes)
+	while (c < CLASSES && (MIN_BLOCK << c) < bytes)
 		c++;
 	return c;
 }
@@ -210,12 +259,14 @@ static size_t page_up(size_t n)
  */
 static struct hdr *block_take(unsigned int c, size_t n)
 {
-	size_t len = MIN_BLOCK << c, off, had = 0;
-	bool reused = big.nfree[c] > 0;
+	size_t len, off, had = 0, from, to;
+	bool reused;
 	struct hdr *h;
 
 	if (c >= CLASSES || !file_ready())
 		return NULL;
+	len = MIN_BLOCK << c;
+	reused = big.nfree[c] > 0;
 	if (reused) {
 		off = big.free_at[c][--big.nfree[c]];
 		had = ((struct hdr *)(big.base + off))->room;
@@ -224,9 +275,10 @@ static struct hdr *block_take(unsigned int c, size_t n)
 			return NULL;
 		off = big.top;
 	}
-	if (n > had && fallocate(big.file.fd, 0, (off_t)(off + page_up(had + sizeof(*h))),
-				 (off_t)(page_up(n + sizeof(*h)) - page_up(had + sizeof(*h)))) < 0 &&
-	    errno != EOPNOTSUPP) {
+	/* room on disk for its pages up to n, from its start (its header) */
+	from = reused ? page_up(had + sizeof(*h)) : 0;
+	to = page_up(n + sizeof(*h));
+	if (to > from && fallocate(big.file.fd, 0, (off_t)(off + from), (off_t)(to - from)) < 0) {
 		if (reused)
 			big.nfree[c]++;
 		return NULL;
@@ -264,6 +316,15 @@ static void block_give(struct hdr *h, unsigned int c)
 	}
 	big.free_at[c][big.nfree[c]++] = off;
 	madvise(h, len, MADV_DONTNEED);
+	/*
+	 * On tmpfs its pages are memory (shared, swapped like the rest): a
+	 * hole punched there costs no discard and gives them back. The next
+	 * taker allocates room again from its start.
+	 */
+	if (big.tmpfs &&
+	    fallocate(big.file.fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, (off_t)off,
+		      (off_t)len) == 0)
+		h->room = 0;
 }
 
 void *ra_big_alloc(size_t n)
@@ -322,8 +383,7 @@ static bool room_for(const struct hdr *h, size_t n)
 	size_t from = page_up(h->room + sizeof(*h)), to = page_up(n + sizeof(*h));
 	off_t off = (off_t)((const char *)h - big.base);
 
-	return to <= from || fallocate(big.file.fd, 0, off + (off_t)from, (off_t)(to - from)) == 0 ||
-	       errno == EOPNOTSUPP;
+	return to <= from || fallocate(big.file.fd, 0, off + (off_t)from, (off_t)(to - from)) == 0;
 }
 
 /* A copy of big memory, a MiB at a time: the resident budget checked between */
@@ -342,6 +402,8 @@ void *ra_big_realloc(void *p, size_t n)
 
 	if (!p)
 		return ra_big_alloc(n);
+	if (n > SIZE_MAX - sizeof(*h))
+		return NULL;
 	h = (struct hdr *)p - 1;
 	if (h->from == FROM_FILE && n + sizeof(*h) <= MIN_BLOCK << h->cls && room_for(h, n)) {
 		/* in place: what it had beyond n is zeroed when it grows again */
@@ -509,13 +571,44 @@ static unsigned int slab_class(size_t n)
 	return c;
 }
 
+/* A record larger than the slab's classes: big memory of its own, listed */
+struct slab_big {
+	struct slab_big *prev, *next;
+};
+
+static void *slab_big_alloc(struct ra_slab *s, size_t n)
+{
+	struct slab_big *b;
+
+	if (n > SIZE_MAX - sizeof(*b) || !(b = ra_big_alloc(sizeof(*b) + n)))
+		return NULL;
+	b->next = s->big;
+	if (b->next)
+		b->next->prev = b;
+	s->big = b;
+	return b + 1;
+}
+
+static void slab_big_free(struct ra_slab *s, void *p)
+{
+	struct slab_big *b = (struct slab_big *)p - 1;
+
+	if (b->prev)
+		b->prev->next = b->next;
+	else
+		s->big = b->next;
+	if (b->next)
+		b->next->prev = b->prev;
+	ra_big_free(b);
+}
+
 void *ra_slab_alloc(struct ra_slab *s, size_t n)
 {
 	unsigned int c = slab_class(n);
 	void *r;
 
 	if (c >= RA_SLAB_CLASSES)
-		return ra_big_alloc(n);
+		return slab_big_alloc(s, n);
 	r = s->free[c];
 	if (!r)
 		return ra_pool_alloc(&s->pool, (size_t)16 << c);
@@ -531,7 +624,7 @@ void ra_slab_free(struct ra_slab *s, void *p, size_t n)
 	if (!p)
 		return;
 	if (c >= RA_SLAB_CLASSES) {
-		ra_big_free(p);
+		slab_big_free(s, p);
 		return;
 	}
 	memcpy(p, &s->free[c], sizeof(void *));
@@ -558,6 +651,8 @@ void *ra_slab_realloc(struct ra_slab *s, void *p, size_t old, size_t n)
 
 void ra_slab_release(struct ra_slab *s)
 {
+	while (s->big)
+		slab_big_free(s, s->big + 1);
 	ra_pool_release(&s->pool);
 	memset(s, 0, sizeof(*s));
 }

@@ -6,10 +6,14 @@
  * (measured in /proc/self/status) and fault back; a block given back and
  * taken again, or grown in place, reads zero where it was not written;
  * pools and slabs give zeroed, aligned records; ra_sort() sorts as qsort()
- * does. A $TMPDIR that cannot hold the file leaves malloc to give it all.
+ * does. A block has room on disk for every page it is given; on tmpfs a
+ * block given back gives its memory back. A $TMPDIR that cannot hold the
+ * file leaves malloc to give it all.
  */
+#include <dirent.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -39,6 +43,32 @@ static long rss_file_kb(void)
 			break;
 	fclose(f);
 	return kb;
+}
+
+/* The bytes on disk of the process's unnamed file in directory @dir, -1 none */
+static long long file_bytes(const char *dir)
+{
+	DIR *d = opendir("/proc/self/fd");
+	struct dirent *e;
+	long long bytes = -1;
+
+	while (d && (e = readdir(d))) {
+		char link[64], path[256];
+		ssize_t n;
+		struct stat sb;
+
+		snprintf(link, sizeof(link), "/proc/self/fd/%s", e->d_name);
+		n = readlink(link, path, sizeof(path) - 1);
+		if (n <= 0)
+			continue;
+		path[n] = '\0';
+		if (strncmp(path, dir, strlen(dir)) == 0 && strstr(path, "(deleted)") &&
+		    stat(link, &sb) == 0 && S_ISREG(sb.st_mode))
+			bytes = (long long)sb.st_blocks * 512;
+	}
+	if (d)
+		closedir(d);
+	return bytes;
 }
 
 static bool all_zero(const unsigned char *p, size_t n)
@@ -263,6 +293,64 @@ static void test_sort(void)
 	CHECK(memcmp(u, v, sizeof(u)) == 0);
 }
 
+/*
+ * Room on disk for every page of a block given, its header's first; a
+ * slab's records larger than its classes given back with it
+ */
+static void test_room(void)
+{
+	struct ra_slab s = { 0 };
+	struct ra_big_stats before, after;
+	long long b0;
+	unsigned char *p, *big[4];
+
+	b0 = file_bytes("/tmp/");
+	/* a block of a class not used before: fresh, 73.3 pages with its header */
+	p = ra_big_alloc(300000);
+	CHECK(p != NULL);
+	CHECK(b0 >= 0 && file_bytes("/tmp/") - b0 == 74 * 4096);
+	ra_big_free(p);
+	ra_big_stats(&before);
+	for (int i = 0; i < 4; i++) {
+		big[i] = ra_slab_alloc(&s, 40000 + (size_t)i);
+		CHECK(big[i] && all_zero(big[i], 40000));
+	}
+	big[1] = ra_slab_realloc(&s, big[1], 40001, 90000);
+	ra_slab_free(&s, big[2], 40002);
+	ra_slab_release(&s);
+	ra_big_stats(&after);
+	CHECK_INT(after.anon, before.anon);
+	CHECK_INT(after.mapped, before.mapped);
+}
+
+/* In a child, before any file: on tmpfs, a block given back gives its memory back */
+static void test_tmpfs(void)
+{
+	long long b1;
+	pid_t pid;
+	int status = 0;
+
+	pid = fork();
+	CHECK(pid >= 0);
+	if (pid == 0) {
+		bool ok = true;
+
+		setenv("TMPDIR", "/dev/shm", 1);
+		for (int i = 0; i < 8; i++) {
+			unsigned char *q = ra_big_alloc(8 * MIB);
+
+			ok = ok && q && all_zero(q, 8 * MIB);
+			if (q)
+				memset(q, 0x77, 8 * MIB);
+			ra_big_free(q);
+		}
+		b1 = file_bytes("/dev/shm/");
+		_exit(ok && b1 >= 0 && b1 < 1 * MIB ? 0 : 1);
+	}
+	CHECK(waitpid(pid, &status, 0) == pid);
+	CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+}
+
 /* In a child, before any file: a $TMPDIR that cannot hold it leaves it to malloc */
 static void test_no_dir(void)
 {
@@ -294,10 +382,12 @@ int main(void)
 {
 	static const struct test_case cases[] = {
 		{ "a $TMPDIR that cannot hold the file", test_no_dir },
+		{ "a $TMPDIR on tmpfs", test_tmpfs },
 		{ "blocks kept while their pages leave the resident set", test_blocks_kept },
 		{ "blocks taken again and grown", test_reuse_and_growth },
 		{ "pools and slabs", test_pools },
 		{ "sorting in place", test_sort },
+		{ "room on disk, and given back", test_room },
 		{ NULL, NULL },
 	};
 
