@@ -8,7 +8,7 @@
  * they come and go). Beyond them, memory is pages of an unnamed temporary
  * file in $TMPDIR (else /tmp), mapped shared: the kernel keeps them cached
  * while memory is free and writes them back when it is not. When the
- * process's resident set is beyond its target (56 MiB), its pages of the
+ * process's resident set is beyond its target (52 MiB), its pages of the
  * file leave it, from where a hand going round the file last stopped,
  * down to half of what the target leaves them (4 MiB at least); a page
  * used again faults back from the page cache. The check is made by

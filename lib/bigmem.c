@@ -38,7 +38,7 @@
 #define KIB 1024UL
 #define MIB (1024 * KIB)
 #define DEFAULT_ANON (4 * MIB)
-#define DEFAULT_RSS (56 * MIB)
+#define DEFAULT_RSS (52 * MIB)
 #define DEFAULT_FLOOR (4 * MIB)
 #define MIN_BLOCK (64 * KIB)
 #define FILE_MIN (256 * KIB)	/* smaller ones from malloc: they come and go */
@@ -431,9 +431,9 @@ void *ra_big_realloc(void *p, size_t n)
  * The file's pages resident beyond what the process may have of them: the
  * target less the rest of its resident set (anonymous memory and the
  * libraries' pages, about those resident when the file was made), the
- * floor at least; 0 within it
+ * floor at least; 0 within it (within half of it when @going on)
  */
-static size_t excess(size_t *file_bytes)
+static size_t excess(size_t *file_bytes, bool going)
 {
 	size_t pg = (size_t)sysconf(_SC_PAGESIZE), file, rest, allowed;
 	long resident, shared;
@@ -448,37 +448,43 @@ static size_t excess(size_t *file_bytes)
 	allowed = big.rss_target > rest ? big.rss_target - rest : 0;
 	if (allowed < big.floor)
 		allowed = big.floor;
-	return file > allowed ? file - allowed / 2 : 0;
+	if (file <= (going ? allowed / 2 : allowed))
+		return 0;
+	return file - allowed / 2;
 }
 
 void ra_big_check(void)
 {
-	size_t drop, file, span;
+	size_t drop, file, span, swept = 0;
 
-	if (!__atomic_load_n(&big.base, __ATOMIC_ACQUIRE) || !(drop = excess(&file)))
+	if (!__atomic_load_n(&big.base, __ATOMIC_ACQUIRE) || !(drop = excess(&file, false)))
 		return;
 	/*
 	 * A hand goes round the file dropping its pages from the resident
 	 * set, down to half of what may stay (so that the next drop is not
-	 * at once): as far as holds, at the file's density of resident
-	 * pages, the bytes to drop. Pages used since the hand last passed
-	 * stay; those used again fault back from the page cache.
+	 * at once): at the file's density of resident pages, as far as holds
+	 * the bytes to drop, then on while the pages were elsewhere, once
+	 * round at most. Pages used since the hand last passed stay; those
+	 * used again fault back from the page cache.
 	 */
 	pthread_mutex_lock(&big.lock);
-	span = (size_t)((double)big.top * (double)drop / (double)file);
-	span = page_up(span < SWEEP ? SWEEP : span);
-	if (span > big.top)
-		span = big.top;
-	while (span) {
-		size_t len;
+	do {
+		span = (size_t)((double)big.top * (double)drop / (double)file);
+		span = page_up(span < SWEEP ? SWEEP : span);
+		if (span > big.top - swept)
+			span = big.top - swept;
+		swept += span;
+		while (span) {
+			size_t len;
 
-		if (big.hand >= big.top)
-			big.hand = 0;
-		len = big.top - big.hand < span ? big.top - big.hand : span;
-		madvise(big.base + big.hand, len, MADV_DONTNEED);
-		big.hand += len;
-		span -= len;
-	}
+			if (big.hand >= big.top)
+				big.hand = 0;
+			len = big.top - big.hand < span ? big.top - big.hand : span;
+			madvise(big.base + big.hand, len, MADV_DONTNEED);
+			big.hand += len;
+			span -= len;
+		}
+	} while (swept < big.top && (drop = excess(&file, true)));
 	big.trims++;
 	pthread_mutex_unlock(&big.lock);
 }
