@@ -293,7 +293,8 @@ int ra_analyze_run(struct ra_db *db, int64_t run_id, const struct ra_analyze_opt
 	return ra_db_load_commit(db);
 }
 
-int ra_grow(void **p, size_t *cap, size_t need, size_t size)
+/* Room for @need elements of *@p: its capacity doubled, in big memory or malloc's */
+static int grow_array(void **p, size_t *cap, size_t need, size_t size, bool big)
 {
 	size_t n = *cap ? *cap : 16;
 	void *q;
@@ -302,32 +303,24 @@ int ra_grow(void **p, size_t *cap, size_t need, size_t size)
 		return 0;
 	while (n < need)
 		n *= 2;
-	q = realloc(*p, n * size);
+	q = big ? ra_big_realloc(*p, n * size) : realloc(*p, n * size);
 	if (!q) {
 		ra_set_error(RA_ERR_IO, "out of memory");
 		return -1;
 	}
-	memset((char *)q + *cap * size, 0, (n - *cap) * size);
+	if (!big)	/* ra_big_realloc() zeroes what it adds */
+		memset((char *)q + *cap * size, 0, (n - *cap) * size);
 	*p = q;
 	*cap = n;
 	return 0;
 }
 
+int ra_grow(void **p, size_t *cap, size_t need, size_t size)
+{
+	return grow_array(p, cap, need, size, false);
+}
+
 int ra_grow_big(void **p, size_t *cap, size_t need, size_t size)
 {
-	size_t n = *cap ? *cap : 16;
-	void *q;
-
-	if (need <= *cap)
-		return 0;
-	while (n < need)
-		n *= 2;
-	q = ra_big_realloc(*p, n * size);
-	if (!q) {
-		ra_set_error(RA_ERR_IO, "out of memory");
-		return -1;
-	}
-	*p = q;
-	*cap = n;
-	return 0;
+	return grow_array(p, cap, need, size, true);
 }
