@@ -821,8 +821,9 @@ static int store(struct resolve *rs, uint32_t dev, struct want *w, size_t n)
 		int got = -1;
 
 		if (e && e->src == SRC_OPEN) {
-			w[i].path = ra_pool_strndup(&rs->names, name_path(nm, e),
-						    strlen(name_path(nm, e)));
+			const char *path = name_path(nm, e);
+
+			w[i].path = ra_pool_strndup(&rs->names, path, strlen(path));
 			w[i].size = e->size;
 			w[i].pref = true;	/* not replaced by the walk */
 			rs->counts->open++;
