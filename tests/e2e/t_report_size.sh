@@ -8,7 +8,11 @@ make_tmp
 "$RA_TOP/bench/make_big_trace.sh" "$TMP/big.dat" 512 2 > "$TMP/make.log" 2>&1 || fail "recording the trace: $(tail -3 "$TMP/make.log")"
 ra-import -q -o "$TMP/big.db" "$TMP/big.dat" || fail "import"
 events=$(q "$TMP/big.db" "SELECT SUM(n) FROM v_event_counts")
-check_cmp "$events" -ge 400000 "events in the large trace"
+# the trace is the workload's whole (the script fails on a ring buffer that
+# lost events): dd's three passes of 4 KiB reads over 512 MiB, one
+# mm_filemap_get_pages each at least
+reads=$(q "$TMP/big.db" "SELECT n FROM v_event_counts WHERE event = 'mm_filemap_get_pages'")
+check_cmp "$reads" -ge $((3 * 512 * 256)) "reads in the large trace"
 ra-report --html "$TMP/big.html" "$TMP/big.db" || fail "ra-report --html"
 size=$(stat -c %s "$TMP/big.html")
 note "$events events: HTML of $size bytes"
