@@ -11,15 +11,36 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <sqlite3.h>
+
 #include "ra_db.h"
 #include "ra_tmpfile.h"
 
-void ra_tmpfile_init(struct ra_tmpfile *t)
+static const char *chosen_dir;
+
+void ra_tmpfile_set_dir(const char *dir)
+{
+	chosen_dir = dir && *dir ? dir : NULL;
+	/* SQLite's own (a sort of an index built, a big transaction's
+	 * statement journal): read when a connection makes one, so set before
+	 * any is open */
+	sqlite3_free(sqlite3_temp_directory);
+	sqlite3_temp_directory = chosen_dir ? sqlite3_mprintf("%s", chosen_dir) : NULL;
+}
+
+const char *ra_tmpfile_dir(void)
 {
 	const char *dir = getenv("TMPDIR");
 
+	if (chosen_dir)
+		return chosen_dir;
+	return dir && *dir ? dir : "/tmp";
+}
+
+void ra_tmpfile_init(struct ra_tmpfile *t)
+{
 	t->fd = -1;
-	snprintf(t->dir, sizeof(t->dir), "%s", dir && *dir ? dir : "/tmp");
+	snprintf(t->dir, sizeof(t->dir), "%s", ra_tmpfile_dir());
 }
 
 static int fail(const struct ra_tmpfile *t, const char *what, int err)

@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "ra-record.h"
+#include "ra_tmpfile.h"
 
 /* ---- runs in guests (--kernel) ---- */
 
@@ -120,8 +121,7 @@ static int record_guest(struct rec *r, const char *kernel)
 	char dir[PATH_MAX], label[512];
 	int rc, signo = 0;
 
-	snprintf(dir, sizeof(dir), "%s/ra-record-vm.XXXXXX",
-		 r->opt->tmpdir ? r->opt->tmpdir : getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
+	snprintf(dir, sizeof(dir), "%s/ra-record-vm.XXXXXX", ra_tmpfile_dir());
 	if (!mkdtemp(dir))
 		return rec_error_status("cannot make a temporary directory for the guest");
 	job.outdir = dir;

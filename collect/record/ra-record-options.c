@@ -113,7 +113,7 @@ static const char usage_text[] =
 	"                              kernel resolves (6.10+), or offsets read from BTF\n"
 	"                              (auto: names when the kernel takes them)\n"
 	"  -b, --buffer-kb KB          ring buffer per CPU (default 16384)\n"
-	"      --tmpdir DIR            where raw buffers are kept during the run (/tmp)\n"
+	"      --tmpdir DIR            where temporary files are made ($TMPDIR, else /tmp)\n"
 	"      --no-capture            do not store the workload's output\n"
 	"      --no-analyze            store the events only (run ra-analyze later)\n"
 	"  -q, --quiet                 print errors only\n"

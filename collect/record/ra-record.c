@@ -21,6 +21,7 @@
 
 #include "ra-record.h"
 #include "ra_progress.h"
+#include "ra_tmpfile.h"
 #include "ra_version.h"
 
 /* Signals are taken through a signalfd, so that every exit path cleans up. */
@@ -52,6 +53,9 @@ int main(int argc, char **argv)
 		ret = rec_error_status(ra_last_error());
 		goto out;
 	}
+	/* every temporary file of the recorder's there: the buffers', the
+	 * passes', big memory's */
+	ra_tmpfile_set_dir(opts.tmpdir);
 	if (opts.verbose >= 0 && isatty(STDERR_FILENO))
 		r.progress = ra_progress_new(stderr, "ra-record");
 	r.sigfd = signalfd(-1, &mask, SFD_NONBLOCK | SFD_CLOEXEC);

@@ -26,6 +26,7 @@
 #include "decode.h"
 #include "trace.h"
 #include "host.h"
+#include "ra_tmpfile.h"
 
 /* live: how often the partly filled sub-buffers are read to move the mark on */
 #define FLUSH_NS 50000000
@@ -631,7 +632,7 @@ static int configure(struct ra_tracer *tr, const struct ra_tracer_opts *o)
 	tr->subbuf = tep_get_sub_buffer_size(tr->tep);
 	if (tr->subbuf <= 0)
 		tr->subbuf = getpagesize();
-	return open_cpus(tr, o->tmpdir ? o->tmpdir : "/tmp");
+	return open_cpus(tr, o->tmpdir ? o->tmpdir : ra_tmpfile_dir());
 }
 
 /* A tracer that failed to start, undone: its error kept, and the cleanup's added. */

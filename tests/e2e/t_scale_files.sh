@@ -7,6 +7,7 @@
 # ra-analyze of a copy, with every such record in memory, or with every one
 # in the file and its pages dropped from memory at every check. The peak
 # resident set is the kernel's count (getrusage of the children), not a time.
+# Every temporary file of the recorder is in its --tmpdir, none in $TMPDIR.
 # test: needs=root,tracefs budget=36
 . "$(dirname "$0")/lib.sh"
 command -v python3 >/dev/null || skip "python3 is not installed"
@@ -32,9 +33,15 @@ rc = subprocess.call(sys.argv[1:])
 print(rc, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)' "$@"
 }
 DB=$TMP/run.db
-read -r rc kb < <(peak_kb ra-record -q -o "$DB" -d "$LOOP_NAME" "${COLD[@]}" -- \
-	sh -c "tar cf - -C '$MNT' d | cat > /dev/null")
+# every temporary file of the recorder in --tmpdir, none in $TMPDIR: the
+# workload's last act lists what the recorder (its parent) has open and mapped
+mkdir "$TMP/spill" "$TMP/env"
+read -r rc kb < <(TMPDIR=$TMP/env peak_kb ra-record -q -o "$DB" -d "$LOOP_NAME" "${COLD[@]}" \
+	--tmpdir "$TMP/spill" -- sh -c "tar cf - -C '$MNT' d | cat > /dev/null &&
+		cat /proc/\$PPID/maps > '$TMP/maps' && { ls -l /proc/\$PPID/fd > '$TMP/fds' 2> /dev/null; true; }")
 check_eq "$rc" 0 "ra-record"
+check_grep "$TMP/spill/.* \(deleted\)" "$TMP/maps" "records of files and tasks mapped from a file in --tmpdir"
+check_eq "$(grep -h "$TMP/env/" "$TMP/maps" "$TMP/fds")" "" "files open or mapped in \$TMPDIR"
 check_eq "$(q "$DB" "SELECT lost_events FROM v_runs")" 0 "lost events"
 note "ra-record of $NFILES files: peak $((kb / 1024)) MiB (the workload's tar and cat included)"
 check_cmp "$kb" -le $((BOUND_MB * 1024)) "ra-record's peak resident set (KiB) within $BOUND_MB MiB"
