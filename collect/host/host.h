@@ -364,10 +364,11 @@ struct ra_throttle {
  */
 int ra_throttle_setup(struct ra_throttle *t, const char *spec);
 /**
- * ra_throttle_settle - wait until the throttle's first slice, begun when its
- * limits were set, has passed (no-op when it has, or without a throttle)
+ * ra_throttle_settle - before a run: the limits set anew (no credit left by
+ * the runs before), then a wait until the first slice they begin has passed.
+ * 0 (also without a throttle), or -1 (ra_last_error()).
  */
-void ra_throttle_settle(const struct ra_throttle *t);
+int ra_throttle_settle(struct ra_throttle *t);
 /** ra_throttle_remove - remove the cgroup; 0, or -1 (the journal keeps it) */
 int ra_throttle_remove(struct ra_throttle *t);
 /** ra_throttle_store - the throttle as settings rows of @run_id */

@@ -59,29 +59,37 @@ static int make_cgroup(struct ra_throttle *t)
 	return 0;
 }
 
-/* One "iops:N" or "bps:N" of the spec; 1 set, 0 not understood, -1 failed. */
-static int set_limit(struct ra_throttle *t, const char *p)
+#define IOPS_FILE "blkio.throttle.read_iops_device"
+#define BPS_FILE "blkio.throttle.read_bps_device"
+
+/* A limit of the disk written: 0, or -1 (error set) */
+static int write_limit(const struct ra_throttle *t, const char *file, const char *n)
 {
-	unsigned long long n;
-	const char *file;
 	char val[96];
 
-	if (sscanf(p, "iops:%llu", &n) == 1) {
-		file = "blkio.throttle.read_iops_device";
-		snprintf(t->iops, sizeof(t->iops), "%llu", n);
-	} else if (sscanf(p, "bps:%llu", &n) == 1) {
-		file = "blkio.throttle.read_bps_device";
-		snprintf(t->bps, sizeof(t->bps), "%llu", n);
-	} else {
-		return 0;
-	}
-	snprintf(val, sizeof(val), "%u:%u %llu", RA_MAJOR(t->dev), RA_MINOR(t->dev), n);
+	snprintf(val, sizeof(val), "%u:%u %s", RA_MAJOR(t->dev), RA_MINOR(t->dev), n);
 	if (cg_write(t->cgroup, file, val) < 0) {
 		ra_set_error(RA_ERR_ENV, "cannot set %s of '%s': %s", file, t->cgroup,
 			     strerror(errno));
 		return -1;
 	}
-	return 1;
+	return 0;
+}
+
+/* One "iops:N" or "bps:N" of the spec; 1 set, 0 not understood, -1 failed. */
+static int set_limit(struct ra_throttle *t, const char *p)
+{
+	unsigned long long n;
+
+	if (sscanf(p, "iops:%llu", &n) == 1) {
+		snprintf(t->iops, sizeof(t->iops), "%llu", n);
+		return write_limit(t, IOPS_FILE, t->iops) < 0 ? -1 : 1;
+	}
+	if (sscanf(p, "bps:%llu", &n) == 1) {
+		snprintf(t->bps, sizeof(t->bps), "%llu", n);
+		return write_limit(t, BPS_FILE, t->bps) < 0 ? -1 : 1;
+	}
+	return 0;
 }
 
 int ra_throttle_setup(struct ra_throttle *t, const char *spec)
@@ -128,21 +136,34 @@ bad:
  * setup reads up to a slice (100 ms) faster than the runs after it: measured
  * 60 MB/s on a 50 MB/s throttle where the next runs of the recording read
  * at 51.5, one recording in two. Two slices of the longest kind pass
- * before the first run.
+ * before a run.
  */
 #define SETTLE_NS (200 * 1000000LL)
 
-void ra_throttle_settle(const struct ra_throttle *t)
+/*
+ * Each run starts from limits set anew: a group keeps its slice across the
+ * runs of a recording when they follow closely, and a run that used less
+ * than the bytes its time allowed (one bound by the IOPS limit) left them to
+ * the next. Measured on Linux 6.18: a 50 MB/s throttle read at 78 MB/s by the
+ * run after one bound at 1000 IOPS, without this.
+ */
+int ra_throttle_settle(struct ra_throttle *t)
 {
-	int64_t left = t->set_ns + SETTLE_NS - ra_clock_ns(CLOCK_MONOTONIC);
+	int64_t left;
 	struct timespec ts;
 
-	if (!t->cgroup[0] || !t->set_ns || left <= 0)
-		return;
+	if (!t->cgroup[0])
+		return 0;
+	if ((t->iops[0] && write_limit(t, IOPS_FILE, t->iops) < 0) ||
+	    (t->bps[0] && write_limit(t, BPS_FILE, t->bps) < 0))
+		return -1;
+	t->set_ns = ra_clock_ns(CLOCK_MONOTONIC);
+	left = SETTLE_NS;
 	ts.tv_sec = (time_t)(left / 1000000000LL);
 	ts.tv_nsec = (long)(left % 1000000000LL);
 	while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
 		;
+	return 0;
 }
 
 int ra_throttle_remove(struct ra_throttle *t)

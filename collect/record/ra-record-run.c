@@ -889,8 +889,7 @@ int rec_record_one(struct rec *r)
 		ra_db_load_abort(r->db);
 		goto out;
 	}
-	ra_throttle_settle(&r->thr);
-	if (run_workload(r) < 0) {
+	if (ra_throttle_settle(&r->thr) < 0 || run_workload(r) < 0) {
 		ret = rec_error_status(ra_last_error());
 		ra_db_load_abort(r->db);
 		goto out;
