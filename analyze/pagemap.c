@@ -9,12 +9,7 @@
 
 static size_t slot_of(const struct ra_map *m, uint64_t key)
 {
-	key ^= key >> 33;
-	key *= 0xff51afd7ed558ccdULL;
-	key ^= key >> 33;
-	key *= 0xc4ceb9fe1a85ec53ULL;
-	key ^= key >> 33;
-	return (size_t)key & (m->cap - 1);
+	return ra_big_slot(key, m->cap);
 }
 
 static void *val_at(const struct ra_map *m, size_t i)

@@ -138,7 +138,7 @@ struct window {
  * by id, found by its key.
  */
 struct taskfile {
-	uint64_t key;			/* (file + 1) << 32 | pid */
+	uint64_t key;			/* pid << 32 | (file + 1): a task's files in a row near in the map */
 	int heads[HEADS];		/* stream indices, most recent first */
 	int nheads;
 	int nranges;
@@ -454,7 +454,7 @@ static int owner_of(struct ra_state *st, int pid)
 /* The record of @pid on @file, made when new; NULL on error (the event fails). */
 static struct taskfile *taskfile_of(struct ra_state *st, int file, int pid)
 {
-	uint64_t key = ((uint64_t)(file + 1) << 32) | (uint32_t)pid;
+	uint64_t key = ((uint64_t)(uint32_t)pid << 32) | (uint32_t)(file + 1);
 	bool fresh;
 	int id;
 	struct taskfile *tf = ra_slots_keyed(st->tfs, &st->tf_ids, key, &fresh, &id);
@@ -1276,11 +1276,11 @@ static void read_end(struct ra_state *st, const struct taskfile *tf, int k, int 
 static int end_reads(int64_t id, void *rec, void *arg)
 {
 	const struct taskfile *tf = rec;
-	int file = (int)(tf->key >> 32) - 1;
+	int file = (int)(uint32_t)tf->key - 1;
 
 	(void)id;
 	for (int k = 0; k < tf->nranges; k++)
-		read_end(arg, tf, k, file, (int)(uint32_t)tf->key);
+		read_end(arg, tf, k, file, (int)(tf->key >> 32));
 	return 0;
 }
 

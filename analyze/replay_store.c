@@ -51,10 +51,16 @@ static int chunk_room(struct rp_chunks *chunks, struct rp_chunk *ch, uint32_t of
 	return 0;
 }
 
-/* The key of a file's chunk: file numbers above the 39 bits of chunk numbers */
+/*
+ * The key of a file's chunk, never 0: chunk numbers above the 25 bits of
+ * file numbers, so that the first chunks of files numbered in a row have
+ * keys in a row, near in the map (pagemap.h)
+ */
+#define ID_BITS 25
+
 static uint64_t chunk_key(const struct rp_pages *p, uint64_t index)
 {
-	return ((p->id + 1) << 39) | (index >> RP_CHUNK_SHIFT);
+	return ((index >> RP_CHUNK_SHIFT) << ID_BITS | p->id) + 1;
 }
 
 /* The chunk of page @index; made when @make, else NULL when there is none. */
@@ -108,7 +114,7 @@ int ra_rp_chunks_each(struct rp_chunks *chunks,
 {
 	for (size_t i = 0; i < chunks->map.cap; i++) {
 		const struct rp_chunk *ch = ra_map_at(&chunks->map, i);
-		uint64_t key = chunks->map.keys[i];
+		uint64_t key = chunks->map.keys[i] - 1;
 		int rc;
 
 		if (!ch)
@@ -116,8 +122,8 @@ int ra_rp_chunks_each(struct rp_chunks *chunks,
 		for (uint32_t k = 0; k < ch->room; k++) {
 			if (!ch->c[k])
 				continue;
-			rc = fn((key >> 39) - 1,
-				((key & ((1ULL << 39) - 1)) << RP_CHUNK_SHIFT) + k, &ch->c[k], arg);
+			rc = fn(key & ((1ULL << ID_BITS) - 1),
+				((key >> ID_BITS) << RP_CHUNK_SHIFT) + k, &ch->c[k], arg);
 			if (rc)
 				return rc;
 		}

@@ -134,7 +134,8 @@ void ra_wincmp_free(struct ra_wincmp *c)
 /* The open file of @file and process @who, made when new; NULL when out of memory. */
 static uint64_t ofile_key(int file, int who)
 {
-	return ((uint64_t)(uint32_t)file << 32 | (uint32_t)who) + 1;
+	/* files numbered in a row, near in the map (pagemap.h) */
+	return ((uint64_t)(uint32_t)who << 32 | (uint32_t)file) + 1;
 }
 
 static struct ofile *ofile_of(struct ra_wincmp *c, int file, int who)

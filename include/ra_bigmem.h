@@ -25,6 +25,7 @@
 #define RA_BIGMEM_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 /** ra_big_alloc - @n bytes, zeroed, 16-byte aligned; NULL out of memory */
 void *ra_big_alloc(size_t n);
@@ -52,6 +53,28 @@ static inline void ra_big_tick(void)
 {
 	if (!(++ra_big_ticks & 255))
 		ra_big_check();
+}
+
+/*
+ * ra_big_slot - the home slot of @key in an open-addressing table of @cap
+ * slots (a power of two). Keys that differ in their low 6 bits alone (a
+ * file's pages, files or tasks numbered in a row, inode numbers given
+ * together) land in one 512-slot stretch of the table, 8 slots apart, so
+ * that a run going through them touches a page of the table, not one page
+ * each once its pages have left the resident set; the stretch and the lane
+ * in it are a hash of the rest of the key, and keys of other stretches fill
+ * the 7 lanes between, so linear probing sees no long runs.
+ */
+static inline size_t ra_big_slot(uint64_t key, size_t cap)
+{
+	uint64_t h = key >> 6;
+
+	h ^= h >> 33;
+	h *= 0xff51afd7ed558ccdULL;
+	h ^= h >> 33;
+	h *= 0xc4ceb9fe1a85ec53ULL;
+	h ^= h >> 33;
+	return (size_t)(h << 9 | (key & 63) << 3 | h >> 61) & (cap - 1);
 }
 
 /*

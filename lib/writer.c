@@ -127,7 +127,7 @@ static int table_flush(struct ra_writer *w, struct table_w *t)
 
 static size_t file_hash(uint32_t dev, uint64_t ino, size_t cap)
 {
-	return (size_t)((ino * 0x9e3779b97f4a7c15ULL) ^ dev) & (cap - 1);
+	return ra_big_slot(ino ^ (uint64_t)dev << 40, cap);
 }
 
 static int file_add(struct file_set *fs, uint32_t dev, uint64_t ino)
