@@ -239,8 +239,14 @@ static uint64_t file_key(uint32_t dev, uint64_t ino)
 
 static struct rp_fent *fent_new(struct ra_replay *r, uint32_t dev, uint64_t ino)
 {
-	struct rp_fent *fe = ra_pool_alloc(&r->fents, sizeof(*fe));
+	struct rp_fent *fe;
 
+	if (r->nall >= RP_FILES_MAX) {
+		ra_set_error(RA_ERR_DATA, "more than %llu files: the replay follows at most that many",
+			     (unsigned long long)RP_FILES_MAX);
+		return NULL;
+	}
+	fe = ra_pool_alloc(&r->fents, sizeof(*fe));
 	if (!fe || ra_grow_big((void **)&r->all, &r->capall, r->nall + 1, sizeof(*r->all)) < 0) {
 		oom();
 		return NULL;
@@ -253,7 +259,7 @@ static struct rp_fent *fent_new(struct ra_replay *r, uint32_t dev, uint64_t ino)
 	return fe;
 }
 
-/* File (dev, ino), made when new; NULL when out of memory */
+/* File (dev, ino), made when new; NULL when out of memory or files (error set) */
 static struct rp_fent *fent_of(struct ra_replay *r, uint32_t dev, uint64_t ino)
 {
 	uint64_t key = file_key(dev, ino);
@@ -1422,27 +1428,45 @@ int ra_replay_event(struct ra_replay *r, const struct ra_event *ev)
 	return rc < 0 && r->k.err ? r->k.err : rc;
 }
 
+static int cmp_key(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
 /*
  * The rest of the last block a task touched, when it touched page by page:
- * it went on to the end of what the run had mapped for it
+ * it went on to the end of what the run had mapped for it. In the order of
+ * the tasks' pids, not of the map's slots: tasks whose touches end on one
+ * file share its pages.
  */
 static int touches_end(struct ra_replay *r)
 {
-	for (size_t i = 0; i < r->tasks.cap; i++) {
+	uint64_t *keys = r->tasks.n ? ra_big_alloc(r->tasks.n * sizeof(*keys)) : NULL;
+	size_t n = 0;
+	int rc = 0;
+
+	if (r->tasks.n && !keys)
+		return oom();
+	for (size_t i = 0; i < r->tasks.cap && n < r->tasks.n; i++)
+		if (r->tasks.keys[i])
+			keys[n++] = r->tasks.keys[i];
+	ra_sort(keys, n, sizeof(*keys), cmp_key);
+	for (size_t i = 0; i < n && rc == 0; i++) {
 		struct rp_task *t;
 
-		if (!r->tasks.keys[i])
-			continue;
-		/* in the map's order; one written out is read back (the map stays) */
-		if (!(t = task_at(r, ra_map_at(&r->tasks, i), (int)(uint32_t)(r->tasks.keys[i] - 1),
+		/* one written out is read back (the map stays) */
+		if (!(t = task_at(r, ra_map_get(&r->tasks, keys[i]), (int)(uint32_t)(keys[i] - 1),
 				  false)))
-			return -1;
-		if (t->last_of && t->sequential &&
-		    touch_between(kernel_for(r, t, r->k.ts), t, t->last_of, t->last_reach + 1,
-				  touch_after(t, t->last_of, t->last_reach + 1)) < 0)
-			return -1;
+			rc = -1;
+		else if (t->last_of && t->sequential &&
+			 touch_between(kernel_for(r, t, r->k.ts), t, t->last_of, t->last_reach + 1,
+				       touch_after(t, t->last_of, t->last_reach + 1)) < 0)
+			rc = -1;
 	}
-	return 0;
+	ra_big_free(keys);
+	return rc;
 }
 
 int ra_replay_end(struct ra_replay *r)

@@ -60,6 +60,10 @@ static inline unsigned int rp_order(uint32_t v)
 #define RP_CHUNK (1U << RP_CHUNK_SHIFT)
 /* Pages beyond this do not exist (2^63 bytes); what is written there is lost */
 #define RP_PAGES_MAX (1ULL << 51)
+/* Files a replay follows at most: their numbers, below the chunk numbers
+ * (39 bits) in a chunk's key, and a key never 0 */
+#define RP_FILE_BITS 25
+#define RP_FILES_MAX ((1ULL << RP_FILE_BITS) - 1)
 
 /* A chunk in the map: its pages, and how many it has room for */
 struct rp_chunk {

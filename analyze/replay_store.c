@@ -52,15 +52,14 @@ static int chunk_room(struct rp_chunks *chunks, struct rp_chunk *ch, uint32_t of
 }
 
 /*
- * The key of a file's chunk, never 0: chunk numbers above the 25 bits of
- * file numbers, so that the first chunks of files numbered in a row have
- * keys in a row, near in the map (pagemap.h)
+ * The key of a file's chunk, never 0 (file numbers below RP_FILES_MAX):
+ * chunk numbers above the bits of file numbers, so that the first chunks
+ * of files numbered in a row have keys in a row, near in the map
+ * (pagemap.h)
  */
-#define ID_BITS 25
-
 static uint64_t chunk_key(const struct rp_pages *p, uint64_t index)
 {
-	return ((index >> RP_CHUNK_SHIFT) << ID_BITS | p->id) + 1;
+	return ((index >> RP_CHUNK_SHIFT) << RP_FILE_BITS | p->id) + 1;
 }
 
 /* The chunk of page @index; made when @make, else NULL when there is none. */
@@ -122,8 +121,8 @@ int ra_rp_chunks_each(struct rp_chunks *chunks,
 		for (uint32_t k = 0; k < ch->room; k++) {
 			if (!ch->c[k])
 				continue;
-			rc = fn(key & ((1ULL << ID_BITS) - 1),
-				((key >> ID_BITS) << RP_CHUNK_SHIFT) + k, &ch->c[k], arg);
+			rc = fn(key & ((1ULL << RP_FILE_BITS) - 1),
+				((key >> RP_FILE_BITS) << RP_CHUNK_SHIFT) + k, &ch->c[k], arg);
 			if (rc)
 				return rc;
 		}
