@@ -354,7 +354,6 @@ struct ra_throttle {
 	char procs[300];	/* its cgroup.procs, for the workload to join */
 	uint32_t dev;		/* the throttled disk */
 	char iops[24], bps[24];	/* "" when not set */
-	int64_t set_ns;		/* CLOCK_MONOTONIC when the limits were set */
 	struct ra_journal_entry entry;
 };
 

@@ -21,15 +21,20 @@
 static int cg_write(const char *dir, const char *file, const char *value)
 {
 	char path[512];
-	int fd, ok;
+	ssize_t n;
+	int fd, err;
 
 	snprintf(path, sizeof(path), "%s/%s", dir, file);
 	fd = open(path, O_WRONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -1;
-	ok = write(fd, value, strlen(value)) == (ssize_t)strlen(value);
+	n = write(fd, value, strlen(value));
+	err = n < 0 ? errno : EIO;	/* a short write says nothing of why */
 	close(fd);
-	return ok ? 0 : -1;
+	if (n == (ssize_t)strlen(value))
+		return 0;
+	errno = err;
+	return -1;
 }
 
 /* The cgroup of this recorder, listed in the journal before it exists. */
@@ -120,10 +125,8 @@ int ra_throttle_setup(struct ra_throttle *t, const char *spec)
 	}
 	if (rc < 0)
 		return -1;
-	if (set && rc > 0) {
-		t->set_ns = ra_clock_ns(CLOCK_MONOTONIC);
+	if (set && rc > 0)
 		return 0;
-	}
 bad:
 	ra_set_error(RA_ERR_USAGE, "bad --throttle '%s' (want DEV=iops:N,bps:N)", spec);
 	return -1;
@@ -157,7 +160,6 @@ int ra_throttle_settle(struct ra_throttle *t)
 	if ((t->iops[0] && write_limit(t, IOPS_FILE, t->iops) < 0) ||
 	    (t->bps[0] && write_limit(t, BPS_FILE, t->bps) < 0))
 		return -1;
-	t->set_ns = ra_clock_ns(CLOCK_MONOTONIC);
 	left = SETTLE_NS;
 	ts.tv_sec = (time_t)(left / 1000000000LL);
 	ts.tv_nsec = (long)(left % 1000000000LL);
