@@ -5,10 +5,10 @@
  * backward-shift deletion, so the table never fills with tombstones. Key 0
  * marks an empty slot: its value is kept apart (after the table's), so that
  * a key the input makes 0 (sector -1 plus one) is a key like any other; a
- * walk of keys[] does not see it. Keys that differ in their low 6 bits alone
- * share a page of the table (ra_big_slot()): keys that a run goes through
- * together should differ there (a number given in the order first seen in
- * the low bits, not above a wide field).
+ * walk of keys[] does not see it. Keys that differ in their low 5 bits alone
+ * share a page of the table or two (ra_big_slot()): keys that a pass goes
+ * through together should differ there (a number given in the order first
+ * seen in the low bits, not above a wide field).
  */
 #ifndef RA_PAGEMAP_H
 #define RA_PAGEMAP_H

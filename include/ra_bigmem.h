@@ -66,9 +66,11 @@ static inline void ra_big_tick(void)
  * are a hash of the rest of the key: keys alike in their low bits (sectors,
  * multiples of a page) spread like any others, and the runs of other
  * stretches fill the lanes between. Linear probing from there, at 3/4 full
- * (tests/unit/test_pagemap.c): 1.5 slots on average for random or strided
- * keys, 15 for keys all in a row (whole runs collide), against 1.5 and 32
- * pages a run of 32 keys for a plain hash.
+ * (tests/unit/test_pagemap.c): 1.5 slots on average to a key there for
+ * random or strided keys, 14 for keys all in a row (whole runs collide),
+ * and about 120 to the end of the cluster for a key not there, against
+ * 1.5 and 7.5 for a plain hash; a run of 32 keys in a row takes 1.4 pages
+ * of keys, against 32.
  */
 #define RA_SLOT_RUN 5
 #define RA_SLOT_LANES 4

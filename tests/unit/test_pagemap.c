@@ -228,6 +228,23 @@ static double mean_probe(const struct ra_map *m)
 	return n ? (double)sum / (double)n : 0;
 }
 
+/* How far the @n keys from @first (a step of @step), not in @m, look on
+ * average before they find an empty slot */
+static double mean_miss(const struct ra_map *m, uint64_t first, uint64_t step, size_t n)
+{
+	size_t sum = 0;
+
+	for (size_t k = 0; k < n; k++) {
+		size_t i = ra_big_slot(first + k * step, m->cap);
+
+		while (m->keys[i]) {
+			i = (i + 1) & (m->cap - 1);
+			sum++;
+		}
+	}
+	return (double)sum / (double)n;
+}
+
 /* Distinct 4 KiB pages of @m's keys that @n keys from @first (a step of
  * @step) sit on */
 static size_t key_pages(const struct ra_map *m, uint64_t first, uint64_t step, size_t n)
@@ -284,6 +301,11 @@ static void test_locality(void)
 	CHECK(mean_probe(&random) < 3);
 	CHECK(mean_probe(&sparse) < 3);
 	CHECK(mean_probe(&strided) < 3);
+	/* a key not there: to the end of its cluster, the map at its fullest */
+	fprintf(stderr, "mean miss: dense %.1f, random %.1f\n", mean_miss(&dense, n + 1, 1, 20000),
+		mean_miss(&random, 1ULL << 62, 0x9e3779b97f4a7c15ULL, 20000));
+	CHECK(mean_miss(&dense, n + 1, 1, 20000) < 250);
+	CHECK(mean_miss(&random, 1ULL << 62, 0x9e3779b97f4a7c15ULL, 20000) < 15);
 	/* 64 keys in a row: two runs, a page of keys each (two where probing
 	 * crosses one) */
 	for (uint64_t first = 64; first < n; first += 64 * 97)
