@@ -6,9 +6,9 @@
 # time without the recorder (the reference, measured in the same run, on a
 # cold cache too). Memory per file is what grows here: docs/performance.md.
 # PROCS=1: a process of its own reads each file (xargs -n 1 cat), so that
-# the tasks grow with the files.
+# the tasks grow with the files. SIZE: the files' size in bytes (8192).
 #
-#   [PROCS=1] bench/many_files.sh [N...]      (root)
+#   [PROCS=1] [SIZE=B] bench/many_files.sh [N...]      (root)
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
 REC=$top/build/ra-record
@@ -45,7 +45,7 @@ for n in "$@"; do
 	mkfs.ext4 -q -F -N $((n + 10000)) -E lazy_itable_init=0,lazy_journal_init=0 "$LOOP"
 	mkdir "$work/mnt"
 	mount "$LOOP" "$work/mnt"
-	"$top/bench/make_files.sh" "$work/mnt/d" "$n" 8192
+	"$top/bench/make_files.sh" "$work/mnt/d" "$n" "${SIZE:-8192}"
 	# the reference: tar alone, cold (the file system mounted again)
 	umount "$work/mnt"
 	mount "$LOOP" "$work/mnt"
