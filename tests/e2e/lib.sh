@@ -71,6 +71,12 @@ check_grep() {
 
 q() { sqlite3 -batch -noheader "$@"; }
 
+# need_table DB TABLE: fail unless DB has TABLE (a comparison of the rows of
+# a table that is not there compares two empty outputs)
+need_table() {
+	q "$1" "SELECT 1 FROM $2 LIMIT 0" > /dev/null 2>&1 || fail "$1 has no table $2"
+}
+
 need_root() {
 	[ "$(id -u)" -eq 0 ] || skip "needs root"
 }
@@ -446,6 +452,7 @@ record_loop() {
 	for t in windows streams advice_calls requests stalls window_io device_io device_latency \
 		latency_hist plugs model_facts model_samples; do
 		sel="*"
+		need_table "$DB" "$t"
 		[ "$t" = model_samples ] && sel="run_id, dev, timing, size_class, part, n, bytes,
 			sum_ns, n_latency, sum_latency_ns, lo_ns, hi_ns, hex(ns)"
 		check_eq "$(q "$DB" "SELECT $sel FROM $t" | sort | md5sum)" \

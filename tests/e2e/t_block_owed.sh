@@ -40,6 +40,7 @@ followed_again() {
 	cp "$1" "$TMP/again.db"
 	ra-analyze -q "$TMP/again.db" || fail "$3: ra-analyze again"
 	for t in requests stalls window_io device_latency; do
+		need_table "$1" "$t"
 		check_eq "$(q "$1" "SELECT * FROM $t" | sort | md5sum)" \
 			"$(q "$TMP/again.db" "SELECT * FROM $t" | sort | md5sum)" "$3: $t as recorded and again"
 	done

@@ -67,7 +67,10 @@ RATRACE_BIG_ANON_KB=0 RATRACE_RSS_KB=1 RATRACE_BIG_FLOOR_KB=0 ra-analyze -v "$TM
 	2> "$TMP/file.err" || fail "ra-analyze, all in the file: $(tail -3 "$TMP/file.err")"
 check_grep "records of files and tasks: [0-9.]+ MiB at most in a temporary file, its pages dropped from memory [0-9]+ times" \
 	"$TMP/file.err" "the records were in the file, and left memory"
-for t in windows streams replay_files replay_checks replay_windows files window_io requests; do
+for t in windows streams replay_files replay_checks files window_io requests device_latency \
+	latency_hist model_facts model_samples; do
+	need_table "$DB" "$t"
+	check_cmp "$(q "$DB" "SELECT COUNT(*) FROM $t")" -gt 0 "rows of $t"
 	want=$(q "$DB" "SELECT * FROM $t" | sort | md5sum)
 	for db in again mem file; do
 		check_eq "$(q "$TMP/$db.db" "SELECT * FROM $t" | sort | md5sum)" "$want" \
