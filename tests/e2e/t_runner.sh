@@ -114,7 +114,16 @@ EOF
 runner=$!
 on_exit "kill $runner"
 for _ in $(seq 100); do [ -e "$TMP/held.started" ] && break; sleep 0.05; done
+[ -e "$TMP/held.started" ] || note "the held test had not started 5 s after its runner"
 kill -TERM "$runner"
+# a runner that does not end is named with what it still runs, not left to
+# this test's own time-out
+for _ in $(seq 200); do kill -0 "$runner" 2>/dev/null || break; sleep 0.1; done
+if kill -0 "$runner" 2>/dev/null; then
+	ps -eo pid,ppid,pgid,stat,etimes,args > "$TMP/ps"
+	fail "the runner still runs 20 s after SIGTERM: $(grep -E "t_held|run.sh --dir $S|sleep (1|60)$" "$TMP/ps" |
+		tr -s ' ' | head -8 | paste -sd ';')"
+fi
 wait "$runner"
 check_eq "$?" 143 "a stopped runner: exit status"
 [ -e "$TMP/held.last-cleanup" ] || fail "the stopped test's cleanups were cut short"
