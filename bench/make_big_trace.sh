@@ -1,6 +1,7 @@
 #!/bin/bash
 # Record a large trace.dat (well over 500,000 events) on a loop device, the
-# way the fixtures were made: events enabled by hand in a tracefs instance,
+# way the fixtures were made: events enabled by hand in a tracefs instance
+# (filtered to the loop device, the plugs to dd's),
 # then `trace-cmd extract` (trace-cmd record cannot run on machines that
 # refuse writes to /proc/sys/kernel/ftrace_enabled; extract works when that
 # file is bind-mounted over in a private mount namespace: bench/tc_extract.sh).
@@ -47,6 +48,19 @@ mkdir $I
 echo 0 > $I/tracing_on
 echo $((mb * (80 + 60 * passes))) > $I/buffer_size_kb
 for s in readahead filemap block; do echo 1 > $I/events/$s/enable; done
+# the loop device's events alone: the machine's other I/O (tests running
+# beside this one) would fill the buffers and push the workload's out
+IFS=: read -r major minor < "/sys/block/$NAME/dev"
+kdev=$(((major << 20) | minor))
+for e in "$I"/events/readahead/*/ "$I"/events/filemap/*/ "$I"/events/block/*/; do
+	if grep -q 'field:dev_t s_dev;' "$e/format"; then
+		echo "s_dev == $kdev" > "$e/filter"
+	elif grep -q 'field:dev_t dev;' "$e/format"; then
+		echo "dev == $kdev" > "$e/filter"
+	elif grep -q 'field:char comm\[16\];' "$e/format"; then	# plugs: the reader's
+		echo 'comm == "dd"' > "$e/filter"
+	fi
+done
 # cold: the file's own pages evicted, not the page cache of everything else
 sync "$work/mnt/big"
 dd if="$work/mnt/big" iflag=nocache count=0 status=none
