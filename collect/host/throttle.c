@@ -141,7 +141,7 @@ bad:
  * at 51.5, one recording in two. Two slices of the longest kind pass
  * before a run.
  */
-#define SETTLE_NS (200 * 1000000LL)
+#define SETTLE_NS (200 * 1000000L)	/* below a second */
 
 /*
  * Each run starts from limits set anew: a group keeps its slice across the
@@ -152,17 +152,13 @@ bad:
  */
 int ra_throttle_settle(struct ra_throttle *t)
 {
-	int64_t left;
-	struct timespec ts;
+	struct timespec ts = { .tv_nsec = SETTLE_NS };
 
 	if (!t->cgroup[0])
 		return 0;
 	if ((t->iops[0] && write_limit(t, IOPS_FILE, t->iops) < 0) ||
 	    (t->bps[0] && write_limit(t, BPS_FILE, t->bps) < 0))
 		return -1;
-	left = SETTLE_NS;
-	ts.tv_sec = (time_t)(left / 1000000000LL);
-	ts.tv_nsec = (long)(left % 1000000000LL);
 	while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
 		;
 	return 0;

@@ -39,7 +39,6 @@ static int setup_tracer(struct rec *r)
 	o.blk = r->scope.blk;
 	o.nblk = r->scope.nblk;
 	o.notrace_pid = getpid();
-	o.tmpdir = r->opt->tmpdir;
 	o.verbose = r->opt->verbose;
 	o.notice = rec_notice;
 	o.notice_arg = r;

@@ -185,7 +185,6 @@ struct ra_tracer_opts {
 	const struct ra_blk_range *blk;	/* filter of block events (dev, sector) */
 	int nblk;
 	pid_t notrace_pid;
-	const char *tmpdir;
 	int verbose;
 	/* what the user is told that is not an error (a stale group removed) */
 	ra_notice_fn notice;

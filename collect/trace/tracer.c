@@ -632,7 +632,7 @@ static int configure(struct ra_tracer *tr, const struct ra_tracer_opts *o)
 	tr->subbuf = tep_get_sub_buffer_size(tr->tep);
 	if (tr->subbuf <= 0)
 		tr->subbuf = getpagesize();
-	return open_cpus(tr, o->tmpdir && *o->tmpdir ? o->tmpdir : ra_tmpfile_dir());
+	return open_cpus(tr, ra_tmpfile_dir());
 }
 
 /* A tracer that failed to start, undone: its error kept, and the cleanup's added. */
