@@ -2164,8 +2164,8 @@ static int live_check(struct ra_live *lv, struct ra_db *db, int64_t run_id, char
 			continue;
 		stored = ra_map_get(&fin.tgids, key);
 		if ((stored ? *stored : pid) != *asked) {
-			snprintf(why, len, "the process of task %d was not known when it was needed",
-				 pid);
+			snprintf(why, len, "the process of task %d was not known when it was needed"
+				 " (%d, then %d)", pid, *asked, stored ? *stored : pid);
 			ret = 0;
 		}
 	}

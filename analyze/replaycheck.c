@@ -435,13 +435,14 @@ void ra_replay_live_free(struct ra_replay_live *lv)
  * systems of the files it asked, the processes of the tasks: 1, or 0 when
  * one differs from the run's (the stored events are replayed again), -1.
  */
-static int live_held(struct check *lv)
+static int live_held(struct check *lv, char *why, size_t len)
 {
 	struct check fin = { .db = lv->db, .run_id = lv->run_id };
 	int ret = 1;
 
 	if (lv->failed || check_init(&fin) < 0) {
 		check_release(&fin);
+		snprintf(why, len, "the replay that followed failed");
 		return lv->failed ? 0 : -1;
 	}
 	if (load_files(&fin) < 0 || load_tgids(&fin) < 0) {
@@ -460,15 +461,28 @@ static int live_held(struct check *lv)
 		if (k < 0 || !ra_wincmp_windows(lv->cmp, lv->files.ids[i].dev, lv->files.ids[i].ino))
 			continue;
 		b = &fin.info[k];
-		if (a->asked && (a->size_bytes != b->size_bytes || strcmp(a->fstype, b->fstype)))
+		if (a->asked && a->size_bytes != b->size_bytes) {
+			snprintf(why, len, "the size of file %u:%llu was not known when it was needed",
+				 lv->files.ids[i].dev, (unsigned long long)lv->files.ids[i].ino);
 			ret = 0;
+		} else if (a->asked && strcmp(a->fstype, b->fstype)) {
+			snprintf(why, len, "the file system of file %u:%llu was not known when it was"
+				 " needed", lv->files.ids[i].dev, (unsigned long long)lv->files.ids[i].ino);
+			ret = 0;
+		}
 	}
 	for (size_t i = 0; i < lv->asked_tgids.cap && ret == 1; i++) {
 		uint64_t key = lv->asked_tgids.keys[i];
 		const int *stored = key ? ra_map_get(&fin.tgids, key) : NULL;
+		int pid = (int)(uint32_t)(key - 1), asked = ((const int *)lv->asked_tgids.vals)[i];
 
-		if (key && (stored ? *stored : 0) != ((const int *)lv->asked_tgids.vals)[i])
+		/* as tgid_of() takes them: a task of no known process is its own */
+		if (key && (stored && *stored > 0 ? *stored : pid) != (asked > 0 ? asked : pid)) {
+			snprintf(why, len, "the process of task %d was not known when it was needed"
+				 " (%d, then %d)", pid, asked > 0 ? asked : pid,
+				 stored && *stored > 0 ? *stored : pid);
 			ret = 0;
+		}
 	}
 	check_release(&fin);
 	return ret;
@@ -493,8 +507,11 @@ static bool needs_scan(const struct check *c)
 /* The replay that followed the run as it was stored, if what it was told held. */
 static int finish_live(struct check *c, const struct ra_analyze_opts *o)
 {
-	int held = live_held(c);
+	char why[160] = "";
+	int held = live_held(c, why, sizeof(why));
 
+	if (held == 0)
+		ra_pass_say(o, "replay: replaying the stored events again: %s", why);
 	if (held <= 0)
 		return held;
 	if (order_known(c) < 0 || ra_replay_end(c->rp) < 0 || store(c) < 0)
