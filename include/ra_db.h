@@ -331,6 +331,16 @@ void ra_malloc_tune(void);
 int64_t ra_clock_ns(clockid_t id);
 
 /*
+ * The process's own threads (the store thread, a recorder's threads): each
+ * says when it begins and ends, and ra_self_task() tells whether an event
+ * of task @pid at @ts_ns (CLOCK_MONOTONIC, the "mono" trace clock) was
+ * one of theirs.
+ */
+void ra_self_thread_begin(void);
+void ra_self_thread_end(void);
+bool ra_self_task(int pid, int64_t ts_ns);
+
+/*
  * The SQL of a device number column or expression @x (the kernel's dev_t:
  * major << 20 | minor) as "MAJ:MIN", the form every output shows.
  */

@@ -128,6 +128,7 @@ static void *watch(void *arg)
 {
 	const struct timespec period = { 0, WATCH_NS };
 
+	ra_self_thread_begin();
 	for (;;) {
 		nanosleep(&period, NULL);
 		ra_big_check();

@@ -247,6 +247,7 @@ static void *pipe_main(void *arg)
 	struct ra_writer *w = arg;
 	struct pipe *p = w->pipe;
 
+	ra_self_thread_begin();
 	pthread_mutex_lock(&p->lock);
 	for (;;) {
 		struct batch *b;
@@ -271,6 +272,7 @@ static void *pipe_main(void *arg)
 		pthread_cond_broadcast(&p->cond);
 	}
 	pthread_mutex_unlock(&p->lock);
+	ra_self_thread_end();
 	return NULL;
 }
 

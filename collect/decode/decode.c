@@ -159,6 +159,11 @@ struct ra_decoder {
 	size_t ntasks, cap;
 	struct ra_selfcheck check;
 	int side;			/* RA_SIDE_*: which source of an event twice recorded */
+	/* task:task_newtask, given to a hook (ra_decoder_on_newtask) */
+	int newtask_id;			/* -1: not in the formats */
+	struct tep_format_field *newtask_pid, *newtask_flags;
+	ra_newtask_fn newtask_fn;
+	void *newtask_arg;
 };
 
 static struct dec_event *resolve_event(struct tep_event *te, int type, int kind)
@@ -232,6 +237,7 @@ struct ra_decoder *ra_decoder_alloc(struct tep_handle *tep, ra_dyn_lookup_fn dyn
 	if (!dec)
 		goto nomem;
 	dec->tep = tep;
+	dec->newtask_id = -1;
 	n = tep_get_events_count(tep);
 	events = tep_list_events(tep, TEP_EVENT_SORT_ID);
 	if (!events)
@@ -539,6 +545,38 @@ static int advice_range(struct ra_decoder *dec, struct ra_event *ev)
 	return 1;
 }
 
+void ra_decoder_on_newtask(struct ra_decoder *dec, ra_newtask_fn fn, void *arg)
+{
+	struct tep_event *te = fn ? tep_find_event_by_name(dec->tep, "task", "task_newtask") : NULL;
+
+	dec->newtask_id = -1;
+	dec->newtask_fn = NULL;
+	if (!te)
+		return;
+	dec->newtask_pid = tep_find_field(te, "pid");
+	dec->newtask_flags = tep_find_field(te, "clone_flags");
+	if (!dec->newtask_pid || !dec->newtask_flags || dec->newtask_pid->size > 8 ||
+	    dec->newtask_flags->size > 8)
+		return;
+	dec->newtask_id = te->id;
+	dec->newtask_fn = fn;
+	dec->newtask_arg = arg;
+}
+
+/* A task made: to the hook, not stored (nor counted among those skipped). */
+static void newtask(struct ra_decoder *dec, struct tep_record *rec)
+{
+	const struct tep_format_field *p = dec->newtask_pid, *f = dec->newtask_flags;
+	const char *data = rec->data;
+
+	if (p->offset > rec->size || p->size > rec->size - p->offset ||
+	    f->offset > rec->size || f->size > rec->size - f->offset)
+		return;
+	dec->newtask_fn(tep_data_pid(dec->tep, rec),
+			(int)tep_read_number(dec->tep, data + p->offset, p->size),
+			tep_read_number(dec->tep, data + f->offset, f->size), dec->newtask_arg);
+}
+
 int ra_decode(struct ra_decoder *dec, struct tep_record *rec, struct ra_event *ev)
 {
 	const char *data = rec->data;
@@ -550,6 +588,10 @@ int ra_decode(struct ra_decoder *dec, struct tep_record *rec, struct ra_event *e
 		return 0;
 	}
 	id = tep_data_type(dec->tep, rec);
+	if (id == dec->newtask_id && id >= 0) {
+		newtask(dec, rec);
+		return 0;
+	}
 	if (id < 0 || id > dec->max_id) {
 		dec->skipped_unknown++;
 		return 0;

@@ -67,6 +67,18 @@ struct ra_selfcheck {
 	uint64_t first_ts;	/* the first page outside */
 };
 
+/*
+ * A task @parent made task @child with @clone_flags (task:task_newtask),
+ * in time order among the events.
+ */
+typedef void (*ra_newtask_fn)(int parent, int child, uint64_t clone_flags, void *arg);
+/**
+ * ra_decoder_on_newtask - give each task:task_newtask record to @fn (NULL:
+ * none) instead of counting it skipped; nothing when the formats do not
+ * describe it
+ */
+void ra_decoder_on_newtask(struct ra_decoder *dec, ra_newtask_fn fn, void *arg);
+
 /* Which events ra_decode() passes on when an event came from both sources. */
 enum { RA_SIDE_ALL, RA_SIDE_TRACEPOINT, RA_SIDE_DYNAMIC };
 

@@ -8,6 +8,7 @@
 #include <libgen.h>
 #include <limits.h>
 #include <poll.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,9 +23,12 @@
 #include "ra-record.h"
 #include "ra_bigmem.h"
 #include "ra_progress.h"
+#include "ra_sql.h"
 #include "ra_version.h"
 
 /* ---- one run ---- */
+
+static void note_newtask(int parent, int child, uint64_t clone_flags, void *arg);
 
 static int setup_tracer(struct rec *r)
 {
@@ -48,6 +52,9 @@ static int setup_tracer(struct rec *r)
 	r->tr = ra_tracer_create(&o);
 	if (!r->tr)
 		return -1;
+	r->born.n = r->asked.n = 0;
+	r->tg_ns = 0;
+	ra_tracer_on_newtask(r->tr, note_newtask, r);
 	/* once for the recording: every run of it has the same kernel */
 	if (!r->said_sources && r->opt->verbose >= 0)
 		ra_tracer_notices(r->tr, rec_notice, r);
@@ -279,9 +286,27 @@ static int store_tgid(int pid, int tgid, void *arg)
 	return ra_db_set_task_tgid(r->db, r->run_id, pid, tgid);
 }
 
+/*
+ * Over what saved_tgids say at the end, the processes /proc gave the passes
+ * while the tasks lived, and those of the tasks made during the run, as
+ * their making said (process_of).
+ */
+static int store_known_tgids(struct rec *r, const struct pidtab *t)
+{
+	for (size_t i = 0; i < t->n; i++)
+		if (ra_sql_exec(r->db, "UPDATE tasks SET tgid = ? WHERE run_id = ? AND pid = ?", "iii",
+				(int64_t)t->a[i].val, r->run_id, (int64_t)t->a[i].pid) < 0)
+			return -1;
+	return 0;
+}
+
 static int store_event(const struct ra_event *ev, void *arg)
 {
 	struct rec *r = arg;
+
+	/* the recorder's threads other than the one its pid filter leaves out */
+	if (ra_tracer_task_context(ev->type) && ra_self_task(ev->pid, (int64_t)ev->ts_ns))
+		return 0;
 
 	if ((++r->stored_events & 0xffff) == 0 && r->progress) {
 		uint64_t done, total;
@@ -443,26 +468,142 @@ static int cmp_tg(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-/* The process of a task, from the kernel's saved_tgids (what the run stores at the end). */
-static int live_tgid(int pid, void *arg)
+/* The process of live task @pid from /proc, 0 when it is gone. */
+static int proc_tgid(int pid)
 {
-	struct rec *r = arg;
+	char path[64], buf[512];
+	const char *at;
+	ssize_t n;
+	int fd, tgid = 0;
 
-	for (int look = 0; look < 2; look++) {
-		int64_t now = ra_clock_ns(CLOCK_MONOTONIC);
-		const int *hit = r->ntg ? bsearch(&pid, r->tg, r->ntg, sizeof(*r->tg), cmp_tg) : NULL;
+	snprintf(path, sizeof(path), "/proc/%d/status", pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return 0;
+	buf[n] = '\0';
+	at = strstr(buf, "\nTgid:");
+	if (!at || sscanf(at + 6, "%d", &tgid) != 1 || tgid <= 0)
+		return 0;
+	return tgid;
+}
 
-		if (hit)
-			return hit[1];
-		if (look || (r->tg_ns && now - r->tg_ns < LIVE_LOOK_NS))
-			break;
+/*
+ * The value of @pid in @t, NULL when it has none; with @add, made 0 when
+ * new (NULL: no memory). Pids mostly grow: a new one mostly goes at the end.
+ */
+static int *pidtab_at(struct pidtab *t, int pid, bool add)
+{
+	size_t lo = 0, hi = t->n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (t->a[mid].pid < pid)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo < t->n && t->a[lo].pid == pid)
+		return &t->a[lo].val;
+	if (!add)
+		return NULL;
+	if (t->n == t->cap) {
+		size_t cap = t->cap ? t->cap * 2 : 64;
+		void *p = realloc(t->a, cap * sizeof(*t->a));
+
+		if (!p)
+			return NULL;
+		t->a = p;
+		t->cap = cap;
+	}
+	memmove(&t->a[lo + 1], &t->a[lo], (t->n - lo) * sizeof(*t->a));
+	t->n++;
+	t->a[lo] = (struct pidval){ .pid = pid };
+	return &t->a[lo].val;
+}
+
+/* The kernel's saved_tgids, read again when older than LIVE_LOOK_NS. */
+static const int *saved_tgid(struct rec *r, int pid)
+{
+	int64_t now = ra_clock_ns(CLOCK_MONOTONIC);
+
+	if (!r->tg_ns || now - r->tg_ns >= LIVE_LOOK_NS) {
 		r->tg_ns = now;
 		r->ntg = 0;
 		if (ra_tracer_tgids(r->tr, add_tgid, r) < 0)
 			r->ntg = 0;
 		qsort(r->tg, r->ntg, sizeof(*r->tg), cmp_tg);
 	}
-	return 0;
+	return r->ntg ? bsearch(&pid, r->tg, r->ntg, sizeof(*r->tg), cmp_tg) : NULL;
+}
+
+/*
+ * The process of task @pid (under tg_lock), 0 when not known: for a task
+ * made during the run, what its making said (note_newtask); while it
+ * lives, what /proc says, an answer kept and stored with the run
+ * (store_asked_tgids); for a task gone since, the kernel's saved_tgids,
+ * which take a task's process at a context switch after its events, its
+ * last one at the latest (until then they hold the process of an earlier
+ * task of that pid).
+ */
+static int process_of(struct rec *r, int pid)
+{
+	int *known = pidtab_at(&r->born, pid, false);
+	const int *saved;
+	int tgid;
+
+	if (!known)
+		known = pidtab_at(&r->asked, pid, false);
+	if (known)
+		return *known;
+	tgid = proc_tgid(pid);
+	if (tgid > 0) {
+		known = pidtab_at(&r->asked, pid, true);
+		if (known)
+			*known = tgid;
+		return tgid;
+	}
+	saved = saved_tgid(r, pid);
+	return saved ? saved[1] : 0;
+}
+
+/* The process of a task, asked when a pass first meets it; 0 when not known. */
+static int live_tgid(int pid, void *arg)
+{
+	struct rec *r = arg;
+	int tgid;
+
+	pthread_mutex_lock(&r->tg_lock);
+	tgid = process_of(r, pid);
+	pthread_mutex_unlock(&r->tg_lock);
+	return tgid;
+}
+
+/*
+ * A task made (decoded in time order, before any event of the task): a
+ * thread of its maker's process, or a process of its own.
+ */
+static void note_newtask(int parent, int child, uint64_t clone_flags, void *arg)
+{
+	struct rec *r = arg;
+	int tgid = child, *at;
+
+	if (child <= 0)
+		return;
+	pthread_mutex_lock(&r->tg_lock);
+	if (clone_flags & CLONE_THREAD) {
+		tgid = process_of(r, parent);
+		if (tgid <= 0)
+			tgid = parent;
+	}
+	at = pidtab_at(&r->born, child, true);
+	if (at)
+		*at = tgid;	/* without memory, asked later as any other task */
+	pthread_mutex_unlock(&r->tg_lock);
 }
 
 /* The file system type of the events' device @dev, for the replay. */
@@ -659,7 +800,8 @@ static int store_trace(struct rec *r, int64_t run_id)
 	if (ra_writer_finish(r->w) < 0)
 		return -1;
 	rec_step(r, "store finished");
-	if (ra_tracer_tgids(r->tr, store_tgid, r) < 0)
+	if (ra_tracer_tgids(r->tr, store_tgid, r) < 0 || store_known_tgids(r, &r->asked) < 0 ||
+	    store_known_tgids(r, &r->born) < 0)
 		return -1;
 	rec_step(r, "processes of the tasks");
 	if (store_paths(r, run_id) < 0)

@@ -42,7 +42,8 @@ int main(int argc, char **argv)
 	static struct rec_opts opts = { .buffer_kb = DEFAULT_BUFFER_KB, .capture = true,
 					.analyze = true, .wait_settings = -1 };
 	struct rec r = { .opt = &opts, .sigfd = -1, .thr.entry.fd = -1,
-			 .names_lock = PTHREAD_MUTEX_INITIALIZER };
+			 .names_lock = PTHREAD_MUTEX_INITIALIZER,
+			 .tg_lock = PTHREAD_MUTEX_INITIALIZER };
 	struct signalfd_siginfo si;
 	sigset_t mask;
 	int ret = EXIT_ERROR;
@@ -100,6 +101,8 @@ out:
 		free(r.opt->guest_args[i]);
 	free(r.runs);
 	free(r.tg);
+	free(r.asked.a);
+	free(r.born.a);
 	ra_progress_free(r.progress);
 	return ret;
 }

@@ -77,6 +77,12 @@ struct rec_opts {
 	int nguest;
 };
 
+/* Values by pid, sorted by pid (live_tgid). */
+struct pidtab {
+	struct pidval { int pid, val; } *a;
+	size_t n, cap;
+};
+
 struct rec {
 	const struct rec_opts *opt;
 	struct ra_progress *progress;	/* the line on a terminal while storing, or NULL */
@@ -128,6 +134,10 @@ struct rec {
 	struct { int pid, tgid; } *tg;	/* the kernel's saved_tgids, sorted by pid */
 	size_t ntg, captg;
 	int64_t tg_ns;			/* when they were read */
+	/* the processes of the tasks (live_tgid), under tg_lock: */
+	pthread_mutex_t tg_lock;
+	struct pidtab born;		/* of the tasks made during the run, from their making */
+	struct pidtab asked;		/* as /proc gave it while the task lived */
 	int64_t step_ns;		/* -vv: when the last step after the workload ended */
 };
 

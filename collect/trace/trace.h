@@ -244,6 +244,20 @@ void ra_tracer_position(struct ra_tracer *tr, uint64_t *done, uint64_t *total);
 /** ra_tracer_replay - decode the recorded events in time order */
 int ra_tracer_replay(struct ra_tracer *tr, ra_event_cb cb, void *arg);
 /**
+ * ra_tracer_on_newtask - give @fn each task made while the tracer records
+ * (task:task_newtask, enabled where the kernel has it), in time order among
+ * the events given to the callbacks of the functions that read them
+ */
+void ra_tracer_on_newtask(struct ra_tracer *tr, ra_newtask_fn fn, void *arg);
+
+/**
+ * ra_tracer_task_context - whether events of @type fire in the context of the
+ * task they describe (the recorder leaves its own out: a filter on its
+ * pid, and its other threads' events as they are stored)
+ */
+bool ra_tracer_task_context(int type);
+
+/**
  * ra_tracer_tgids - each task's process as the kernel saved them while tracing
  * (saved_tgids): @cb for each, until it returns non-zero; that value, or 0
  */

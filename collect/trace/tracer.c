@@ -268,7 +268,7 @@ int ra_events_validate(const char *list)
  * completions in interrupt context and page-cache deletions by reclaim that
  * concern other tasks' I/O and pages.
  */
-static bool task_context_event(int type)
+bool ra_tracer_task_context(int type)
 {
 	switch (type) {
 	case RA_EV_RQ_COMPLETE:
@@ -287,7 +287,7 @@ static void add_pid_filter(char *buf, size_t len, int type, pid_t pid)
 {
 	char dev[FILTER_MAX];
 
-	if (pid <= 0 || !task_context_event(type))
+	if (pid <= 0 || !ra_tracer_task_context(type))
 		return;
 	snprintf(dev, sizeof(dev), "%s", buf);
 	if (dev[0])
@@ -600,7 +600,7 @@ static int configure(struct ra_tracer *tr, const struct ra_tracer_opts *o)
 {
 	const char *systems[] = { "readahead", "filemap", "block", "syscalls/sys_enter_fadvise64",
 				  "syscalls/sys_enter_readahead", "syscalls/sys_enter_madvise",
-				  NULL, NULL };
+				  "task/task_newtask", NULL, NULL };
 	char *dir;
 
 	if (tracefs_trace_off(tr->inst) < 0 ||
@@ -621,7 +621,13 @@ static int configure(struct ra_tracer *tr, const struct ra_tracer_opts *o)
 							     ra_event_name(t), "enable");
 	if (enable_sources(tr, o) < 0)
 		return -1;
-	systems[6] = ra_dyn_event(tr->dyn, 0) ? ra_dyn_group(tr->dyn) : NULL;
+	/*
+	 * the tasks made while it records, and whose threads they are, for the
+	 * passes that follow the run (not stored; without it, saved_tgids)
+	 */
+	if (tracefs_event_file_exists(tr->inst, "task", "task_newtask", "enable"))
+		tracefs_event_enable(tr->inst, "task", "task_newtask");
+	systems[7] = ra_dyn_event(tr->dyn, 0) ? ra_dyn_group(tr->dyn) : NULL;
 	dir = tracefs_instance_get_dir(tr->inst);
 	tr->tep = load_formats(dir, systems);
 	tracefs_put_tracing_file(dir);
@@ -787,6 +793,7 @@ static void *drain_thread(void *arg)
 	 * Ahead of the workload and of the merge when the CPUs are all busy:
 	 * it needs little CPU, but late it loses events (best effort: root)
 	 */
+	ra_self_thread_begin();
 	setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), DRAIN_NICE);
 	for (int i = 0; pfd && i < tr->ncpus; i++)
 		pfd[i] = (struct pollfd){ .fd = tr->cpu[i].fd, .events = POLLIN };
@@ -804,6 +811,7 @@ static void *drain_thread(void *arg)
 		atomic_store(&tr->drainer_failed, true);
 	}
 	free(pfd);
+	ra_self_thread_end();
 	return NULL;
 }
 
@@ -976,6 +984,11 @@ int ra_tracer_live_begin(struct ra_tracer *tr)
 	tr->drained_below = 0;
 	tr->flushed_at = 0;
 	return drainer_start(tr);
+}
+
+void ra_tracer_on_newtask(struct ra_tracer *tr, ra_newtask_fn fn, void *arg)
+{
+	ra_decoder_on_newtask(tr->dec, fn, arg);
 }
 
 int ra_tracer_live_step(struct ra_tracer *tr, uint64_t max_events, ra_event_cb cb, void *arg)

@@ -253,6 +253,76 @@ static void test_skipped(void)
 	tep_free(tep);
 }
 
+/* task_newtask as Linux 6.18 on x86-64 describes it */
+static const char fmt_newtask[] =
+	"name: task_newtask\n"
+	"ID: 205\n"
+	"format:\n"
+	"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"
+	"\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n"
+	"\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n"
+	"\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n"
+	"\n"
+	"\tfield:pid_t pid;\toffset:8;\tsize:4;\tsigned:1;\n"
+	"\tfield:char comm[16];\toffset:12;\tsize:16;\tsigned:0;\n"
+	"\tfield:u64 clone_flags;\toffset:32;\tsize:8;\tsigned:0;\n"
+	"\tfield:short oom_score_adj;\toffset:40;\tsize:2;\tsigned:1;\n"
+	"\n"
+	"print fmt: \"pid=%d\", REC->pid\n";
+
+struct made {
+	int n, parent, child;
+	uint64_t flags;
+};
+
+static void on_newtask(int parent, int child, uint64_t flags, void *arg)
+{
+	struct made *m = arg;
+
+	m->n++;
+	m->parent = parent;
+	m->child = child;
+	m->flags = flags;
+}
+
+/*
+ * A task made goes to the hook, in both byte orders, and is neither stored
+ * nor counted skipped; without a hook it is counted skipped as before.
+ */
+static void test_newtask(void)
+{
+	for (int big = 0; big <= 1; big++) {
+		struct tep_handle *tep = make_tep(fmt_newtask, "task", big);
+		struct tep_record rec = { .ts = 5, .cpu = 0, .size = 48 };
+		unsigned char d[48] = { 0 };
+		struct made m = { 0 };
+		struct ra_decoder *dec = ra_decoder_alloc(tep, ra_dyn_lookup);
+		struct ra_event ev;
+		char out[128] = "";
+
+		put(d, 0, 2, 205, big);
+		put(d, 4, 4, 700, big);
+		put(d, 8, 4, 701, big);
+		put(d, 32, 8, 0x10f00ULL, big);	/* a thread: CLONE_THREAD and its kin */
+		rec.data = d;
+		CHECK_INT(ra_decode(dec, &rec, &ev), 0);
+		CHECK_INT(ra_decoder_skipped(dec, NULL, NULL), 1);
+		ra_decoder_on_newtask(dec, on_newtask, &m);
+		CHECK_INT(ra_decode(dec, &rec, &ev), 0);
+		CHECK_INT(m.n, 1);
+		CHECK_INT(m.parent, 700);
+		CHECK_INT(m.child, 701);
+		CHECK_INT(m.flags, 0x10f00);
+		rec.size = 36;	/* the flags cut off: not given */
+		CHECK_INT(ra_decode(dec, &rec, &ev), 0);
+		CHECK_INT(m.n, 1);
+		CHECK_INT(ra_decoder_skipped(dec, skipped_cb, out), 1);
+		CHECK_STR(out, "task:task_newtask=1;");
+		ra_decoder_free(dec);
+		tep_free(tep);
+	}
+}
+
 /* sys_enter_madvise as Linux 6.18 on x86-64 describes it (behavior: int in 8 bytes) */
 static const char fmt_madvise[] =
 	"name: sys_enter_madvise\n"
@@ -437,6 +507,7 @@ int main(void)
 		{ "another layout of the same event", test_layout_other },
 		{ "block strings and short records", test_block_strings },
 		{ "records not stored are counted", test_skipped },
+		{ "tasks made go to their hook", test_newtask },
 		{ "madvise(MADV_WILLNEED) in pages", test_madvise },
 		{ "event names", test_names },
 		{ "damaged formats and records", test_damaged_formats },
