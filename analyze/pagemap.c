@@ -166,11 +166,23 @@ static int fileset_add(struct ra_fileset *s, uint32_t dev, uint64_t ino)
 	return (int)s->n++;
 }
 
+/* The file found last, if it is (dev, ino) */
+static int fileset_last(const struct ra_fileset *s, uint32_t dev, uint64_t ino)
+{
+	const struct ra_fileset_id *id = s->last ? &s->ids[s->last - 1] : NULL;
+
+	return id && id->dev == dev && id->ino == ino ? s->last - 1 : -1;
+}
+
 int ra_fileset_index(struct ra_fileset *s, uint32_t dev, uint64_t ino, bool *fresh)
 {
 	uint64_t key = ((uint64_t)dev << 32) ^ ino ^ (ino >> 32 << 12) ^ 1;
-	int *slot;
+	int *slot, i = fileset_last(s, dev, ino);
 
+	if (i >= 0) {
+		*fresh = false;
+		return i;
+	}
 	/* a key the hash gives two pairs probes on to the next */
 	for (;; key += 0x9e3779b97f4a7c15ULL) {
 		slot = ra_map_put(&s->by_key, key ? key : 1, fresh);
@@ -179,25 +191,34 @@ int ra_fileset_index(struct ra_fileset *s, uint32_t dev, uint64_t ino, bool *fre
 		if (*fresh || (s->ids[*slot - 1].dev == dev && s->ids[*slot - 1].ino == ino))
 			break;
 	}
-	if (!*fresh)
+	if (!*fresh) {
+		s->last = *slot;
 		return *slot - 1;
+	}
 	*slot = fileset_add(s, dev, ino) + 1;
 	if (!*slot)
 		ra_map_del(&s->by_key, key ? key : 1);
+	else
+		s->last = *slot;
 	return *slot - 1;
 }
 
 int ra_fileset_find(struct ra_fileset *s, uint32_t dev, uint64_t ino)
 {
 	uint64_t key = ((uint64_t)dev << 32) ^ ino ^ (ino >> 32 << 12) ^ 1;
+	int i = fileset_last(s, dev, ino);
 
+	if (i >= 0)
+		return i;
 	for (;; key += 0x9e3779b97f4a7c15ULL) {
 		const int *slot = ra_map_get(&s->by_key, key ? key : 1);
 
 		if (!slot)
 			return -1;
-		if (s->ids[*slot - 1].dev == dev && s->ids[*slot - 1].ino == ino)
+		if (s->ids[*slot - 1].dev == dev && s->ids[*slot - 1].ino == ino) {
+			s->last = *slot;
 			return *slot - 1;
+		}
 	}
 }
 

@@ -84,7 +84,8 @@ struct ra_fileset {
 		uint64_t ino;
 	} *ids;
 	size_t n, cap;
-};
+	int last;			/* the index found last + 1 (0: none): most events */
+};				/* are of the file of the one before */
 
 int ra_fileset_init(struct ra_fileset *s);
 void ra_fileset_release(struct ra_fileset *s);

@@ -211,7 +211,14 @@ struct ra_state {
 	int nfiles;
 	struct ra_map task_ids;		/* pid + 1 -> task id */
 	struct ra_slots *tasks;		/* the tasks by id, made in the order first seen */
-	int last_pid, last_task;	/* the task asked last, and its id (-1 none) */
+	/* the tasks asked last and their ids (-1 none), by pid & 3: the events
+	 * of a few tasks come in turns */
+	int near_pid[4], near_task[4];
+	uint64_t near_tf_key[4];	/* the same of the task-file records (key 0: none) */
+	int near_tf[4];
+	int last_file;			/* the file asked last (-1 none), and its key */
+	uint32_t last_dev;
+	uint64_t last_ino;
 	struct ra_map tf_ids;		/* (file, pid), and (file, process) of streams -> taskfile id */
 	struct ra_slots *tfs;		/* the taskfiles by id, made in the order first seen */
 	struct ra_map tgids;		/* pid -> process, from the run's tasks (live:
@@ -371,7 +378,7 @@ struct file_key {
 	bool probed;
 };
 
-static int file_of(struct ra_state *st, uint32_t dev, uint64_t ino)
+static int file_key_of(struct ra_state *st, uint32_t dev, uint64_t ino)
 {
 	uint64_t key = ((uint64_t)dev << 32) ^ ino ^ (ino >> 32 << 12) ^ 1, first = key;
 	bool fresh;
@@ -407,24 +414,35 @@ static int file_of(struct ra_state *st, uint32_t dev, uint64_t ino)
 	return slot->index;
 }
 
+/* The number of file (dev, ino), made when new; -1 on error (most events are the last one's file's) */
+static int file_of(struct ra_state *st, uint32_t dev, uint64_t ino)
+{
+	if (st->last_file >= 0 && st->last_dev == dev && st->last_ino == ino)
+		return st->last_file;
+	st->last_file = file_key_of(st, dev, ino);
+	st->last_dev = dev;
+	st->last_ino = ino;
+	return st->last_file;
+}
+
 /* The record of task @pid, made when new; NULL on error. */
 static struct task *task_of(struct ra_state *st, int pid)
 {
 	bool fresh;
-	int id;
+	int id, at = pid & 3;
 	struct task *t;
 
-	/* most events are the last one's task's */
-	if (st->last_task >= 0 && pid == st->last_pid)
-		return ra_slots_get(st->tasks, st->last_task);
+	/* most events are those of the last few tasks' */
+	if (st->near_task[at] >= 0 && pid == st->near_pid[at])
+		return ra_slots_get(st->tasks, st->near_task[at]);
 	t = ra_slots_keyed(st->tasks, &st->task_ids, (uint64_t)(uint32_t)pid + 1, &fresh, &id);
 	if (t && fresh) {
 		t->win = -1;
 		t->pid = pid;
 	}
 	if (t) {
-		st->last_pid = pid;
-		st->last_task = id;
+		st->near_pid[at] = pid;
+		st->near_task[at] = id;
 	}
 	return t;
 }
@@ -456,11 +474,17 @@ static struct taskfile *taskfile_of(struct ra_state *st, int file, int pid)
 {
 	uint64_t key = ((uint64_t)(uint32_t)pid << 32) | (uint32_t)(file + 1);
 	bool fresh;
-	int id;
-	struct taskfile *tf = ra_slots_keyed(st->tfs, &st->tf_ids, key, &fresh, &id);
+	int id, at = (pid ^ file) & 3;
+	struct taskfile *tf;
 
-	if (tf && fresh)
-		tf->key = key;
+	if (st->near_tf_key[at] == key)
+		tf = ra_slots_get(st->tfs, st->near_tf[at]);
+	else if ((tf = ra_slots_keyed(st->tfs, &st->tf_ids, key, &fresh, &id))) {
+		if (fresh)
+			tf->key = key;
+		st->near_tf_key[at] = key;
+		st->near_tf[at] = id;
+	}
 	if (!tf)
 		st->failed = true;
 	return tf;
@@ -1830,7 +1854,9 @@ static int state_init(struct ra_state *st, int window_slots)
 {
 	memset(st, 0, sizeof(*st));
 	st->free_ghost = -1;
-	st->last_task = -1;
+	for (int i = 0; i < 4; i++)
+		st->near_task[i] = -1;
+	st->last_file = -1;
 	st->max_slots = window_slots > 0 ? window_slots : WIN_SLOTS;
 	if (ra_map_init(&st->files_by_key, sizeof(struct file_key)) < 0 ||
 	    ra_map_init(&st->task_ids, sizeof(int)) < 0 ||

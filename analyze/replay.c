@@ -123,8 +123,10 @@ struct ra_replay {
 	struct ra_replay_params p;
 	struct rp_kernel k;
 	struct ra_map files;		/* hash of (dev, ino) -> struct rp_fent * */
+	struct rp_fent *last_fe;	/* the file found last: most events are of it */
 	struct rp_chunks chunks;	/* the files' pages (replay_store.c) */
 	struct ra_map tasks;		/* pid + 1 -> struct tref */
+	struct rp_held *near[4];	/* tasks asked last, by pid & 3, while in memory */
 	struct rp_held **held;		/* the tasks in memory */
 	size_t nheld, capheld, hand, max_held;
 	struct ra_tmpfile tfile;	/* the others */
@@ -266,6 +268,8 @@ static struct rp_fent *fent_of(struct ra_replay *r, uint32_t dev, uint64_t ino)
 	struct rp_fent **slot;
 	bool fresh;
 
+	if (r->last_fe && r->last_fe->f.dev == dev && r->last_fe->f.ino == ino)
+		return r->last_fe;
 	for (;; key += 0x9e3779b97f4a7c15ULL) {	/* a pair never collides with another */
 		slot = ra_map_put(&r->files, key ? key : 1, &fresh);
 		if (!slot) {
@@ -279,6 +283,7 @@ static struct rp_fent *fent_of(struct ra_replay *r, uint32_t dev, uint64_t ino)
 		ra_map_del(&r->files, key ? key : 1);
 		return NULL;
 	}
+	r->last_fe = *slot;
 	return *slot;
 }
 
@@ -462,6 +467,8 @@ static int task_out(struct ra_replay *r, struct rp_held *h)
 			  (off_t)h->fid * (off_t)sizeof(h->t)) < 0)
 		return -1;
 	*ref = (struct tref){ .h = NULL, .fid = h->fid };
+	if (r->near[h->t.pid & 3] == h)
+		r->near[h->t.pid & 3] = NULL;
 	r->held[h->at] = r->held[--r->nheld];
 	r->held[h->at]->at = h->at;
 	free(h);
@@ -544,17 +551,27 @@ static struct rp_task *task_at(struct ra_replay *r, struct tref *ref, int pid, b
 	return &h->t;
 }
 
-/* Task @pid, made when new; NULL on error */
+/* Task @pid, made when new; NULL on error (most events are the last one's task's) */
 static struct rp_task *task_of(struct ra_replay *r, int pid)
 {
 	bool fresh;
-	struct tref *ref = ra_map_put(&r->tasks, (uint64_t)(uint32_t)pid + 1, &fresh);
+	struct tref *ref;
+	struct rp_task *t;
 
+	struct rp_held *h = r->near[pid & 3];
+
+	if (h && h->t.pid == pid) {
+		h->ref = true;
+		return &h->t;
+	}
+	ref = ra_map_put(&r->tasks, (uint64_t)(uint32_t)pid + 1, &fresh);
 	if (!ref) {
 		oom();
 		return NULL;
 	}
-	return task_at(r, ref, pid, fresh);
+	t = task_at(r, ref, pid, fresh);
+	r->near[pid & 3] = t ? ref->h : NULL;
+	return t;
 }
 
 /* The end of the file as far as the run showed it, for a file of unknown size */
@@ -1520,6 +1537,7 @@ struct lookup {
 int ra_read_bytes_init(struct ra_read_bytes *rb)
 {
 	rb->bytes = 0;
+	memset(rb->near, 0, sizeof(rb->near));
 	return ra_map_init(&rb->last, sizeof(struct lookup));
 }
 
@@ -1531,12 +1549,18 @@ void ra_read_bytes_release(struct ra_read_bytes *rb)
 int ra_read_bytes_add(struct ra_read_bytes *rb, int pid, uint32_t dev, uint64_t ino,
 		      uint64_t index, uint64_t last, int64_t size)
 {
-	bool fresh;
-	struct lookup *l = ra_map_put(&rb->last, (uint64_t)(uint32_t)pid + 1, &fresh);
+	bool fresh = false;
+	int at = pid & 3;
+	struct lookup *l = pid && rb->near[at].pid == pid ? rb->near[at].at : NULL;
 	uint64_t end = (last + 1) * 4096;
 
-	if (!l)
+	/* the map changes only here, and its values move only when a key is added */
+	if (!l && !(l = ra_map_put(&rb->last, (uint64_t)(uint32_t)pid + 1, &fresh)))
 		return -1;
+	if (fresh)
+		memset(rb->near, 0, sizeof(rb->near));
+	rb->near[at].pid = pid;
+	rb->near[at].at = l;
 	if (!fresh && l->dev == dev && l->ino == ino && l->last == last && index > l->index &&
 	    index <= l->last) {
 		l->index = index;	/* the rest of the same read */

@@ -158,6 +158,10 @@ unsigned int ra_replay_doubts(const struct ra_replay *r, uint32_t dev, uint64_t 
  */
 struct ra_read_bytes {
 	struct ra_map last;		/* pid -> its last lookup */
+	struct {			/* the latest pids' values, by pid & 3 */
+		int pid;		/* 0: none */
+		void *at;
+	} near[4];
 	uint64_t bytes;
 };
 

@@ -36,6 +36,9 @@ struct check {
 	struct finfo *info;
 	size_t capinfo;
 	struct ra_map tgids;
+	/* the tasks asked last (pid 0: none) and their answers, by pid & 3: the
+	 * events of a few tasks come in turns */
+	int near_pid[4], near_tgid[4];
 	uint32_t default_ra_pages, io_pages;
 	/* what the run's reads read, first to last: the reader's throughput */
 	struct ra_read_bytes bytes_read;
@@ -85,11 +88,17 @@ static int process_of(struct check *c, int pid)
 	return a ? *a : 0;
 }
 
+/* The process of task @pid as the comparison takes it (the task's own when not known). */
 static int tgid_of(struct check *c, int pid)
 {
-	int t = process_of(c, pid);
+	int t, at = pid & 3;
 
-	return t > 0 ? t : pid;
+	if (pid && c->near_pid[at] == pid)
+		return c->near_tgid[at];
+	t = process_of(c, pid);
+	c->near_pid[at] = pid;
+	c->near_tgid[at] = t > 0 ? t : pid;
+	return c->near_tgid[at];
 }
 
 /* The replay's events: its windows to side 1 of the comparison. */

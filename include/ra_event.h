@@ -146,8 +146,20 @@ const char *ra_event_name(int type);
  */
 const char *ra_event_system(int type);
 
-/** ra_event_class - the table class of an event type (enum ra_event_class) */
-int ra_event_class(int type);
+/**
+ * ra_event_class - the table class of an event type (enum ra_event_class):
+ * the types are numbered by class (asked of every event, several times)
+ */
+static inline int ra_event_class(int type)
+{
+	if (type >= RA_EV_SYNC_RA && type <= RA_EV_MADVISE)
+		return RA_CLASS_RA;
+	if (type >= RA_EV_PAGE_ADD && type <= RA_EV_MAP_PAGES)
+		return RA_CLASS_PAGE;
+	if (type >= RA_EV_BIO_QUEUE && type <= RA_EV_SLEEPRQ)
+		return RA_CLASS_BLK;
+	return RA_CLASS_NONE;
+}
 
 /** ra_event_lookup - event type of a system/name pair, or RA_EV_NONE */
 int ra_event_lookup(const char *system, const char *name);

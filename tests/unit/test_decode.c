@@ -488,11 +488,20 @@ static void test_common_before_record(void)
 
 static void test_names(void)
 {
-	for (int t = 1; t < RA_EV_MAX; t++) {
-		if (!ra_event_name(t))
+	static const char *const tables[] = { NULL, "readahead", "filemap", "block" };
+
+	for (int t = -1; t <= RA_EV_MAX + 1; t++) {
+		int cls = ra_event_class(t);
+
+		/* a named type has the class of its system (the syscalls' entries: ra_events) */
+		CHECK_INT(cls != RA_CLASS_NONE, t > 0 && t < RA_EV_MAX && ra_event_name(t) != NULL);
+		if (cls == RA_CLASS_NONE)
 			continue;
 		CHECK_INT(ra_event_lookup(ra_event_system(t), ra_event_name(t)), t);
-		CHECK(ra_event_class(t) != RA_CLASS_NONE);
+		if (strcmp(ra_event_system(t), "syscalls"))
+			CHECK_STR(ra_event_system(t), tables[cls]);
+		else
+			CHECK_INT(cls, RA_CLASS_RA);
 	}
 	CHECK_INT(ra_event_lookup("block", "page_cache_sync_ra"), RA_EV_NONE);
 	CHECK_INT(ra_event_lookup("sched", "sched_switch"), RA_EV_NONE);
