@@ -275,6 +275,18 @@ void ra_writer_set_namer(struct ra_writer *w, ra_namer_fn namer, void *arg);
 typedef int (*ra_tap_fn)(const struct ra_event *ev, int64_t seq, void *arg);
 void ra_writer_set_tap(struct ra_writer *w, ra_tap_fn tap, void *arg);
 /**
+ * A tap on a thread of its own (one more stage of the load's pipeline): the
+ * events put are handed over in batches and given to @tap in the order put,
+ * while the caller goes on. Without a second CPU (or with RATRACE_PIPELINE=0)
+ * ra_tapq_put gives each event to @tap itself. ra_tapq_end gives the tap
+ * what it still holds, ends the thread and frees the queue; NULL: no memory.
+ */
+struct ra_tapq;
+struct ra_tapq *ra_tapq_start(ra_tap_fn tap, void *arg);
+void ra_tapq_put(struct ra_tapq *q, const struct ra_event *ev, int64_t seq);
+void ra_tapq_end(struct ra_tapq *q);
+
+/**
  * ra_writer_set_unstored - events of the classes in @classes (1 << enum
  * ra_event_class) go to the tap only, not to the database (a run whose
  * events are made again from another's, as a what-if's are); before the

@@ -678,7 +678,7 @@ static void live_devices(const struct rec *r, struct ra_live_inputs *in)
 	}
 }
 
-/* The tap: the readahead pass, the block pass, then the replay, each event as stored. */
+/* The tap: the readahead pass, the block pass, each event as stored; the replay's thread. */
 static int live_tap(const struct ra_event *ev, int64_t seq, void *arg)
 {
 	struct rec *r = arg;
@@ -687,8 +687,8 @@ static int live_tap(const struct ra_event *ev, int64_t seq, void *arg)
 		ra_live_event(ev, seq, r->ralive);
 	if (r->bklive)
 		ra_block_live_event(ev, seq, r->bklive);
-	if (r->rplive)
-		ra_replay_live_event(ev, seq, r->rplive);
+	if (r->rpq)
+		ra_tapq_put(r->rpq, ev, seq);
 	return 0;
 }
 
@@ -718,6 +718,12 @@ static void live_analysis(struct rec *r, int64_t run_id, const struct ra_run_inf
 		    ra_block_live_begin(r->db, run_id, r->ralive, &in) : NULL;
 	r->rplive = r->ralive && ra_tp_gives(r->tr, RA_EV_RA_ORDER) ?
 		    ra_replay_live_begin(r->db, run_id, &in) : NULL;
+	/* the replay costs as much as the other two: a stage of its own */
+	r->rpq = r->rplive ? ra_tapq_start(ra_replay_live_event, r->rplive) : NULL;
+	if (!r->rpq) {
+		ra_replay_live_free(r->rplive);
+		r->rplive = NULL;
+	}
 	if (r->ralive)
 		ra_writer_set_tap(r->w, live_tap, r);
 	ra_set_error(RA_OK, "%s", "");	/* a pass not followed reads the stored events */
@@ -728,6 +734,8 @@ static void live_drop(struct rec *r)
 {
 	if (r->w)
 		ra_writer_set_tap(r->w, NULL, NULL);
+	ra_tapq_end(r->rpq);
+	r->rpq = NULL;
 	ra_block_live_free(r->bklive);
 	r->bklive = NULL;
 	ra_live_free(r->ralive);
@@ -799,6 +807,8 @@ static int store_trace(struct rec *r, int64_t run_id)
 	rec_step(r, "last events read and stored");
 	if (ra_writer_finish(r->w) < 0)
 		return -1;
+	ra_tapq_end(r->rpq);	/* the replay has every event */
+	r->rpq = NULL;
 	rec_step(r, "store finished");
 	if (ra_tracer_tgids(r->tr, store_tgid, r) < 0 || store_known_tgids(r, &r->asked) < 0 ||
 	    store_known_tgids(r, &r->born) < 0)

@@ -126,7 +126,8 @@ struct rec {
 	struct ra_writer *w;
 	/* the readahead pass fed while the run is stored, and what it asks */
 	struct ra_live *ralive;
-	struct ra_replay_live *rplive;	/* the replay fed so too */
+	struct ra_replay_live *rplive;	/* the replay fed so too, */
+	struct ra_tapq *rpq;		/* on a thread of its own */
 	struct ra_block_live *bklive;	/* and the block pass */
 	pthread_mutex_t names_lock;	/* names: the looks, and the pass's questions */
 	int scan_pid;			/* the workload while it runs, else 0 */

@@ -440,17 +440,17 @@ record_loop() {
 	check_eq "$(q "$DB" "SELECT COUNT(*) FROM (SELECT ts_ns, LAG(ts_ns) OVER (ORDER BY seq) AS p
 		FROM (SELECT seq, ts_ns FROM ra_events UNION ALL SELECT seq, ts_ns FROM page_events
 		UNION ALL SELECT seq, ts_ns FROM blk_events)) WHERE ts_ns < p")" 0 "events out of time order"
-	# the readahead and block passes followed the events as they were stored:
-	# their rows are those of a read of the stored events after the run (the
-	# windows' device time, given as they completed, that of every window
-	# computed at the end), and the model's inputs fed as those rows were
-	# written are those read from the rows
+	# the readahead and block passes and the replay followed the events as
+	# they were stored: their rows are those of a read of the stored events
+	# after the run (the windows' device time, given as they completed, that
+	# of every window computed at the end), and the model's inputs fed as
+	# those rows were written are those read from the rows
 	local t sel again=$TMP/again.db
 	rm -f "$again"
 	q "$DB" ".backup '$again'"
 	RATRACE_DEVICE_TIME=end ra-analyze -q "$again" || check_eq $? 0 "ra-analyze of a copy"
 	for t in windows streams advice_calls requests stalls window_io device_io device_latency \
-		latency_hist plugs model_facts model_samples; do
+		latency_hist plugs model_facts model_samples replay_files replay_checks; do
 		sel="*"
 		need_table "$DB" "$t"
 		[ "$t" = model_samples ] && sel="run_id, dev, timing, size_class, part, n, bytes,
