@@ -293,11 +293,16 @@ static int store_tgid(int pid, int tgid, void *arg)
  */
 static int store_known_tgids(struct rec *r, const struct pidtab *t)
 {
-	for (size_t i = 0; i < t->n; i++)
-		if (ra_sql_exec(r->db, "UPDATE tasks SET tgid = ? WHERE run_id = ? AND pid = ?", "iii",
-				(int64_t)t->a[i].val, r->run_id, (int64_t)t->a[i].pid) < 0)
-			return -1;
-	return 0;
+	struct ra_stmt *st = ra_sql_prepare(r->db, "UPDATE tasks SET tgid = ? WHERE run_id = ?"
+						   " AND pid = ?");
+	int ret = st ? 0 : -1;
+
+	for (size_t i = 0; i < t->n && ret == 0; i++) {
+		ra_big_tick();
+		ret = ra_sql_put(st, "iii", (int64_t)t->a[i].val, r->run_id, (int64_t)t->a[i].pid);
+	}
+	ra_sql_finalize(st);
+	return ret;
 }
 
 static int store_event(const struct ra_event *ev, void *arg)
@@ -494,6 +499,7 @@ static int proc_tgid(int pid)
 /*
  * The value of @pid in @t, NULL when it has none; with @add, made 0 when
  * new (NULL: no memory). Pids mostly grow: a new one mostly goes at the end.
+ * At most one entry a pid (big memory: pid_max can be 4 M).
  */
 static int *pidtab_at(struct pidtab *t, int pid, bool add)
 {
@@ -513,7 +519,7 @@ static int *pidtab_at(struct pidtab *t, int pid, bool add)
 		return NULL;
 	if (t->n == t->cap) {
 		size_t cap = t->cap ? t->cap * 2 : 64;
-		void *p = realloc(t->a, cap * sizeof(*t->a));
+		void *p = ra_big_realloc(t->a, cap * sizeof(*t->a));
 
 		if (!p)
 			return NULL;
@@ -545,7 +551,7 @@ static const int *saved_tgid(struct rec *r, int pid)
  * The process of task @pid (under tg_lock), 0 when not known: for a task
  * made during the run, what its making said (note_newtask); while it
  * lives, what /proc says, an answer kept and stored with the run
- * (store_asked_tgids); for a task gone since, the kernel's saved_tgids,
+ * (store_known_tgids); for a task gone since, the kernel's saved_tgids,
  * which take a task's process at a context switch after its events, its
  * last one at the latest (until then they hold the process of an earlier
  * task of that pid).

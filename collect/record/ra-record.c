@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "ra-record.h"
+#include "ra_bigmem.h"
 #include "ra_progress.h"
 #include "ra_tmpfile.h"
 #include "ra_version.h"
@@ -101,8 +102,8 @@ out:
 		free(r.opt->guest_args[i]);
 	free(r.runs);
 	free(r.tg);
-	free(r.asked.a);
-	free(r.born.a);
+	ra_big_free(r.asked.a);
+	ra_big_free(r.born.a);
 	ra_progress_free(r.progress);
 	return ret;
 }
