@@ -278,13 +278,18 @@ void ra_writer_set_tap(struct ra_writer *w, ra_tap_fn tap, void *arg);
  * A tap on a thread of its own (one more stage of the load's pipeline): the
  * events put are handed over in batches and given to @tap in the order put,
  * while the caller goes on. Without a second CPU (or with RATRACE_PIPELINE=0)
- * ra_tapq_put gives each event to @tap itself. ra_tapq_end gives the tap
- * what it still holds, ends the thread and frees the queue; NULL: no memory.
+ * ra_tapq_put gives each event to @tap itself. A tap that fails (< 0) is
+ * given no more events, and its error comes back (-1 and ra_last_error())
+ * from the next ra_tapq_put that hands a batch over, ra_tapq_wait (until
+ * the thread has given every batch handed over) or ra_tapq_end (what the
+ * tap still holds given, the thread ended, the queue freed).
+ * ra_tapq_start: NULL when out of memory.
  */
 struct ra_tapq;
 struct ra_tapq *ra_tapq_start(ra_tap_fn tap, void *arg);
-void ra_tapq_put(struct ra_tapq *q, const struct ra_event *ev, int64_t seq);
-void ra_tapq_end(struct ra_tapq *q);
+int ra_tapq_put(struct ra_tapq *q, const struct ra_event *ev, int64_t seq);
+int ra_tapq_wait(struct ra_tapq *q);
+int ra_tapq_end(struct ra_tapq *q);
 
 /**
  * ra_writer_set_unstored - events of the classes in @classes (1 << enum

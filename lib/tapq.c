@@ -1,18 +1,20 @@
 // SPDX-License-Identifier: LGPL-2.1
 /*
  * A tap on a thread of its own: batches of events filled by the caller and
- * given to the tap by the thread, two batches in turn (ra_db.h).
+ * given to the tap by the thread, two batches in turn (ra_db.h). The
+ * writer's store thread is one; a recorder's replay another.
  */
 #include <pthread.h>
 #include <signal.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "ra_db.h"
 
-#define TAPQ_BATCH 4096
+#define TAPQ_BATCH 8192
 
 struct tapq_batch {
 	int n;
@@ -31,6 +33,9 @@ struct ra_tapq {
 	int filling;		/* the batch the caller fills */
 	bool queued;		/* the other one waits for the thread, or is being given */
 	bool stop;
+	bool failed;		/* the tap failed: the events after it are not given */
+	int err_kind;		/* its error, given to the caller */
+	char err[512];
 };
 
 static void *tapq_main(void *arg)
@@ -41,6 +46,7 @@ static void *tapq_main(void *arg)
 	pthread_mutex_lock(&q->lock);
 	for (;;) {
 		struct tapq_batch *b;
+		bool ok = !q->failed;
 
 		while (!q->queued && !q->stop)
 			pthread_cond_wait(&q->cond, &q->lock);
@@ -48,9 +54,14 @@ static void *tapq_main(void *arg)
 			break;
 		b = &q->b[!q->filling];
 		pthread_mutex_unlock(&q->lock);
-		for (int i = 0; i < b->n; i++)
-			q->tap(&b->ev[i], b->seq[i], q->arg);
+		for (int i = 0; i < b->n && ok; i++)
+			ok = q->tap(&b->ev[i], b->seq[i], q->arg) >= 0;
 		pthread_mutex_lock(&q->lock);
+		if (!ok && !q->failed) {
+			q->failed = true;
+			q->err_kind = ra_last_error_kind();
+			snprintf(q->err, sizeof(q->err), "%s", ra_last_error());
+		}
 		b->n = 0;
 		q->queued = false;
 		pthread_cond_broadcast(&q->cond);
@@ -60,16 +71,33 @@ static void *tapq_main(void *arg)
 	return NULL;
 }
 
-/* The thread has given the tap the batch before; the one filled is handed over. */
-static void hand(struct ra_tapq *q)
+int ra_tapq_wait(struct ra_tapq *q)
 {
+	int ret;
+
+	if (!q->threaded)
+		return 0;
 	pthread_mutex_lock(&q->lock);
 	while (q->queued)
 		pthread_cond_wait(&q->cond, &q->lock);
+	ret = q->failed ? -1 : 0;
+	pthread_mutex_unlock(&q->lock);
+	if (ret < 0)
+		ra_set_error(q->err_kind, "%s", q->err);
+	return ret;
+}
+
+/* The thread has given the tap the batch before; the one filled is handed over. */
+static int hand(struct ra_tapq *q)
+{
+	if (ra_tapq_wait(q) < 0)
+		return -1;
+	pthread_mutex_lock(&q->lock);
 	q->filling = !q->filling;
 	q->queued = true;
 	pthread_cond_broadcast(&q->cond);
 	pthread_mutex_unlock(&q->lock);
+	return 0;
 }
 
 struct ra_tapq *ra_tapq_start(ra_tap_fn tap, void *arg)
@@ -88,7 +116,7 @@ struct ra_tapq *ra_tapq_start(ra_tap_fn tap, void *arg)
 		return q;
 	pthread_mutex_init(&q->lock, NULL);
 	pthread_cond_init(&q->cond, NULL);
-	/* the caller's signals stay the caller's */
+	/* the caller's signals stay the caller's: the thread blocks them all */
 	sigfillset(&all);
 	pthread_sigmask(SIG_SETMASK, &all, &old);
 	q->threaded = pthread_create(&q->thread, NULL, tapq_main, q) == 0;
@@ -100,31 +128,30 @@ struct ra_tapq *ra_tapq_start(ra_tap_fn tap, void *arg)
 	return q;
 }
 
-void ra_tapq_put(struct ra_tapq *q, const struct ra_event *ev, int64_t seq)
+int ra_tapq_put(struct ra_tapq *q, const struct ra_event *ev, int64_t seq)
 {
 	struct tapq_batch *b;
 
-	if (!q->threaded) {
-		q->tap(ev, seq, q->arg);
-		return;
-	}
+	if (!q->threaded)
+		return q->tap(ev, seq, q->arg) < 0 ? -1 : 0;
 	b = &q->b[q->filling];
 	b->ev[b->n] = *ev;
 	b->seq[b->n++] = seq;
-	if (b->n == TAPQ_BATCH)
-		hand(q);
+	return b->n == TAPQ_BATCH ? hand(q) : 0;
 }
 
-void ra_tapq_end(struct ra_tapq *q)
+int ra_tapq_end(struct ra_tapq *q)
 {
+	int ret = 0;
+
 	if (!q)
-		return;
+		return 0;
 	if (q->threaded) {
 		if (q->b[q->filling].n)
-			hand(q);
+			ret = hand(q);
+		if (ra_tapq_wait(q) < 0)
+			ret = -1;
 		pthread_mutex_lock(&q->lock);
-		while (q->queued)
-			pthread_cond_wait(&q->cond, &q->lock);
 		q->stop = true;
 		pthread_cond_broadcast(&q->cond);
 		pthread_mutex_unlock(&q->lock);
@@ -133,4 +160,5 @@ void ra_tapq_end(struct ra_tapq *q)
 		pthread_cond_destroy(&q->cond);
 	}
 	free(q);
+	return ret;
 }

@@ -4,13 +4,10 @@
  * RA_CHUNK_EVENTS, each stored packed as one row (chunk.c). All three tables
  * share one seq space so that seq orders the events of a run in time.
  */
-#include <pthread.h>
-#include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "db_local.h"
 #include "chunk.h"
@@ -55,37 +52,16 @@ struct ra_writer {
 	ra_tap_fn tap;
 	void *tap_arg;
 	unsigned int unstored;	/* 1 << class of the tables given to the tap only */
-	struct pipe *pipe;	/* the store thread, when there is one */
+	/*
+	 * the store thread: the caller fills a batch of events while the thread
+	 * packs and stores the batch before, in the order given (the connection
+	 * is serialized: the caller's own statements may go between the batches)
+	 */
+	struct ra_tapq *pipe;
 	struct file_set files;	/* of the readahead events, the pages added, the accesses */
 	bool noted;		/* the file noted last: */
 	uint32_t noted_dev;
 	uint64_t noted_ino;
-};
-
-/*
- * The store thread: the caller fills a batch of events while the thread
- * packs and stores the batch before, in the order given (the connection is
- * serialized: the caller's own statements may go between the batches).
- */
-#define PIPE_BATCH 8192
-
-struct batch {
-	int n;
-	int64_t seq[PIPE_BATCH];
-	struct ra_event ev[PIPE_BATCH];
-};
-
-struct pipe {
-	pthread_t thread;
-	pthread_mutex_t lock;
-	pthread_cond_t cond;
-	struct batch b[2];
-	int filling;		/* the batch the caller fills */
-	bool queued;		/* the other one waits for the thread, or is being stored */
-	bool stop;
-	bool failed;
-	int err_kind;		/* the thread's error, given to the caller */
-	char err[512];
 };
 
 static int64_t next_seq(struct ra_db *db)
@@ -242,120 +218,17 @@ static int store_event(struct ra_writer *w, const struct ra_event *ev, int64_t s
 	return 0;
 }
 
-static void *pipe_main(void *arg)
+/* The store thread's tap: each event stored. */
+static int store_tap(const struct ra_event *ev, int64_t seq, void *arg)
 {
-	struct ra_writer *w = arg;
-	struct pipe *p = w->pipe;
-
-	ra_self_thread_begin();
-	pthread_mutex_lock(&p->lock);
-	for (;;) {
-		struct batch *b;
-		bool ok = true;
-
-		while (!p->queued && !p->stop)
-			pthread_cond_wait(&p->cond, &p->lock);
-		if (!p->queued)
-			break;
-		b = &p->b[!p->filling];
-		pthread_mutex_unlock(&p->lock);
-		for (int i = 0; i < b->n && ok; i++)
-			ok = store_event(w, &b->ev[i], b->seq[i]) == 0;
-		pthread_mutex_lock(&p->lock);
-		if (!ok && !p->failed) {
-			p->failed = true;
-			p->err_kind = ra_last_error_kind();
-			snprintf(p->err, sizeof(p->err), "%s", ra_last_error());
-		}
-		b->n = 0;
-		p->queued = false;
-		pthread_cond_broadcast(&p->cond);
-	}
-	pthread_mutex_unlock(&p->lock);
-	ra_self_thread_end();
-	return NULL;
-}
-
-/* Wait until the thread stored what it was given; -1 with its error if it failed. */
-static int pipe_wait(struct pipe *p)
-{
-	int ret;
-
-	pthread_mutex_lock(&p->lock);
-	while (p->queued)
-		pthread_cond_wait(&p->cond, &p->lock);
-	ret = p->failed ? -1 : 0;
-	pthread_mutex_unlock(&p->lock);
-	if (ret < 0)
-		ra_set_error(p->err_kind, "%s", p->err);
-	return ret;
-}
-
-/* Give the thread the batch filled, and fill the other. */
-static int pipe_hand(struct pipe *p)
-{
-	if (pipe_wait(p) < 0)
-		return -1;
-	pthread_mutex_lock(&p->lock);
-	p->filling = !p->filling;
-	p->queued = true;
-	pthread_cond_broadcast(&p->cond);
-	pthread_mutex_unlock(&p->lock);
-	return 0;
-}
-
-/*
- * A store thread where there is a CPU for it; RATRACE_PIPELINE=0 stores in
- * the caller's thread (the same rows: bench/ and tests compare the two).
- */
-static void pipe_start(struct ra_writer *w)
-{
-	const char *env = getenv("RATRACE_PIPELINE");
-	sigset_t all, old;
-	struct pipe *p;
-	int rc;
-
-	if ((env && strcmp(env, "0") == 0) || sysconf(_SC_NPROCESSORS_ONLN) < 2)
-		return;
-	p = calloc(1, sizeof(*p));
-	if (!p)
-		return;
-	pthread_mutex_init(&p->lock, NULL);
-	pthread_cond_init(&p->cond, NULL);
-	w->pipe = p;
-	/* the caller's signals stay the caller's: the thread blocks them all */
-	sigfillset(&all);
-	pthread_sigmask(SIG_SETMASK, &all, &old);
-	rc = pthread_create(&p->thread, NULL, pipe_main, w);
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
-	if (rc != 0) {
-		pthread_mutex_destroy(&p->lock);
-		pthread_cond_destroy(&p->cond);
-		free(p);
-		w->pipe = NULL;
-	}
+	return store_event(arg, ev, seq);
 }
 
 /* Store what the thread holds and end it: 0, or -1 with its error. */
 static int pipe_end(struct ra_writer *w)
 {
-	struct pipe *p = w->pipe;
-	int ret = 0;
+	int ret = ra_tapq_end(w->pipe);
 
-	if (!p)
-		return 0;
-	if (p->b[p->filling].n)
-		ret = pipe_hand(p);
-	if (pipe_wait(p) < 0)
-		ret = -1;
-	pthread_mutex_lock(&p->lock);
-	p->stop = true;
-	pthread_cond_broadcast(&p->cond);
-	pthread_mutex_unlock(&p->lock);
-	pthread_join(p->thread, NULL);
-	pthread_mutex_destroy(&p->lock);
-	pthread_cond_destroy(&p->cond);
-	free(p);
 	w->pipe = NULL;
 	return ret;
 }
@@ -377,7 +250,8 @@ struct ra_writer *ra_writer_alloc(struct ra_db *db, int64_t run_id)
 		ra_writer_free(w);
 		return NULL;
 	}
-	pipe_start(w);
+	/* without memory for it, the events are stored in the caller's thread */
+	w->pipe = ra_tapq_start(store_tap, w);
 	return w;
 }
 
@@ -455,7 +329,7 @@ void ra_writer_set_tap(struct ra_writer *w, ra_tap_fn tap, void *arg)
 {
 	/* the thread reads the tap only for the batches handed after this */
 	if (w->pipe)
-		pipe_wait(w->pipe);
+		ra_tapq_wait(w->pipe);
 	w->tap = tap;
 	w->tap_arg = arg;
 }
@@ -466,17 +340,8 @@ int ra_writer_add(struct ra_writer *w, const struct ra_event *ev)
 
 	if (cls == RA_CLASS_NONE)
 		return 0;
-	if (w->pipe) {
-		struct pipe *p = w->pipe;
-		struct batch *b = &p->b[p->filling];
-
-		b->seq[b->n] = w->seq++;
-		b->ev[b->n++] = *ev;
-		if (b->n == PIPE_BATCH && pipe_hand(p) < 0)
-			return -1;
-	} else if (store_event(w, ev, w->seq++) < 0) {
+	if (w->pipe ? ra_tapq_put(w->pipe, ev, w->seq++) < 0 : store_event(w, ev, w->seq++) < 0)
 		return -1;
-	}
 	if (!(w->unstored & (1u << cls)))
 		w->counts[ev->type]++;
 	w->total++;

@@ -715,7 +715,6 @@ static void live_analysis(struct rec *r, int64_t run_id, const struct ra_run_inf
 
 	struct ra_live_part parts[64];
 
-	r->tg_ns = 0;
 	live_devices(r, &in);
 	in.parts = parts;
 	in.nparts = live_parts(r, parts, 64);
