@@ -298,7 +298,11 @@ static const struct rp_fent *fent_find(const struct ra_replay *r, uint32_t dev, 
 	}
 }
 
-/* The file, with what the run says of it asked once (not in the first pass) */
+/*
+ * The file, with what the run says of it asked once. Not in the first pass,
+ * which may come before the run says it (an import's follows the load): the
+ * replay asks as it starts.
+ */
 static struct rp_file *file_of(struct ra_replay *r, uint32_t dev, uint64_t ino)
 {
 	struct rp_fent *fe = fent_of(r, dev, ino);
@@ -1280,6 +1284,7 @@ static int scan_folio(struct rp_file *f, const struct ra_event *ev)
 
 int ra_replay_scan(struct ra_replay *r, const struct ra_event *ev)
 {
+	struct rp_fent *fe;
 	struct rp_file *f;
 	uint64_t index = ev->page.index, last;
 
@@ -1290,8 +1295,9 @@ int ra_replay_scan(struct ra_replay *r, const struct ra_event *ev)
 	r->scanned = true;
 	if (ra_event_class(ev->type) != RA_CLASS_PAGE)
 		return 0;
-	if (!(f = file_of(r, ev->page.dev, ev->page.ino)))
+	if (!(fe = fent_of(r, ev->page.dev, ev->page.ino)))
 		return -1;
+	f = &fe->f;
 	last = ev->has_mask & RA_HAS_LAST_INDEX ? ev->page.last_index : index;
 	switch (ev->type) {
 	case RA_EV_PAGE_ADD:
@@ -1339,8 +1345,13 @@ static void scan_finish(struct ra_replay *r)
 	if (!r->scanned)
 		return;
 	for (size_t i = 0; i < r->nall; i++) {
+		struct rp_file *f = &r->all[i]->f;
+
 		ra_big_tick();
-		file_folios(r, &r->all[i]->f);	/* with what the whole run showed */
+		if (!f->info_asked)
+			file_info(r, f);	/* its folios with what the whole run showed */
+		else
+			file_folios(r, f);
 	}
 	ra_rp_chunks_each(&r->chunks, scan_page, r);
 }

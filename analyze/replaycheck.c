@@ -394,7 +394,14 @@ static int check_init(struct check *c)
 
 struct ra_replay_live {
 	struct check c;
+	/* a run that does not say what the replay must know (an imported
+	 * trace): only the first pass follows the events, the replay reads
+	 * them after the load */
+	bool scan;
 };
+
+static bool needs_scan(const struct check *c);
+static int note_ra_pages(const struct ra_event *ev, int64_t seq, void *arg);
 
 struct ra_replay_live *ra_replay_live_begin(struct ra_db *db, int64_t run_id,
 					    const struct ra_live_inputs *in)
@@ -416,6 +423,8 @@ struct ra_replay_live *ra_replay_live_begin(struct ra_db *db, int64_t run_id,
 		ra_replay_live_free(lv);
 		return NULL;
 	}
+	lv->scan = needs_scan(&lv->c);
+	lv->c.live = !lv->scan;
 	return lv;
 }
 
@@ -426,7 +435,9 @@ int ra_replay_live_event(const struct ra_event *ev, int64_t seq, void *arg)
 
 	if (lv->c.failed || (cls != RA_CLASS_RA && cls != RA_CLASS_PAGE))
 		return 0;
-	if (on_recorded(ev, seq, &lv->c) < 0)
+	if (lv->scan ? (cls == RA_CLASS_RA && note_ra_pages(ev, seq, &lv->c) < 0) ||
+		       ra_replay_scan(lv->c.rp, ev) < 0 :
+		       on_recorded(ev, seq, &lv->c) < 0)
 		lv->c.failed = true;
 	return 0;
 }
@@ -530,14 +541,42 @@ static int finish_live(struct check *c, const struct ra_analyze_opts *o)
 	return 1;
 }
 
+/*
+ * The replay of the stored events, after its first pass (@scanned: the first
+ * pass and the files' readahead sizes followed the load).
+ */
+static int replay_stored(struct check *c, bool scanned, const struct ra_analyze_opts *o)
+{
+	if (load_settings(c) < 0 || load_files(c) < 0 || load_tgids(c) < 0 || order_known(c) < 0)
+		return -1;
+	if (!scanned &&
+	    (ra_evstream_each(c->db, c->run_id, RA_STREAM_RA, note_ra_pages, c) < 0 ||
+	     (needs_scan(c) && ra_evstream_each(c->db, c->run_id, RA_STREAM_RA | RA_STREAM_PAGE,
+						ra_replay_scan_event, c->rp) < 0)))
+		return -1;
+	if (ra_evstream_each(c->db, c->run_id, RA_STREAM_RA | RA_STREAM_PAGE, on_recorded, c) < 0 ||
+	    c->failed || ra_replay_end(c->rp) < 0 || store(c) < 0)
+		return -1;
+	ra_pass_say(o, "replay: at %s, %zu files%s", ra_kseries_name(c->series), c->files.n,
+		    scanned ? "; its first pass followed as the events were stored" : "");
+	return 0;
+}
+
 static int run_replay(struct ra_db *db, int64_t run_id, const struct ra_analyze_opts *o,
 		      char *note)
 {
+	struct ra_replay_live *lv = o && o->replay_live && o->replay_live->c.run_id == run_id ?
+				    o->replay_live : NULL;
 	struct check c = { .db = db, .run_id = run_id, .first_read = -1 };
 	int ret = -1;
 
-	if (o && o->replay_live && o->replay_live->c.run_id == run_id) {
-		int done = finish_live(&o->replay_live->c, o);
+	if (lv && lv->scan && !lv->c.failed)
+		return replay_stored(&lv->c, true, o);
+	if (lv && lv->scan)
+		ra_pass_say(o, "replay: reading the stored events for its first pass: the one"
+			    " that followed failed");
+	if (lv && !lv->scan) {
+		int done = finish_live(&lv->c, o);
 
 		if (done)
 			return done < 0 ? -1 : 0;
@@ -547,17 +586,8 @@ static int run_replay(struct ra_db *db, int64_t run_id, const struct ra_analyze_
 		return -1;
 	if (c.series < 0)
 		return 0;
-	if (check_init(&c) < 0 || load_settings(&c) < 0 || load_files(&c) < 0 ||
-	    load_tgids(&c) < 0 || order_known(&c) < 0 ||
-	    ra_evstream_each(db, run_id, RA_STREAM_RA, note_ra_pages, &c) < 0)
+	if (check_init(&c) < 0 || replay_stored(&c, false, o) < 0)
 		goto out;
-	if (needs_scan(&c) && ra_evstream_each(db, run_id, RA_STREAM_RA | RA_STREAM_PAGE,
-					       ra_replay_scan_event, c.rp) < 0)
-		goto out;
-	if (ra_evstream_each(db, run_id, RA_STREAM_RA | RA_STREAM_PAGE, on_recorded, &c) < 0 ||
-	    c.failed || ra_replay_end(c.rp) < 0 || store(&c) < 0)
-		goto out;
-	ra_pass_say(o, "replay: at %s, %zu files", ra_kseries_name(c.series), c.files.n);
 	ret = 0;
 out:
 	check_release(&c);

@@ -69,6 +69,8 @@ struct imp {
 	struct ra_writer *w;
 	struct ra_live *live;		/* the readahead pass, following the events stored */
 	struct ra_block_live *bklive;	/* the block pass, beside it */
+	struct ra_replay_live *rplive;	/* the replay's first pass, */
+	struct ra_tapq *rpq;		/* on a thread of its own */
 	uint64_t events;
 	const char *current;
 	uint64_t first_ts, last_ts;
@@ -366,11 +368,17 @@ static int live_tap(const struct ra_event *ev, int64_t seq, void *arg)
 	ra_live_event(ev, seq, im->live);
 	if (im->bklive)
 		ra_block_live_event(ev, seq, im->bklive);
+	if (im->rpq)
+		ra_tapq_put(im->rpq, ev, seq);
 	return 0;
 }
 
 static void live_free(struct imp *im)
 {
+	ra_tapq_end(im->rpq);
+	im->rpq = NULL;
+	ra_replay_live_free(im->rplive);
+	im->rplive = NULL;
 	ra_block_live_free(im->bklive);
 	im->bklive = NULL;
 	ra_live_free(im->live);
@@ -415,10 +423,20 @@ static int64_t sink_begin(void *arg, struct ra_run_info *info)
 		live_free(im);
 		im->live = ra_live_begin(im->db, run_id, &in);
 		im->bklive = im->live ? ra_block_live_begin(im->db, run_id, im->live, &in) : NULL;
+		/*
+		 * The replay's first pass, what only the whole trace shows (the
+		 * pages cached before it), follows too; the replay itself needs
+		 * it whole and reads the stored events after the load.
+		 */
+		im->rplive = im->live ? ra_replay_live_begin(im->db, run_id, &in) : NULL;
+		im->rpq = im->rplive ? ra_tapq_start(ra_replay_live_event, im->rplive) : NULL;
+		if (!im->rpq) {
+			ra_replay_live_free(im->rplive);
+			im->rplive = NULL;
+		}
 		if (im->live)
 			ra_writer_set_tap(im->w, live_tap, im);
-		else
-			ra_set_error(RA_OK, "%s", "");	/* read after the load instead */
+		ra_set_error(RA_OK, "%s", "");	/* a pass not followed reads after the load */
 	}
 	im->current = it->paths[0];
 	im->events = 0;
@@ -437,10 +455,12 @@ static int sink_end(void *arg, int64_t run_id, bool (*has)(void *, int), void *c
 	if (store_skipped(im, run_id) < 0 || store_tracepoints(im, run_id, has, ctx) < 0 ||
 	    ra_writer_finish(im->w) < 0 || ra_db_run_finish(im->db, run_id, &end) < 0)
 		return -1;
+	ra_tapq_end(im->rpq);	/* the replay's first pass has every event */
+	im->rpq = NULL;
 	if (im->analyze) {
 		struct ra_analyze_opts ao = { .verbose = im->verbose, .notice = say_line,
 					      .progress = im->progress, .live = im->live,
-					      .block_live = im->bklive };
+					      .block_live = im->bklive, .replay_live = im->rplive };
 		int64_t *runs = realloc(im->runs, (im->nruns + 1) * sizeof(*runs));
 		int ret;
 
