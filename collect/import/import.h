@@ -92,6 +92,14 @@ struct ra_td_region {
 	uint64_t off, end;	/* the data; compressed: a u32 count of chunks, then the chunks */
 	uint32_t page_size;	/* of its sub-buffers */
 	bool compressed;
+	/*
+	 * compressed: the chunks the check did not decompress (their sizes
+	 * checked only), nrest of them from offset rest: all but the first
+	 * that holds data, the one libtracecmd reads as it opens the file. A
+	 * reader checks each as it decompresses it; ra_td_check_rest() checks
+	 * them before libtracecmd reads them.
+	 */
+	uint64_t rest, nrest;
 };
 
 enum ra_td_algo { RA_TD_NONE, RA_TD_ZSTD, RA_TD_ZLIB };
@@ -113,8 +121,17 @@ struct ra_td_layout {
  */
 int ra_td_page_check(const struct ra_td_layout *lay, const char *path, const void *page,
 		     uint32_t ps, uint64_t at);
-/** ra_tracedat_layout - ra_tracedat_check() that also fills @lay (free it with the next) */
+/**
+ * ra_tracedat_layout - ra_tracedat_check() that also fills @lay (free it with
+ * the next), for a reader of the event data that checks it as it goes: the
+ * compressed chunks past the first of each CPU's are left to it (the
+ * regions' rest).
+ */
 int ra_tracedat_layout(const char *path, struct ra_td_layout *lay);
+/** ra_td_check_rest - the check of the chunks the layout left: 0, or -1 with the error */
+int ra_td_check_rest(const char *path, struct ra_td_layout *lay);
+/** ra_td_region_what - "cpu 1 data of buffer 'name'" as the check's messages name @r */
+const char *ra_td_region_what(const struct ra_td_region *r, char *buf, size_t len);
 void ra_td_layout_free(struct ra_td_layout *lay);
 /**
  * ra_td_inflate - decompress @n bytes of @algo at @in into @out (@cap bytes)

@@ -281,11 +281,20 @@ changed:
 	}
 	if (read_at(td, fd, s->zbuf, zsize, s->pos + 8) < 0)
 		return -1;
+	/* the check's own words: most chunks are checked here, not there */
 	n = ra_td_inflate(td->lay.algo, s->zbuf, zsize, s->buf, rsize, &why);
 	if (n != (int64_t)rsize) {
-		ra_set_error(RA_ERR_DATA, "'%s': a chunk of event data at offset %llu does not"
-			     " decompress: %s", td->path, (unsigned long long)s->pos,
-			     n < 0 ? why : "not the size it declares");
+		char what[320];
+
+		ra_td_region_what(s->reg, what, sizeof(what));
+		if (n < 0)
+			ra_set_error(RA_ERR_DATA, "'%s': offset %llu: %s does not decompress: %s",
+				     td->path, (unsigned long long)s->pos + 8, what, why);
+		else
+			ra_set_error(RA_ERR_DATA, "'%s': offset %llu: %s: chunk decompresses to %lld"
+				     " bytes, not the %llu it declares", td->path,
+				     (unsigned long long)s->pos, what, (long long)n,
+				     (unsigned long long)rsize);
 		return -1;
 	}
 	s->pos += 8 + zsize;
@@ -486,10 +495,13 @@ int ra_tracedat_replay(struct ra_tracedat *td, ra_event_cb cb, void *arg)
 	td->cb = cb;
 	td->arg = arg;
 	td->records = 0;
-	/* timestamps that libtracecmd moves are left to it (the check read the data) */
+	/* timestamps that libtracecmd moves are left to it */
 	if (!td->lay.moved_ts && td->lay.n > 0 && td->lay.lsize &&
 	    (ret = replay_pages(td)) <= 0)
 		return ret;
+	/* which reads every chunk: the check's, of those it left to the reader, first */
+	if (ra_td_check_rest(td->path, &td->lay) < 0)
+		return -1;
 	if (td->nh == 1)
 		ret = tracecmd_iterate_events(td->top, NULL, 0, on_record, td);
 	else

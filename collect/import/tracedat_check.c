@@ -142,6 +142,7 @@ struct chk {
 	struct v6_buffer buf[MAX_V6_BUFFERS];
 	int nbuf;
 	struct ra_td_layout *lay;	/* where the event data is, when asked for */
+	uint64_t rest, nrest;	/* the chunks of the last CPU data left unchecked (ra_td_region) */
 };
 
 /* The data of a CPU for the layout: -1 out of memory. */
@@ -172,6 +173,8 @@ static int add_region(struct chk *c, const char *buffer, uint64_t cpu, uint64_t 
 	r->end = end;
 	r->page_size = ps;
 	r->compressed = compressed;
+	r->rest = compressed ? c->rest : 0;
+	r->nrest = compressed ? c->nrest : 0;
 	return 0;
 }
 
@@ -1009,39 +1012,126 @@ static struct section *target(struct chk *c, uint64_t decl, uint64_t off, unsign
 }
 
 /*
+ * Chunk @i's header at *@pos, of data that ends by @end: its sizes into
+ * *@zsize and *@rsize, *@pos past the header.
+ */
+static int chunk_header(struct chk *c, uint64_t *pos, uint64_t end, uint64_t i, const char *what,
+			uint64_t *zsize, uint64_t *rsize)
+{
+	unsigned char b[8];
+
+	if (end - *pos < 8)
+		return bad(c, *pos, "%s: chunk %llu header runs past the end of the data",
+			   what, (unsigned long long)i);
+	if (get_direct(c, *pos, b, 8) < 0)
+		return -1;
+	*zsize = decode(c, b, 4);
+	*rsize = decode(c, b + 4, 4);
+	if (*zsize > end - *pos - 8)
+		return bad(c, *pos,
+			   "%s: chunk %llu of %llu bytes runs past the end of the data (offset %llu)",
+			   what, (unsigned long long)i, (unsigned long long)*zsize,
+			   (unsigned long long)end);
+	return 0;
+}
+
+/*
  * Compressed trace data at @off that must end by @end (<= the file size;
  * @what names it): a u32 count of chunks, each a u32 compressed size, a u32
- * uncompressed size and the compressed bytes.
+ * uncompressed size and the compressed bytes. For a reader of the layout,
+ * the event data's chunks after the first that holds data (the one
+ * libtracecmd decompresses as it opens the file) are checked as the reader
+ * decompresses them; their sizes are checked here.
  */
 static int chunks(struct chk *c, uint64_t off, uint64_t end, uint32_t ps, const char *what)
 {
 	uint64_t pos = off, n;
+	bool deep = true;
 
+	c->rest = c->nrest = 0;
 	if (field(c, &pos, end, 4, "chunk count", what, &n) < 0)
 		return -1;
 	if (n > MAX_ITEMS || n > (end - pos) / 8)
 		return bad(c, off, "%s: %llu compressed chunks cannot fit in its %llu bytes", what,
 			   (unsigned long long)n, (unsigned long long)(end - off));
 	for (uint64_t i = 0; i < n; i++) {
-		unsigned char b[8];
-		uint64_t zsize;
+		uint64_t zsize, rsize;
 
-		if (end - pos < 8)
-			return bad(c, pos, "%s: chunk %llu header runs past the end of the data",
-				   what, (unsigned long long)i);
-		if (get_direct(c, pos, b, 8) < 0)
+		if (chunk_header(c, &pos, end, i, what, &zsize, &rsize) < 0)
 			return -1;
-		zsize = decode(c, b, 4);
-		if (zsize > end - pos - 8)
-			return bad(c, pos,
-				   "%s: chunk %llu of %llu bytes runs past the end of the data (offset %llu)",
-				   what, (unsigned long long)i, (unsigned long long)zsize,
-				   (unsigned long long)end);
-		if (inflate_chunk(c, pos, zsize, decode(c, b + 4, 4), ps, what) < 0)
-			return -1;
+		if (deep) {
+			if (inflate_chunk(c, pos, zsize, rsize, ps, what) < 0)
+				return -1;
+			deep = !(c->lay && ps && rsize);
+		} else {
+			if (rsize % ps)
+				return bad(c, pos, "%s: chunk of %llu bytes is not a whole number of"
+					   " %u-byte pages", what, (unsigned long long)rsize, ps);
+			if (zsize > MAX_INFLATED || rsize > MAX_INFLATED)
+				return bad(c, pos + 8, "%s: %llu bytes that decompress to %llu, more"
+					   " than %u MiB", what, (unsigned long long)zsize,
+					   (unsigned long long)rsize, MAX_INFLATED >> 20);
+			if (!c->nrest++)
+				c->rest = pos;
+		}
 		pos += 8 + zsize;
 	}
 	return 0;
+}
+
+const char *ra_td_region_what(const struct ra_td_region *r, char *buf, size_t len)
+{
+	char name[MAX_NAME];
+
+	snprintf(name, sizeof(name), "%s", r->buffer);
+	snprintf(buf, len, "cpu %u data of buffer '%s'", r->cpu, printable(name));
+	return buf;
+}
+
+int ra_td_check_rest(const char *path, struct ra_td_layout *lay)
+{
+	struct chk c = { .path = path, .big = lay->big, .lsize = lay->lsize,
+			 .algo = lay->algo == RA_TD_ZSTD ? ALGO_ZSTD :
+				 lay->algo == RA_TD_ZLIB ? ALGO_ZLIB : ALGO_NONE };
+	struct stat st;
+	bool any = false;
+	int ret = 0;
+
+	for (int i = 0; i < lay->n; i++)
+		any |= lay->r[i].nrest > 0;
+	if (!any)
+		return 0;
+	c.fd = open(path, O_RDONLY | O_CLOEXEC);
+	c.win = malloc(WINDOW);
+	if (c.fd < 0 || fstat(c.fd, &st) < 0 || !c.win) {
+		ra_set_error(c.win ? RA_ERR_USAGE : RA_ERR_IO, "'%s': cannot read: %s", path,
+			     c.win ? strerror(errno) : "out of memory");
+		ret = -1;
+	}
+	c.fsize = ret == 0 ? (uint64_t)st.st_size : 0;
+	for (int i = 0; i < lay->n && ret == 0; i++) {
+		struct ra_td_region *r = &lay->r[i];
+		uint64_t pos = r->rest, end = r->end < c.fsize ? r->end : c.fsize;
+		char what[MAX_NAME + 64];
+
+		ra_td_region_what(r, what, sizeof(what));
+		for (uint64_t k = 0; k < r->nrest && ret == 0; k++) {
+			uint64_t zsize, rsize;
+
+			if (pos > end)
+				ret = bad(&c, pos, "%s: the data is not the one checked (did the file"
+					  " change?)", what);
+			else if ((ret = chunk_header(&c, &pos, end, k, what, &zsize, &rsize)) == 0 &&
+				 (ret = inflate_chunk(&c, pos, zsize, rsize, r->page_size, what)) == 0)
+				pos += 8 + zsize;
+		}
+		if (ret == 0)
+			r->nrest = 0;
+	}
+	free(c.win);
+	if (c.fd >= 0)
+		close(c.fd);
+	return ret;
 }
 
 /* A BUFFER or BUFFER_TEXT option of @size bytes whose data starts at @data. */

@@ -1,7 +1,8 @@
 # Damage that passes libtracecmd's own reading but breaks what the libraries
 # trust, made by hand in a fixture (compressed with zstd) and in its version 6
 # and uncompressed version 7 conversions: each is refused before the
-# libraries see the file, with one line naming the file, the offset and the
+# libraries see it (a compressed chunk after a CPU's first: as ratrace's
+# reader decompresses it), with one line naming the file, the offset and the
 # fault; the database stays as it was and no new one appears.
 # test: budget=12
 . "$(dirname "$0")/lib.sh"
@@ -38,9 +39,14 @@ if src.endswith("zstd.dat"):
     if kind == "chunk":
         entry, off, size = cpu[1]
         at = off + 4                          # the chunk count, then chunk 0
+    elif kind == "chunk_last":                # left to the reader: checked as it is read
+        entry, off, size = cpu[1]
+        at = off + 4
+        for _ in range(struct.unpack_from("<I", d, off)[0] - 1):
+            at += 8 + struct.unpack_from("<I", d, at)[0]
     else:
         at = secs[16]
-    if kind != "chunk":
+    if not kind.startswith("chunk"):
         at += 16                              # the header info's compressed data
     d[at + 8:at + 12] = b"\xde\xad\xbe\xef"   # the zstd frame's magic, after its sizes
     at += 8
@@ -127,6 +133,7 @@ expect() {
 
 cp "$RA_FIXTURES/seq128.dat" zstd.dat
 expect chunk zstd.dat "cpu 1 data of buffer '' does not decompress: Unknown frame descriptor$"
+expect chunk_last zstd.dat "cpu 1 data of buffer '' does not decompress: Unknown frame descriptor$"
 expect header_info zstd.dat "header info section does not decompress: Unknown frame descriptor$"
 expect VERSION v6.dat "VERSION option of 21 bytes is not NUL-terminated$"
 expect UNAME v6.dat "UNAME option of 32 bytes is not NUL-terminated$"

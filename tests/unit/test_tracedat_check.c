@@ -527,8 +527,20 @@ static void test_fixtures(void)
 	char path[PATH_MAX];
 
 	for (size_t i = 0; i < ARRAY_SIZE(fixtures); i++) {
+		struct ra_td_layout lay;
+		uint64_t rest = 0;
+
 		fixture_path(path, fixtures[i]);
 		CHECK_INT(check_passes(path), 0);
+		/* the chunks left to a reader of the layout pass when it asks */
+		CHECK_INT(ra_tracedat_layout(path, &lay), 0);
+		for (int r = 0; r < lay.n; r++)
+			rest += lay.r[r].nrest;
+		CHECK(rest > 0 || lay.algo == RA_TD_NONE);
+		CHECK_INT(ra_td_check_rest(path, &lay), 0);
+		for (int r = 0; r < lay.n; r++)
+			CHECK_INT((int)lay.r[r].nrest, 0);
+		ra_td_layout_free(&lay);
 	}
 }
 
@@ -1015,7 +1027,11 @@ static void test_damage_v6(void)
 
 /* ---- zstd-compressed version 7: what the check decompresses ---- */
 
-enum zdamage { Z_NONE, Z_CHUNK_GARBAGE, Z_CHUNK_SIZE, Z_PAGE_COMMIT, Z_HEADER_PAGE, Z_SECTION };
+enum zdamage {
+	Z_NONE, Z_CHUNK_GARBAGE, Z_CHUNK_SIZE, Z_PAGE_COMMIT, Z_HEADER_PAGE, Z_SECTION,
+	/* the CPU's data in two chunks, the second damaged */
+	Z_LATER_GARBAGE, Z_LATER_COMMIT,
+};
 
 /* @n bytes of @src compressed with zstd, after the 4-byte sizes @zsize_at leaves room for */
 static void img_zstd(struct image *im, const void *src, size_t n)
@@ -1072,10 +1088,16 @@ static void build_v7z(struct image *im, enum zdamage what)
 	img_page(&page, 11);
 	if (what == Z_PAGE_COMMIT)
 		img_set(&page, 8, 5000, 8);
-	img_num(im, 1, 4);
+	img_num(im, what >= Z_LATER_GARBAGE ? 2 : 1, 4);
 	chunk = im->len;
 	img_zstd(im, page.p, page.len);
-	if (what == Z_CHUNK_GARBAGE)
+	if (what >= Z_LATER_GARBAGE) {
+		if (what == Z_LATER_COMMIT)
+			img_set(&page, 8, 5000, 8);
+		chunk = im->len;
+		img_zstd(im, page.p, page.len);
+	}
+	if (what == Z_CHUNK_GARBAGE || what == Z_LATER_GARBAGE)
 		memset(im->p + chunk + 8, 0x5a, 8);
 	if (what == Z_CHUNK_SIZE)
 		img_set(im, chunk + 4, 8192, 4);
@@ -1110,6 +1132,31 @@ static void build_v7z(struct image *im, enum zdamage what)
 	img_free(&page);
 }
 
+/*
+ * A chunk after the first of a CPU's data is left to the reader of the
+ * layout: its sizes checked, then the chunk checked as the whole check
+ * does when the reader asks (ra_td_check_rest), with the same words.
+ */
+static void check_later_chunk(const char *path, const char *want)
+{
+	struct ra_td_layout lay;
+
+	CHECK_INT(ra_tracedat_layout(path, &lay), 0);
+	if (lay.n != 1) {
+		CHECK_INT(lay.n, 1);
+		ra_td_layout_free(&lay);
+		return;
+	}
+	CHECK_INT((int)lay.r[0].nrest, 1);
+	CHECK_INT(ra_td_check_rest(path, &lay), -1);
+	CHECK_INT(ra_last_error_kind(), RA_ERR_DATA);
+	if (!strstr(ra_last_error(), want))
+		fprintf(stderr, "  the rest: \"%s\", expected \"%s\"\n", ra_last_error(), want);
+	CHECK(strstr(ra_last_error(), want) != NULL);
+	CHECK_INT(ra_td_check_rest(path, &lay), -1);	/* as often as asked */
+	ra_td_layout_free(&lay);
+}
+
 /* Compressed sections and chunks are decompressed and checked like the rest. */
 static void test_compressed(void)
 {
@@ -1122,6 +1169,8 @@ static void test_compressed(void)
 		{ Z_PAGE_COMMIT, "cpu 0 data of buffer '', decompressed, at 8: page 0 of the chunk: sub-buffer commit of 5000 bytes runs past its 4080 bytes" },
 		{ Z_HEADER_PAGE, "header info section, decompressed, at 20: header_page does not begin with the 8-byte timestamp field" },
 		{ Z_SECTION, "header info section, decompressed, at 12: header_page of 100000 bytes runs past the end of its header info section" },
+		{ Z_LATER_GARBAGE, "cpu 0 data of buffer '' does not decompress: " },
+		{ Z_LATER_COMMIT, "cpu 0 data of buffer '', decompressed, at 8: page 0 of the chunk: sub-buffer commit of 5000 bytes runs past its 4080 bytes" },
 	};
 	char path[PATH_MAX];
 	struct image im;
@@ -1141,6 +1190,8 @@ static void test_compressed(void)
 			fprintf(stderr, "  compressed damage %zu\n", i);
 		CHECK(ok);
 		img_free(&im);
+		if (cases[i].what >= Z_LATER_GARBAGE)
+			check_later_chunk(path, cases[i].want);
 	}
 	unlink(path);
 }
