@@ -149,6 +149,10 @@ struct ra_decoder {
 	struct tep_handle *tep;
 	int max_id;
 	int common_end;			/* a record holds at least the common fields read */
+	/* where libtraceevent reads a record's event id and pid (the common
+	 * fields of the lowest event id), size 0 when it cannot */
+	int type_off, type_size, pid_off, pid_size;
+	bool swap;			/* the file's byte order is not this machine's */
 	struct dec_event **by_id;	/* indexed by the trace's event id */
 	uint64_t *skipped;		/* by event id: records not stored */
 	uint64_t skipped_unknown;	/* records of ids the formats do not describe */
@@ -222,6 +226,50 @@ static int common_end(struct tep_event **events, int n)
 	return end;
 }
 
+/* Where the common field @name of the lowest event id is (tep_data_type()'s). */
+static void common_at(struct tep_event **events, int n, const char *name, int *off, int *size)
+{
+	struct tep_format_field *f = n > 0 ? tep_find_common_field(events[0], name) : NULL;
+
+	*off = f ? f->offset : 0;
+	*size = f ? f->size : 0;
+}
+
+/*
+ * A number of @size bytes of the record, as tep_read_number() reads it (0 for
+ * a size other than 1, 2, 4 or 8), without a call into the library for each
+ * field of each record.
+ */
+static inline uint64_t read_number(const struct ra_decoder *dec, const void *p, int size)
+{
+	uint16_t v2;
+	uint32_t v4;
+	uint64_t v8;
+
+	switch (size) {
+	case 1:
+		return *(const uint8_t *)p;
+	case 2:
+		memcpy(&v2, p, 2);
+		return dec->swap ? __builtin_bswap16(v2) : v2;
+	case 4:
+		memcpy(&v4, p, 4);
+		return dec->swap ? __builtin_bswap32(v4) : v4;
+	case 8:
+		memcpy(&v8, p, 8);
+		return dec->swap ? __builtin_bswap64(v8) : v8;
+	default:
+		return 0;
+	}
+}
+
+/* The record's common field at @off (@size 0: none; tep_data_type() and tep_data_pid() say -1). */
+static inline int common_number(const struct ra_decoder *dec, const struct tep_record *rec,
+				int off, int size)
+{
+	return size ? (int)read_number(dec, (const char *)rec->data + off, size) : -1;
+}
+
 /* Events a record can name: ids from 0 to MAX_EVENT_ID (a damaged format may say more). */
 static bool indexable(const struct tep_event *te)
 {
@@ -246,6 +294,9 @@ struct ra_decoder *ra_decoder_alloc(struct tep_handle *tep, ra_dyn_lookup_fn dyn
 		if (indexable(events[i]) && events[i]->id > dec->max_id)
 			dec->max_id = events[i]->id;
 	dec->common_end = common_end(events, n);
+	common_at(events, n, "common_type", &dec->type_off, &dec->type_size);
+	common_at(events, n, "common_pid", &dec->pid_off, &dec->pid_size);
+	dec->swap = tep_is_file_bigendian(tep) != tep_is_local_bigendian(tep);
 	dec->by_id = calloc((size_t)dec->max_id + 1, sizeof(*dec->by_id));
 	dec->skipped = calloc((size_t)dec->max_id + 1, sizeof(*dec->skipped));
 	if (!dec->by_id || !dec->skipped)
@@ -572,9 +623,9 @@ static void newtask(struct ra_decoder *dec, struct tep_record *rec)
 	if (p->offset > rec->size || p->size > rec->size - p->offset ||
 	    f->offset > rec->size || f->size > rec->size - f->offset)
 		return;
-	dec->newtask_fn(tep_data_pid(dec->tep, rec),
-			(int)tep_read_number(dec->tep, data + p->offset, p->size),
-			tep_read_number(dec->tep, data + f->offset, f->size), dec->newtask_arg);
+	dec->newtask_fn(common_number(dec, rec, dec->pid_off, dec->pid_size),
+			(int)read_number(dec, data + p->offset, p->size),
+			read_number(dec, data + f->offset, f->size), dec->newtask_arg);
 }
 
 int ra_decode(struct ra_decoder *dec, struct tep_record *rec, struct ra_event *ev)
@@ -587,7 +638,7 @@ int ra_decode(struct ra_decoder *dec, struct tep_record *rec, struct ra_event *e
 		dec->skipped_unknown++;	/* too short to say what it is */
 		return 0;
 	}
-	id = tep_data_type(dec->tep, rec);
+	id = common_number(dec, rec, dec->type_off, dec->type_size);
 	if (id == dec->newtask_id && id >= 0) {
 		newtask(dec, rec);
 		return 0;
@@ -610,7 +661,7 @@ int ra_decode(struct ra_decoder *dec, struct tep_record *rec, struct ra_event *e
 	ev->type = (uint16_t)(de->type ? de->type : RA_EV_NONE);
 	ev->ts_ns = rec->ts;
 	ev->cpu = rec->cpu;
-	ev->pid = tep_data_pid(dec->tep, rec);
+	ev->pid = common_number(dec, rec, dec->pid_off, dec->pid_size);
 	ev->has_mask = de->has;
 	if (de->type == RA_EV_UNPLUG)
 		ev->blk.explicit_unplug = -1;
@@ -625,7 +676,7 @@ int ra_decode(struct ra_decoder *dec, struct tep_record *rec, struct ra_event *e
 		}
 		if (f->offset > rec->size || f->size > rec->size - f->offset)
 			continue;
-		ra_evcol_set(ev, s->col, (int64_t)tep_read_number(dec->tep, data + f->offset, f->size));
+		ra_evcol_set(ev, s->col, (int64_t)read_number(dec, data + f->offset, f->size));
 	}
 	if (de->dynamic || (de->type == RA_EV_PAGE_ADD && dec->any_dynamic))
 		check_event(dec, de, ev);
