@@ -496,7 +496,12 @@ static int pack(const struct ra_chunk *ch, int from, int n, struct meta *m, unsi
 			continue;
 		m[c].has_base = false;
 		m[c].base = 0;
-		for (int i = 0; i < n; i++) {
+		if (from == 0 && n == ch->n) {	/* all its rows: their range is known */
+			m[c].has_base = ch->any[c];
+			m[c].base = ch->any[c] ? ch->lo[c] : 0;
+			hi = ch->any[c] ? ch->hi[c] : 0;
+		}
+		for (int i = 0; i < n && !(from == 0 && n == ch->n); i++) {
 			if (!rows[i].set[c])
 				continue;
 			if (!m[c].has_base || rows[i].v[c] < m[c].base)
