@@ -102,7 +102,28 @@ extern const struct ra_evcol ra_evcols_ra[RA_RA_NCOLS];
 extern const struct ra_evcol ra_evcols_page[RA_PAGE_NCOLS];
 extern const struct ra_evcol ra_evcols_blk[RA_BLK_NCOLS];
 
-/* ra_evcol_set - @v into the column's member of @ev (a number column only) */
-void ra_evcol_set(struct ra_event *ev, const struct ra_evcol *c, int64_t v);
+/*
+ * ra_evcol_set - @v into the column's member of @ev (a number column only);
+ * inline: it is called for each column of each event decoded, stored or read
+ */
+static inline void ra_evcol_set(struct ra_event *ev, const struct ra_evcol *c, int64_t v)
+{
+	char *dst = (char *)ev + c->off;
+
+	switch (c->size) {
+	case 1:
+		*(uint8_t *)dst = (uint8_t)v;
+		break;
+	case 2:
+		*(uint16_t *)dst = (uint16_t)v;
+		break;
+	case 4:
+		*(uint32_t *)dst = (uint32_t)v;
+		break;
+	case 8:
+		*(uint64_t *)dst = (uint64_t)v;
+		break;
+	}
+}
 
 #endif /* RA_EVCOLS_H */

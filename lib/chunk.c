@@ -681,8 +681,17 @@ static bool int_col(sqlite3_stmt *st, int i)
 	return sqlite3_column_type(st, i) == SQLITE_INTEGER;
 }
 
+/* What a chunk row says of a column's packed values */
+struct col_meta {
+	uint64_t base;		/* the value of a packed 0 (less one where 0 is NULL) */
+	int64_t at;
+	int bits;
+	bool has_base, null_ok;
+};
+
 int ra_chunk_load(sqlite3_stmt *st, struct ra_chunk *ch, const char *path)
 {
+	struct col_meta cm[RA_CHUNK_COLS];
 	unsigned char *data = ch->data;
 	const struct ra_chunk_table *t = ch->t;
 	int64_t seq = sqlite3_column_int64(st, 0), n = sqlite3_column_int64(st, 3);
@@ -704,6 +713,7 @@ int ra_chunk_load(sqlite3_stmt *st, struct ra_chunk *ch, const char *path)
 		bool null_ok = nullable(t, c), has_base = true;
 		int64_t base = 0, bits, at;
 
+		cm[c].bits = 0;
 		if (c == RA_RA_RUN)
 			continue;
 		if (c == RA_RA_SEQ) {
@@ -724,17 +734,26 @@ int ra_chunk_load(sqlite3_stmt *st, struct ra_chunk *ch, const char *path)
 		if (at > (int64_t)len * 8 || at + n * bits > (int64_t)len * 8)
 			return damaged(ch, path, seq, "a column runs past the data");
 		p += 2;
-		for (int i = 0; i < n; i++) {
-			struct ra_chunk_row *r = &ch->rows[i];
-			uint64_t d = bits ? bits_get(data, at + i * bits, (int)bits) : 0;
-
-			r->set[c] = has_base && (!null_ok || d != 0);
-			r->v[c] = r->set[c] ? (int64_t)((uint64_t)base + d - (null_ok ? 1 : 0)) : 0;
-		}
+		cm[c] = (struct col_meta){ .base = (uint64_t)base - (null_ok ? 1 : 0), .at = at,
+					   .bits = (int)bits, .has_base = has_base,
+					   .null_ok = null_ok };
 	}
+	/* row by row: a row's values are written together, each column read in turn */
 	for (int i = 0; i < n; i++) {
-		ch->rows[i].v[RA_RA_RUN] = ch->run_id;
-		ch->rows[i].set[RA_RA_RUN] = true;
+		struct ra_chunk_row *r = &ch->rows[i];
+
+		r->v[RA_RA_RUN] = ch->run_id;
+		r->set[RA_RA_RUN] = true;
+		for (int c = 0; c < t->ncols; c++) {
+			const struct col_meta *m = &cm[c];
+			uint64_t d;
+
+			if (c == RA_RA_RUN)
+				continue;
+			d = m->bits ? bits_get(data, m->at + i * m->bits, m->bits) : 0;
+			r->set[c] = m->has_base && (!m->null_ok || d != 0);
+			r->v[c] = r->set[c] ? (int64_t)(m->base + d) : 0;
+		}
 	}
 	ch->n = (int)n;
 	return 0;
