@@ -487,6 +487,7 @@ static int pack(const struct ra_chunk *ch, int from, int n, struct meta *m, unsi
 {
 	const struct ra_chunk_table *t = ch->t;
 	const struct ra_chunk_row *rows = ch->rows + from;
+	int packing[RA_CHUNK_COLS], np = 0;
 	int64_t at = 0;
 
 	for (int c = 0; c < t->ncols; c++) {
@@ -519,13 +520,17 @@ static int pack(const struct ra_chunk *ch, int from, int n, struct meta *m, unsi
 		at += (int64_t)n * m[c].bits;
 	}
 	memset(data, 0, (size_t)(at + 7) / 8 + 8);
-	for (int c = 0; c < t->ncols; c++) {
-		if (c == RA_RA_RUN || !m[c].bits)
-			continue;
-		for (int i = 0; i < n; i++)
+	/* row by row: each row's values are read together (the data is small) */
+	for (int c = 0; c < t->ncols; c++)
+		if (c != RA_RA_RUN && m[c].bits)
+			packing[np++] = c;
+	for (int i = 0; i < n; i++)
+		for (int k = 0; k < np; k++) {
+			int c = packing[k];
+
 			bits_put(data, m[c].at + (int64_t)i * m[c].bits,
 				 packed(&rows[i], c, &m[c], nullable(t, c)));
-	}
+		}
 	return (int)((at + 7) / 8);
 }
 
