@@ -215,6 +215,52 @@ static int run_pass(struct ra_db *db, int64_t run_id, const struct ra_pass *p,
 	return record(db, run_id, p, "ok", note[0] ? note : NULL);
 }
 
+/* A what-if run: its model is its source's, and it is a replay already. */
+static int analyze_whatif(struct ra_db *db, int64_t run_id, const struct ra_analyze_opts *o)
+{
+	for (int i = 0; passes[i]; i++) {
+		if (passes[i] == &ra_pass_model || passes[i] == &ra_pass_replay) {
+			if (record(db, run_id, passes[i], "unavailable",
+				   "a what-if run: predicted with its source's device model") < 0)
+				return -1;
+			continue;
+		}
+		if (run_pass(db, run_id, passes[i], o, false) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+/*
+ * The passes in order. A run whose replay needs a first pass over its events
+ * (an imported trace) and that nothing followed as it was stored has it fed
+ * by the readahead pass's reading, on a thread of its own: the replay then
+ * reads the events once more instead of twice.
+ */
+static int analyze_passes(struct ra_db *db, int64_t run_id, const struct ra_analyze_opts *o)
+{
+	struct ra_analyze_opts mine = o ? *o : (struct ra_analyze_opts){ 0 };
+	struct ra_replay_live *scan = mine.replay_live || mine.live ? NULL :
+				      ra_replay_scan_begin(db, run_id);
+	struct ra_feed feed = { .q = scan ? ra_tapq_start(ra_replay_live_event, scan) : NULL };
+	int ret = 0;
+
+	mine.feed = feed.q ? &feed : NULL;
+	for (int i = 0; passes[i] && ret == 0; i++) {
+		if (passes[i] == &ra_pass_replay && feed.q) {
+			/* the first pass has every event the readahead pass read */
+			ra_tapq_end(feed.q);
+			feed.q = NULL;
+			mine.feed = NULL;
+			mine.replay_live = feed.fed ? scan : NULL;
+		}
+		ret = run_pass(db, run_id, passes[i], &mine, false);
+	}
+	ra_tapq_end(feed.q);
+	ra_replay_live_free(scan);
+	return ret;
+}
+
 int ra_analyze_in_load(struct ra_db *db, int64_t run_id, const struct ra_analyze_opts *o)
 {
 	int64_t exists, whatif;
@@ -229,18 +275,7 @@ int ra_analyze_in_load(struct ra_db *db, int64_t run_id, const struct ra_analyze
 	if (query_int(db, "SELECT COUNT(*) FROM runs WHERE run_id = ?1 AND origin = 'whatif'",
 		      run_id, NULL, &whatif) < 0)
 		return -1;
-	for (int i = 0; passes[i]; i++) {
-		/* a what-if's model is its source's, and it is a replay already */
-		if (whatif && (passes[i] == &ra_pass_model || passes[i] == &ra_pass_replay)) {
-			if (record(db, run_id, passes[i], "unavailable",
-				   "a what-if run: predicted with its source's device model") < 0)
-				return -1;
-			continue;
-		}
-		if (run_pass(db, run_id, passes[i], o, false) < 0)
-			return -1;
-	}
-	return 0;
+	return whatif ? analyze_whatif(db, run_id, o) : analyze_passes(db, run_id, o);
 }
 
 /*

@@ -201,6 +201,7 @@ struct ra_live;
 struct ra_state {
 	struct ra_live *live;		/* fed as the events are stored: inputs asked */
 	struct ra_model_feed *feed;	/* the rows given to the model's inputs, or NULL */
+	struct ra_tapq *handon;		/* the events read, handed on (ra_analyze_opts' feed) */
 	struct known_size *sizes;	/* the files' sizes, read before the events */
 	size_t nsizes;
 	struct ra_stmt *calls;		/* into temp.ra_calls, as the events pass */
@@ -1890,6 +1891,9 @@ static int on_event(const struct ra_event *ev, int64_t seq, void *arg)
 	struct ra_state *st = arg;
 	int ret;
 
+	if (st->handon)
+		ra_tapq_put(st->handon, ev, seq);	/* its errors come back at the end */
+
 	switch (ra_event_class(ev->type)) {
 	case RA_CLASS_RA:
 		ret = call_event(st, ev, seq) < 0 ? -1 : on_readahead(st, ev, seq);
@@ -2257,13 +2261,18 @@ static int run_readahead(struct ra_db *db, int64_t run_id, const struct ra_analy
 	st.has_done = records_completions(db, run_id);
 	st.db = db;
 	st.run_id = run_id;
+	st.handon = o && o->feed ? o->feed->q : NULL;
 	st.wins = ra_slots_new("the readahead pass's windows", sizeof(struct window), st.max_slots);
 	if (st.wins)
 		ra_slots_keep(st.wins, keep_window, &st);
 	if (!st.wins || load_sizes(&st, db, run_id) < 0 || load_tgids(&st, db, run_id) < 0 ||
 	    calls_begin(&st, db, run_id) < 0 ||
 	    ra_evstream_each(db, run_id, RA_STREAM_RA | RA_STREAM_PAGE | RA_STREAM_BLK_DONE, on_event,
-			     &st) < 0 || readahead_end(&st, db, run_id, o) < 0)
+			     &st) < 0)
+		goto out;
+	if (o && o->feed)
+		o->feed->fed = true;
+	if (readahead_end(&st, db, run_id, o) < 0)
 		goto out;
 	ret = 0;
 out:

@@ -428,6 +428,20 @@ struct ra_replay_live *ra_replay_live_begin(struct ra_db *db, int64_t run_id,
 	return lv;
 }
 
+struct ra_replay_live *ra_replay_scan_begin(struct ra_db *db, int64_t run_id)
+{
+	struct check probe = { .db = db, .run_id = run_id };
+	struct ra_live_inputs in = { 0 };
+	struct ra_replay_live *lv;
+
+	if (!needs_scan(&probe))
+		return NULL;
+	lv = ra_replay_live_begin(db, run_id, &in);
+	if (!lv)
+		ra_set_error(RA_OK, "%s", "");	/* the replay says why, if it runs */
+	return lv;
+}
+
 int ra_replay_live_event(const struct ra_event *ev, int64_t seq, void *arg)
 {
 	struct ra_replay_live *lv = arg;
@@ -558,7 +572,7 @@ static int replay_stored(struct check *c, bool scanned, const struct ra_analyze_
 	    c->failed || ra_replay_end(c->rp) < 0 || store(c) < 0)
 		return -1;
 	ra_pass_say(o, "replay: at %s, %zu files%s", ra_kseries_name(c->series), c->files.n,
-		    scanned ? "; its first pass followed as the events were stored" : "");
+		    scanned ? "; its first pass beside an earlier reading of the events" : "");
 	return 0;
 }
 

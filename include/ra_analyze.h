@@ -6,6 +6,7 @@
 #ifndef RA_ANALYZE_H
 #define RA_ANALYZE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -24,6 +25,9 @@ struct ra_analyze_opts {
 	struct ra_replay_live *replay_live;
 	/* the block pass fed so (ra_block_live_begin), or NULL */
 	struct ra_block_live *block_live;
+	/* the events the readahead pass reads, handed on as it reads them (to
+	 * the replay's first pass, on a thread of its own), or NULL */
+	struct ra_feed *feed;
 	/* readahead windows the pass holds in memory, the others kept in a
 	 * temporary file until the end; 0: 16384 (about 3 MiB), at least 5 */
 	int window_slots;
@@ -132,12 +136,27 @@ int ra_whatif_calibrate(struct ra_db *db, int64_t src, int64_t *lead_ns);
  * pass replays the stored events after all.
  */
 struct ra_replay_live;
+/*
+ * The events of a pass's reading handed on (ra_analyze_opts' feed): @q gets
+ * each, and @fed says whether the pass read them all (else the one fed reads
+ * them itself).
+ */
+struct ra_feed {
+	struct ra_tapq *q;
+	bool fed;
+};
 /** ra_replay_live_begin - follow run @run_id's events from now on; NULL with the error */
 struct ra_replay_live *ra_replay_live_begin(struct ra_db *db, int64_t run_id,
 					    const struct ra_live_inputs *in);
 /** ra_replay_live_event - one event of the run, in seq order, as stored (a ra_tap_fn) */
 int ra_replay_live_event(const struct ra_event *ev, int64_t seq, void *live);
 void ra_replay_live_free(struct ra_replay_live *live);
+/**
+ * ra_replay_scan_begin - the replay's first pass of run @run_id, fed events as
+ * ra_replay_live_begin's are, when the run needs one (an imported trace) and
+ * the replay models its kernel; else NULL (no error)
+ */
+struct ra_replay_live *ra_replay_scan_begin(struct ra_db *db, int64_t run_id);
 
 /**
  * ra_analyze_run - (re)compute every analysis of @run_id
