@@ -112,11 +112,10 @@ struct tref {
 	int64_t fid;
 };
 
-/* A file and its open files. */
+/* A file, and its number among the replay's files. */
 struct rp_fent {
 	struct rp_file f;
-	struct rp_ofile **of;
-	size_t nof, capof;
+	uint32_t num;
 };
 
 struct ra_replay {
@@ -134,7 +133,16 @@ struct ra_replay {
 	struct rp_fent **all;		/* every file, by number (big memory) */
 	size_t nall, capall;
 	struct ra_pool fents;		/* the files' records */
-	struct ra_slab ofiles;		/* their open files and arrays of them */
+	struct ra_slab ofiles;		/* their open files */
+	/* (file number, tgid) -> the first struct rp_ofile * of a process on a
+	 * file: the others follow it (next). A file many processes read is
+	 * not walked for one's descriptors. */
+	struct ra_map descs;
+	struct {			/* the processes' files asked last, by tgid & 3 */
+		const struct rp_fent *fe;
+		int tgid;
+		struct rp_ofile *first;
+	} near_desc[4];
 	struct rp_task **waiting;	/* the tasks with a touch or a read not yet replayed */
 	size_t nwaiting, capwaiting;
 	uint64_t clock;			/* the open files' use, in order */
@@ -257,6 +265,7 @@ static struct rp_fent *fent_new(struct ra_replay *r, uint32_t dev, uint64_t ino)
 	fe->f.dev = dev;
 	fe->f.ino = ino;
 	fe->f.size = -1;
+	fe->num = (uint32_t)r->nall;
 	r->all[r->nall++] = fe;
 	return fe;
 }
@@ -338,33 +347,49 @@ static void learn_ra_pages(const struct ra_replay *r, struct rp_ofile *of, uint3
 	choose_ra_pages(r, of);
 }
 
+/* The key of process @tgid's descriptors of file @fe in descs */
+static uint64_t desc_key(const struct rp_fent *fe, int tgid)
+{
+	return (uint64_t)fe->num << 32 | (uint32_t)tgid;
+}
+
+/*
+ * The first descriptor of process @tgid on file @fe, NULL none. A process's
+ * first stays first: the last few found are kept (two readers in turns).
+ */
+static struct rp_ofile *descs_of(struct ra_replay *r, const struct rp_fent *fe, int tgid)
+{
+	int at = tgid & 3;
+	struct rp_ofile *const *first;
+
+	if (r->near_desc[at].first && r->near_desc[at].fe == fe && r->near_desc[at].tgid == tgid)
+		return r->near_desc[at].first;
+	first = ra_map_get(&r->descs, desc_key(fe, tgid));
+	if (!first || !*first)
+		return NULL;
+	r->near_desc[at].fe = fe;
+	r->near_desc[at].tgid = tgid;
+	r->near_desc[at].first = *first;
+	return *first;
+}
+
 static struct rp_ofile *ofile_new(struct ra_replay *r, struct rp_fent *fe, int tgid)
 {
-	struct rp_ofile *of = ra_slab_alloc(&r->ofiles, sizeof(*of));
+	struct rp_ofile *of = ra_slab_alloc(&r->ofiles, sizeof(*of)), **at;
+	bool fresh;
 
-	/* most files are read through one descriptor: room grown 1, 2, 4... */
-	if (of && fe->nof == fe->capof) {
-		size_t cap = fe->capof ? fe->capof * 2 : 1;
-		struct rp_ofile **p = ra_slab_realloc(&r->ofiles, fe->of, fe->capof * sizeof(*p),
-						      cap * sizeof(*p));
-
-		if (p) {
-			fe->of = p;
-			fe->capof = cap;
-		}
-	}
-	if (!of || fe->nof == fe->capof) {
+	at = of ? ra_map_put(&r->descs, desc_key(fe, tgid), &fresh) : NULL;
+	if (!at) {
 		ra_slab_free(&r->ofiles, of, sizeof(*of));
 		oom();
 		return NULL;
 	}
-	of->f = &fe->f;
-	of->tgid = tgid;
-	of->ra.prev_pos = -1;	/* file_ra_state_init */
-	of->ra_mult = 1;
-	of->map_slot = -1;
+	while (!fresh && *at)	/* after the process's others (DESCS at most) */
+		at = &(*at)->next;
+	*of = (struct rp_ofile){ .f = &fe->f, .tgid = tgid, .ra.prev_pos = -1 /* file_ra_state_init */,
+				 .ra_mult = 1, .map_slot = -1 };
 	choose_ra_pages(r, of);
-	fe->of[fe->nof++] = of;
+	*at = of;
 	return of;
 }
 
@@ -378,9 +403,9 @@ static struct rp_ofile *ofile_of(struct ra_replay *r, uint32_t dev, uint64_t ino
 		return NULL;
 	if (!fe->f.info_asked)
 		file_info(r, &fe->f);
-	for (size_t i = 0; i < fe->nof; i++)
-		if (fe->of[i]->tgid == tgid && (!last || fe->of[i]->used > last->used))
-			last = fe->of[i];
+	for (struct rp_ofile *d = descs_of(r, fe, tgid); d; d = d->next)
+		if (!last || d->used > last->used)
+			last = d;
 	return last ? last : ofile_new(r, fe, tgid);
 }
 
@@ -390,12 +415,10 @@ static struct rp_ofile *desc_new(struct ra_replay *r, struct rp_fent *fe, int tg
 	struct rp_ofile *old = NULL;
 	int n = 0;
 
-	for (size_t i = 0; i < fe->nof; i++) {
-		if (fe->of[i]->tgid != tgid)
-			continue;
+	for (struct rp_ofile *d = descs_of(r, fe, tgid); d; d = d->next) {
 		n++;
-		if (!old || fe->of[i]->used < old->used)
-			old = fe->of[i];
+		if (!old || d->used < old->used)
+			old = d;
 	}
 	if (n < DESCS)
 		return ofile_new(r, fe, tgid);
@@ -432,12 +455,9 @@ static struct rp_ofile *desc_for_read(struct ra_replay *r, struct rp_ofile *last
 	struct rp_fent *fe = (struct rp_fent *)last->f;	/* a file is its entry's first member */
 	struct rp_ofile *exact = NULL, *near = NULL, *unread = NULL, *cont = NULL;
 
-	for (size_t i = 0; i < fe->nof; i++) {
-		struct rp_ofile *d = fe->of[i];
+	for (struct rp_ofile *d = descs_of(r, fe, last->tgid); d; d = d->next) {
 		int64_t gap;
 
-		if (d->tgid != last->tgid)
-			continue;
 		gap = h && h->has_prev ? d->ra.prev_pos - h->prev_pos : INT64_MAX;
 		if (!gap && state_fits(d, exact, h))
 			exact = d;
@@ -1371,6 +1391,7 @@ struct ra_replay *ra_replay_alloc(const struct ra_replay_params *p)
 	}
 	r = calloc(1, sizeof(*r));
 	if (!r || ra_map_init(&r->files, sizeof(struct rp_fent *)) < 0 ||
+	    ra_map_init(&r->descs, sizeof(struct rp_ofile *)) < 0 ||
 	    ra_rp_chunks_init(&r->chunks) < 0 ||
 	    ra_map_init(&r->tasks, sizeof(struct tref)) < 0) {
 		ra_replay_free(r);
@@ -1517,6 +1538,7 @@ void ra_replay_free(struct ra_replay *r)
 	free(r->held);
 	ra_tmpfile_close(&r->tfile);
 	ra_map_release(&r->files);
+	ra_map_release(&r->descs);
 	ra_rp_chunks_release(&r->chunks);
 	ra_map_release(&r->tasks);
 	ra_big_free(r->all);

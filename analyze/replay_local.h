@@ -125,6 +125,8 @@ struct rp_ra {
 struct rp_ofile {
 	struct rp_file *f;
 	int tgid;
+	struct rp_ofile *next;		/* the process's next descriptor of the file, in
+					 * the order they were made */
 	uint64_t used;			/* when it was last used, for the latest one */
 	struct rp_ra ra;
 	bool prev_exact;		/* ra.prev_pos from the run, not guessed */
