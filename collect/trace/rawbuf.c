@@ -28,13 +28,105 @@ struct cpu_reader {
 	unsigned long long ts;
 };
 
+/* A live stream's file, in segments (struct ra_rawcpu): each a MiB */
+#define RA_RAW_SEG ((uint64_t)1 << 20)
+#define NO_SEG UINT64_MAX
+
+static int grow64(uint64_t **a, size_t *cap, size_t need)
+{
+	size_t n = *cap ? *cap : 64;
+	uint64_t *p;
+
+	while (n < need)
+		n *= 2;
+	if (n == *cap)
+		return 0;
+	p = realloc(*a, n * sizeof(*p));
+	if (!p) {
+		ra_set_error(RA_ERR_IO, "out of memory");
+		return -1;
+	}
+	*a = p;
+	*cap = n;
+	return 0;
+}
+
+/* A segment for the stream: one read before (warm first), else one more at the file's end. */
+static uint64_t seg_take(struct ra_rawcpu *rc)
+{
+	uint64_t off;
+
+	if (rc->nwarm)
+		return rc->warm[--rc->nwarm];
+	if (rc->ncold)
+		return rc->cold[--rc->ncold];
+	off = rc->file_end;
+	rc->file_end += RA_RAW_SEG;
+	return off;
+}
+
+/* A segment the merge has read: kept warm, or its bytes given back */
+static void seg_give(struct ra_rawcpu *rc, uint64_t off, bool *no_holes)
+{
+	if (off == NO_SEG)
+		return;
+	if (rc->nwarm < (int)(sizeof(rc->warm) / sizeof(rc->warm[0]))) {
+		rc->warm[rc->nwarm++] = off;
+		return;
+	}
+	if (!*no_holes && fallocate(rc->fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, (off_t)off,
+				    (off_t)RA_RAW_SEG) != 0)
+		*no_holes = true;	/* kept, as before */
+	if (rc->ncold < rc->capcold || grow64(&rc->cold, &rc->capcold, rc->ncold + 1) == 0)
+		rc->cold[rc->ncold++] = off;	/* else never used again: a hole */
+}
+
+/*
+ * Where stream byte @at is in the file: its segment's offset, the segment
+ * made when @make; NO_SEG when not in the file (or out of memory). Not
+ * live, the file is the stream.
+ */
+static uint64_t file_at(struct ra_rawcpu *rc, uint64_t at, bool make)
+{
+	uint64_t k = at / RA_RAW_SEG, *seg;
+
+	if (!rc->seg)
+		return at;
+	if (k < rc->seg_first || (!make && k - rc->seg_first >= rc->nseg))
+		return NO_SEG;
+	while (k - rc->seg_first >= rc->nseg) {
+		if (rc->nseg == rc->capseg && grow64(&rc->seg, &rc->capseg, rc->nseg + 1) < 0)
+			return NO_SEG;
+		rc->seg[rc->nseg] = NO_SEG;	/* bytes that never go to the file */
+		rc->nseg++;
+	}
+	seg = &rc->seg[k - rc->seg_first];
+	if (*seg == NO_SEG && make)
+		*seg = seg_take(rc);
+	return *seg == NO_SEG ? NO_SEG : *seg + at % RA_RAW_SEG;
+}
+
 static int write_at(struct ra_rawcpu *rc, const void *buf, size_t len, uint64_t at)
 {
 	const char *p = buf;
 
 	while (len) {
-		ssize_t n = pwrite(rc->fd, p, len, (off_t)at);
+		size_t piece = rc->seg && len > RA_RAW_SEG - at % RA_RAW_SEG ?
+			       (size_t)(RA_RAW_SEG - at % RA_RAW_SEG) : len;
+		uint64_t where;
+		ssize_t n;
 
+		if (rc->seg && at / RA_RAW_SEG < rc->seg_first) {
+			n = (ssize_t)piece;	/* read and given back: never read again */
+			goto next;
+		}
+		where = file_at(rc, at, true);
+		if (where == NO_SEG) {
+			ra_set_error(RA_ERR_IO, "cannot save the cpu%d ring buffer: out of memory",
+				     rc->cpu);
+			return -1;
+		}
+		n = pwrite(rc->fd, p, piece, (off_t)where);
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n <= 0) {
@@ -42,6 +134,7 @@ static int write_at(struct ra_rawcpu *rc, const void *buf, size_t len, uint64_t 
 				     n < 0 ? strerror(errno) : "short write");
 			return -1;
 		}
+next:
 		p += n;
 		at += (uint64_t)n;
 		len -= (size_t)n;
@@ -51,15 +144,37 @@ static int write_at(struct ra_rawcpu *rc, const void *buf, size_t len, uint64_t 
 
 int ra_rawcpu_keep(struct ra_rawcpu *rc, size_t cap)
 {
+	uint64_t have = (rc->end + RA_RAW_SEG - 1) / RA_RAW_SEG;
+
 	rc->tail = malloc(cap);
-	if (!rc->tail) {
+	if (!rc->tail || grow64(&rc->seg, &rc->capseg, have + 1) < 0) {
+		free(rc->tail);
+		rc->tail = NULL;
 		ra_set_error(RA_ERR_IO, "out of memory");
 		return -1;
 	}
 	rc->tail_cap = cap;
 	rc->tail_len = 0;
 	rc->tail_at = rc->read_at = rc->end;
+	/* what the file holds already stays where it is */
+	for (rc->nseg = 0; rc->nseg < have; rc->nseg++)
+		rc->seg[rc->nseg] = rc->nseg * RA_RAW_SEG;
+	rc->seg_first = 0;
+	rc->file_end = have * RA_RAW_SEG;
+	rc->nwarm = 0;
+	rc->ncold = 0;
 	return 0;
+}
+
+void ra_rawcpu_free(struct ra_rawcpu *rc)
+{
+	free(rc->tail);
+	rc->tail = NULL;
+	free(rc->seg);
+	rc->seg = NULL;
+	free(rc->cold);
+	rc->cold = NULL;
+	rc->nseg = rc->capseg = rc->ncold = rc->capcold = 0;
 }
 
 /*
@@ -173,6 +288,23 @@ static ssize_t read_at(struct ra_rawcpu *rc, char *buf, size_t len, uint64_t off
 	}
 	if (rc->tail_len && off + len > rc->tail_at)	/* the file's part only, this time */
 		len = (size_t)(rc->tail_at - off);
+	if (rc->seg) {
+		/*
+		 * A live stream's file: what went to it, one segment at a time
+		 * (a segment used again holds older bytes past them)
+		 */
+		uint64_t where = off < rc->tail_at ? file_at(rc, off, false) : NO_SEG;
+
+		if (where == NO_SEG) {
+			unlock(rc);
+			return 0;
+		}
+		if (off + len > rc->tail_at)
+			len = (size_t)(rc->tail_at - off);
+		if (len > RA_RAW_SEG - off % RA_RAW_SEG)
+			len = (size_t)(RA_RAW_SEG - off % RA_RAW_SEG);
+		off = where;
+	}
 	/* in the file: appends go after it, or write it first under the lock */
 	n = pread(rc->fd, buf, len, (off_t)off);
 	unlock(rc);
@@ -330,12 +462,37 @@ int ra_rawmerge_step(struct ra_rawmerge *m, uint64_t below, uint64_t max_events,
 
 #define RELEASE_STEP (1 << 20)
 
+/* A live stream's segments the merge has read, given back: -1 the stream is not one */
+static int release_segs(struct ra_rawmerge *m, struct cpu_reader *r)
+{
+	struct ra_rawcpu *rc = r->rc;
+	uint64_t upto = (uint64_t)r->off / RA_RAW_SEG;
+	size_t k = 0;
+
+	lock(rc);
+	if (!rc->seg) {
+		unlock(rc);
+		return -1;
+	}
+	while (k < rc->nseg && rc->seg_first + k < upto)
+		seg_give(rc, rc->seg[k++], &m->no_holes);
+	memmove(rc->seg, rc->seg + k, (rc->nseg - k) * sizeof(*rc->seg));
+	rc->nseg -= k;
+	rc->seg_first += k;
+	if (!rc->nseg && rc->seg_first < upto)
+		rc->seg_first = upto;
+	unlock(rc);
+	return 0;
+}
+
 void ra_rawmerge_release(struct ra_rawmerge *m)
 {
-	for (int i = 0; i < m->ncpus && !m->no_holes; i++) {
+	for (int i = 0; i < m->ncpus; i++) {
 		struct cpu_reader *r = &m->rd[i];
 		off_t upto = r->off & ~(off_t)(RELEASE_STEP - 1);
 
+		if (release_segs(m, r) == 0 || m->no_holes)
+			continue;
 		if (upto <= r->released)
 			continue;
 		if (fallocate(r->rc->fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, r->released,

@@ -35,6 +35,20 @@ struct ra_rawcpu {
 	size_t tail_len, tail_cap;
 	uint64_t tail_at;
 	uint64_t read_at;	/* the merge has read the bytes before this */
+	/*
+	 * Live: the file in segments of RA_RAW_SEG bytes. Segment k of the
+	 * stream (from seg_first on) is at file offset seg[k - seg_first]; a
+	 * segment the merge has read is used again for the next one (its pages
+	 * are in memory already), the file grows with the backlog only.
+	 */
+	uint64_t *seg;		/* UINT64_MAX: a segment that never went to the file */
+	size_t nseg, capseg;
+	uint64_t seg_first;
+	uint64_t warm[16];	/* segments read, their pages kept for the next */
+	int nwarm;
+	uint64_t *cold;		/* the others read, their bytes given back (holes) */
+	size_t ncold, capcold;
+	uint64_t file_end;	/* of the segments made */
 	pthread_mutex_t *lock;	/* of the above and end, when another thread appends */
 	uint64_t missed;	/* out: events the ring buffer marked as lost */
 	uint64_t events;	/* out: events read */
@@ -55,6 +69,8 @@ int ra_rawcpu_keep(struct ra_rawcpu *rc, size_t cap);
 int ra_rawcpu_append(struct ra_rawcpu *rc, const void *buf, size_t len);
 /** ra_rawcpu_release - the memory of ra_rawcpu_keep(), what it held written out first */
 int ra_rawcpu_release(struct ra_rawcpu *rc);
+/** ra_rawcpu_free - what ra_rawcpu_keep() and the appends after it took, all of it */
+void ra_rawcpu_free(struct ra_rawcpu *rc);
 
 /**
  * ra_rawbuf_replay - merge the per-CPU files by time and decode every record
@@ -78,9 +94,10 @@ struct ra_rawmerge *ra_rawmerge_new(struct tep_handle *tep, struct ra_decoder *d
 int ra_rawmerge_step(struct ra_rawmerge *m, uint64_t below, uint64_t max_events, bool final,
 		     ra_event_cb cb, void *arg);
 /*
- * ra_rawmerge_release - give the file system back the bytes of the files the
- * merge has read (holes punched): a merge that reads its files once, as a
- * live recording's, keeps the disk it takes flat however long the run
+ * ra_rawmerge_release - the bytes of the files the merge has read: a live
+ * recording's segments are used again (a few, their pages warm), the
+ * others given back to the file system (holes punched); the file holds the
+ * backlog the merge has not read, however long the run
  */
 void ra_rawmerge_release(struct ra_rawmerge *m);
 void ra_rawmerge_free(struct ra_rawmerge *m);

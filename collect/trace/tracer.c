@@ -1234,7 +1234,7 @@ int ra_tracer_destroy(struct ra_tracer *tr)
 			close(c->fd);
 		if (tr->raw[i].fd >= 0)
 			close(tr->raw[i].fd);
-		free(tr->raw[i].tail);
+		ra_rawcpu_free(&tr->raw[i]);
 	}
 	free(tr->cpu);
 	free(tr->raw);
