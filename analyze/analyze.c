@@ -239,16 +239,17 @@ static int analyze_whatif(struct ra_db *db, int64_t run_id, const struct ra_anal
  */
 static int analyze_passes(struct ra_db *db, int64_t run_id, const struct ra_analyze_opts *o)
 {
+	const struct ra_pass *fed = &ra_pass_replay;
 	struct ra_analyze_opts mine = o ? *o : (struct ra_analyze_opts){ 0 };
 	struct ra_replay_live *scan = mine.replay_live || mine.live ? NULL :
-				      ra_replay_scan_begin(db, run_id);
-	struct ra_feed feed = { .q = scan ? ra_tapq_start(ra_replay_live_event, scan) : NULL };
+				      fed->fed_begin(db, run_id);
+	struct ra_feed feed = { .q = scan ? ra_tapq_start(fed->fed_event, scan) : NULL };
 	int ret = 0;
 
 	mine.feed = feed.q ? &feed : NULL;
 	for (int i = 0; passes[i] && ret == 0; i++) {
-		if (passes[i] == &ra_pass_replay && feed.q) {
-			/* the first pass has every event the readahead pass read */
+		if (passes[i] == fed && feed.q) {
+			/* its first reading has every event the readahead pass read */
 			ra_tapq_end(feed.q);
 			feed.q = NULL;
 			mine.feed = NULL;
@@ -257,7 +258,8 @@ static int analyze_passes(struct ra_db *db, int64_t run_id, const struct ra_anal
 		ret = run_pass(db, run_id, passes[i], &mine, false);
 	}
 	ra_tapq_end(feed.q);
-	ra_replay_live_free(scan);
+	if (scan)
+		fed->fed_free(scan);
 	return ret;
 }
 

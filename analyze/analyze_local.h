@@ -100,6 +100,16 @@ struct ra_pass {
 	 * tables are not deleted then (the pass deletes them if it reads the
 	 * events again). NULL: never. */
 	bool (*live_rows)(const struct ra_analyze_opts *o, int64_t run_id);
+	/*
+	 * A pass that reads the events twice, whose first reading can take
+	 * the events an earlier pass reads (the driver hands them on, on a
+	 * thread of their own): its state for @run_id, NULL when it has none to
+	 * take; what it does with an event (a ra_tap_fn); its state freed. The
+	 * state reaches the pass as ra_analyze_opts' replay_live. NULL: none.
+	 */
+	struct ra_replay_live *(*fed_begin)(struct ra_db *db, int64_t run_id);
+	int (*fed_event)(const struct ra_event *ev, int64_t seq, void *state);
+	void (*fed_free)(struct ra_replay_live *state);
 };
 
 /** ra_pass_clear - delete @p's rows of run @run_id from its tables and inputs; 0 or -1 */

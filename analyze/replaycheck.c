@@ -616,4 +616,7 @@ const struct ra_pass ra_pass_replay = {
 	.needs = replay_needs,
 	.run = run_replay,
 	.tables = replay_tables,
+	.fed_begin = ra_replay_scan_begin,
+	.fed_event = ra_replay_live_event,
+	.fed_free = ra_replay_live_free,
 };
