@@ -100,6 +100,8 @@ void ra_db_set_progress(struct ra_db *db, struct ra_progress *p, const char *wha
 
 /** ra_db_path - the file name @db was opened with, owned by @db */
 const char *ra_db_path(struct ra_db *db);
+/** ra_db_file - the file @db is in now: a new one's temporary name until its load commits */
+const char *ra_db_file(struct ra_db *db);
 
 /** ra_db_exec - run fixed SQL (DDL, PRAGMA, BEGIN/COMMIT); 0 or -1 */
 int ra_db_exec(struct ra_db *db, const char *sql);
@@ -356,6 +358,17 @@ int64_t ra_clock_ns(clockid_t id);
 void ra_self_thread_begin(void);
 void ra_self_thread_end(void);
 bool ra_self_task(int pid, int64_t ts_ns);
+
+/*
+ * The process's own files (its temporary files, a recorder's database):
+ * ra_self_file_begin(fd) as one is opened (its slot, -1 none),
+ * ra_self_file_end(slot) once it is closed ends the time it counts, and
+ * ra_self_file() tells whether file (@dev, the kernel's dev_t, @ino) at
+ * @ts_ns (CLOCK_MONOTONIC) was one of them.
+ */
+int ra_self_file_begin(int fd);
+void ra_self_file_end(int slot);
+bool ra_self_file(uint32_t dev, uint64_t ino, int64_t ts_ns);
 
 /*
  * The SQL of a device number column or expression @x (the kernel's dev_t:

@@ -14,6 +14,7 @@
 
 struct ra_tmpfile {
 	int fd;			/* -1 until made */
+	int self;		/* its ra_self_file_begin() slot */
 	char dir[256];
 };
 

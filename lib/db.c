@@ -64,6 +64,11 @@ const char *ra_db_path(struct ra_db *db)
 	return db->path;
 }
 
+const char *ra_db_file(struct ra_db *db)
+{
+	return db->building ? db->building : db->path;
+}
+
 /* The error of a statement that could not read the file, with its cause. */
 static int read_failed(struct ra_db *db)
 {

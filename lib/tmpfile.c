@@ -57,13 +57,14 @@ int ra_tmpfile_open(struct ra_tmpfile *t)
 	if (t->fd >= 0)
 		return 0;
 	t->fd = open(t->dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
-	if (t->fd >= 0)
-		return 0;
-	snprintf(path, sizeof(path), "%s/ratrace-tmp.XXXXXX", t->dir);
-	t->fd = mkostemp(path, O_CLOEXEC);
-	if (t->fd < 0)
-		return fail(t, "make", errno);
-	unlink(path);
+	if (t->fd < 0) {
+		snprintf(path, sizeof(path), "%s/ratrace-tmp.XXXXXX", t->dir);
+		t->fd = mkostemp(path, O_CLOEXEC);
+		if (t->fd < 0)
+			return fail(t, "make", errno);
+		unlink(path);
+	}
+	t->self = ra_self_file_begin(t->fd);	/* not a file a recording traces */
 	return 0;
 }
 
@@ -84,7 +85,9 @@ int ra_tmpfile_io(const struct ra_tmpfile *t, bool out, void *buf, size_t len, o
 
 void ra_tmpfile_close(struct ra_tmpfile *t)
 {
-	if (t->fd >= 0)
+	if (t->fd >= 0) {
 		close(t->fd);
+		ra_self_file_end(t->self);
+	}
 	t->fd = -1;
 }

@@ -312,6 +312,10 @@ static int store_event(const struct ra_event *ev, void *arg)
 	/* the recorder's threads other than the one its pid filter leaves out */
 	if (ra_tracer_task_context(ev->type) && ra_self_task(ev->pid, (int64_t)ev->ts_ns))
 		return 0;
+	/* the pages of its own files, which leave the page cache in no task's name */
+	if (ev->type == RA_EV_PAGE_DELETE &&
+	    ra_self_file(ev->page.dev, ev->page.ino, (int64_t)ev->ts_ns))
+		return 0;
 
 	if ((++r->stored_events & 0xffff) == 0 && r->progress) {
 		uint64_t done, total;

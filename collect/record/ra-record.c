@@ -38,6 +38,29 @@ static void block_signals(sigset_t *mask)
 	signal(SIGPIPE, SIG_IGN);
 }
 
+/*
+ * The database's files are the recorder's (its name, the write-ahead log and
+ * its index, kept through the rename of a new one): their pages leaving the
+ * page cache are not the run's.
+ */
+static void own_db_files(struct ra_db *db)
+{
+	static const char *const ext[] = { "", "-wal", "-shm", "-journal" };
+	char path[PATH_MAX];
+
+	for (size_t i = 0; i < sizeof(ext) / sizeof(ext[0]); i++) {
+		int fd;
+
+		if (snprintf(path, sizeof(path), "%s%s", ra_db_file(db), ext[i]) >= (int)sizeof(path))
+			continue;
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (fd >= 0) {
+			ra_self_file_begin(fd);
+			close(fd);
+		}
+	}
+}
+
 int main(int argc, char **argv)
 {
 	static struct rec_opts opts = { .buffer_kb = DEFAULT_BUFFER_KB, .capture = true,
@@ -82,6 +105,7 @@ int main(int argc, char **argv)
 		ret = rec_error_status(ra_last_error());
 		goto out;
 	}
+	own_db_files(r.db);
 	r.run_label = r.opt->label;
 	if (r.opt->throttle && ra_throttle_setup(&r.thr, r.opt->throttle) < 0) {
 		ret = rec_error_status(ra_last_error());

@@ -24,6 +24,7 @@ struct tep_record;
 struct ra_rawcpu {
 	int cpu;
 	int fd;			/* file of sub-buffers, read from offset 0 */
+	int self;		/* the file's ra_self_file_begin() slot, while fd >= 0 */
 	uint64_t end;		/* the stream's bytes so far (file and memory) */
 	/*
 	 * Live: the newest sub-buffers, bytes [tail_at, tail_at + tail_len) of

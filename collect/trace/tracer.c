@@ -469,6 +469,7 @@ static int open_cpus(struct ra_tracer *tr, const char *tmpdir)
 			continue;	/* CPU not possible here */
 		raw->cpu = (int)i;
 		raw->fd = open_tmpfile(tmpdir);
+		raw->self = ra_self_file_begin(raw->fd);	/* its pages are not the run's */
 		c->tcpu = tracefs_cpu_alloc_fd(c->fd, tr->subbuf, true);
 		tr->ncpus++;
 		if (raw->fd < 0) {
@@ -1232,8 +1233,10 @@ int ra_tracer_destroy(struct ra_tracer *tr)
 			tracefs_cpu_free_fd(c->tcpu);
 		if (c->fd >= 0)
 			close(c->fd);
-		if (tr->raw[i].fd >= 0)
+		if (tr->raw[i].fd >= 0) {
 			close(tr->raw[i].fd);
+			ra_self_file_end(tr->raw[i].self);
+		}
 		ra_rawcpu_free(&tr->raw[i]);
 	}
 	free(tr->cpu);

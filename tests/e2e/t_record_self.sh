@@ -1,7 +1,8 @@
 # ra-record follows a run whose tasks come and go and whose database is on
 # the traced file system: twenty short processes one after the other, two
 # threads of one process, and the recorder's own threads writing the
-# database and the ring buffers' spill on that file system. Checks that the
+# database and the ring buffers' spill on that file system, whose pages the
+# workload makes leave the page cache. Checks that the
 # recorder leaves out the events of all its threads (not only the one its
 # pid filter names), that each task's process is the one the kernel says,
 # and that the readahead pass and the replay followed the events as they
@@ -22,6 +23,9 @@ RATRACE_LIVE_MEMORY_KB=64 rec -vv -o "$DB" --tmpdir "$MNT" -d "$LOOP_NAME" \
 	for i in $(seq 0 19); do
 		dd if="$1" of=/dev/null bs=4k skip=$((i * 100)) count=100 status=none
 	done
+	for f in "${1%/*}"/.run.db*; do	# the database (at its temporary name) leaves the cache
+		sync "$f" && dd if="$f" iflag=nocache count=0 status=none
+	done
 	"$2" threads "$1" > /dev/null' sh "$MNT/f" "$RAWL" 2> "$TMP/err"
 rc=$?
 cat "$TMP/err"
@@ -41,6 +45,15 @@ check_eq "$(q "$DB" "SELECT COUNT(*) FROM blk_events WHERE pid IN ($own)
 	AND event_id NOT IN (23, 30, 31, 33)")" 0 "block events of the recorder's threads"
 check_eq "$(q "$DB" "SELECT COUNT(*) FROM files WHERE path LIKE '%run.db%'")" 0 \
 	"the database among the run's files"
+# nor the pages of its files (the database, its log, the spill, temporary
+# files) leaving the page cache, whoever makes them leave (the workload
+# above, for the database): every file of the run's page events is one of
+# its files
+notrun="FROM page_events p WHERE NOT EXISTS (SELECT 1 FROM files f
+	WHERE f.run_id = p.run_id AND f.dev = p.dev AND f.ino = p.ino)"
+note "events of files not the run's (ino event pid): $(q "$DB" "SELECT ino, event_id, pid $notrun
+	LIMIT 8" | tr '\n' ' '); the database's inode: $(stat -c %i "$DB")"
+check_eq "$(q "$DB" "SELECT COUNT(*) $notrun")" 0 "page-cache events of files not the run's"
 
 # The processes: each dd its own, rawl's two threads one (of the tasks that
 # read the device: other tests' may be in the run too, by their plugs, which
