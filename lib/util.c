@@ -30,133 +30,118 @@ int64_t ra_clock_ns(clockid_t id)
 }
 
 /*
- * The process's own threads and when each ran (CLOCK_MONOTONIC), for a
- * recorder to leave their events out. A slot is taken again only from a
- * thread that ended long before: its events were stored by then.
+ * The process's own threads and files, and when each was alive
+ * (CLOCK_MONOTONIC), for a recorder to leave their events out: a thread's
+ * id, a file's inode and device (its inode is given to another file once
+ * it is gone). A slot is taken again only from one that ended long before:
+ * its events were stored by then.
  */
-#define SELF_SLOTS 32
+struct self_slot {
+	_Atomic uint64_t key;		/* 0 while the slot is set */
+	_Atomic uint32_t key2;
+	_Atomic int64_t begin, end;	/* end 0: still alive */
+};
 
-static struct self_slot {
-	_Atomic int tid;
-	_Atomic int64_t begin, end;	/* end 0: still running */
-} self[SELF_SLOTS];
-static _Atomic int nself;
+struct self_table {
+	struct self_slot *slot;
+	int cap;
+	_Atomic int n;
+};
+
+#define SELF_THREADS 32
+#define SELF_FILES 64
+
+static struct self_slot thread_slots[SELF_THREADS], file_slots[SELF_FILES];
+static struct self_table self_threads = { thread_slots, SELF_THREADS, 0 };
+static struct self_table self_files = { file_slots, SELF_FILES, 0 };
 static pthread_mutex_t self_lock = PTHREAD_MUTEX_INITIALIZER;
 static _Thread_local int self_at = -1;
 
-void ra_self_thread_begin(void)
+/* A slot of @t for (@key, @key2) alive from now on: its index, -1 none free. */
+static int self_begin(struct self_table *t, uint64_t key, uint32_t key2)
 {
-	int tid = (int)syscall(SYS_gettid), at;
-
-	pthread_mutex_lock(&self_lock);
-	at = atomic_load(&nself);
-	if (at == SELF_SLOTS) {
-		at = -1;
-		for (int i = 0; i < SELF_SLOTS; i++)
-			if (atomic_load(&self[i].end) &&
-			    (at < 0 || atomic_load(&self[i].end) < atomic_load(&self[at].end)))
-				at = i;
-	}
-	if (at >= 0) {
-		atomic_store(&self[at].tid, 0);
-		atomic_store(&self[at].begin, ra_clock_ns(CLOCK_MONOTONIC));
-		atomic_store(&self[at].end, 0);
-		atomic_store(&self[at].tid, tid);
-		if (at == atomic_load(&nself))
-			atomic_store(&nself, at + 1);
-	}
-	self_at = at;
-	pthread_mutex_unlock(&self_lock);
-}
-
-void ra_self_thread_end(void)
-{
-	if (self_at >= 0)
-		atomic_store(&self[self_at].end, ra_clock_ns(CLOCK_MONOTONIC));
-	self_at = -1;
-}
-
-bool ra_self_task(int pid, int64_t ts_ns)
-{
-	int n = atomic_load(&nself);
-
-	for (int i = 0; i < n; i++) {
-		int64_t end;
-
-		if (atomic_load(&self[i].tid) != pid)
-			continue;
-		end = atomic_load(&self[i].end);
-		if (ts_ns >= atomic_load(&self[i].begin) && (!end || ts_ns <= end))
-			return true;
-	}
-	return false;
-}
-
-/*
- * The process's own files and when each was open (CLOCK_MONOTONIC), for a
- * recorder to leave out the pages of them leaving the page cache: the one
- * page event not in a task's context (a recorder's punched holes and closed
- * temporary files, its database's truncated journal). Their inodes are
- * given to other files once they are gone: a slot holds its time. A slot
- * is taken again from a file closed long before.
- */
-#define SELF_FILES 64
-
-static struct self_file {
-	_Atomic uint32_t dev;		/* the kernel's dev_t (major << 20 | minor) */
-	_Atomic uint64_t ino;
-	_Atomic int64_t begin, end;	/* end 0: still open */
-} self_files[SELF_FILES];
-static _Atomic int nself_files;
-
-int ra_self_file_begin(int fd)
-{
-	struct stat st;
 	int at;
 
-	if (fd < 0 || fstat(fd, &st) < 0)
-		return -1;
 	pthread_mutex_lock(&self_lock);
-	at = atomic_load(&nself_files);
-	if (at == SELF_FILES) {
+	at = atomic_load(&t->n);
+	if (at == t->cap) {
 		at = -1;
-		for (int i = 0; i < SELF_FILES; i++)
-			if (atomic_load(&self_files[i].end) &&
-			    (at < 0 || atomic_load(&self_files[i].end) <
-					       atomic_load(&self_files[at].end)))
+		for (int i = 0; i < t->cap; i++)
+			if (atomic_load(&t->slot[i].end) &&
+			    (at < 0 || atomic_load(&t->slot[i].end) < atomic_load(&t->slot[at].end)))
 				at = i;
 	}
 	if (at >= 0) {
-		atomic_store(&self_files[at].ino, 0);
-		atomic_store(&self_files[at].begin, ra_clock_ns(CLOCK_MONOTONIC));
-		atomic_store(&self_files[at].end, 0);
-		atomic_store(&self_files[at].dev, (uint32_t)(major(st.st_dev) << 20 | minor(st.st_dev)));
-		atomic_store(&self_files[at].ino, (uint64_t)st.st_ino);
-		if (at == atomic_load(&nself_files))
-			atomic_store(&nself_files, at + 1);
+		struct self_slot *s = &t->slot[at];
+
+		atomic_store(&s->key, 0);
+		atomic_store(&s->key2, key2);
+		atomic_store(&s->begin, ra_clock_ns(CLOCK_MONOTONIC));
+		atomic_store(&s->end, 0);
+		atomic_store(&s->key, key);
+		if (at == atomic_load(&t->n))
+			atomic_store(&t->n, at + 1);
 	}
 	pthread_mutex_unlock(&self_lock);
 	return at;
 }
 
+static void self_end(struct self_table *t, int at)
+{
+	if (at >= 0 && at < t->cap)
+		atomic_store(&t->slot[at].end, ra_clock_ns(CLOCK_MONOTONIC));
+}
+
+/* Whether (@key, @key2) at @ts_ns was alive in @t. */
+static bool self_alive(struct self_table *t, uint64_t key, uint32_t key2, int64_t ts_ns)
+{
+	int n = atomic_load(&t->n);
+
+	for (int i = 0; i < n; i++) {
+		const struct self_slot *s = &t->slot[i];
+		int64_t end;
+
+		if (atomic_load(&s->key) != key || atomic_load(&s->key2) != key2)
+			continue;
+		end = atomic_load(&s->end);
+		if (ts_ns >= atomic_load(&s->begin) && (!end || ts_ns <= end))
+			return true;
+	}
+	return false;
+}
+
+void ra_self_thread_begin(void)
+{
+	self_at = self_begin(&self_threads, (uint64_t)syscall(SYS_gettid), 0);
+}
+
+void ra_self_thread_end(void)
+{
+	self_end(&self_threads, self_at);
+	self_at = -1;
+}
+
+bool ra_self_task(int pid, int64_t ts_ns)
+{
+	return pid > 0 && self_alive(&self_threads, (uint64_t)pid, 0, ts_ns);
+}
+
+int ra_self_file_begin(int fd)
+{
+	struct stat st;
+
+	if (fd < 0 || fstat(fd, &st) < 0)
+		return -1;
+	return self_begin(&self_files, (uint64_t)st.st_ino,
+			  (uint32_t)(major(st.st_dev) << 20 | minor(st.st_dev)));
+}
+
 void ra_self_file_end(int slot)
 {
-	if (slot >= 0 && slot < SELF_FILES)
-		atomic_store(&self_files[slot].end, ra_clock_ns(CLOCK_MONOTONIC));
+	self_end(&self_files, slot);
 }
 
 bool ra_self_file(uint32_t dev, uint64_t ino, int64_t ts_ns)
 {
-	int n = atomic_load(&nself_files);
-
-	for (int i = 0; i < n; i++) {
-		int64_t end;
-
-		if (atomic_load(&self_files[i].ino) != ino || atomic_load(&self_files[i].dev) != dev)
-			continue;
-		end = atomic_load(&self_files[i].end);
-		if (ts_ns >= atomic_load(&self_files[i].begin) && (!end || ts_ns <= end))
-			return true;
-	}
-	return false;
+	return ino && self_alive(&self_files, ino, dev, ts_ns);
 }
