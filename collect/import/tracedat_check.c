@@ -840,6 +840,20 @@ static void inflated_init(struct chk *sub, const struct chk *c, unsigned char *b
  * decompressed size) decompresses to the size it declares; trace data of a
  * CPU (@ps: its page size; 0 for latency text) is whole pages of it.
  */
+/* The sizes of the chunk at @pos: whole pages of @ps (0: any), neither past what ratrace reads. */
+static int chunk_sizes(struct chk *c, uint64_t pos, uint64_t zsize, uint64_t rsize, uint32_t ps,
+		       const char *what)
+{
+	if (ps && rsize % ps)
+		return bad(c, pos, "%s: chunk of %llu bytes is not a whole number of %u-byte pages",
+			   what, (unsigned long long)rsize, ps);
+	if (zsize > MAX_INFLATED || rsize > MAX_INFLATED)
+		return bad(c, pos + 8, "%s: %llu bytes that decompress to %llu, more than %u MiB",
+			   what, (unsigned long long)zsize, (unsigned long long)rsize,
+			   MAX_INFLATED >> 20);
+	return 0;
+}
+
 static int inflate_chunk(struct chk *c, uint64_t pos, uint64_t zsize, uint64_t rsize,
 			 uint32_t ps, const char *what)
 {
@@ -848,10 +862,8 @@ static int inflate_chunk(struct chk *c, uint64_t pos, uint64_t zsize, uint64_t r
 	uint64_t len;
 	int ret = 0;
 
-	if (ps && rsize % ps)
-		return bad(c, pos, "%s: chunk of %llu bytes is not a whole number of %u-byte pages",
-			   what, (unsigned long long)rsize, ps);
-	if (inflate_at(c, pos + 8, zsize, rsize, what, &buf, &len) < 0)
+	if (chunk_sizes(c, pos, zsize, rsize, ps, what) < 0 ||
+	    inflate_at(c, pos + 8, zsize, rsize, what, &buf, &len) < 0)
 		return -1;
 	if (len != rsize)
 		ret = bad(c, pos, "%s: chunk decompresses to %llu bytes, not the %llu it declares",
@@ -1064,13 +1076,8 @@ static int chunks(struct chk *c, uint64_t off, uint64_t end, uint32_t ps, const 
 				return -1;
 			deep = !(c->lay && ps && rsize);
 		} else {
-			if (rsize % ps)
-				return bad(c, pos, "%s: chunk of %llu bytes is not a whole number of"
-					   " %u-byte pages", what, (unsigned long long)rsize, ps);
-			if (zsize > MAX_INFLATED || rsize > MAX_INFLATED)
-				return bad(c, pos + 8, "%s: %llu bytes that decompress to %llu, more"
-					   " than %u MiB", what, (unsigned long long)zsize,
-					   (unsigned long long)rsize, MAX_INFLATED >> 20);
+			if (chunk_sizes(c, pos, zsize, rsize, ps, what) < 0)
+				return -1;
 			if (!c->nrest++)
 				c->rest = pos;
 		}
