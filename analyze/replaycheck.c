@@ -403,8 +403,9 @@ struct ra_replay_live {
 static bool needs_scan(const struct check *c);
 static int note_ra_pages(const struct ra_event *ev, int64_t seq, void *arg);
 
-struct ra_replay_live *ra_replay_live_begin(struct ra_db *db, int64_t run_id,
-					    const struct ra_live_inputs *in)
+/* The replay fed run @run_id's events; @scan: its first pass only (needs_scan()). */
+static struct ra_replay_live *live_new(struct ra_db *db, int64_t run_id,
+				       const struct ra_live_inputs *in, bool scan)
 {
 	struct ra_replay_live *lv = calloc(1, sizeof(*lv));
 	char note[RA_PASS_NOTE];
@@ -413,8 +414,9 @@ struct ra_replay_live *ra_replay_live_begin(struct ra_db *db, int64_t run_id,
 		ra_set_error(RA_ERR_IO, "out of memory");
 		return NULL;
 	}
-	lv->c = (struct check){ .db = db, .run_id = run_id, .first_read = -1, .live = true,
+	lv->c = (struct check){ .db = db, .run_id = run_id, .first_read = -1, .live = !scan,
 				.in = *in };
+	lv->scan = scan;
 	lv->c.io_pages = in->max_sectors_kb > 0 ? (uint32_t)in->max_sectors_kb / 4 : 0;
 	lv->c.default_ra_pages = in->read_ahead_kb > 0 ? (uint32_t)in->read_ahead_kb / 4 : 32;
 	if (series_of_run(&lv->c, note) < 0 || lv->c.series < 0 || check_init(&lv->c) < 0) {
@@ -423,9 +425,15 @@ struct ra_replay_live *ra_replay_live_begin(struct ra_db *db, int64_t run_id,
 		ra_replay_live_free(lv);
 		return NULL;
 	}
-	lv->scan = needs_scan(&lv->c);
-	lv->c.live = !lv->scan;
 	return lv;
+}
+
+struct ra_replay_live *ra_replay_live_begin(struct ra_db *db, int64_t run_id,
+					    const struct ra_live_inputs *in)
+{
+	struct check probe = { .db = db, .run_id = run_id };
+
+	return live_new(db, run_id, in, needs_scan(&probe));
 }
 
 struct ra_replay_live *ra_replay_scan_begin(struct ra_db *db, int64_t run_id)
@@ -436,7 +444,7 @@ struct ra_replay_live *ra_replay_scan_begin(struct ra_db *db, int64_t run_id)
 
 	if (!needs_scan(&probe))
 		return NULL;
-	lv = ra_replay_live_begin(db, run_id, &in);
+	lv = live_new(db, run_id, &in, true);
 	if (!lv)
 		ra_set_error(RA_OK, "%s", "");	/* the replay says why, if it runs */
 	return lv;

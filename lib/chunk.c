@@ -487,22 +487,18 @@ static int pack(const struct ra_chunk *ch, int from, int n, struct meta *m, unsi
 {
 	const struct ra_chunk_table *t = ch->t;
 	const struct ra_chunk_row *rows = ch->rows + from;
+	bool whole = from == 0 && n == ch->n;	/* all its rows: their range is known */
 	int packing[RA_CHUNK_COLS], np = 0;
 	int64_t at = 0;
 
 	for (int c = 0; c < t->ncols; c++) {
-		int64_t hi = 0;
+		int64_t hi = whole && ch->any[c] ? ch->hi[c] : 0;
 
 		if (c == RA_RA_RUN)
 			continue;
-		m[c].has_base = false;
-		m[c].base = 0;
-		if (from == 0 && n == ch->n) {	/* all its rows: their range is known */
-			m[c].has_base = ch->any[c];
-			m[c].base = ch->any[c] ? ch->lo[c] : 0;
-			hi = ch->any[c] ? ch->hi[c] : 0;
-		}
-		for (int i = 0; i < n && !(from == 0 && n == ch->n); i++) {
+		m[c].has_base = whole && ch->any[c];
+		m[c].base = m[c].has_base ? ch->lo[c] : 0;
+		for (int i = 0; i < n && !whole; i++) {
 			if (!rows[i].set[c])
 				continue;
 			if (!m[c].has_base || rows[i].v[c] < m[c].base)
