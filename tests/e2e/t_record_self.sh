@@ -47,13 +47,11 @@ check_eq "$(q "$DB" "SELECT COUNT(*) FROM files WHERE path LIKE '%run.db%'")" 0 
 	"the database among the run's files"
 # nor the pages of its files (the database, its log, the spill, temporary
 # files) leaving the page cache, whoever makes them leave (the workload
-# above, for the database): every file of the run's page events is one of
-# its files
-notrun="FROM page_events p WHERE NOT EXISTS (SELECT 1 FROM files f
-	WHERE f.run_id = p.run_id AND f.dev = p.dev AND f.ino = p.ino)"
-note "events of files not the run's (ino event pid): $(q "$DB" "SELECT ino, event_id, pid $notrun
-	LIMIT 8" | tr '\n' ' '); the database's inode: $(stat -c %i "$DB")"
-check_eq "$(q "$DB" "SELECT COUNT(*) $notrun")" 0 "page-cache events of files not the run's"
+# above, for the database). (Other files with no name may be in the run:
+# the file system's own metadata, which a kernel thread drops.)
+dbino=$(stat -c %i "$DB")
+check_eq "$(q "$DB" "SELECT COUNT(*) FROM page_events WHERE dev = $kdev AND ino = $dbino")" 0 \
+	"page-cache events of the database's file"
 
 # The processes: each dd its own, rawl's two threads one (of the tasks that
 # read the device: other tests' may be in the run too, by their plugs, which
