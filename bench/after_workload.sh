@@ -46,8 +46,8 @@ if [ -n "${IOS:-}" ]; then
 else
 	length=(--time_based --runtime="$SECS")
 fi
-printf '%-4s %9s %10s %8s %8s %8s %10s %11s %9s %8s %9s\n' run windows readahead block model \
-	analyses "us/window" ra-analyze ratio drain "us/event"
+printf '%-4s %9s %10s %8s %8s %8s %10s %11s %9s %8s %9s %7s\n' run windows readahead block model \
+	analyses "us/window" ra-analyze ratio drain "us/event" ahead
 for i in $(seq "$N"); do
 	rm -f "$work/r.db"*
 	"$REC" -vv -o "$work/r.db" -d "$(basename "$LOOP")" --evict "$work/mnt/f" -- \
@@ -61,9 +61,11 @@ for i in $(seq "$N"); do
 	ana=$(cat "$work/ana.t")
 	drain=$(awk '/last events read and stored/ { print $(NF - 1) }' "$work/rec.log")
 	per=$(awk '/the recorder.s own CPU/ { print $(NF - 3) }' "$work/rec.log")
+	# how long its threads ran ahead of the workload's (the store behind)
+	ahead=$(awk '/ran ahead of the workload/ { print $(NF - 4) }' "$work/rec.log")
 	awk -v i="$i" -v w="$wins" -v r="$(pass_s readahead "$work/rec.log")" \
 		-v b="$(pass_s block "$work/rec.log")" -v m="$(pass_s model "$work/rec.log")" \
-		-v a="$all" -v z="$ana" -v d="${drain:-0}" -v e="${per:-0}" 'BEGIN {
-		printf "%-4d %9d %9.3fs %7.3fs %7.3fs %7.3fs %10.2f %10.2fs %9.3f %7.3fs %9.2f\n",
-			i, w, r, b, m, a, (w ? a * 1e6 / w : 0), z, (z > 0 ? a / z : 0), d, e }'
+		-v a="$all" -v z="$ana" -v d="${drain:-0}" -v e="${per:-0}" -v h="${ahead:-0}" 'BEGIN {
+		printf "%-4d %9d %9.3fs %7.3fs %7.3fs %7.3fs %10.2f %10.2fs %9.3f %7.3fs %9.2f %6.2fs\n",
+			i, w, r, b, m, a, (w ? a * 1e6 / w : 0), z, (z > 0 ? a / z : 0), d, e, h }'
 done

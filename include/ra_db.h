@@ -292,6 +292,12 @@ struct ra_tapq *ra_tapq_start(ra_tap_fn tap, void *arg);
 int ra_tapq_put(struct ra_tapq *q, const struct ra_event *ev, int64_t seq);
 int ra_tapq_wait(struct ra_tapq *q);
 int ra_tapq_end(struct ra_tapq *q);
+/**
+ * ra_tapq_nice - the nice value of every tap thread of the process, those
+ * running and those started after (0 to begin with). Lowering it needs
+ * CAP_SYS_NICE: -1 with errno when a thread's could not be set.
+ */
+int ra_tapq_nice(int nice);
 
 /**
  * ra_writer_set_unstored - events of the classes in @classes (1 << enum

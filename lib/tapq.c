@@ -6,6 +6,8 @@
  */
 #include <pthread.h>
 #include <signal.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -36,13 +38,58 @@ struct ra_tapq {
 	bool failed;		/* the tap failed: the events after it are not given */
 	int err_kind;		/* its error, given to the caller */
 	char err[512];
+	pid_t tid;		/* the thread's, once it runs (under pace_lock) */
+	struct ra_tapq *next;	/* in the list of running threads */
 };
+
+/* The threads running, and the nice value they take (ra_tapq_nice). */
+static pthread_mutex_t pace_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct ra_tapq *pace_list;
+static int pace_nice;
+static bool pace_set;		/* else each thread keeps the nice it was made with */
+
+int ra_tapq_nice(int nice)
+{
+	int ret = 0;
+
+	pthread_mutex_lock(&pace_lock);
+	pace_nice = nice;
+	pace_set = true;
+	for (struct ra_tapq *q = pace_list; q; q = q->next)
+		if (q->tid && setpriority(PRIO_PROCESS, (id_t)q->tid, nice) < 0)
+			ret = -1;
+	pthread_mutex_unlock(&pace_lock);
+	return ret;
+}
+
+static void pace_join(struct ra_tapq *q)
+{
+	pthread_mutex_lock(&pace_lock);
+	q->tid = (pid_t)syscall(SYS_gettid);
+	if (pace_set)
+		setpriority(PRIO_PROCESS, (id_t)q->tid, pace_nice);
+	q->next = pace_list;
+	pace_list = q;
+	pthread_mutex_unlock(&pace_lock);
+}
+
+static void pace_leave(struct ra_tapq *q)
+{
+	pthread_mutex_lock(&pace_lock);
+	for (struct ra_tapq **p = &pace_list; *p; p = &(*p)->next)
+		if (*p == q) {
+			*p = q->next;
+			break;
+		}
+	pthread_mutex_unlock(&pace_lock);
+}
 
 static void *tapq_main(void *arg)
 {
 	struct ra_tapq *q = arg;
 
 	ra_self_thread_begin();
+	pace_join(q);
 	pthread_mutex_lock(&q->lock);
 	for (;;) {
 		struct tapq_batch *b;
@@ -67,6 +114,7 @@ static void *tapq_main(void *arg)
 		pthread_cond_broadcast(&q->cond);
 	}
 	pthread_mutex_unlock(&q->lock);
+	pace_leave(q);
 	ra_self_thread_end();
 	return NULL;
 }

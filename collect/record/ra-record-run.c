@@ -165,16 +165,77 @@ static void tick(struct rec *r, bool force)
 static int store_event(const struct ra_event *ev, void *arg);
 static int live_begin(struct rec *r);
 
+/*
+ * Live, with every CPU busy, the scheduler shares them between the workload
+ * and the recorder, and a recorder given less than it needs falls behind
+ * without bound: the rest waits for the workload's end. Once the store is
+ * BEHIND_NS behind the kernel's events, the threads that store them (this
+ * one and the tap threads) run AHEAD_NICE ahead of the workload's until
+ * they are within a fifth of it again. A recorder that keeps up changes
+ * nothing; one that cannot takes its CPU while the workload runs instead of
+ * after it, and the run is complete a bounded time after the workload's
+ * end (best effort: lowering a nice value needs CAP_SYS_NICE).
+ * RATRACE_BEHIND_MS sets BEHIND_NS (0: ahead all the time).
+ */
+#define BEHIND_NS 250000000
+#define AHEAD_NICE 5
+
+static void set_ahead(struct rec *r, bool ahead)
+{
+	int nice = r->base_nice - (ahead ? AHEAD_NICE : 0);
+	int64_t now = ra_clock_ns(CLOCK_MONOTONIC);
+
+	if (ahead == r->ahead || (ahead && r->cannot_ahead))
+		return;
+	if (nice < -20)
+		nice = -20;
+	if (setpriority(PRIO_PROCESS, (id_t)gettid(), nice) < 0 && ahead) {
+		r->cannot_ahead = true;
+		return;
+	}
+	ra_tapq_nice(nice);
+	r->ahead = ahead;
+	if (ahead) {
+		r->ahead_since = now;
+		r->nahead++;
+	} else {
+		r->ahead_ns += now - r->ahead_since;
+	}
+}
+
+/* @backlog: the merge stopped with events before the drained time still to store */
+static void pace(struct rec *r, int backlog)
+{
+	int64_t behind = backlog && r->merged_ns ?
+		ra_clock_ns(CLOCK_MONOTONIC) - (int64_t)r->merged_ns : 0;
+
+	if (!r->ahead && behind >= r->behind_ns)
+		set_ahead(r, true);
+	else if (r->ahead && behind < r->behind_ns / 5)
+		set_ahead(r, false);
+}
+
 static int record_loop(struct rec *r)
 {
 	int ncpus = ra_tracer_ncpus(r->tr);
 	struct pollfd *pfd = calloc((size_t)ncpus + 3, sizeof(*pfd));
 	int n, backlog = 0;
+	const char *env;
 
 	if (!pfd) {
 		ra_set_error(RA_ERR_IO, "out of memory");
 		return -1;
 	}
+	errno = 0;
+	r->base_nice = getpriority(PRIO_PROCESS, (id_t)gettid());
+	if (errno)
+		r->base_nice = 0;
+	env = getenv("RATRACE_BEHIND_MS");
+	r->behind_ns = env && *env ? (int64_t)strtoll(env, NULL, 10) * 1000000 : BEHIND_NS;
+	r->merged_ns = 0;
+	r->cannot_ahead = false;
+	r->ahead_ns = 0;
+	r->nahead = 0;
 	while (!r->wl.reaped) {
 		/* live, a thread of the tracer empties the ring buffers: not polled here */
 		for (n = 0; n < ncpus; n++)
@@ -189,9 +250,12 @@ static int record_loop(struct rec *r)
 			break;
 		if (ra_tracer_drain(r->tr) < 0 ||
 		    (r->live && (backlog = ra_tracer_live_step(r->tr, LIVE_STEP, store_event, r)) < 0)) {
+			set_ahead(r, false);
 			free(pfd);
 			return -1;
 		}
+		if (r->live)
+			pace(r, backlog);
 		if (r->wl.out_fd >= 0 && pfd[ncpus + 1].revents)
 			ra_workload_pump(&r->wl, r->wl.out_fd);
 		if (r->wl.errout_fd >= 0 && pfd[ncpus + 2].revents)
@@ -200,6 +264,7 @@ static int record_loop(struct rec *r)
 			handle_signal(r);
 		tick(r, false);
 	}
+	set_ahead(r, false);	/* a workload made after this one starts as this one did */
 	free(pfd);
 	r->end_mono = ra_clock_ns(CLOCK_MONOTONIC);
 	r->step_ns = r->end_mono;
@@ -309,6 +374,7 @@ static int store_event(const struct ra_event *ev, void *arg)
 {
 	struct rec *r = arg;
 
+	r->merged_ns = ev->ts_ns;
 	/* the recorder's threads other than the one its pid filter leaves out */
 	if (ra_tracer_task_context(ev->type) && ra_self_task(ev->pid, (int64_t)ev->ts_ns))
 		return 0;
@@ -947,6 +1013,11 @@ static int store_run(struct rec *r)
 			(long long)r->nticks, (double)r->tick_ns / (double)r->nticks / 1e3);
 	if (r->opt->verbose > 0)
 		say_cpu(r);
+	if (r->opt->verbose > 0 && r->nahead)
+		fprintf(stderr, "ra-record: the store fell %.2f s behind the kernel's events %d times:"
+			" its threads ran ahead of the workload's for %.2f s of %.2f s\n",
+			(double)r->behind_ns / 1e9, r->nahead, (double)r->ahead_ns / 1e9,
+			(double)(r->end_mono - r->start_mono) / 1e9);
 	if (r->opt->verbose >= 0)
 		fprintf(stderr, "ra-record: run %lld: %llu events in '%s', %llu lost\n",
 			(long long)run_id, (unsigned long long)ra_writer_total(r->w), r->opt->output,

@@ -140,6 +140,14 @@ struct rec {
 	struct pidtab born;		/* of the tasks made during the run, from their making */
 	struct pidtab asked;		/* as /proc gave it while the task lived */
 	int64_t step_ns;		/* -vv: when the last step after the workload ended */
+	/* live: how far the store is behind the kernel's events (pace) */
+	uint64_t merged_ns;		/* the time of the last event merged */
+	int64_t behind_ns;		/* how far behind they run ahead */
+	bool ahead;			/* its threads run ahead of the workload's */
+	bool cannot_ahead;		/* they may not (no CAP_SYS_NICE) */
+	int base_nice;			/* the nice value they had before */
+	int64_t ahead_since, ahead_ns;	/* since when, and for how long in all */
+	int nahead;			/* how many times */
 };
 
 /* ra-record-options.c: the messages */
