@@ -294,8 +294,9 @@ int ra_tapq_wait(struct ra_tapq *q);
 int ra_tapq_end(struct ra_tapq *q);
 /**
  * ra_tapq_nice - the nice value of every tap thread of the process, those
- * running and those started after (0 to begin with). Lowering it needs
- * CAP_SYS_NICE: -1 with errno when a thread's could not be set.
+ * running and those started after (until the first call, a thread keeps
+ * the one it was started with). Lowering it needs CAP_SYS_NICE: -1 with
+ * errno when a thread's could not be set.
  */
 int ra_tapq_nice(int nice);
 

@@ -2,16 +2,17 @@
 /*
  * A tap on a thread of its own: batches of events filled by the caller and
  * given to the tap by the thread, two batches in turn (ra_db.h). The
- * writer's store thread is one; a recorder's replay another.
+ * writer's store thread is one; a recorder's replay another. A recorder
+ * behind its workload's events runs them all ahead of it (ra_tapq_nice).
  */
 #include <pthread.h>
 #include <signal.h>
-#include <sys/resource.h>
-#include <sys/syscall.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "ra_db.h"

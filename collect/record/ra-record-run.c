@@ -16,6 +16,7 @@
 #include <sys/resource.h>
 #include <sys/signalfd.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -189,7 +190,7 @@ static void set_ahead(struct rec *r, bool ahead)
 		return;
 	if (nice < -20)
 		nice = -20;
-	if (setpriority(PRIO_PROCESS, (id_t)gettid(), nice) < 0 && ahead) {
+	if (setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), nice) < 0 && ahead) {
 		r->cannot_ahead = true;
 		return;
 	}
@@ -227,7 +228,7 @@ static int record_loop(struct rec *r)
 		return -1;
 	}
 	errno = 0;
-	r->base_nice = getpriority(PRIO_PROCESS, (id_t)gettid());
+	r->base_nice = getpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid));
 	if (errno)
 		r->base_nice = 0;
 	env = getenv("RATRACE_BEHIND_MS");
