@@ -129,6 +129,7 @@ static void *watch(void *arg)
 	const struct timespec period = { 0, WATCH_NS };
 
 	ra_self_thread_begin();
+	pthread_setname_np(pthread_self(), "ra-watch");
 	for (;;) {
 		nanosleep(&period, NULL);
 		ra_big_check();

@@ -90,6 +90,7 @@ static void *tapq_main(void *arg)
 	struct ra_tapq *q = arg;
 
 	ra_self_thread_begin();
+	pthread_setname_np(pthread_self(), "ra-tap");
 	pace_join(q);
 	pthread_mutex_lock(&q->lock);
 	for (;;) {

@@ -171,29 +171,57 @@ static int live_begin(struct rec *r);
  * and the recorder, and a recorder given less than it needs falls behind
  * without bound: the rest waits for the workload's end. Once the store is
  * BEHIND_NS behind the kernel's events, the threads that store them (this
- * one and the tap threads) run AHEAD_NICE ahead of the workload's until
- * they are within a fifth of it again. A recorder that keeps up changes
- * nothing; one that cannot takes its CPU while the workload runs instead of
- * after it, and the run is complete a bounded time after the workload's
- * end (best effort: lowering a nice value needs CAP_SYS_NICE).
+ * one and the tap threads) run AHEAD_NICE below the recorder's nice value,
+ * ahead of the workload's, until they are within a fifth of it again. A
+ * recorder that keeps up changes nothing; one that cannot takes its CPU
+ * while the workload runs instead of after it, and the run is complete a
+ * bounded time after the workload's end (best effort: lowering a nice value
+ * needs CAP_SYS_NICE). They stay behind the thread that empties the ring
+ * buffers, which runs at -20 at worst: at -19 at most.
  * RATRACE_BEHIND_MS sets BEHIND_NS (0: ahead all the time).
  */
 #define BEHIND_NS 250000000
+#define BEHIND_MAX_MS 3600000
 #define AHEAD_NICE 5
+
+static void pace_begin(struct rec *r)
+{
+	const char *env = getenv("RATRACE_BEHIND_MS");
+	char *end;
+	long long ms;
+
+	errno = 0;
+	r->base_nice = getpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid));
+	if (errno)
+		r->base_nice = 0;
+	r->behind_ns = BEHIND_NS;
+	if (env && *env) {
+		errno = 0;
+		ms = strtoll(env, &end, 10);
+		if (!errno && !*end && ms >= 0 && ms <= BEHIND_MAX_MS)
+			r->behind_ns = (int64_t)ms * 1000000;
+	}
+	r->ahead = false;
+	r->cannot_ahead = r->base_nice <= -19;	/* no room left above -19 */
+	r->merged_ns = 0;
+	r->ahead_ns = 0;
+	r->nahead = 0;
+}
 
 static void set_ahead(struct rec *r, bool ahead)
 {
-	int nice = r->base_nice - (ahead ? AHEAD_NICE : 0);
+	int nice = ahead ? r->base_nice - AHEAD_NICE : r->base_nice;
 	int64_t now = ra_clock_ns(CLOCK_MONOTONIC);
 
 	if (ahead == r->ahead || (ahead && r->cannot_ahead))
 		return;
-	if (nice < -20)
-		nice = -20;
+	if (nice < -19)
+		nice = -19;
 	if (setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), nice) < 0 && ahead) {
 		r->cannot_ahead = true;
 		return;
 	}
+	/* the tap threads are the recorder's too: what this thread may, they may */
 	ra_tapq_nice(nice);
 	r->ahead = ahead;
 	if (ahead) {
@@ -221,22 +249,12 @@ static int record_loop(struct rec *r)
 	int ncpus = ra_tracer_ncpus(r->tr);
 	struct pollfd *pfd = calloc((size_t)ncpus + 3, sizeof(*pfd));
 	int n, backlog = 0;
-	const char *env;
 
 	if (!pfd) {
 		ra_set_error(RA_ERR_IO, "out of memory");
 		return -1;
 	}
-	errno = 0;
-	r->base_nice = getpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid));
-	if (errno)
-		r->base_nice = 0;
-	env = getenv("RATRACE_BEHIND_MS");
-	r->behind_ns = env && *env ? (int64_t)strtoll(env, NULL, 10) * 1000000 : BEHIND_NS;
-	r->merged_ns = 0;
-	r->cannot_ahead = false;
-	r->ahead_ns = 0;
-	r->nahead = 0;
+	pace_begin(r);
 	while (!r->wl.reaped) {
 		/* live, a thread of the tracer empties the ring buffers: not polled here */
 		for (n = 0; n < ncpus; n++)
@@ -1015,9 +1033,9 @@ static int store_run(struct rec *r)
 	if (r->opt->verbose > 0)
 		say_cpu(r);
 	if (r->opt->verbose > 0 && r->nahead)
-		fprintf(stderr, "ra-record: the store fell %.2f s behind the kernel's events %d times:"
+		fprintf(stderr, "ra-record: the store was %.0f ms behind the kernel's events %d times:"
 			" its threads ran ahead of the workload's for %.2f s of %.2f s\n",
-			(double)r->behind_ns / 1e9, r->nahead, (double)r->ahead_ns / 1e9,
+			(double)r->behind_ns / 1e6, r->nahead, (double)r->ahead_ns / 1e9,
 			(double)(r->end_mono - r->start_mono) / 1e9);
 	if (r->opt->verbose >= 0)
 		fprintf(stderr, "ra-record: run %lld: %llu events in '%s', %llu lost\n",

@@ -34,7 +34,8 @@
 #define LIVE_TAIL (8 << 20)
 /* live: the longest the ring buffers wait for their thread when no wakeup comes */
 #define DRAIN_NS 20000000
-#define DRAIN_NICE -10
+/* the ring buffers' thread: this far below the recorder's nice value (to -20) */
+#define DRAIN_NICE 10
 #define INSTANCE_PREFIX "ra-record."
 #define TRACEFS_DIR "/sys/kernel/tracing"
 
@@ -789,13 +790,21 @@ static void *drain_thread(void *arg)
 {
 	struct ra_tracer *tr = arg;
 	struct pollfd *pfd = calloc((size_t)tr->ncpus, sizeof(*pfd));
+	id_t tid = (id_t)syscall(SYS_gettid);
+	int nice;
 
+	ra_self_thread_begin();
+	pthread_setname_np(pthread_self(), "ra-drain");
 	/*
-	 * Ahead of the workload and of the merge when the CPUs are all busy:
+	 * Ahead of the workload and of the merge when the CPUs are all busy,
+	 * also of a merge that runs ahead of the workload (ra-record's pace):
 	 * it needs little CPU, but late it loses events (best effort: root)
 	 */
-	ra_self_thread_begin();
-	setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), DRAIN_NICE);
+	errno = 0;
+	nice = getpriority(PRIO_PROCESS, tid);
+	if (errno)
+		nice = 0;
+	setpriority(PRIO_PROCESS, tid, nice - DRAIN_NICE < -20 ? -20 : nice - DRAIN_NICE);
 	for (int i = 0; pfd && i < tr->ncpus; i++)
 		pfd[i] = (struct pollfd){ .fd = tr->cpu[i].fd, .events = POLLIN };
 	while (pfd && !atomic_load(&tr->drainer_stop)) {
