@@ -25,7 +25,8 @@
 # the same reads under ra-record; "after" is how long ra-record took past
 # the workload's own end: from the time its last command printed (stored
 # with the run as its output; a file written would be one more to name) to
-# ra-record's exit.
+# ra-record's exit, with how long the recorder's threads ran ahead of the
+# workload's to keep up (ra-record -v).
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
 bin=$top/build
@@ -164,12 +165,15 @@ cat "$work/f" > /dev/null
 rm -f "$work"/r.db*
 export -f workload evict reads
 export work cpus
-read -r t k end < <(run "$bin/ra-record" -q -b 65536 -o "$work/r.db" -- \
-	bash -c "workload $passes && date +%s.%N")
+# (-v: how long its threads ran ahead of the workload's, to its log)
+read -r t k end < <(run bash -c 'exec "$@" 2> "$work/rec.log"' sh "$bin/ra-record" -v -b 65536 \
+	-o "$work/r.db" -- bash -c "workload $passes && date +%s.%N")
 n=$(events_of "$work/r.db")
 wall=$(sqlite3 "$work/r.db" "SELECT wall_ns / 1e9 FROM runs")
 lost=$(sqlite3 "$work/r.db" "SELECT lost_events FROM v_runs")
 row "ra-record (live)" "$m" "$t" "$n" 0 "$k" "$work/r.db"
 done_at=$(sqlite3 "$work/r.db" "SELECT workload_output FROM runs")
-awk -v w="$wall" -v e="$end" -v d="$done_at" -v l="$lost" 'BEGIN {
-	printf "ra-record: workload %.2f s, complete %.2f s after its end, %d events lost\n", w, e - d, l }'
+ahead=$(awk '/ran ahead of the workload/ { print $(NF - 4) }' "$work/rec.log")
+awk -v w="$wall" -v e="$end" -v d="$done_at" -v l="$lost" -v a="${ahead:-0}" 'BEGIN {
+	printf "ra-record: workload %.2f s, complete %.2f s after its end, %d events lost;", w, e - d, l
+	printf " its threads ran ahead of the workload for %.2f s\n", a }'
