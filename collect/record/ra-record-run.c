@@ -362,14 +362,6 @@ static const char *name_task(int pid, void *arg)
 	return buf[0] ? buf : NULL;
 }
 
-/* The process of each task the run names (tasks the trace does not name are skipped). */
-static int store_tgid(int pid, int tgid, void *arg)
-{
-	struct rec *r = arg;
-
-	return ra_db_set_task_tgid(r->db, r->run_id, pid, tgid);
-}
-
 /*
  * Over what saved_tgids say at the end, the processes /proc gave the passes
  * while the tasks lived, and those of the tasks made during the run, as
@@ -383,9 +375,51 @@ static int store_known_tgids(struct rec *r, const struct pidtab *t)
 
 	for (size_t i = 0; i < t->n && ret == 0; i++) {
 		ra_big_tick();
-		ret = ra_sql_put(st, "iii", (int64_t)t->a[i].val, r->run_id, (int64_t)t->a[i].pid);
+		if (t->a[i].val > 0)
+			ret = ra_sql_put(st, "iii", (int64_t)t->a[i].val, r->run_id,
+					 (int64_t)t->a[i].pid);
 	}
 	ra_sql_finalize(st);
+	return ret;
+}
+
+static int *pidtab_at(struct pidtab *t, int pid, bool add);
+
+/* The process saved_tgids says of a task of the run (of any other: nothing). */
+static int saved_of_run(int pid, int tgid, void *arg)
+{
+	int *at = pidtab_at(arg, pid, false);
+
+	if (at)
+		*at = tgid;
+	return 0;
+}
+
+/*
+ * The process of each task the run names, as saved_tgids says at the end
+ * (a line a pid the kernel has had: the tasks the trace does not name are
+ * skipped), then over it what store_known_tgids keeps.
+ */
+static int store_saved_tgids(struct rec *r)
+{
+	struct ra_stmt *st = ra_sql_prepare(r->db, "SELECT pid FROM tasks WHERE run_id = ?"
+						   " ORDER BY pid");
+	struct pidtab run = { 0 };
+	int ret = st && ra_sql_bind(st, "i", r->run_id) == 0 ? 0 : -1;
+
+	while (ret == 0 && (ret = ra_sql_step(st)) == 1) {
+		int64_t pid = ra_sql_int(st, 0);
+
+		ret = pid <= 0 || pid > INT_MAX || pidtab_at(&run, (int)pid, true) ? 0 : -1;
+		if (ret < 0)
+			ra_set_error(RA_ERR_IO, "out of memory");
+	}
+	ra_sql_finalize(st);
+	if (ret == 0 && ra_tracer_tgids(r->tr, saved_of_run, &run) < 0)
+		ret = -1;
+	if (ret == 0)
+		ret = store_known_tgids(r, &run);
+	ra_big_free(run.a);
 	return ret;
 }
 
@@ -904,7 +938,7 @@ static int store_trace(struct rec *r, int64_t run_id)
 	ra_tapq_end(r->rpq);	/* the replay has every event */
 	r->rpq = NULL;
 	rec_step(r, "store finished");
-	if (ra_tracer_tgids(r->tr, store_tgid, r) < 0 || store_known_tgids(r, &r->asked) < 0 ||
+	if (store_saved_tgids(r) < 0 || store_known_tgids(r, &r->asked) < 0 ||
 	    store_known_tgids(r, &r->born) < 0)
 		return -1;
 	rec_step(r, "processes of the tasks");

@@ -7,6 +7,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
@@ -936,6 +937,60 @@ static void read_stats(struct ra_tracer *tr, struct cpu_cap *c, int cpu)
 	free(text);
 }
 
+/*
+ * The "PID TEXT" lines of the tracefs file @name, each given to @cb (with
+ * the text after the space, ended by the line's end) until it returns
+ * non-zero. A line at a time: sscanf over the rest of the file would
+ * measure all of it for each line (saved_tgids has a line a pid).
+ */
+static int pid_lines(const char *name, int (*cb)(int pid, char *text, void *arg), void *arg)
+{
+	char *text = tracefs_instance_file_read(NULL, name, NULL);
+	int ret = 0;
+
+	for (char *line = text, *next; line && *line && ret == 0; line = next) {
+		char *end;
+		long pid;
+
+		next = strchr(line, '\n');
+		if (next)
+			*next++ = '\0';
+		else
+			next = line + strlen(line);
+		errno = 0;
+		pid = strtol(line, &end, 10);
+		if (!errno && end != line && *end == ' ' && pid > 0 && pid <= INT_MAX)
+			ret = cb((int)pid, end + 1, arg);
+	}
+	free(text);
+	return ret;
+}
+
+struct tgid_walk {
+	int (*cb)(int pid, int tgid, void *arg);
+	void *arg;
+};
+
+static int tgid_line(int pid, char *text, void *arg)
+{
+	struct tgid_walk *w = arg;
+	char *end;
+	long tgid;
+
+	errno = 0;
+	tgid = strtol(text, &end, 10);
+	if (errno || end == text || *end || tgid <= 0 || tgid > INT_MAX)
+		return 0;
+	return w->cb(pid, (int)tgid, w->arg);
+}
+
+/* A task's name the kernel saved (best effort: a name not taken is skipped). */
+static int comm_line(int pid, char *text, void *arg)
+{
+	tep_register_comm(arg, text, pid);
+	return 0;
+}
+
 int ra_tracer_stop(struct ra_tracer *tr)
 {
 	int ret = 0;
@@ -950,7 +1005,7 @@ int ra_tracer_stop(struct ra_tracer *tr)
 		read_stats(tr, &tr->cpu[i], tr->raw[i].cpu);
 	}
 	/* Task names the kernel saved while tracing (best effort). */
-	tracefs_load_cmdlines(NULL, tr->tep);
+	pid_lines("saved_cmdlines", comm_line, tr->tep);
 	return ret;
 }
 
@@ -1054,21 +1109,12 @@ const char *ra_tracer_comm(struct ra_tracer *tr, int pid)
 
 int ra_tracer_tgids(struct ra_tracer *tr, int (*cb)(int pid, int tgid, void *arg), void *arg)
 {
-	char *text = tracefs_instance_file_read(NULL, "saved_tgids", NULL);
-	int ret = 0;
+	struct tgid_walk w = { cb, arg };
 
 	(void)tr;
-	for (char *line = text, *next; line && *line && ret == 0; line = next) {
-		int pid, tgid;
-
-		next = strchr(line, '\n');
-		next = next ? next + 1 : line + strlen(line);
-		if (sscanf(line, "%d %d", &pid, &tgid) == 2 && pid > 0 && tgid > 0)
-			ret = cb(pid, tgid, arg);
-	}
-	free(text);
-	return ret;
+	return pid_lines("saved_tgids", tgid_line, &w);
 }
+
 
 uint64_t ra_tracer_lost(struct ra_tracer *tr)
 {
