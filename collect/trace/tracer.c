@@ -64,6 +64,9 @@ struct ra_tracer {
 	atomic_bool drainer_stop;
 	atomic_bool drainer_failed;
 	char drainer_error[256];
+	/* once stopped, a thread removes the instance while the run is stored */
+	pthread_t remover;
+	bool remover_on;
 	pthread_mutex_t raw_lock;	/* the memory part of the CPUs' data (ra_rawcpu) */
 	struct ra_rawmerge *merge;
 	char *page;			/* a sub-buffer read */
@@ -991,6 +994,40 @@ static int comm_line(int pid, char *text, void *arg)
 	return 0;
 }
 
+/*
+ * The instance's removal: the kernel frees its ring buffers and waits for
+ * the tracepoints to be quiet (50 ms here), not worth waiting for.
+ */
+static void *remove_instance(void *arg)
+{
+	struct ra_tracer *tr = arg;
+
+	pthread_setname_np(pthread_self(), "ra-remove");
+	tracefs_instance_destroy(tr->inst);
+	return NULL;
+}
+
+/* The CPUs' files closed (an instance with a file open cannot go), then the instance. */
+static void remover_start(struct ra_tracer *tr)
+{
+	sigset_t all, old;
+
+	for (int i = 0; i < tr->ncpus; i++) {
+		struct cpu_cap *c = &tr->cpu[i];
+
+		if (c->tcpu)
+			tracefs_cpu_free_fd(c->tcpu);
+		if (c->fd >= 0)
+			close(c->fd);
+		c->tcpu = NULL;
+		c->fd = -1;
+	}
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	tr->remover_on = pthread_create(&tr->remover, NULL, remove_instance, tr) == 0;
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+}
+
 int ra_tracer_stop(struct ra_tracer *tr)
 {
 	int ret = 0;
@@ -1006,6 +1043,9 @@ int ra_tracer_stop(struct ra_tracer *tr)
 	}
 	/* Task names the kernel saved while tracing (best effort). */
 	pid_lines("saved_cmdlines", comm_line, tr->tep);
+	/* what the instance holds is read: what else it did is in tr */
+	if (ret == 0)
+		remover_start(tr);
 	return ret;
 }
 
@@ -1296,11 +1336,13 @@ int ra_tracer_destroy(struct ra_tracer *tr)
 	}
 	free(tr->cpu);
 	free(tr->raw);
-	if (tr->inst) {
+	if (tr->remover_on) {
+		pthread_join(tr->remover, NULL);
+	} else if (tr->inst) {
 		tracefs_trace_off(tr->inst);
 		tracefs_instance_destroy(tr->inst);
-		tracefs_instance_free(tr->inst);
 	}
+	tracefs_instance_free(tr->inst);
 	/* after the instance that had them enabled */
 	ret = ra_dyn_destroy(tr->dyn);
 	ra_decoder_free(tr->dec);
