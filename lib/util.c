@@ -133,7 +133,7 @@ int ra_self_file_begin(int fd)
 	if (fd < 0 || fstat(fd, &st) < 0)
 		return -1;
 	return self_begin(&self_files, (uint64_t)st.st_ino,
-			  (uint32_t)(major(st.st_dev) << 20 | minor(st.st_dev)));
+			  RA_MKDEV(major(st.st_dev), minor(st.st_dev)));
 }
 
 void ra_self_file_end(int slot)

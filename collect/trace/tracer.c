@@ -1007,21 +1007,24 @@ static void *remove_instance(void *arg)
 	return NULL;
 }
 
+/* A CPU's trace_pipe_raw closed (once: it may be closed before the tracer goes). */
+static void close_cpu(struct cpu_cap *c)
+{
+	if (c->tcpu)
+		tracefs_cpu_free_fd(c->tcpu);
+	if (c->fd >= 0)
+		close(c->fd);
+	c->tcpu = NULL;
+	c->fd = -1;
+}
+
 /* The CPUs' files closed (an instance with a file open cannot go), then the instance. */
 static void remover_start(struct ra_tracer *tr)
 {
 	sigset_t all, old;
 
-	for (int i = 0; i < tr->ncpus; i++) {
-		struct cpu_cap *c = &tr->cpu[i];
-
-		if (c->tcpu)
-			tracefs_cpu_free_fd(c->tcpu);
-		if (c->fd >= 0)
-			close(c->fd);
-		c->tcpu = NULL;
-		c->fd = -1;
-	}
+	for (int i = 0; i < tr->ncpus; i++)
+		close_cpu(&tr->cpu[i]);
 	sigfillset(&all);
 	pthread_sigmask(SIG_SETMASK, &all, &old);
 	tr->remover_on = pthread_create(&tr->remover, NULL, remove_instance, tr) == 0;
@@ -1154,7 +1157,6 @@ int ra_tracer_tgids(struct ra_tracer *tr, int (*cb)(int pid, int tgid, void *arg
 	(void)tr;
 	return pid_lines("saved_tgids", tgid_line, &w);
 }
-
 
 uint64_t ra_tracer_lost(struct ra_tracer *tr)
 {
@@ -1322,12 +1324,7 @@ int ra_tracer_destroy(struct ra_tracer *tr)
 	ra_rawmerge_free(tr->merge);
 	free(tr->page);
 	for (int i = 0; i < tr->ncpus; i++) {
-		struct cpu_cap *c = &tr->cpu[i];
-
-		if (c->tcpu)
-			tracefs_cpu_free_fd(c->tcpu);
-		if (c->fd >= 0)
-			close(c->fd);
+		close_cpu(&tr->cpu[i]);
 		if (tr->raw[i].fd >= 0) {
 			close(tr->raw[i].fd);
 			ra_self_file_end(tr->raw[i].self);
